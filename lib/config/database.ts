@@ -1,0 +1,54 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+
+import { PGlite } from "@electric-sql/pglite";
+import { fuzzystrmatch } from "@electric-sql/pglite/contrib/fuzzystrmatch";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+import { getEnv } from "./env";
+
+// The two database backends behind one Prisma schema (DECISIONS.md A): PGlite when DATABASE_URL is unset,
+// PostgreSQL through @prisma/adapter-pg when it is a postgres:// URL. Used by the app (lib/config/db.ts), the
+// migration script and the seed, so every process opens the database the same way.
+
+export type DatabaseKind = "pglite" | "postgres";
+
+export type AdapterHandle = {
+  kind: DatabaseKind;
+  /** Human-readable target for logs (never includes a password). */
+  describe: string;
+  factory: PrismaPg | PrismaPGlite;
+  /** Closes the underlying database (PGlite must be closed to release its data dir). */
+  close: () => Promise<void>;
+};
+
+const PGLITE_EXTENSIONS = { pg_trgm, fuzzystrmatch };
+
+const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
+
+/** Opens the configured database and returns a Prisma driver-adapter factory for it. */
+export const openAdapter = async (): Promise<AdapterHandle> => {
+  const env = getEnv();
+  if (env.DATABASE_URL) {
+    const factory = new PrismaPg({ connectionString: env.DATABASE_URL, max: 10 });
+    return {
+      kind: "postgres",
+      describe: `PostgreSQL ${redact(env.DATABASE_URL)}`,
+      factory,
+      close: async () => {},
+    };
+  }
+  const dir = env.PGLITE_DIR;
+  const isMemory = dir.startsWith("memory://");
+  const dataDir = isMemory ? dir : path.resolve(dir);
+  if (!isMemory) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
+  return {
+    kind: "pglite",
+    describe: `PGlite ${dataDir}`,
+    factory: new PrismaPGlite(client),
+    close: () => client.close(),
+  };
+};

@@ -1,0 +1,37 @@
+import "server-only";
+
+import { PrismaClient } from "@/lib/generated/prisma/client";
+
+import { openAdapter, type AdapterHandle } from "./database";
+
+// The Prisma singleton (STYLE.md §4). Opened lazily on first use so that `next build` never touches the
+// database (a PGlite data dir may be open in one process only), and kept on globalThis so hot reload in
+// `next dev` does not open a second handle.
+
+type DbState = { client: PrismaClient; handle: AdapterHandle };
+
+const globalForDb = globalThis as unknown as { __acsDb?: Promise<DbState> };
+
+const connect = async (): Promise<DbState> => {
+  const handle = await openAdapter();
+  const client = new PrismaClient({ adapter: handle.factory });
+  return { client, handle };
+};
+
+/** The shared Prisma client. */
+export const getDb = async (): Promise<PrismaClient> => {
+  globalForDb.__acsDb ??= connect();
+  return (await globalForDb.__acsDb).client;
+};
+
+/** Closes the shared client and its database (tests and CLI scripts call this before exiting). */
+export const closeDb = async (): Promise<void> => {
+  const state = globalForDb.__acsDb;
+  globalForDb.__acsDb = undefined;
+  if (!state) return;
+  const { client, handle } = await state;
+  await client.$disconnect();
+  await handle.close();
+};
+
+export type Db = PrismaClient;

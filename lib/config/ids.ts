@@ -1,0 +1,22 @@
+import { randomBytes } from "node:crypto";
+
+// The one place ids are made (STYLE.md §8): prefixed, opaque, URL-safe, 128 bits of randomness.
+export const ID_PREFIXES = {
+  store: "store",
+  signingKey: "sk",
+  product: "prod",
+  variant: "var",
+  location: "loc",
+  cart: "cart",
+  cartLine: "cli",
+  checkout: "chk",
+  checkoutLine: "chli",
+  order: "ord",
+  orderLine: "oli",
+  apiKey: "key",
+  idempotency: "idem",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+export const newId = (kind: IdKind): string => `${ID_PREFIXES[kind]}_${randomBytes(16).toString("base64url")}`;
