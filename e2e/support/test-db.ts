@@ -1,0 +1,63 @@
+import { closeDb, getDbHandle } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import { applyMigrations } from "@/scripts/db/migrate-engine";
+
+// Database setup for integration test files (e2e/api/**/*.test.ts), which call route handlers in-process
+// through the app's own Prisma singleton. Usage in a test file:
+//
+//   before(prepareTestDatabase);
+//   after(closeTestDatabase);
+//
+// PGlite (DATABASE_URL unset): every test process owns a fresh in-memory database and migrates it here. The
+// migrations must reach the very PGlite instance getDb() serves, so they go through the singleton's own
+// adapter factory (getDbHandle().handle.factory); a second openAdapter() would create a second, empty,
+// in-memory database.
+// PostgreSQL (DATABASE_URL set): scripts/test-integration.ts migrated the harness database once before any
+// file started; test files running in parallel must not migrate the same database concurrently.
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+let prepared: Promise<void> | undefined;
+
+/** Refuses anything but a loopback PostgreSQL: tests write data and must never reach a shared database. */
+const assertLocalDatabaseUrl = (url: string): void => {
+  const host = new URL(url).hostname;
+  if (!LOOPBACK_HOSTS.has(host)) {
+    throw new Error(
+      `Integration tests refuse a non-local DATABASE_URL (host ${host}); use npm run test:integration.`,
+    );
+  }
+};
+
+const prepare = async (): Promise<void> => {
+  if (process.env.DATABASE_URL) {
+    assertLocalDatabaseUrl(process.env.DATABASE_URL);
+    return;
+  }
+  process.env.PGLITE_DIR ??= "memory://";
+  // getEnv() caches its first read: if something read it before PGLITE_DIR was set, the singleton would open
+  // the project's on-disk data dir (shared between concurrent test processes and the developer's data).
+  if (!getEnv().PGLITE_DIR.startsWith("memory://")) {
+    throw new Error(
+      `Integration tests need an in-memory PGlite, but PGLITE_DIR is ${getEnv().PGLITE_DIR}. ` +
+        "Run them with npm run test:integration, or unset PGLITE_DIR.",
+    );
+  }
+  const { handle } = await getDbHandle();
+  await applyMigrations(handle.factory);
+};
+
+/** Makes the app's database ready for this test process (idempotent; see the header comment). */
+export const prepareTestDatabase = (): Promise<void> => {
+  prepared ??= prepare().catch((error: unknown) => {
+    prepared = undefined;
+    throw error;
+  });
+  return prepared;
+};
+
+/** Closes the app's database so the test process can exit (PGlite and pg pools hold the event loop open). */
+export const closeTestDatabase = async (): Promise<void> => {
+  prepared = undefined;
+  await closeDb();
+};

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { defineConfig } from "@playwright/test";
+
+import { findFreePortSync } from "./scripts/lib/free-port";
+import { PLAYWRIGHT_JSON_REPORT } from "./scripts/lib/paths";
+
+// Browser tests (STYLE.md §9). `npm run test:e2e:ui` installs Debian's chromium when missing, then runs
+// `playwright test --project=ui`. `npx playwright install` cannot work on these machines (DECISIONS.md A), so
+// the `ui` project drives /usr/bin/chromium with the flags proven there.
+//
+// The app under test is the built service on a free loopback port with a fresh PGlite data dir in a temp
+// folder: scripts/serve.ts migrates it, seeds the demo stores, builds when .next/BUILD_ID is missing, and serves.
+//
+// Playwright evaluates this file in the runner and again in every worker process. The port and the data dir
+// are chosen once, in the runner, and handed to the workers through the environment they inherit.
+
+const CHROMIUM_PATH = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+if (!process.env.E2E_PORT) {
+  process.env.E2E_PORT = String(findFreePortSync());
+}
+if (!process.env.E2E_PGLITE_DIR) {
+  const dir = mkdtempSync(path.join(tmpdir(), "acs-e2e-"));
+  process.env.E2E_PGLITE_DIR = path.join(dir, "pglite");
+  // Only the process that created the folder removes it; Playwright stops the web server before exiting.
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+}
+// The browser tests always run on the embedded database; a DATABASE_URL from the shell must not reach the
+// server (Playwright passes its own environment to webServer.command).
+delete process.env.DATABASE_URL;
+
+const PORT = process.env.E2E_PORT;
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  // One worker per core on these machines; the web server shares them.
+  workers: 2,
+  reporter: [["list"], ["json", { outputFile: PLAYWRIGHT_JSON_REPORT }]],
+  use: {
+    baseURL: BASE_URL,
+    trace: "retain-on-failure",
+  },
+  projects: [
+    {
+      name: "ui",
+      testDir: "./e2e/ui",
+      use: {
+        browserName: "chromium",
+        launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
+      },
+    },
+  ],
+  webServer: {
+    command: "./node_modules/.bin/tsx scripts/serve.ts",
+    url: BASE_URL,
+    env: {
+      PORT,
+      PGLITE_DIR: process.env.E2E_PGLITE_DIR,
+      BASE_URL,
+    },
+    reuseExistingServer: false,
+    // A fresh clone builds first (≈ 30–60 s here), then migrates and seeds.
+    timeout: 300_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    // SIGTERM lets the server close PGlite cleanly before Playwright removes the data dir.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+  },
+});

@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process";
+
+import { PLAYWRIGHT_JSON_REPORT, REPO_ROOT } from "./lib/paths";
+import {
+  addCounts,
+  countNodeTestOutput,
+  readPlaywrightCounts,
+  ZERO_COUNTS,
+  type TestCounts,
+} from "./lib/test-counts";
+
+// `npm run test:all`: every check CI runs, in order, each through its package.json script (STYLE.md §11), and
+// stops at the first failure. Ends with a per-step timing table and, as the very last line, the test-case count
+// over node:test and Playwright: `N passed, N failed`.
+
+type Step = {
+  name: string;
+  script: string;
+  /** How the step's test cases are counted, if it runs any. */
+  counts?: "node-test" | "playwright";
+};
+
+const STEPS: Step[] = [
+  { name: "typecheck", script: "typecheck" },
+  { name: "lint", script: "lint" },
+  { name: "format", script: "format:check" },
+  { name: "unit tests", script: "test", counts: "node-test" },
+  { name: "integration tests (PGlite + PostgreSQL)", script: "test:integration", counts: "node-test" },
+  { name: "browser tests", script: "test:e2e:ui", counts: "playwright" },
+];
+
+type StepResult = { step: Step; ok: boolean; seconds: number; counts?: TestCounts };
+
+/** Runs `npm run <script>`, echoing its output as it comes and keeping stdout to read the test counts. */
+const runScript = (script: string): Promise<{ exitCode: number; stdout: string }> =>
+  new Promise((resolve, reject) => {
+    // Children write to a pipe, not our terminal: keep their colours when we have a terminal.
+    const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
+    const child = spawn("npm", ["run", script], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      process.stdout.write(chunk);
+    });
+    child.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+    child.once("error", reject);
+    child.once("close", (code, signal) =>
+      resolve({ exitCode: code ?? (signal ? 1 : 0), stdout: Buffer.concat(chunks).toString("utf8") }),
+    );
+  });
+
+const formatSeconds = (seconds: number): string => `${seconds.toFixed(1)} s`;
+
+const results: StepResult[] = [];
+const startedAll = performance.now();
+
+for (const step of STEPS) {
+  console.log(`\n▶ ${step.name} (npm run ${step.script})`);
+  const started = performance.now();
+  const { exitCode, stdout } = await runScript(step.script);
+  const seconds = (performance.now() - started) / 1000;
+  const counts =
+    step.counts === "node-test"
+      ? countNodeTestOutput(stdout)
+      : step.counts === "playwright"
+        ? (readPlaywrightCounts(PLAYWRIGHT_JSON_REPORT) ?? ZERO_COUNTS)
+        : undefined;
+  results.push({ step, ok: exitCode === 0, seconds, ...(counts ? { counts } : {}) });
+  if (exitCode !== 0) break;
+}
+
+const total = results.reduce((sum, r) => addCounts(sum, r.counts ?? ZERO_COUNTS), ZERO_COUNTS);
+const failedStep = results.find((r) => !r.ok);
+const width = Math.max(...STEPS.map((s) => s.name.length));
+
+console.log("\n── Summary ──");
+for (const step of STEPS) {
+  const result = results.find((r) => r.step === step);
+  if (!result) {
+    console.log(`  -  ${step.name.padEnd(width)}  not run`);
+    continue;
+  }
+  const counts = result.counts ? `  ${result.counts.pass} passed, ${result.counts.fail} failed` : "";
+  console.log(
+    `  ${result.ok ? "✔" : "✖"}  ${step.name.padEnd(width)}  ${formatSeconds(result.seconds).padStart(8)}${counts}`,
+  );
+}
+console.log(`  total ${formatSeconds((performance.now() - startedAll) / 1000)}`);
+if (failedStep) console.log(`FAILED at: ${failedStep.step.name}`);
+console.log(`${total.pass} passed, ${total.fail} failed`);
+process.exit(failedStep ? 1 : 0);

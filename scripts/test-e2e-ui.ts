@@ -1,0 +1,39 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import path from "node:path";
+
+import { ensureChromium } from "./ensure-chromium";
+import { PLAYWRIGHT_JSON_REPORT, REPO_ROOT } from "./lib/paths";
+import { readPlaywrightCounts } from "./lib/test-counts";
+
+// `npm run test:e2e:ui`: browser tests (e2e/ui/*.spec.ts) in Debian's chromium against the built service on a
+// fresh PGlite (playwright.config.ts starts it). Extra arguments go to `playwright test` (a file, `--grep`, …).
+
+console.log("\n=== Browser tests (Playwright, project ui, Debian chromium) ===\n");
+try {
+  ensureChromium();
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+
+// A report left by an earlier run must not be mistaken for this run's (test-all reads it).
+rmSync(PLAYWRIGHT_JSON_REPORT, { force: true });
+
+const exitCode = await new Promise<number>((resolve, reject) => {
+  const child = spawn(
+    path.join(REPO_ROOT, "node_modules", ".bin", "playwright"),
+    ["test", "--project=ui", ...process.argv.slice(2)],
+    { cwd: REPO_ROOT, stdio: "inherit" },
+  );
+  child.once("error", reject);
+  child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+});
+
+const counts = readPlaywrightCounts(PLAYWRIGHT_JSON_REPORT);
+console.log(
+  counts
+    ? `Browser tests: ${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped.`
+    : `Browser tests: Playwright wrote no report (exit code ${exitCode}).`,
+);
+process.exit(exitCode);

@@ -1,0 +1,101 @@
+import { findTestFiles } from "./lib/find-test-files";
+import { REPO_ROOT } from "./lib/paths";
+import { childEnv, runNodeTests, splitArgs, type NodeTestResult } from "./lib/run-node-tests";
+import { startPostgres } from "./pg-harness";
+
+// `npm run test:integration`: the in-process API tests (e2e/api/**/*.test.ts) against both databases
+// (STYLE.md §9): first PGlite, where each test process migrates its own in-memory database
+// (e2e/support/test-db.ts), then a real PostgreSQL started by scripts/pg-harness.ts, migrated once here
+// before any test file starts, and stopped at the end.
+// Usage: npm run test:integration [-- --db=pglite|postgres|both] [<path filter>…] [--test-name-pattern=<re>]
+
+type DbChoice = "pglite" | "postgres" | "both";
+const DB_CHOICES: readonly DbChoice[] = ["pglite", "postgres", "both"];
+
+const parseDbChoice = (argv: string[]): DbChoice => {
+  const raw = argv.find((a) => a.startsWith("--db="))?.slice("--db=".length) ?? "both";
+  const choice = DB_CHOICES.find((c) => c === raw);
+  if (!choice) {
+    console.error(`--db must be one of ${DB_CHOICES.join(", ")} (got "${raw}")`);
+    process.exit(2);
+  }
+  return choice;
+};
+
+/** Applies the committed migrations to the harness database, once, through the app's own adapter code. */
+const migrateOnce = async (url: string): Promise<void> => {
+  // openAdapter() reads the environment through getEnv(), which caches its first read: set the URL before
+  // the first import, and check that the handle really is the PostgreSQL one.
+  process.env.DATABASE_URL = url;
+  const { openAdapter } = await import("../lib/config/database");
+  const { applyMigrations } = await import("./db/migrate-engine");
+  const handle = await openAdapter();
+  if (handle.kind !== "postgres") throw new Error(`expected the PostgreSQL adapter, got ${handle.describe}`);
+  try {
+    const started = performance.now();
+    const { applied } = await applyMigrations(handle.factory, { log: (line) => console.log(`  ${line}`) });
+    const ms = Math.round(performance.now() - started);
+    console.log(`Migrated ${handle.describe}: ${applied.length} migration(s) applied in ${ms} ms.`);
+  } finally {
+    await handle.close();
+  }
+};
+
+const argv = process.argv.slice(2);
+const db = parseDbChoice(argv);
+const { nodeArgs, filters } = splitArgs(argv, ["--db"]);
+const files = findTestFiles({ cwd: REPO_ROOT, roots: ["e2e/api"], suffix: ".test.ts", filters });
+
+if (files.length === 0) {
+  console.log(
+    filters.length > 0
+      ? `No integration test file matches ${filters.join(", ")}.`
+      : "No integration test files yet.",
+  );
+  process.exit(filters.length > 0 ? 1 : 0);
+}
+
+const results: { label: string; result: NodeTestResult }[] = [];
+
+if (db === "pglite" || db === "both") {
+  console.log(
+    `\n=== Integration tests on PGlite (in-memory, one database per test file): ${files.length} file(s) ===\n`,
+  );
+  const result = await runNodeTests({
+    cwd: REPO_ROOT,
+    files,
+    nodeArgs,
+    env: childEnv({ set: { NODE_ENV: "test", PGLITE_DIR: "memory://" }, unset: ["DATABASE_URL"] }),
+  });
+  results.push({ label: "PGlite", result });
+}
+
+if (db === "postgres" || db === "both") {
+  console.log(`\n=== Integration tests on PostgreSQL (scripts/pg-harness.ts): ${files.length} file(s) ===\n`);
+  const started = performance.now();
+  const server = await startPostgres();
+  console.log(`Started ${server.url} in ${Math.round(performance.now() - started)} ms.`);
+  try {
+    await migrateOnce(server.url);
+    const result = await runNodeTests({
+      cwd: REPO_ROOT,
+      files,
+      nodeArgs,
+      env: childEnv({ set: { NODE_ENV: "test", DATABASE_URL: server.url }, unset: ["PGLITE_DIR"] }),
+    });
+    results.push({ label: "PostgreSQL", result });
+  } finally {
+    await server.stop();
+    console.log("Stopped the test PostgreSQL.");
+  }
+}
+
+console.log(
+  `\nIntegration: ${results
+    .map(
+      ({ label, result }) =>
+        `${label} ${result.exitCode === 0 ? "ok" : "FAILED"} (${result.pass} passed, ${result.fail} failed)`,
+    )
+    .join("; ")}`,
+);
+process.exit(results.some(({ result }) => result.exitCode !== 0) ? 1 : 0);
