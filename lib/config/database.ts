@@ -52,3 +52,19 @@ export const openAdapter = async (): Promise<AdapterHandle> => {
     close: () => client.close(),
   };
 };
+
+type SharedDb = { client: { $disconnect: () => Promise<void> }; handle: AdapterHandle };
+const sharedDb = globalThis as unknown as { __acsDb?: Promise<SharedDb> };
+
+/**
+ * Closes the process-wide database opened by lib/config/db.ts, if any. It lives here (without "server-only") so
+ * the HTTP server process can flush and release a PGlite data dir on shutdown.
+ */
+export const closeSharedDb = async (): Promise<void> => {
+  const state = sharedDb.__acsDb;
+  sharedDb.__acsDb = undefined;
+  if (!state) return;
+  const { client, handle } = await state;
+  await client.$disconnect();
+  await handle.close();
+};

@@ -2,7 +2,7 @@ import "server-only";
 
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
-import { openAdapter, type AdapterHandle } from "./database";
+import { closeSharedDb, openAdapter, type AdapterHandle } from "./database";
 
 // The Prisma singleton (STYLE.md §4). Opened lazily on first use so that `next build` never touches the
 // database (a PGlite data dir may be open in one process only), and kept on globalThis so hot reload in
@@ -18,20 +18,16 @@ const connect = async (): Promise<DbState> => {
   return { client, handle };
 };
 
-/** The shared Prisma client. */
-export const getDb = async (): Promise<PrismaClient> => {
+/** The shared client with its adapter handle (tests migrate an in-memory PGlite through `handle.factory`). */
+export const getDbHandle = async (): Promise<DbState> => {
   globalForDb.__acsDb ??= connect();
-  return (await globalForDb.__acsDb).client;
+  return globalForDb.__acsDb;
 };
 
+/** The shared Prisma client. */
+export const getDb = async (): Promise<PrismaClient> => (await getDbHandle()).client;
+
 /** Closes the shared client and its database (tests and CLI scripts call this before exiting). */
-export const closeDb = async (): Promise<void> => {
-  const state = globalForDb.__acsDb;
-  globalForDb.__acsDb = undefined;
-  if (!state) return;
-  const { client, handle } = await state;
-  await client.$disconnect();
-  await handle.close();
-};
+export const closeDb = closeSharedDb;
 
 export type Db = PrismaClient;

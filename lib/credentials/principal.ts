@@ -1,0 +1,50 @@
+import { AppError } from "@/lib/http/errors";
+
+// Who is calling, and how much we trust it (seed §5, DECISIONS.md B7).
+// Tiers: anonymous < token (platform key or buyer bearer) < signed (RFC 9421 by a key in the agent profile;
+// the signature check arrives with the Order-events issue, the tier model is here).
+
+export const PLATFORM_PERMISSIONS = ["purchase:complete", "orders:read"] as const;
+export type PlatformPermission = (typeof PLATFORM_PERMISSIONS)[number];
+
+export type TrustTier = "anonymous" | "token" | "signed";
+const TIER_RANK: Record<TrustTier, number> = { anonymous: 0, token: 1, signed: 2 };
+
+export type Principal =
+  | { kind: "anonymous"; id: "anonymous" }
+  | { kind: "platform"; id: string; keyId: string; name: string; permissions: readonly string[] }
+  | { kind: "buyer"; id: string; buyerId: string; clientId: string; scopes: readonly string[] };
+
+export const ANONYMOUS: Principal = { kind: "anonymous", id: "anonymous" };
+
+/** The tier a principal reaches without a message signature. */
+export const tierOf = (principal: Principal, isSigned = false): TrustTier => {
+  if (principal.kind === "anonymous") return "anonymous";
+  return isSigned ? "signed" : "token";
+};
+
+/** @throws AppError insufficient_trust when `actual` is below `required`. */
+export const assertTier = (actual: TrustTier, required: TrustTier): void => {
+  if (TIER_RANK[actual] >= TIER_RANK[required]) return;
+  throw new AppError(
+    "insufficient_trust",
+    required === "token"
+      ? "This operation needs the token tier: send X-API-Key (platform) or a buyer bearer token"
+      : `This operation needs the ${required} tier (an RFC 9421 signature by a key in your agent profile)`,
+    { details: { required_tier: required, tier: actual } },
+  );
+};
+
+/** Platform keys carry permissions; buyer tokens carry OAuth scopes. */
+export const hasPermission = (principal: Principal, permission: string): boolean => {
+  if (principal.kind === "platform") return principal.permissions.includes(permission);
+  if (principal.kind === "buyer") return principal.scopes.includes(permission);
+  return false;
+};
+
+/** @throws AppError insufficient_scope when the credential lacks `permission`. */
+export const assertPermission = (principal: Principal, permission: string): void => {
+  if (hasPermission(principal, permission)) return;
+  const who = principal.kind === "buyer" ? "The buyer token lacks scope" : "The platform key lacks permission";
+  throw new AppError("insufficient_scope", `${who} ${permission}`, { details: { required: [permission] } });
+};

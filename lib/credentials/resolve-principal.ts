@@ -1,0 +1,43 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+
+import { hashApiKey, isSameHash, parseApiKeyPrefix } from "./api-key-format";
+import { verifyBearerToken } from "./verify-bearer-token";
+import { ANONYMOUS, type Principal } from "./principal";
+
+export type CredentialHeaders = { apiKey: string | null; authorization: string | null };
+
+const invalidToken = (message: string) =>
+  new AppError("invalid_token", message, {
+    // seed §5 rule 2: the header is relayed unchanged by clients and bridges
+    headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+  });
+
+const resolveApiKey = async (key: string): Promise<Principal> => {
+  const prefix = parseApiKeyPrefix(key);
+  if (!prefix) throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
+  const db = await getDb();
+  const row = await db.platformApiKey.findUnique({ where: { prefix } });
+  if (!row || !isSameHash(row.secretHash, hashApiKey(key))) {
+    throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
+  }
+  if (row.revokedAt) throw new AppError("invalid_api_key", "X-API-Key has been revoked");
+  return { kind: "platform", id: `key:${row.id}`, keyId: row.id, name: row.name, permissions: row.permissions };
+};
+
+/**
+ * Resolves the caller from X-API-Key and Authorization. seed §5 rule 1: when both arrive the key wins and the
+ * bearer is not even looked at (the buyer is not loaded). No credential → anonymous.
+ * @throws AppError invalid_api_key, invalid_token
+ */
+export const resolvePrincipal = async ({ apiKey, authorization }: CredentialHeaders): Promise<Principal> => {
+  if (apiKey !== null) return resolveApiKey(apiKey.trim());
+  if (authorization === null) return ANONYMOUS;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match?.[1]) throw invalidToken("Authorization must be `Bearer <access token>`");
+  const buyer = await verifyBearerToken(match[1]);
+  if (!buyer) throw invalidToken("The bearer token is expired or invalid");
+  return buyer;
+};

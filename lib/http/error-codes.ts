@@ -1,0 +1,116 @@
+// The one error table (STYLE.md §6, DECISIONS.md B9). Every AppError code lives here with how it renders.
+// `protocol` errors render as non-2xx with the UCP error envelope (REST) or a JSON-RPC error (MCP);
+// `business` outcomes render as HTTP 200 with `ucp.status: "error"` (UCP overview §Error Handling).
+// `source` records who fixed the status: the seed spec, the UCP spec, or us where both are silent.
+
+export type ErrorKind = "protocol" | "business";
+export type Severity = "recoverable" | "requires_buyer_input" | "requires_buyer_review" | "unrecoverable";
+
+export type ErrorSpec = {
+  kind: ErrorKind;
+  httpStatus: number;
+  /** JSON-RPC error code on MCP (UCP §9 table: -32600/-32602 malformed, -32000 auth/conflict, -32001 profile). */
+  mcpCode: number;
+  severity: Severity;
+  source: "seed" | "ucp" | "ours";
+  docs: string;
+};
+
+const protocol = (
+  httpStatus: number,
+  mcpCode: number,
+  source: ErrorSpec["source"],
+  docs: string,
+  severity: Severity = "unrecoverable",
+): ErrorSpec => ({ kind: "protocol", httpStatus, mcpCode, severity, source, docs });
+
+const business = (source: ErrorSpec["source"], docs: string, severity: Severity = "recoverable"): ErrorSpec => ({
+  kind: "business",
+  httpStatus: 200,
+  mcpCode: 0,
+  severity,
+  source,
+  docs,
+});
+
+export const ERROR_CODES = {
+  // ── credentials and trust ──────────────────────────────────────────────────────────────
+  /** Thrown by resolvePrincipal: X-API-Key unknown or revoked (seed §7: 401). */
+  invalid_api_key: protocol(401, -32000, "seed", "Unknown or revoked platform key: use a valid X-API-Key."),
+  /** Thrown by resolvePrincipal: bearer expired or invalid (seed §5 rule 2: 401 + WWW-Authenticate). */
+  invalid_token: protocol(401, -32000, "seed", "Expired or invalid bearer token: refresh it with refresh_token."),
+  /** Thrown by assertTier: the operation needs a higher trust tier than the request reached (status ours). */
+  insufficient_trust: protocol(403, -32000, "ours", "Trust tier too low: authenticate to the token tier."),
+  /** Thrown by assertScope: the credential lacks a permission or scope (UCP: 403). */
+  insufficient_scope: protocol(403, -32000, "ucp", "Missing permission: purchase:complete or orders:read."),
+
+  // ── request envelope ───────────────────────────────────────────────────────────────────
+  /** Thrown by readRequestEnvelope: no Request-Id header (seed §4; status ours). */
+  missing_request_id: protocol(400, -32600, "ours", "Send a unique Request-Id header on every request."),
+  /** Thrown by readRequestEnvelope: no UCP-Agent header (status ours). */
+  missing_ucp_agent: protocol(400, -32600, "ours", 'Send UCP-Agent: profile="https://…/.well-known/ucp".'),
+  /** Thrown by readRequestEnvelope: UCP-Agent is not an RFC 8941 dictionary with a string profile (status ours). */
+  invalid_ucp_agent: protocol(400, -32600, "ours", 'UCP-Agent must be an RFC 8941 dictionary: profile="<url>".'),
+  /** Thrown by readRequestEnvelope / MCP meta check: the profile is not an absolute http(s) URL (UCP: 400, -32001). */
+  invalid_profile_url: protocol(400, -32001, "ucp", "The agent profile must be an absolute https URL."),
+  /** Thrown by the REST wrapper: state-changing call without Idempotency-Key (status ours). */
+  missing_idempotency_key: protocol(400, -32602, "ours", "Send an Idempotency-Key header on state-changing calls."),
+  /** Thrown by negotiateVersion: the platform's UCP version is not served (UCP §4: 422, -32001). */
+  version_unsupported: protocol(422, -32001, "ucp", "This service speaks UCP 2026-04-08."),
+
+  // ── malformed input and limits ─────────────────────────────────────────────────────────
+  /** Thrown by operations and input parsing: the request is well-formed JSON but invalid (seed §7; 400 ours). */
+  invalid_request: protocol(400, -32602, "seed", "The request does not match the operation's input schema."),
+  /** Thrown by parseJsonBody: the body is not valid JSON (ours). */
+  malformed_json: protocol(400, -32700, "ours", "The request body is not valid JSON."),
+  /** Thrown by parseJsonBody: Content-Type is not application/json (ours). */
+  unsupported_media_type: protocol(415, -32600, "ours", "Send Content-Type: application/json."),
+  /** Thrown by parseJsonBody: body over the size limit (ours; 413). */
+  payload_too_large: protocol(413, -32600, "ours", "The request body exceeds the size limit."),
+  /** Thrown by batch operations over their item limit (UCP catalog lookup: 400, -32602). */
+  request_too_large: protocol(400, -32602, "ucp", "Too many items in one request."),
+  /** Rendered by the HTTP server for oversized request headers (ours; 431). */
+  headers_too_large: protocol(431, -32600, "ours", "Request headers exceed the size limit."),
+  /** Thrown by route handlers for an unsupported HTTP method (ours). */
+  method_not_allowed: protocol(405, -32600, "ours", "This path does not accept that HTTP method."),
+  /** Thrown by the rate limiter (UCP: 429 + Retry-After). */
+  rate_limited: protocol(429, -32000, "ucp", "Too many requests: retry after the Retry-After delay."),
+
+  // ── resources and idempotency ──────────────────────────────────────────────────────────
+  /** Thrown by getStoreOrThrow: no store with that slug under /s/<slug>/… (ours: 404). */
+  store_not_found: protocol(404, -32602, "ours", "No store with that slug: check metadata.svc_seller.slug."),
+  /** Rendered by the catch-all route: no such path or method on this service (seed §7: wrong path → 404). */
+  route_not_found: protocol(404, -32601, "ours", "No such path: see the surfaces table in the README."),
+  /** Thrown when an operation conflicts with the resource's state (ours: 409). */
+  conflict: protocol(409, -32000, "ours", "The resource is not in a state that allows this operation."),
+  /** Thrown by withIdempotency: same key, different arguments (UCP: 409; the name is ours). */
+  idempotency_key_reused: protocol(409, -32000, "ours", "This Idempotency-Key was used with other arguments."),
+  /** Thrown by withIdempotency: the first call with this key is still running (409 + Retry-After; ours). */
+  idempotency_in_flight: protocol(409, -32000, "ours", "A call with this Idempotency-Key is still in progress."),
+  /** Thrown by withIdempotency when the key store is unavailable: fail closed (UCP §14: 503). */
+  service_unavailable: protocol(503, -32000, "ucp", "Temporarily unavailable: retry after the Retry-After delay."),
+  /** Anything unexpected: logged with the Request-Id; its message never reaches the client. */
+  internal_error: protocol(500, -32603, "ucp", "Unexpected error; it has been logged with your Request-Id."),
+
+  // ── business outcomes (HTTP 200 + ucp.status "error") ──────────────────────────────────
+  /** Thrown when an id (product, cart, checkout, order) is unknown or not visible to the caller (UCP: 200). */
+  not_found: business("ucp", "No such resource for this caller; start over from search or create.", "unrecoverable"),
+  /** Thrown by createCart when none of the requested variants is sold by the store (UCP standard code). */
+  item_unavailable: business("ucp", "Use variant ids from this store's catalog (metadata.svc_seller.slug)."),
+  /** Thrown by selectRail: several rails and none selected; no order is placed (seed §4). */
+  payment_selection_required: business("seed", "Read ucp.payment_handlers and retry with a handler_id."),
+  /** Thrown by verifyCheckoutMandate: AP2 exp missing or past (seed §7). */
+  mandate_expired: business("seed", "Mint a fresh checkout mandate."),
+  /** Thrown by verifyCheckoutMandate: mandate bound to another store or checkout (seed §7). */
+  mandate_scope_mismatch: business("seed", "Bind the mandate to this store slug and checkout."),
+  /** Thrown by crypto prepare: the wallet cannot cover the total (seed §7). */
+  insufficient_funds: business("seed", "The wallet balance does not cover the total."),
+  /** Thrown by crypto prepare: coin not in the store's accepted coins (seed §7). */
+  unsupported_coin: business("seed", "Use a coin listed in the store's accepted_coins."),
+  /** Thrown by crypto prepare: not enough on-chain liquidity for the named coin (seed §7). */
+  insufficient_liquidity: business("seed", "Choose another coin or let the service pick (auto)."),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_CODES, value);

@@ -1,0 +1,69 @@
+import "server-only";
+
+import { assertPermission, assertTier } from "@/lib/credentials/principal";
+import { requestHash } from "@/lib/idempotency/request-hash";
+import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
+
+import { errorBody, type ErrorBody } from "./envelope";
+import { isErrorCode } from "./error-codes";
+import { AppError, toAppError } from "./errors";
+import type { AnyOperation, OperationContext } from "./operation";
+
+// The single path from a surface to an operation: trust and scope checks, input validation, idempotency,
+// and the conversion of the operation's outcome into stored bytes. REST and MCP both call this.
+
+const runToOutcome = async (op: AnyOperation, ctx: OperationContext, input: unknown): Promise<StoredOutcome> => {
+  try {
+    const result = await op.run(ctx, input);
+    return { status: result.status ?? 200, bodyText: JSON.stringify(result.body) };
+  } catch (thrown) {
+    const error = toAppError(thrown);
+    if (error.code === "internal_error") throw thrown;
+    // UCP: business outcomes are 200 + envelope; protocol errors keep their status. Both are stored so a retry
+    // with the same key sees the same answer (STYLE.md §7).
+    return { status: error.spec.httpStatus, bodyText: JSON.stringify(errorBody(error, ctx.ucpVersion)) };
+  }
+};
+
+/**
+ * Validates `rawInput` against the operation, checks tier and permission, and runs it (through withIdempotency
+ * when it changes state).
+ * @throws AppError insufficient_trust, insufficient_scope, invalid_request, idempotency_* (never stored)
+ */
+export const executeOperation = async (
+  op: AnyOperation,
+  ctx: OperationContext,
+  rawInput: unknown,
+): Promise<StoredOutcome & { replayed: boolean }> => {
+  assertTier(ctx.tier, op.tier);
+  if (op.permission) assertPermission(ctx.principal, op.permission);
+  const parsed = op.input.safeParse(rawInput);
+  if (!parsed.success) throw toAppError(parsed.error);
+  const input: unknown = parsed.data;
+
+  if (!op.mutates) return { ...(await runToOutcome(op, ctx, input)), replayed: false };
+  if (!ctx.idempotencyKey) {
+    // surfaces check this first with their own wording; this guards a surface that forgot
+    throw new AppError("missing_idempotency_key", `${op.name} is state-changing and needs an idempotency key`);
+  }
+  return withIdempotency(
+    {
+      principalId: ctx.principal.id,
+      storeSlug: ctx.store?.slug ?? "",
+      operation: op.name,
+      key: ctx.idempotencyKey,
+      requestHash: requestHash(op.name, input),
+      now: ctx.now,
+    },
+    () => runToOutcome(op, ctx, input),
+  );
+};
+
+/** Rebuilds the AppError of a stored non-2xx outcome (MCP renders those as JSON-RPC errors). */
+export const outcomeError = (outcome: StoredOutcome): AppError | null => {
+  if (outcome.status < 400) return null;
+  const body = JSON.parse(outcome.bodyText) as Partial<ErrorBody>;
+  const first = body.messages?.[0];
+  const code = first && "code" in first && first.code && isErrorCode(first.code) ? first.code : "internal_error";
+  return new AppError(code, first?.content ?? "Error", first?.path ? { path: first.path } : {});
+};

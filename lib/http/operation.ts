@@ -1,0 +1,63 @@
+import type { z } from "zod";
+
+import type { Principal, TrustTier } from "@/lib/credentials/principal";
+import type { Store } from "@/lib/generated/prisma/client";
+
+// The operation model (STYLE.md §5): every operation is `(ctx, input) => result`, described once by a descriptor
+// that the REST wrapper and the MCP tool registry both read. Domain folders export descriptors; surfaces never
+// hold business rules.
+
+export type OperationContext = {
+  requestId: string;
+  principal: Principal;
+  tier: TrustTier;
+  /** The store of a per-store surface (`/s/<slug>/…`); null on global surfaces. */
+  store: Store | null;
+  idempotencyKey: string | null;
+  agentProfile: string;
+  ucpVersion: string;
+  /** Public base URL for links (`{base_url}`). */
+  baseUrl: string;
+  now: Date;
+};
+
+/** A wire body (snake_case UCP JSON) and the REST status for success (201 on create). */
+export type OperationResult = { body: Record<string, unknown>; status?: 200 | 201 };
+
+export type McpNamespace = "catalog" | "cart" | "checkout";
+
+export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
+  /** Operation id = MCP tool name (`create_cart`). */
+  name: string;
+  title: string;
+  description: string;
+  /** Where it is exposed: global surfaces, per-store surfaces, or both. */
+  scope: "global" | "store" | "both";
+  /** Internal input (namespace unwrapped, resource id merged in, minor units). */
+  input: S;
+  /** State-changing: goes through withIdempotency and needs an idempotency key. */
+  mutates: boolean;
+  tier: TrustTier;
+  permission?: string;
+  mcp: {
+    /** Namespace object holding the payload in MCP arguments (seed §4: never flat). */
+    namespace?: McpNamespace;
+    /** The resource id travels as a top-level `id` argument (UCP MCP binding). */
+    takesId?: boolean;
+    annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  };
+  run: (ctx: OperationContext, input: z.output<S>) => Promise<OperationResult>;
+};
+
+/** Erased descriptor type for registries (each descriptor stays fully typed where it is declared). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: a registry holds descriptors of any input schema
+export type AnyOperation = OperationDescriptor<any>;
+
+export const defineOperation = <S extends z.ZodType>(descriptor: OperationDescriptor<S>): OperationDescriptor<S> =>
+  descriptor;
+
+/** The store of a per-store operation; a registry wiring error if absent (never a client error). */
+export const storeOf = (ctx: OperationContext): Store => {
+  if (!ctx.store) throw new Error("per-store operation called without a store");
+  return ctx.store;
+};

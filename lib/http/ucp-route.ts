@@ -1,0 +1,127 @@
+import "server-only";
+
+import { randomUUID } from "node:crypto";
+
+import { getBaseUrl } from "@/lib/config/env";
+import { tierOf } from "@/lib/credentials/principal";
+import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { UCP_VERSION } from "@/lib/ucp/version";
+
+import { AppError, toAppError } from "./errors";
+import { executeOperation } from "./execute-operation";
+import type { AnyOperation, OperationContext } from "./operation";
+import { parseJsonBody } from "./parse-body";
+import { errorResponse, jsonResponse } from "./render-rest";
+import {
+  assertIdempotencyKey,
+  echoableRequestId,
+  readRequestEnvelope,
+  readRequestId,
+  readUcpAgent,
+  type RequestEnvelope,
+} from "./request-envelope";
+
+// The REST wrapper (STYLE.md §5): `export const POST = ucpRoute(createCart)`. It applies the envelope rules of
+// seed §4 in one place — Request-Id, UCP-Agent, Idempotency-Key on state-changing calls — resolves the caller
+// (a key wins over a bearer), parses the bare JSON body, runs the operation and renders the outcome.
+
+type RouteParams = Record<string, string | string[] | undefined>;
+export type RouteContext = { params: Promise<RouteParams> };
+
+const param = (params: RouteParams, name: string): string | undefined => {
+  const value = params[name];
+  return typeof value === "string" ? value : undefined;
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Builds the operation input: the bare JSON body with the path's resource id merged in. */
+const restInput = (body: unknown, id: string | undefined): unknown => {
+  if (id === undefined) return body ?? {};
+  if (body === undefined) return { id };
+  return isPlainObject(body) ? { ...body, id } : body;
+};
+
+export type UcpRouteOptions = {
+  /** Read a JSON body (POST/PUT). GET and bodiless POSTs (cancel) set false. */
+  readsBody?: boolean;
+  /**
+   * seed §4 applies the envelope rules to `/s/<slug>/…`; the global REST catalog (`/catalog/*`) is open at the
+   * anonymous tier, so there Request-Id and UCP-Agent are optional — validated and echoed when sent.
+   */
+  envelope?: "required" | "optional";
+};
+
+const readOptionalEnvelope = (headers: Headers): RequestEnvelope => {
+  const requestId = headers.has("request-id") ? readRequestId(headers) : randomUUID();
+  const agent = headers.has("ucp-agent") ? readUcpAgent(headers) : { agentProfile: "", ucpVersion: UCP_VERSION };
+  return { requestId, ...agent };
+};
+
+export const ucpRoute =
+  (op: AnyOperation, { readsBody = true, envelope: envelopeMode = "required" }: UcpRouteOptions = {}) =>
+  async (request: Request, context: RouteContext): Promise<Response> => {
+    const echoId = echoableRequestId(request.headers);
+    let version: string | undefined;
+    try {
+      const envelope =
+        envelopeMode === "required"
+          ? readRequestEnvelope(request.headers)
+          : readOptionalEnvelope(request.headers);
+      version = envelope.ucpVersion;
+      const params = await context.params;
+      const slug = param(params, "store_slug");
+      const store = slug === undefined ? null : await getStoreOrThrow(slug);
+      const principal = await resolvePrincipal({
+        apiKey: request.headers.get("x-api-key"),
+        authorization: request.headers.get("authorization"),
+      });
+
+      let idempotencyKey: string | null = null;
+      if (op.mutates) {
+        const header = request.headers.get("idempotency-key");
+        if (header === null || header.trim() === "") {
+          throw new AppError(
+            "missing_idempotency_key",
+            `Idempotency-Key header is required on ${request.method} ${new URL(request.url).pathname}`,
+          );
+        }
+        idempotencyKey = assertIdempotencyKey(header, "header:Idempotency-Key");
+      }
+
+      const body = readsBody ? await parseJsonBody(request) : undefined;
+      const ctx: OperationContext = {
+        requestId: envelope.requestId,
+        principal,
+        tier: tierOf(principal),
+        store,
+        idempotencyKey,
+        agentProfile: envelope.agentProfile,
+        ucpVersion: envelope.ucpVersion,
+        baseUrl: getBaseUrl(),
+        now: new Date(),
+      };
+      const outcome = await executeOperation(op, ctx, restInput(body, param(params, "id")));
+      return jsonResponse(
+        outcome.status,
+        outcome.bodyText,
+        envelope.requestId,
+        outcome.replayed ? { "idempotent-replayed": "true" } : undefined,
+      );
+    } catch (thrown) {
+      return errorResponse(toAppError(thrown), echoId, version);
+    }
+  };
+
+/** A handler for methods a path does not support: 405 with the UCP error envelope and an Allow header. */
+export const methodNotAllowed =
+  (allowed: readonly string[]) =>
+  async (request: Request): Promise<Response> =>
+    errorResponse(
+      new AppError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}`, {
+        headers: { allow: allowed.join(", ") },
+      }),
+      echoableRequestId(request.headers),
+    );

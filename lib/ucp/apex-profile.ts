@@ -1,0 +1,35 @@
+import { capabilityEntry, SERVICE_SCHEMAS, SHOPPING_SERVICE, type CapabilityName } from "./capabilities";
+import { UCP_VERSION } from "./version";
+
+// The platform apex profile at /.well-known/ucp (DECISIONS.md B2): it advertises the global, cross-store catalog
+// (REST at {base_url}, MCP at {base_url}/mcp). Stores are reached through each product's
+// metadata.svc_seller.endpoint and their own profiles. The OAuth server joins with the Buyer identity issue (#6).
+
+export const APEX_CAPABILITIES: readonly CapabilityName[] = ["dev.ucp.shopping.catalog.lookup"];
+
+export const buildApexProfile = (baseUrl: string) => ({
+  ucp: {
+    version: UCP_VERSION,
+    services: {
+      [SHOPPING_SERVICE]: [
+        {
+          version: UCP_VERSION,
+          spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
+          transport: "rest",
+          endpoint: baseUrl,
+          schema: SERVICE_SCHEMAS.rest,
+        },
+        {
+          version: UCP_VERSION,
+          spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
+          transport: "mcp",
+          endpoint: `${baseUrl}/mcp`,
+          schema: SERVICE_SCHEMAS.mcp,
+        },
+      ],
+    },
+    capabilities: Object.fromEntries(APEX_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
+    payment_handlers: {},
+  },
+  signing_keys: [],
+});
