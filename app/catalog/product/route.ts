@@ -1,0 +1,7 @@
+import { getProduct } from "@/lib/catalog/get-product";
+import { methodNotAllowed, ucpRoute } from "@/lib/http/ucp-route";
+
+export const dynamic = "force-dynamic";
+
+export const POST = ucpRoute(getProduct, { envelope: "optional" });
+export const GET = methodNotAllowed(["POST"]);

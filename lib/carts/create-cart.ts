@@ -1,0 +1,63 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation, storeOf } from "@/lib/http/operation";
+
+import { CART_TTL_MS } from "./load-cart";
+import { priceLines } from "./price-lines";
+import { CreateCartInputSchema } from "./schemas";
+import { cartToWire } from "./to-wire";
+
+/**
+ * create_cart / POST /s/<slug>/carts: a cart in one store with live prices (UCP cart; REST 201).
+ * @throws AppError item_unavailable (200 error envelope, no cart) when no line can be sold
+ */
+export const createCart = defineOperation({
+  name: "create_cart",
+  title: "Create cart",
+  description:
+    "Create a cart in this store from line items [{ item: { id: <variant_id> }, quantity }]. Prices and availability are live; totals are integer minor units.",
+  scope: "store",
+  input: CreateCartInputSchema,
+  mutates: true,
+  tier: "token",
+  mcp: { namespace: "cart", annotations: { readOnlyHint: false, destructiveHint: false } },
+  run: async (ctx, input) => {
+    const db = await getDb();
+    const store = storeOf(ctx);
+    const { lines, messages } = await priceLines(db, store, input.line_items);
+    if (lines.length === 0) {
+      // UCP cart: when no item can be added, answer with the error envelope and create nothing.
+      const first = messages[0];
+      throw new AppError("item_unavailable", first?.content ?? "None of the line items can be sold by this store", {
+        path: "$.line_items",
+      });
+    }
+    const cartId = newId("cart");
+    const lineRows = lines.map((l, position) => ({
+      id: newId("cartLine"),
+      variantId: l.variant.id,
+      quantity: l.quantity,
+      position,
+    }));
+    const cart = await db.cart.create({
+      data: {
+        id: cartId,
+        storeId: store.id,
+        principalId: ctx.principal.id,
+        currency: store.currency,
+        buyer: input.buyer === undefined ? undefined : (input.buyer as object),
+        expiresAt: new Date(ctx.now.getTime() + CART_TTL_MS),
+        lineItems: { create: lineRows },
+      },
+    });
+    const body = cartToWire({ ...cart, lineIds: lineRows.map((r) => r.id) }, lines, messages, {
+      store,
+      baseUrl: ctx.baseUrl,
+      ucpVersion: ctx.ucpVersion,
+    });
+    return { body, status: 201 };
+  },
+});

@@ -1,0 +1,37 @@
+import "server-only";
+
+import type { Db } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+import { storeOf, type OperationContext } from "@/lib/http/operation";
+
+import { priceLines } from "./price-lines";
+import { cartToWire } from "./to-wire";
+
+export const CART_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The caller's active cart in this store. Another store's cart, another principal's cart, a canceled or an
+ * expired cart are all `not_found` (UCP cart: 200 + unrecoverable), so ids leak nothing across tenants.
+ * @throws AppError not_found
+ */
+export const loadCartOrThrow = async (db: Db, ctx: OperationContext, id: string) => {
+  const store = storeOf(ctx);
+  const cart = await db.cart.findFirst({
+    where: { id, storeId: store.id, principalId: ctx.principal.id, status: "active", expiresAt: { gt: ctx.now } },
+    include: { lineItems: { orderBy: { position: "asc" } } },
+  });
+  if (!cart) throw new AppError("not_found", `No cart "${id}" in this store`, { path: "$.id" });
+  return cart;
+};
+
+/** Re-prices a stored cart and renders it. */
+export const renderCart = async (db: Db, ctx: OperationContext, cart: Awaited<ReturnType<typeof loadCartOrThrow>>) => {
+  const store = storeOf(ctx);
+  const { lines, messages } = await priceLines(
+    db,
+    store,
+    cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+  );
+  const lineIds = cart.lineItems.filter((l) => lines.some((p) => p.variant.id === l.variantId)).map((l) => l.id);
+  return cartToWire({ ...cart, lineIds }, lines, messages, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion });
+};

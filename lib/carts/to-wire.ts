@@ -1,0 +1,56 @@
+import type { Store } from "@/lib/generated/prisma/client";
+import { successEnvelope, type UcpMessage } from "@/lib/http/envelope";
+
+import type { PricedLine } from "./price-lines";
+
+// Cart → UCP wire shape (cart.json). Totals are integer minor units: exactly one subtotal and one total.
+
+type MediaItem = { url?: string };
+
+const firstImage = (media: unknown, baseUrl: string): string | undefined => {
+  const url = Array.isArray(media) ? (media[0] as MediaItem | undefined)?.url : undefined;
+  if (!url) return undefined;
+  return /^https?:\/\//.test(url) ? url : `${baseUrl}${url}`;
+};
+
+export type CartRecord = { id: string; currency: string; expiresAt: Date; lineIds: readonly string[] };
+
+export const cartToWire = (
+  cart: CartRecord,
+  lines: readonly PricedLine[],
+  messages: readonly UcpMessage[],
+  { baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
+) => {
+  const wireLines = lines.map((line, i) => {
+    const amount = line.variant.priceMinor * line.quantity;
+    const image = firstImage(line.variant.product.media, baseUrl);
+    return {
+      id: cart.lineIds[i] ?? `line_${i}`,
+      item: {
+        id: line.variant.id,
+        title: `${line.variant.product.title}${line.variant.title === line.variant.product.title ? "" : ` — ${line.variant.title}`}`,
+        price: line.variant.priceMinor,
+        ...(image ? { image_url: image } : {}),
+      },
+      quantity: line.quantity,
+      totals: [
+        { type: "subtotal", amount },
+        { type: "total", amount },
+      ],
+    };
+  });
+  const subtotal = wireLines.reduce((sum, l) => sum + (l.totals[0]?.amount ?? 0), 0);
+  return {
+    ucp: successEnvelope(["dev.ucp.shopping.cart"], {}, ucpVersion),
+    id: cart.id,
+    line_items: wireLines,
+    currency: cart.currency,
+    totals: [
+      { type: "subtotal", amount: subtotal, display_text: "Subtotal" },
+      { type: "total", amount: subtotal, display_text: "Estimated total" },
+    ],
+    messages: [...messages],
+    links: [],
+    expires_at: cart.expiresAt.toISOString(),
+  };
+};

@@ -1,0 +1,105 @@
+import "server-only";
+
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+
+import { getBaseUrl } from "@/lib/config/env";
+import { tierOf } from "@/lib/credentials/principal";
+import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
+import { AppError, toAppError } from "@/lib/http/errors";
+import type { AnyOperation } from "@/lib/http/operation";
+import { parseJsonBody } from "@/lib/http/parse-body";
+import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+
+import { toJsonRpcError } from "./render-mcp";
+import { createMcpServer } from "./server";
+
+// The MCP surface adapter for `/mcp` and `/s/<slug>/mcp`: HTTP-level envelope checks (Request-Id, UCP-Agent,
+// credentials, store) answer with their HTTP status and a JSON-RPC error body; then a fresh stateless SDK server
+// and transport handle the JSON-RPC message (DECISIONS.md A).
+
+export type McpSurface = {
+  name: string;
+  instructions: string;
+  tools: readonly AnyOperation[];
+  storeSlug?: string;
+};
+
+const jsonRpcErrorResponse = (error: AppError, requestId: string | null, id: unknown = null): Response => {
+  const headers = new Headers({ "content-type": "application/json", "cache-control": "no-store" });
+  if (requestId) headers.set("request-id", requestId);
+  for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);
+  const body = { jsonrpc: "2.0", id, error: toJsonRpcError(error, requestId) };
+  return new Response(JSON.stringify(body), { status: error.spec.httpStatus, headers });
+};
+
+const rpcId = (body: unknown): unknown =>
+  typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null;
+
+/** Streamable HTTP requires this Accept header; plain JSON clients (curl) get it added rather than a 406. */
+const withMcpAccept = (request: Request): Request => {
+  const accept = request.headers.get("accept") ?? "";
+  if (accept.includes("application/json") && accept.includes("text/event-stream")) return request;
+  const headers = new Headers(request.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  return new Request(request.url, { method: request.method, headers });
+};
+
+export const handleMcpRequest = async (request: Request, surface: McpSurface): Promise<Response> => {
+  const echoId = echoableRequestId(request.headers);
+  if (request.method !== "POST") {
+    // A stateless server has no GET stream to offer (DECISIONS.md A: answer GET with 405 ourselves).
+    const error = new AppError("method_not_allowed", `${request.method} is not supported on MCP; POST JSON-RPC`, {
+      headers: { allow: "POST" },
+    });
+    return jsonRpcErrorResponse(error, echoId);
+  }
+  let body: unknown;
+  try {
+    const envelope = readRequestEnvelope(request.headers);
+    const store = surface.storeSlug === undefined ? null : await getStoreOrThrow(surface.storeSlug);
+    const principal = await resolvePrincipal({
+      apiKey: request.headers.get("x-api-key"),
+      authorization: request.headers.get("authorization"),
+    });
+    body = await parseJsonBody(request);
+    if (body === undefined) throw new AppError("invalid_request", "Empty body: send a JSON-RPC 2.0 message");
+
+    let protocolStatus = 200;
+    const server = createMcpServer({
+      name: surface.name,
+      instructions: surface.instructions,
+      tools: surface.tools,
+      context: {
+        requestId: envelope.requestId,
+        principal,
+        tier: tierOf(principal),
+        store,
+        ucpVersion: envelope.ucpVersion,
+        baseUrl: getBaseUrl(),
+        now: new Date(),
+      },
+      onProtocolError: (status) => {
+        protocolStatus = status;
+      },
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(withMcpAccept(request), { parsedBody: body });
+      const headers = new Headers(response.headers);
+      headers.set("request-id", envelope.requestId);
+      headers.set("cache-control", "no-store");
+      // UCP §9: over Streamable HTTP the HTTP status is primary, the JSON-RPC code secondary.
+      const status = response.status === 200 ? protocolStatus : response.status;
+      return new Response(await response.text(), { status, headers });
+    } finally {
+      await server.close();
+    }
+  } catch (thrown) {
+    return jsonRpcErrorResponse(toAppError(thrown), echoId, rpcId(body));
+  }
+};

@@ -1,0 +1,106 @@
+import "server-only";
+
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+import { AppError, toAppError } from "@/lib/http/errors";
+import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
+import type { AnyOperation, OperationContext } from "@/lib/http/operation";
+import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
+
+import { McpProtocolError, toMcpProtocolError, toolResult } from "./render-mcp";
+import { toolInputSchema } from "./tool-schema";
+
+// One MCP server per request (stateless; DECISIONS.md A): the low-level SDK Server, so that a thrown error with a
+// JSON-RPC code becomes a JSON-RPC error and not an `isError` tool result. Each tool is a descriptor from lib/.
+
+export type ToolCallContext = Omit<OperationContext, "agentProfile" | "idempotencyKey">;
+
+export type McpServerOptions = {
+  name: string;
+  instructions: string;
+  tools: readonly AnyOperation[];
+  context: ToolCallContext;
+  /** Receives the HTTP status of a protocol error so the route can answer with it (UCP: HTTP status primary). */
+  onProtocolError: (status: number) => void;
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** seed §4: the profile in meta is required on every tool call; the key on the seven state-changing tools. */
+const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>) => {
+  const meta = isRecord(args.meta) ? args.meta : {};
+  const agent = isRecord(meta["ucp-agent"]) ? meta["ucp-agent"] : {};
+  const profile = agent.profile;
+  if (typeof profile !== "string" || profile.trim() === "") {
+    const error = new AppError("missing_ucp_agent", `Tool ${name} requires meta.ucp-agent.profile`, {
+      path: "$.meta['ucp-agent'].profile",
+    });
+    throw new McpProtocolError(error);
+  }
+  const agentProfile = assertProfileUrl(profile, `Tool ${name}: meta.ucp-agent.profile`);
+  const rawKey = meta["idempotency-key"];
+  if (!op.mutates) return { agentProfile, idempotencyKey: null };
+  if (typeof rawKey !== "string" || rawKey.trim() === "") {
+    const error = new AppError("missing_idempotency_key", `Tool ${name} requires meta[idempotency-key]`, {
+      path: "$.meta['idempotency-key']",
+    });
+    throw new McpProtocolError(error);
+  }
+  return { agentProfile, idempotencyKey: assertIdempotencyKey(rawKey, "$.meta['idempotency-key']") };
+};
+
+/** MCP arguments → operation input: the namespace object plus the top-level `id` (seed §4: never flat). */
+const toolInput = (op: AnyOperation, args: Record<string, unknown>): unknown => {
+  const { namespace, takesId } = op.mcp;
+  const payload = namespace ? (args[namespace] ?? {}) : {};
+  if (!isRecord(payload)) {
+    throw new AppError("invalid_request", `Tool ${op.name}: ${namespace} must be an object`, {
+      path: `$.${namespace}`,
+    });
+  }
+  return takesId && args.id !== undefined ? { ...payload, id: args.id } : payload;
+};
+
+export const createMcpServer = ({ name, instructions, tools, context, onProtocolError }: McpServerOptions) => {
+  const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: {} }, instructions });
+  const byName = new Map(tools.map((op) => [op.name, op]));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((op) => ({
+      name: op.name,
+      title: op.title,
+      description: op.description,
+      inputSchema: toolInputSchema(op) as { type: "object" },
+      annotations: { title: op.title, ...op.mcp.annotations },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name: toolName } = request.params;
+    const op = byName.get(toolName);
+    if (!op) {
+      throw Object.assign(new Error(`Unknown tool: ${toolName}`), { code: ErrorCode.MethodNotFound });
+    }
+    const args = isRecord(request.params.arguments) ? request.params.arguments : {};
+    try {
+      const { agentProfile, idempotencyKey } = readMeta(toolName, op, args);
+      const outcome = await executeOperation(
+        op,
+        { ...context, agentProfile, idempotencyKey, now: new Date() },
+        toolInput(op, args),
+      );
+      const stored = outcomeError(outcome);
+      if (stored) throw stored;
+      return toolResult(outcome.bodyText);
+    } catch (thrown) {
+      const error =
+        thrown instanceof McpProtocolError ? thrown : toMcpProtocolError(toAppError(thrown), context.requestId);
+      onProtocolError(error.httpStatus);
+      throw error;
+    }
+  });
+
+  return server;
+};

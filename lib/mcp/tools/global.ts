@@ -1,0 +1,17 @@
+import "server-only";
+
+import { getProduct } from "@/lib/catalog/get-product";
+import type { AnyOperation } from "@/lib/http/operation";
+
+import type { McpSurface } from "../handle-mcp-request";
+
+// Tools of the global catalog MCP (`POST /mcp`, seed §4). search_catalog and lookup_catalog join with the
+// Catalog issue (#3).
+export const GLOBAL_TOOLS: readonly AnyOperation[] = [getProduct];
+
+export const GLOBAL_MCP: McpSurface = {
+  name: "agent-commerce-service/catalog",
+  instructions:
+    "Cross-store catalog (UCP 2026-04-08). Send meta['ucp-agent'].profile on every call; arguments sit under the `catalog` namespace. Buy through the store named in metadata.svc_seller.endpoint.",
+  tools: GLOBAL_TOOLS,
+};

@@ -1,0 +1,20 @@
+import "server-only";
+
+import { cancelCart } from "@/lib/carts/cancel-cart";
+import { createCart } from "@/lib/carts/create-cart";
+import { getCart } from "@/lib/carts/get-cart";
+import { updateCart } from "@/lib/carts/update-cart";
+import { getProduct } from "@/lib/catalog/get-product";
+import type { AnyOperation } from "@/lib/http/operation";
+
+import type { McpSurface } from "../handle-mcp-request";
+
+// Tools of a store's MCP (`POST /s/<slug>/mcp`, seed §4).
+export const STORE_TOOLS: readonly AnyOperation[] = [getProduct, createCart, getCart, updateCart, cancelCart];
+
+export const storeMcp = (storeSlug: string): McpSurface => ({
+  name: `agent-commerce-service/store/${storeSlug}`,
+  instructions: `Store "${storeSlug}" (UCP 2026-04-08). Send meta['ucp-agent'].profile on every call and meta['idempotency-key'] on state-changing tools; arguments sit under the catalog/cart/checkout namespace.`,
+  tools: STORE_TOOLS,
+  storeSlug,
+});

@@ -1,0 +1,36 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+
+export type StoreSummary = {
+  slug: string;
+  name: string;
+  description: string;
+  mode: "test" | "live";
+  currency: string;
+  rails: string[];
+  productCount: number;
+};
+
+/** Stores for the landing page, with their rails and product counts. */
+export const listStores = async (): Promise<StoreSummary[]> => {
+  const db = await getDb();
+  const stores = await db.store.findMany({
+    orderBy: { name: "asc" },
+    include: { _count: { select: { products: true } } },
+  });
+  return stores.map((s) => ({
+    slug: s.slug,
+    name: s.name,
+    description: s.description,
+    mode: s.mode,
+    currency: s.currency,
+    rails: [
+      ...(s.cardEnabled ? [RAIL_HANDLER_IDS.card] : []),
+      ...(s.cryptoEnabled ? [RAIL_HANDLER_IDS.crypto] : []),
+    ],
+    productCount: s._count.products,
+  }));
+};

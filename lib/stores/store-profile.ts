@@ -1,0 +1,111 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import type { Store, StoreSigningKey } from "@/lib/generated/prisma/client";
+import { capabilityEntry, SERVICE_SCHEMAS, SHOPPING_SERVICE, type CapabilityName } from "@/lib/ucp/capabilities";
+import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/rails";
+import { UCP_VERSION } from "@/lib/ucp/version";
+
+import { getStoreOrThrow } from "./get-store-or-throw";
+
+// A store's UCP business profile at /s/<slug>/.well-known/ucp (CONTRACT.md §3, DECISIONS.md B2). The only place
+// the rails' registry keys (`sh.svc.*`) are written. Stable: nothing per request or per session in it.
+
+/** Capabilities this service serves for a store today; each capability's issue adds itself here. */
+export const STORE_CAPABILITIES: readonly CapabilityName[] = [
+  "dev.ucp.shopping.catalog.lookup",
+  "dev.ucp.shopping.cart",
+];
+
+/** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */
+const RETIRED_KEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+
+type AcceptedCoin = { symbol: string; coin_type: string; decimals: number };
+
+const publicJwk = (jwk: unknown): Record<string, string> => {
+  const source = (jwk ?? {}) as Record<string, unknown>;
+  // never publish private members (`d`), whatever was stored
+  const picked = ["kid", "kty", "crv", "x", "y", "use", "alg"].flatMap((k) =>
+    typeof source[k] === "string" ? [[k, source[k]] as const] : [],
+  );
+  return Object.fromEntries(picked);
+};
+
+export const publishedSigningKeys = (keys: readonly StoreSigningKey[], now: Date) =>
+  keys
+    .filter((k) => !k.retiredAt || now.getTime() - k.retiredAt.getTime() < RETIRED_KEY_GRACE_MS)
+    .map((k) => ({ ...publicJwk(k.publicJwk), kid: k.kid }));
+
+export const paymentHandlers = (store: Store) => {
+  const handlers: Record<string, unknown[]> = {};
+  if (store.cardEnabled) {
+    handlers[RAIL_REGISTRY_KEYS.card] = [
+      {
+        id: RAIL_HANDLER_IDS.card,
+        version: RAIL_VERSION,
+        available_instruments: [
+          { type: "card", ...(store.cardBrands.length ? { constraints: { brands: store.cardBrands } } : {}) },
+        ],
+        config: { environment: store.mode === "live" ? "production" : "sandbox", currency: store.currency },
+      },
+    ];
+  }
+  if (store.cryptoEnabled) {
+    const coins = Array.isArray(store.acceptedCoins) ? (store.acceptedCoins as AcceptedCoin[]) : [];
+    handlers[RAIL_REGISTRY_KEYS.crypto] = [
+      {
+        id: RAIL_HANDLER_IDS.crypto,
+        version: RAIL_VERSION,
+        available_instruments: [{ type: "crypto" }],
+        config: {
+          environment: store.mode === "live" ? "production" : "sandbox",
+          network: `sui:${store.suiNetwork}`,
+          accepted_coins: coins,
+          ...(store.suiRecipient ? { recipient: store.suiRecipient } : {}),
+        },
+      },
+    ];
+  }
+  return handlers;
+};
+
+export const buildStoreProfile = (store: Store, keys: readonly StoreSigningKey[], baseUrl: string, now: Date) => {
+  const endpoint = `${baseUrl}/s/${store.slug}`;
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: {
+        [SHOPPING_SERVICE]: [
+          {
+            version: UCP_VERSION,
+            spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
+            transport: "rest",
+            endpoint,
+            schema: SERVICE_SCHEMAS.rest,
+          },
+          {
+            version: UCP_VERSION,
+            spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
+            transport: "mcp",
+            endpoint: `${endpoint}/mcp`,
+            schema: SERVICE_SCHEMAS.mcp,
+          },
+        ],
+      },
+      capabilities: Object.fromEntries(STORE_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
+      payment_handlers: paymentHandlers(store),
+    },
+    signing_keys: publishedSigningKeys(keys, now),
+  };
+};
+
+/**
+ * The profile of the store with this slug.
+ * @throws AppError store_not_found
+ */
+export const getStoreProfile = async (slug: string, baseUrl: string, now = new Date()) => {
+  const store = await getStoreOrThrow(slug);
+  const db = await getDb();
+  const keys = await db.storeSigningKey.findMany({ where: { storeId: store.id }, orderBy: { createdAt: "asc" } });
+  return buildStoreProfile(store, keys, baseUrl, now);
+};
