@@ -1,0 +1,101 @@
+// `npm start`: everything a fresh checkout needs to serve — migrate, seed the demo data when the database is
+// empty, build when there is no build, then serve on PORT with the URLs of the surfaces and a demo platform key.
+// `npm run serve` skips the set-up (migrations and seed) and only serves.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { Socket } from "node:net";
+import path from "node:path";
+
+import next from "next";
+
+import { DEMO_KEY_FILE } from "@/lib/config/constants";
+import { closeSharedDb } from "@/lib/config/database";
+import { getBaseUrl, getEnv } from "@/lib/config/env";
+import { errorBody } from "@/lib/http/envelope";
+import { AppError } from "@/lib/http/errors";
+import { SURFACES } from "@/lib/surfaces";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+/** Node's default; larger header blocks get a 431 with the UCP error envelope (issue #2 "Bad input"). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+const args = new Set(process.argv.slice(2));
+
+const runStep = (label: string, command: string, commandArgs: string[]): void => {
+  console.log(`\n▶ ${label}`);
+  const result = spawnSync(command, commandArgs, { cwd: ROOT, stdio: "inherit", env: process.env });
+  if (result.status !== 0) {
+    console.error(`✖ ${label} failed (exit ${result.status ?? result.signal})`);
+    process.exit(result.status ?? 1);
+  }
+};
+
+/** A raw HTTP error for requests Node rejects before Next sees them (oversized or malformed headers). */
+const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+  const appError = tooLarge
+    ? new AppError("headers_too_large", `Request headers exceed ${MAX_HEADER_BYTES} bytes`)
+    : new AppError("invalid_request", "Malformed HTTP request");
+  const status = appError.spec.httpStatus;
+  const body = JSON.stringify(errorBody(appError));
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+};
+
+const main = async (): Promise<void> => {
+  const env = getEnv();
+  const tsx = path.join(ROOT, "node_modules/.bin/tsx");
+  if (!args.has("--no-setup")) runStep("Set-up: migrate, seed if empty", tsx, ["--conditions=react-server", "scripts/setup.ts"]);
+  if (args.has("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
+    runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
+  }
+
+  const host = process.env.HOST ?? "127.0.0.1";
+  const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error(error);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(new AppError("internal_error", "Internal error"))));
+    });
+  });
+  server.on("clientError", rejectClient);
+
+  const shutdown = (signal: string) => {
+    console.log(`\n${signal}: closing`);
+    server.close();
+    closeSharedDb()
+      .catch((error: unknown) => console.error(error))
+      .finally(() => process.exit(0));
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+
+  server.listen(env.PORT, host, () => {
+    const base = getBaseUrl();
+    console.log(`\nAgent Commerce Service — UCP 2026-04-08`);
+    console.log(`Database: ${env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${env.PGLITE_DIR}`}`);
+    console.log("\nSurfaces:");
+    for (const s of SURFACES) console.log(`  ${`${base}${s.path}`.padEnd(58)} ${s.transport}`);
+    if (existsSync(DEMO_KEY_FILE)) {
+      const demo = JSON.parse(readFileSync(DEMO_KEY_FILE, "utf8")) as { key: string };
+      console.log(`\nDemo platform key (X-API-Key): ${demo.key}`);
+    }
+    console.log(`\nReady on http://${host}:${env.PORT}`);
+  });
+};
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

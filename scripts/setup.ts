@@ -1,0 +1,62 @@
+// Set-up step of `npm start` (run as a child with the react-server condition): apply migrations, seed the demo
+// data when the database is empty, and make sure a test-mode deployment has a working demo platform key.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+import { DEMO_KEY_FILE } from "@/lib/config/constants";
+import { closeDb, getDbHandle } from "@/lib/config/db";
+import { createApiKey } from "@/lib/credentials/create-api-key";
+import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
+import { listStores } from "@/lib/stores/list-stores";
+import { isDatabaseEmpty, seedDatabase } from "@/prisma/seed/index";
+
+import { applyMigrations } from "./db/migrate-engine";
+
+const readDemoKey = (): string | null => {
+  if (!existsSync(DEMO_KEY_FILE)) return null;
+  try {
+    return (JSON.parse(readFileSync(DEMO_KEY_FILE, "utf8")) as { key?: string }).key ?? null;
+  } catch {
+    return null;
+  }
+};
+
+const isKeyValid = async (key: string): Promise<boolean> =>
+  resolvePrincipal({ apiKey: key, authorization: null }).then(
+    () => true,
+    () => false,
+  );
+
+/** A demo key only for deployments whose stores are all in test mode: never mint keys on a live database. */
+const ensureDemoKey = async (): Promise<void> => {
+  const stores = await listStores();
+  if (stores.length === 0 || stores.some((s) => s.mode === "live")) return;
+  const existing = readDemoKey();
+  if (existing && (await isKeyValid(existing))) return;
+  const created = await createApiKey({ name: "demo", permissions: ["purchase:complete", "orders:read"] });
+  mkdirSync(path.dirname(DEMO_KEY_FILE), { recursive: true });
+  writeFileSync(DEMO_KEY_FILE, JSON.stringify({ id: created.id, key: created.key }, null, 2));
+  chmodSync(DEMO_KEY_FILE, 0o600);
+  console.log(`Created demo platform key ${created.id} (saved in ${path.relative(process.cwd(), DEMO_KEY_FILE)})`);
+};
+
+const main = async (): Promise<void> => {
+  const { client, handle } = await getDbHandle();
+  console.log(`Database: ${handle.describe}`);
+  const { applied } = await applyMigrations(handle.factory, { log: (line) => console.log(`  ${line}`) });
+  console.log(applied.length ? `Applied ${applied.length} migration(s)` : "Migrations: up to date");
+  if (await isDatabaseEmpty(client)) {
+    console.log("Empty database: seeding the demo stores and catalog");
+    const summary = await seedDatabase(client, { log: (line) => console.log(`  ${line}`) });
+    console.log(`Seeded ${summary.stores} stores, ${summary.products} products in ${summary.ms} ms`);
+  }
+  await ensureDemoKey();
+};
+
+main()
+  .then(() => closeDb())
+  .catch(async (error: unknown) => {
+    console.error(error);
+    await closeDb().catch(() => undefined);
+    process.exit(1);
+  });
