@@ -9,7 +9,7 @@ import path from "node:path";
 
 import next from "next";
 
-import { DEMO_KEY_FILE } from "@/lib/config/constants";
+import { demoKeyFile } from "@/lib/config/constants";
 import { closeSharedDb } from "@/lib/config/database";
 import { getBaseUrl, getEnv } from "@/lib/config/env";
 import { errorBody } from "@/lib/http/envelope";
@@ -24,7 +24,9 @@ const args = new Set(process.argv.slice(2));
 
 const runStep = (label: string, command: string, commandArgs: string[]): void => {
   console.log(`\n▶ ${label}`);
-  const result = spawnSync(command, commandArgs, { cwd: ROOT, stdio: "inherit", env: process.env });
+  // Telemetry off: these machines (and many operators' servers) have no outbound internet.
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const result = spawnSync(command, commandArgs, { cwd: ROOT, stdio: "inherit", env });
   if (result.status !== 0) {
     console.error(`✖ ${label} failed (exit ${result.status ?? result.signal})`);
     process.exit(result.status ?? 1);
@@ -87,8 +89,8 @@ const main = async (): Promise<void> => {
     console.log(`Database: ${env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${env.PGLITE_DIR}`}`);
     console.log("\nSurfaces:");
     for (const s of SURFACES) console.log(`  ${`${base}${s.path}`.padEnd(58)} ${s.transport}`);
-    if (existsSync(DEMO_KEY_FILE)) {
-      const demo = JSON.parse(readFileSync(DEMO_KEY_FILE, "utf8")) as { key: string };
+    if (existsSync(demoKeyFile())) {
+      const demo = JSON.parse(readFileSync(demoKeyFile(), "utf8")) as { key: string };
       console.log(`\nDemo platform key (X-API-Key): ${demo.key}`);
     }
     console.log(`\nReady on http://${host}:${env.PORT}`);

@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-import { DEMO_KEY_FILE } from "@/lib/config/constants";
+import { demoKeyFile } from "@/lib/config/constants";
 import { closeDb, getDbHandle } from "@/lib/config/db";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
@@ -13,9 +13,9 @@ import { isDatabaseEmpty, seedDatabase } from "@/prisma/seed/index";
 import { applyMigrations } from "./db/migrate-engine";
 
 const readDemoKey = (): string | null => {
-  if (!existsSync(DEMO_KEY_FILE)) return null;
+  if (!existsSync(demoKeyFile())) return null;
   try {
-    return (JSON.parse(readFileSync(DEMO_KEY_FILE, "utf8")) as { key?: string }).key ?? null;
+    return (JSON.parse(readFileSync(demoKeyFile(), "utf8")) as { key?: string }).key ?? null;
   } catch {
     return null;
   }
@@ -34,10 +34,10 @@ const ensureDemoKey = async (): Promise<void> => {
   const existing = readDemoKey();
   if (existing && (await isKeyValid(existing))) return;
   const created = await createApiKey({ name: "demo", permissions: ["purchase:complete", "orders:read"] });
-  mkdirSync(path.dirname(DEMO_KEY_FILE), { recursive: true });
-  writeFileSync(DEMO_KEY_FILE, JSON.stringify({ id: created.id, key: created.key }, null, 2));
-  chmodSync(DEMO_KEY_FILE, 0o600);
-  console.log(`Created demo platform key ${created.id} (saved in ${path.relative(process.cwd(), DEMO_KEY_FILE)})`);
+  mkdirSync(path.dirname(demoKeyFile()), { recursive: true });
+  writeFileSync(demoKeyFile(), JSON.stringify({ id: created.id, key: created.key }, null, 2));
+  chmodSync(demoKeyFile(), 0o600);
+  console.log(`Created demo platform key ${created.id} (saved in ${path.relative(process.cwd(), demoKeyFile())})`);
 };
 
 const main = async (): Promise<void> => {
