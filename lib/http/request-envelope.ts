@@ -99,7 +99,8 @@ export const readUcpAgent = (headers: Headers): { agentProfile: string; ucpVersi
   if (profile === null) {
     throw new AppError("invalid_ucp_agent", 'UCP-Agent profile must be a quoted string: profile="<url>"');
   }
-  const version = stringMember(dict, "version") ?? stringMember(dict, "ucp-version");
+  // undefined = absent, null = present but not a string: `??` would turn the latter into "absent"
+  const version = dict.has("version") ? stringMember(dict, "version") : stringMember(dict, "ucp-version");
   if (version === null) {
     throw new AppError("invalid_ucp_agent", 'UCP-Agent version must be a quoted string: version="2026-04-08"');
   }
