@@ -13,6 +13,7 @@ import { PLAYWRIGHT_JSON_REPORT } from "./scripts/lib/paths";
 //
 // The app under test is the built service on a free loopback port with a fresh PGlite data dir in a temp
 // folder: scripts/serve.ts migrates it, seeds the demo stores, builds when .next/BUILD_ID is missing, and serves.
+// An existing build is reused, which may be older than the code: E2E_REBUILD=1 rebuilds first (test-all sets it).
 //
 // Playwright evaluates this file in the runner and again in every worker process. The port and the data dir
 // are chosen once, in the runner, and handed to the workers through the environment they inherit.
@@ -68,7 +69,7 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: "./node_modules/.bin/tsx scripts/serve.ts",
+    command: `./node_modules/.bin/tsx scripts/serve.ts${process.env.E2E_REBUILD === "1" ? " --build" : ""}`,
     url: BASE_URL,
     env: {
       PORT,

@@ -35,7 +35,12 @@ type StepResult = { step: Step; ok: boolean; seconds: number; counts?: TestCount
 const runScript = (script: string): Promise<{ exitCode: number; stdout: string }> =>
   new Promise((resolve, reject) => {
     // Children write to a pipe, not our terminal: keep their colours when we have a terminal.
-    const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      // The browser tests must see this code, not a .next build left from an earlier checkout.
+      E2E_REBUILD: process.env.E2E_REBUILD ?? "1",
+      ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
+    };
     const child = spawn("npm", ["run", script], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => {
