@@ -73,7 +73,11 @@ if (db === "pglite" || db === "both") {
 if (db === "postgres" || db === "both") {
   console.log(`\n=== Integration tests on PostgreSQL (scripts/pg-harness.ts): ${files.length} file(s) ===\n`);
   const started = performance.now();
-  const server = await startPostgres();
+  const server = await startPostgres().catch((error: unknown) => {
+    // Missing binaries or a failed initdb: the harness's message says what to install; no stack trace needed.
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  });
   console.log(`Started ${server.url} in ${Math.round(performance.now() - started)} ms.`);
   try {
     await migrateOnce(server.url);

@@ -18,7 +18,7 @@ const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, ""
 export const countNodeTestOutput = (output: string): TestCounts => {
   let counts = ZERO_COUNTS;
   for (const line of stripAnsi(output).split("\n")) {
-    const match = /^# (pass|fail) (\d+)$/.exec(line.trim());
+    const match = /^# (pass|fail) (\d+)\r?$/.exec(line);
     if (!match) continue;
     const n = Number(match[2]);
     counts = addCounts(counts, match[1] === "pass" ? { pass: n, fail: 0 } : { pass: 0, fail: n });
