@@ -49,6 +49,9 @@ export const runNodeTests = async (opts: {
 }): Promise<NodeTestResult> => {
   const reportDir = mkdtempSync(path.join(tmpdir(), "acs-node-test-"));
   const tapFile = path.join(reportDir, "report.tap");
+  // Also on exit: the PostgreSQL harness's signal handlers end the process without unwinding `finally`.
+  const removeReportDir = (): void => rmSync(reportDir, { recursive: true, force: true });
+  process.once("exit", removeReportDir);
   const args = [
     "--conditions=react-server",
     "--import",
@@ -77,7 +80,8 @@ export const runNodeTests = async (opts: {
     const fail = countOf(summary, "fail");
     return { exitCode: exitCode || (fail > 0 ? 1 : 0), pass: countOf(summary, "pass"), fail };
   } finally {
-    rmSync(reportDir, { recursive: true, force: true });
+    process.off("exit", removeReportDir);
+    removeReportDir();
   }
 };
 
