@@ -3,15 +3,36 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-const DOMAINS = ["catalog", "carts", "checkout", "payments", "mandates", "orders", "oauth", "webhooks", "stores", "credentials", "idempotency", "rate-limit"];
+const DOMAINS = [
+  "catalog",
+  "carts",
+  "checkout",
+  "payments",
+  "mandates",
+  "orders",
+  "oauth",
+  "webhooks",
+  "stores",
+  "credentials",
+  "idempotency",
+  "rate-limit",
+];
 
 const restrict = (patterns) => ({
   "no-restricted-imports": ["error", { patterns }],
 });
 
-export default [
+const config = [
   {
-    ignores: [".next/**", "node_modules/**", "lib/generated/**", ".data/**", "next-env.d.ts", "test-results/**", "playwright-report/**"],
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "lib/generated/**",
+      ".data/**",
+      "next-env.d.ts",
+      "test-results/**",
+      "playwright-report/**",
+    ],
   },
   ...nextVitals,
   ...nextTs,
@@ -28,23 +49,53 @@ export default [
     files: DOMAINS.map((d) => `lib/${d}/**/*.{ts,tsx}`),
     rules: restrict([
       { group: ["next", "next/*"], message: "Domain code is framework-free (STYLE.md §4)." },
-      { group: ["@/app/*", "@/lib/mcp", "@/lib/mcp/*", "@/lib/bridge", "@/lib/bridge/*"], message: "Domains never import surfaces (STYLE.md §4)." },
-      { group: ["@/lib/http/render-*", "@/lib/http/ucp-route", "@/lib/http/discovery-route", "@/lib/http/not-found-route"], message: "Domains throw AppError; surfaces render (STYLE.md §6)." },
+      {
+        group: ["@/app/*", "@/lib/mcp", "@/lib/mcp/*", "@/lib/bridge", "@/lib/bridge/*"],
+        message: "Domains never import surfaces (STYLE.md §4).",
+      },
+      {
+        group: [
+          "@/lib/http/render-*",
+          "@/lib/http/ucp-route",
+          "@/lib/http/discovery-route",
+          "@/lib/http/not-found-route",
+        ],
+        message: "Domains throw AppError; surfaces render (STYLE.md §6).",
+      },
     ]),
   },
   {
     // The lowest layer: config and ucp import nothing above them.
     files: ["lib/config/**/*.ts", "lib/ucp/**/*.ts"],
     rules: restrict([
-      { group: ["next", "next/*", "@/app/*", "@/lib/mcp*", "@/lib/bridge*", "@/lib/http/render-*", "@/lib/http/ucp-route"], message: "config/ucp are the bottom layer (STYLE.md §4)." },
-      { group: DOMAINS.map((d) => `@/lib/${d}/*`), message: "config/ucp never import domain folders (STYLE.md §4)." },
+      {
+        group: [
+          "next",
+          "next/*",
+          "@/app/*",
+          "@/lib/mcp*",
+          "@/lib/bridge*",
+          "@/lib/http/render-*",
+          "@/lib/http/ucp-route",
+        ],
+        message: "config/ucp are the bottom layer (STYLE.md §4).",
+      },
+      {
+        group: DOMAINS.map((d) => `@/lib/${d}/*`),
+        message: "config/ucp never import domain folders (STYLE.md §4).",
+      },
     ]),
   },
   {
     // Surfaces (route files, pages, components) never touch the database directly.
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/mcp/**/*.ts", "lib/bridge/**/*.ts"],
     rules: restrict([
-      { group: ["@/lib/config/db", "@/lib/generated/*", "@prisma/*", "pg", "@electric-sql/*"], message: "Surfaces call lib/<domain> functions, never the database (STYLE.md §3)." },
+      {
+        group: ["@/lib/config/db", "@/lib/generated/*", "@prisma/*", "pg", "@electric-sql/*"],
+        message: "Surfaces call lib/<domain> functions, never the database (STYLE.md §3).",
+      },
     ]),
   },
 ];
+
+export default config;

@@ -60,6 +60,11 @@ export default defineConfig({
   },
   projects: [
     {
+      // The built service over real HTTP without a browser: routing, header limits, the MCP SDK client.
+      name: "http",
+      testDir: "./e2e/http",
+    },
+    {
       name: "ui",
       testDir: "./e2e/ui",
       use: {

@@ -15,8 +15,8 @@ export default async function HomePage() {
     <main>
       <h1>Agent Commerce Service</h1>
       <p className="lead">
-        Multi-store commerce for AI agents: find products across every store, fill carts, open checkout sessions and
-        pay by card or crypto — speaking UCP <code>{UCP_VERSION}</code> over MCP and REST.
+        Multi-store commerce for AI agents: find products across every store, fill carts, open checkout
+        sessions and pay by card or crypto — speaking UCP <code>{UCP_VERSION}</code> over MCP and REST.
       </p>
       <h2>Surfaces</h2>
       <SurfacesTable baseUrl={baseUrl} surfaces={SURFACES} />

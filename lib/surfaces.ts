@@ -2,8 +2,20 @@
 export const SURFACES = [
   { path: "/.well-known/ucp", transport: "REST GET (platform profile)", credential: "none" },
   { path: "/mcp", transport: "MCP (global catalog)", credential: "none; X-API-Key optional" },
-  { path: "/catalog/product", transport: "REST POST (global catalog)", credential: "none; X-API-Key optional" },
+  {
+    path: "/catalog/product",
+    transport: "REST POST (global catalog)",
+    credential: "none; X-API-Key optional",
+  },
   { path: "/s/<store_slug>/.well-known/ucp", transport: "REST GET (store profile)", credential: "none" },
-  { path: "/s/<store_slug>/mcp", transport: "MCP (per store)", credential: "X-API-Key (token tier) per tool" },
-  { path: "/s/<store_slug>/catalog/product", transport: "REST POST (per store)", credential: "none; X-API-Key optional" },
+  {
+    path: "/s/<store_slug>/mcp",
+    transport: "MCP (per store)",
+    credential: "X-API-Key (token tier) per tool",
+  },
+  {
+    path: "/s/<store_slug>/catalog/product",
+    transport: "REST POST (per store)",
+    credential: "none; X-API-Key optional",
+  },
 ] as const;

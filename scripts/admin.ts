@@ -41,7 +41,14 @@ const run = async (argv: string[]): Promise<number> => {
         .filter(Boolean);
       const created = await createApiKey({ name: values.name ?? "", permissions: permissions as never[] });
       if (values.json) {
-        console.log(JSON.stringify({ id: created.id, name: created.name, permissions: created.permissions, key: created.key }));
+        console.log(
+          JSON.stringify({
+            id: created.id,
+            name: created.name,
+            permissions: created.permissions,
+            key: created.key,
+          }),
+        );
       } else {
         console.log(`Created platform key ${created.id} "${created.name}"`);
         console.log(`Permissions: ${created.permissions.join(", ") || "(none)"}`);
@@ -90,7 +97,8 @@ run(process.argv.slice(2))
   })
   .catch(async (thrown: unknown) => {
     const error = toAppError(thrown);
-    const message = error.code === "internal_error" && thrown instanceof Error ? thrown.message : error.message;
+    const message =
+      error.code === "internal_error" && thrown instanceof Error ? thrown.message : error.message;
     console.error(`admin: ${message}`);
     await closeDb().catch(() => undefined);
     process.exit(1);

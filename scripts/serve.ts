@@ -55,7 +55,8 @@ const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
 const main = async (): Promise<void> => {
   const env = getEnv();
   const tsx = path.join(ROOT, "node_modules/.bin/tsx");
-  if (!args.has("--no-setup")) runStep("Set-up: migrate, seed if empty", tsx, ["--conditions=react-server", "scripts/setup.ts"]);
+  if (!args.has("--no-setup"))
+    runStep("Set-up: migrate, seed if empty", tsx, ["--conditions=react-server", "scripts/setup.ts"]);
   if (args.has("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
     runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
   }
@@ -86,7 +87,9 @@ const main = async (): Promise<void> => {
   server.listen(env.PORT, host, () => {
     const base = getBaseUrl();
     console.log(`\nAgent Commerce Service — UCP 2026-04-08`);
-    console.log(`Database: ${env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${env.PGLITE_DIR}`}`);
+    console.log(
+      `Database: ${env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${env.PGLITE_DIR}`}`,
+    );
     console.log("\nSurfaces:");
     for (const s of SURFACES) console.log(`  ${`${base}${s.path}`.padEnd(58)} ${s.transport}`);
     if (existsSync(demoKeyFile())) {

@@ -37,7 +37,9 @@ const ensureDemoKey = async (): Promise<void> => {
   mkdirSync(path.dirname(demoKeyFile()), { recursive: true });
   writeFileSync(demoKeyFile(), JSON.stringify({ id: created.id, key: created.key }, null, 2));
   chmodSync(demoKeyFile(), 0o600);
-  console.log(`Created demo platform key ${created.id} (saved in ${path.relative(process.cwd(), demoKeyFile())})`);
+  console.log(
+    `Created demo platform key ${created.id} (saved in ${path.relative(process.cwd(), demoKeyFile())})`,
+  );
 };
 
 const main = async (): Promise<void> => {

@@ -26,7 +26,7 @@ const STEPS: Step[] = [
   { name: "format", script: "format:check" },
   { name: "unit tests", script: "test", counts: "node-test" },
   { name: "integration tests (PGlite + PostgreSQL)", script: "test:integration", counts: "node-test" },
-  { name: "browser tests", script: "test:e2e:ui", counts: "playwright" },
+  { name: "end-to-end tests (Playwright http + ui)", script: "test:e2e", counts: "playwright" },
 ];
 
 type StepResult = { step: Step; ok: boolean; seconds: number; counts?: TestCounts };

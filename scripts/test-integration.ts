@@ -1,3 +1,4 @@
+import { ensurePostgres } from "./ensure-os-packages";
 import { findTestFiles } from "./lib/find-test-files";
 import { REPO_ROOT } from "./lib/paths";
 import { childEnv, runNodeTests, splitArgs, type NodeTestResult } from "./lib/run-node-tests";
@@ -72,6 +73,12 @@ if (db === "pglite" || db === "both") {
 
 if (db === "postgres" || db === "both") {
   console.log(`\n=== Integration tests on PostgreSQL (scripts/pg-harness.ts): ${files.length} file(s) ===\n`);
+  try {
+    ensurePostgres();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
   const started = performance.now();
   const server = await startPostgres().catch((error: unknown) => {
     // Missing binaries or a failed initdb: the harness's message says what to install; no stack trace needed.

@@ -5,4 +5,4 @@ export const dynamic = "force-dynamic";
 
 const handler = (request: Request) => handleMcpRequest(request, GLOBAL_MCP);
 
-export { handler as DELETE, handler as GET, handler as POST, handler as PUT };
+export { handler as DELETE, handler as GET, handler as PATCH, handler as POST, handler as PUT };

@@ -34,17 +34,31 @@ export const seedStore = async (options: StoreOptions = {}): Promise<Store> => {
       acceptedCoins: options.acceptedCoins ?? [],
       suiRecipient: options.suiRecipient ?? null,
       signingKeys: {
-        create: { id: newId("signingKey"), kid: key.kid, publicJwk: key.publicJwk, privateJwk: key.privateJwk },
+        create: {
+          id: newId("signingKey"),
+          kid: key.kid,
+          publicJwk: key.publicJwk,
+          privateJwk: key.privateJwk,
+        },
       },
     },
   });
 };
 
-export type VariantSpec = { title?: string; priceMinor: number; inventory?: number; sku?: string; barcode?: string };
+export type VariantSpec = {
+  title?: string;
+  priceMinor: number;
+  inventory?: number;
+  sku?: string;
+  barcode?: string;
+};
 
 export const seedProduct = async (
   store: Store,
-  { title = `Product ${unique()}`, variants = [{ priceMinor: 1999, inventory: 10 }] }: { title?: string; variants?: VariantSpec[] } = {},
+  {
+    title = `Product ${unique()}`,
+    variants = [{ priceMinor: 1999, inventory: 10 }],
+  }: { title?: string; variants?: VariantSpec[] } = {},
 ) => {
   const db = await getDb();
   const handle = `${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${unique()}`;

@@ -7,7 +7,10 @@ import { pathToFileURL } from "node:url";
 // and matched with Next's precedence (static segment > [param] > [...catchAll]; (groups) ignored). Integration
 // tests thus run against the real handlers and the same database the factories write to.
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+type Handler = (
+  request: Request,
+  context: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response>;
 type RouteModule = Partial<Record<string, Handler>>;
 type Segment = { kind: "static" | "param" | "catchAll"; value: string };
 type Route = { file: string; segments: Segment[] };
@@ -67,7 +70,11 @@ const match = (route: Route, parts: string[]): Record<string, string | string[]>
 export type CallOptions = { headers?: Record<string, string>; body?: unknown; rawBody?: string };
 
 /** Dispatches one request to the matching route handler. Unmatched methods get 405 as in Next. */
-export const callApp = async (method: string, pathname: string, options: CallOptions = {}): Promise<Response> => {
+export const callApp = async (
+  method: string,
+  pathname: string,
+  options: CallOptions = {},
+): Promise<Response> => {
   const url = new URL(pathname, TEST_BASE_URL);
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
   for (const route of ROUTES) {
@@ -96,11 +103,21 @@ export const envelopeHeaders = (extra: Record<string, string> = {}): Record<stri
   ...extra,
 });
 
-export type JsonResponse<T = Record<string, unknown>> = { status: number; headers: Headers; body: T; text: string };
+export type JsonResponse<T = Record<string, unknown>> = {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+};
 
 export const readJson = async <T = Record<string, unknown>>(response: Response): Promise<JsonResponse<T>> => {
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as T, text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text ? JSON.parse(text) : null) as T,
+    text,
+  };
 };
 
 /** REST call with the envelope headers (override or drop any with `headers`, value "" removes). */
@@ -145,7 +162,12 @@ export const mcpCall = async <T = Record<string, unknown>>(
   return readJson<T>(
     await callApp("POST", endpoint, {
       headers: merged,
-      body: { jsonrpc: "2.0", id: ++rpcId, method: "tools/call", params: { name: tool, arguments: argsWithMeta } },
+      body: {
+        jsonrpc: "2.0",
+        id: ++rpcId,
+        method: "tools/call",
+        params: { name: tool, arguments: argsWithMeta },
+      },
     }),
   );
 };

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 
 // Validates response bodies against the official UCP 2026-04-08 JSON Schemas (vendored unmodified in e2e/ucp;
 // see e2e/ucp/schemas/LICENSE-NOTE.md). Every $id is https://ucp.dev/schemas/<path>, so all files are added
@@ -57,6 +57,8 @@ export const ucpValidator = (ref: string): ValidateFunction => {
 export const assertUcpSchema = (ref: string, body: unknown): void => {
   const validate = ucpValidator(ref);
   if (!validate(body)) {
-    throw new Error(`Body does not match ${ref}:\n${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`);
+    throw new Error(
+      `Body does not match ${ref}:\n${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`,
+    );
   }
 };

@@ -18,10 +18,16 @@ type ErrorBody = { ucp: { status: string }; messages: { code: string }[] };
 const demoKey = (): string => {
   const dir = process.env.E2E_PGLITE_DIR;
   if (!dir) throw new Error("E2E_PGLITE_DIR is set by playwright.config.ts");
-  return (JSON.parse(readFileSync(path.join(path.dirname(dir), "demo-platform-key.json"), "utf8")) as { key: string }).key;
+  return (
+    JSON.parse(readFileSync(path.join(path.dirname(dir), "demo-platform-key.json"), "utf8")) as {
+      key: string;
+    }
+  ).key;
 };
 
-test("unknown paths answer 404 route_not_found in the UCP envelope (seed: /checkouts is the wrong path)", async ({ request }) => {
+test("unknown paths answer 404 route_not_found in the UCP envelope (seed: /checkouts is the wrong path)", async ({
+  request,
+}) => {
   for (const [method, url] of [
     ["GET", "/no/such/path"],
     ["POST", "/s/summit-trail-outfitters/checkouts"],
@@ -38,7 +44,21 @@ test("unknown paths answer 404 route_not_found in the UCP envelope (seed: /check
   expect(((await store.json()) as ErrorBody).messages[0]?.code).toBe("store_not_found");
 });
 
-test("oversized request headers → 431 headers_too_large in the UCP envelope, from the HTTP server itself", async ({ baseURL }) => {
+test("a method a route does not serve → 405 method_not_allowed in the envelope (not Next's empty 405)", async ({
+  request,
+}) => {
+  const res = await request.fetch("/s/summit-trail-outfitters/carts", {
+    method: "PATCH",
+    headers: envelope(),
+  });
+  expect(res.status()).toBe(405);
+  expect(res.headers()["allow"]).toBe("POST");
+  expect(((await res.json()) as ErrorBody).messages[0]?.code).toBe("method_not_allowed");
+});
+
+test("oversized request headers → 431 headers_too_large in the UCP envelope, from the HTTP server itself", async ({
+  baseURL,
+}) => {
   const url = new URL("/.well-known/ucp", baseURL);
   const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = httpRequest(url, { method: "GET", headers: { "x-padding": "a".repeat(20_000) } }, (res) => {
@@ -56,7 +76,12 @@ test("oversized request headers → 431 headers_too_large in the UCP envelope, f
 
 test("a body over 1 MB → 413 payload_too_large; nothing is created", async ({ request }) => {
   const res = await request.post("/s/summit-trail-outfitters/carts", {
-    headers: { ...envelope(), "x-api-key": demoKey(), "idempotency-key": randomUUID(), "content-type": "application/json" },
+    headers: {
+      ...envelope(),
+      "x-api-key": demoKey(),
+      "idempotency-key": randomUUID(),
+      "content-type": "application/json",
+    },
     data: JSON.stringify({ line_items: [], pad: "x".repeat(1_100_000) }),
   });
   expect(res.status()).toBe(413);
@@ -66,12 +91,16 @@ test("a body over 1 MB → 413 payload_too_large; nothing is created", async ({ 
 test("the demo platform key printed by npm start reaches the token tier", async ({ request }) => {
   const anonymous = await request.get("/s/summit-trail-outfitters/carts/cart_x", { headers: envelope() });
   expect(anonymous.status()).toBe(403);
-  const keyed = await request.get("/s/summit-trail-outfitters/carts/cart_x", { headers: { ...envelope(), "x-api-key": demoKey() } });
+  const keyed = await request.get("/s/summit-trail-outfitters/carts/cart_x", {
+    headers: { ...envelope(), "x-api-key": demoKey() },
+  });
   expect(keyed.status()).toBe(200);
   expect(((await keyed.json()) as ErrorBody).messages[0]?.code).toBe("not_found");
 });
 
-test("the official MCP SDK client talks to a store's MCP: tools, annotations, results and tool errors", async ({ baseURL }) => {
+test("the official MCP SDK client talks to a store's MCP: tools, annotations, results and tool errors", async ({
+  baseURL,
+}) => {
   // Request-Id must be fresh on every request (seed §4), so the client's fetch adds it per call.
   const fetchWithEnvelope: typeof fetch = (input, init) => {
     const headers = new Headers(init?.headers);
@@ -86,7 +115,9 @@ test("the official MCP SDK client talks to a store's MCP: tools, annotations, re
   try {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["get_product", "create_cart", "get_cart", "update_cart", "cancel_cart"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["get_product", "create_cart", "get_cart", "update_cart", "cancel_cart"]),
+    );
     expect(tools.find((t) => t.name === "cancel_cart")?.annotations?.destructiveHint).toBe(true);
     expect(tools.find((t) => t.name === "get_cart")?.annotations?.readOnlyHint).toBe(true);
 
@@ -101,7 +132,10 @@ test("the official MCP SDK client talks to a store's MCP: tools, annotations, re
     await expect(
       client.callTool({
         name: "create_cart",
-        arguments: { meta: { "ucp-agent": { profile: AGENT } }, cart: { line_items: [{ item: { id: "var_x" }, quantity: 1 }] } },
+        arguments: {
+          meta: { "ucp-agent": { profile: AGENT } },
+          cart: { line_items: [{ item: { id: "var_x" }, quantity: 1 }] },
+        },
       }),
     ).rejects.toThrow("Tool create_cart requires meta[idempotency-key]");
   } finally {

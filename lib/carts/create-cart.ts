@@ -31,9 +31,13 @@ export const createCart = defineOperation({
     if (lines.length === 0) {
       // UCP cart: when no item can be added, answer with the error envelope and create nothing.
       const first = messages[0];
-      throw new AppError("item_unavailable", first?.content ?? "None of the line items can be sold by this store", {
-        path: "$.line_items",
-      });
+      throw new AppError(
+        "item_unavailable",
+        first?.content ?? "None of the line items can be sold by this store",
+        {
+          path: "$.line_items",
+        },
+      );
     }
     const cartId = newId("cart");
     const lineRows = lines.map((l, position) => ({

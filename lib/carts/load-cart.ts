@@ -17,7 +17,13 @@ export const CART_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const loadCartOrThrow = async (db: Db, ctx: OperationContext, id: string) => {
   const store = storeOf(ctx);
   const cart = await db.cart.findFirst({
-    where: { id, storeId: store.id, principalId: ctx.principal.id, status: "active", expiresAt: { gt: ctx.now } },
+    where: {
+      id,
+      storeId: store.id,
+      principalId: ctx.principal.id,
+      status: "active",
+      expiresAt: { gt: ctx.now },
+    },
     include: { lineItems: { orderBy: { position: "asc" } } },
   });
   if (!cart) throw new AppError("not_found", `No cart "${id}" in this store`, { path: "$.id" });
@@ -25,13 +31,23 @@ export const loadCartOrThrow = async (db: Db, ctx: OperationContext, id: string)
 };
 
 /** Re-prices a stored cart and renders it. */
-export const renderCart = async (db: Db, ctx: OperationContext, cart: Awaited<ReturnType<typeof loadCartOrThrow>>) => {
+export const renderCart = async (
+  db: Db,
+  ctx: OperationContext,
+  cart: Awaited<ReturnType<typeof loadCartOrThrow>>,
+) => {
   const store = storeOf(ctx);
   const { lines, messages } = await priceLines(
     db,
     store,
     cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
   );
-  const lineIds = cart.lineItems.filter((l) => lines.some((p) => p.variant.id === l.variantId)).map((l) => l.id);
-  return cartToWire({ ...cart, lineIds }, lines, messages, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion });
+  const lineIds = cart.lineItems
+    .filter((l) => lines.some((p) => p.variant.id === l.variantId))
+    .map((l) => l.id);
+  return cartToWire({ ...cart, lineIds }, lines, messages, {
+    store,
+    baseUrl: ctx.baseUrl,
+    ucpVersion: ctx.ucpVersion,
+  });
 };

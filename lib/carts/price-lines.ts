@@ -10,7 +10,10 @@ import type { LineItemInput } from "./schemas";
 // dropped with an `item_unavailable` error; lines beyond stock stay with an `out_of_stock` error so the agent
 // can fix them in one update. Line indexes in paths refer to the response's `line_items`.
 
-export type PricedLine = { variant: Variant & { product: { title: string; media: unknown } }; quantity: number };
+export type PricedLine = {
+  variant: Variant & { product: { title: string; media: unknown } };
+  quantity: number;
+};
 
 export const priceLines = async (
   db: Db,

@@ -47,7 +47,9 @@ export const getProduct = defineOperation({
       throw new AppError("not_found", `No product or variant with id "${input.id}"`, { path: "$.id" });
     }
     const featured = variantHit ? product.variants.find((v) => v.id === input.id) : undefined;
-    const variants = featured ? [featured, ...product.variants.filter((v) => v !== featured)] : product.variants;
+    const variants = featured
+      ? [featured, ...product.variants.filter((v) => v !== featured)]
+      : product.variants;
     const { store, ...row } = product;
     const wire = productToWire(row, variants, store, ctx.baseUrl, { detail: true });
     return {

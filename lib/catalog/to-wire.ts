@@ -12,9 +12,11 @@ type MediaItem = { type: string; url: string; alt_text?: string };
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 
 /** Absolute URL for a stored media path (the schema wants `format: uri`). */
-const absolute = (url: string, baseUrl: string): string => (/^https?:\/\//.test(url) ? url : `${baseUrl}${url}`);
+const absolute = (url: string, baseUrl: string): string =>
+  /^https?:\/\//.test(url) ? url : `${baseUrl}${url}`;
 
-export const storeEndpoint = (store: Pick<Store, "slug">, baseUrl: string): string => `${baseUrl}/s/${store.slug}`;
+export const storeEndpoint = (store: Pick<Store, "slug">, baseUrl: string): string =>
+  `${baseUrl}/s/${store.slug}`;
 
 export const sellerMetadata = (store: Pick<Store, "slug" | "name">, baseUrl: string) => ({
   svc_seller: { slug: store.slug, name: store.name, endpoint: storeEndpoint(store, baseUrl) },
@@ -32,15 +34,25 @@ export const variantToWire = (
   return {
     id: variant.id,
     title: variant.title,
-    description: { plain: variant.title === product.title ? product.descriptionText : `${product.title} — ${variant.title}` },
+    description: {
+      plain:
+        variant.title === product.title ? product.descriptionText : `${product.title} — ${variant.title}`,
+    },
     handle: variant.handle,
     ...(variant.sku ? { sku: variant.sku } : {}),
-    ...(variant.barcode ? { barcodes: [{ type: variant.barcodeType ?? "GTIN", value: variant.barcode }] } : {}),
+    ...(variant.barcode
+      ? { barcodes: [{ type: variant.barcodeType ?? "GTIN", value: variant.barcode }] }
+      : {}),
     price: price(variant.priceMinor, variant.currency),
-    ...(variant.listPriceMinor !== null ? { list_price: price(variant.listPriceMinor, variant.currency) } : {}),
+    ...(variant.listPriceMinor !== null
+      ? { list_price: price(variant.listPriceMinor, variant.currency) }
+      : {}),
     availability: { available, status: available ? "in_stock" : "out_of_stock" },
     options: asArray<SelectedOption>(variant.options),
-    seller: { name: store.name, links: [{ type: "store", url: storeEndpoint(store, baseUrl), title: store.name }] },
+    seller: {
+      name: store.name,
+      links: [{ type: "store", url: storeEndpoint(store, baseUrl), title: store.name }],
+    },
   };
 };
 
@@ -65,7 +77,11 @@ export const productToWire = (
     new Set(
       variants
         .filter((v) => v.inventory > 0)
-        .flatMap((v) => asArray<SelectedOption>(v.options).filter((o) => o.name === name).map((o) => o.label)),
+        .flatMap((v) =>
+          asArray<SelectedOption>(v.options)
+            .filter((o) => o.name === name)
+            .map((o) => o.label),
+        ),
     );
   return {
     id: product.id,
@@ -91,7 +107,9 @@ export const productToWire = (
       const inStock = availableLabels(o.name);
       return {
         name: o.name,
-        values: o.values.map((label) => (detail ? { label, available: inStock.has(label), exists: true } : { label })),
+        values: o.values.map((label) =>
+          detail ? { label, available: inStock.has(label), exists: true } : { label },
+        ),
       };
     }),
     variants: variants.map((v) => variantToWire(v, product, store, baseUrl)),

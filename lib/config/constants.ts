@@ -9,6 +9,7 @@ import { getEnv } from "./env";
 export const demoKeyFile = (): string => {
   if (process.env.DEMO_KEY_FILE) return path.resolve(process.env.DEMO_KEY_FILE);
   const env = getEnv();
-  if (env.DATABASE_URL || env.PGLITE_DIR.startsWith("memory://")) return path.resolve(".data/demo-platform-key.json");
+  if (env.DATABASE_URL || env.PGLITE_DIR.startsWith("memory://"))
+    return path.resolve(".data/demo-platform-key.json");
   return path.join(path.dirname(path.resolve(env.PGLITE_DIR)), "demo-platform-key.json");
 };

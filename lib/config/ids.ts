@@ -19,4 +19,5 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-export const newId = (kind: IdKind): string => `${ID_PREFIXES[kind]}_${randomBytes(16).toString("base64url")}`;
+export const newId = (kind: IdKind): string =>
+  `${ID_PREFIXES[kind]}_${randomBytes(16).toString("base64url")}`;

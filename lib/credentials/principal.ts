@@ -45,6 +45,7 @@ export const hasPermission = (principal: Principal, permission: string): boolean
 /** @throws AppError insufficient_scope when the credential lacks `permission`. */
 export const assertPermission = (principal: Principal, permission: string): void => {
   if (hasPermission(principal, permission)) return;
-  const who = principal.kind === "buyer" ? "The buyer token lacks scope" : "The platform key lacks permission";
+  const who =
+    principal.kind === "buyer" ? "The buyer token lacks scope" : "The platform key lacks permission";
   throw new AppError("insufficient_scope", `${who} ${permission}`, { details: { required: [permission] } });
 };

@@ -4,8 +4,8 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/http/errors";
 
 import { hashApiKey, isSameHash, parseApiKeyPrefix } from "./api-key-format";
-import { verifyBearerToken } from "./verify-bearer-token";
 import { ANONYMOUS, type Principal } from "./principal";
+import { verifyBearerToken } from "./verify-bearer-token";
 
 export type CredentialHeaders = { apiKey: string | null; authorization: string | null };
 
@@ -24,7 +24,13 @@ const resolveApiKey = async (key: string): Promise<Principal> => {
     throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
   }
   if (row.revokedAt) throw new AppError("invalid_api_key", "X-API-Key has been revoked");
-  return { kind: "platform", id: `key:${row.id}`, keyId: row.id, name: row.name, permissions: row.permissions };
+  return {
+    kind: "platform",
+    id: `key:${row.id}`,
+    keyId: row.id,
+    name: row.name,
+    permissions: row.permissions,
+  };
 };
 
 /**

@@ -13,7 +13,12 @@ import type { RouteContext } from "./ucp-route";
 export const PROFILE_CACHE_CONTROL = "public, max-age=300";
 
 export const discoveryRoute =
-  (build: (params: Record<string, string | string[] | undefined>, baseUrl: string) => Promise<unknown> | unknown) =>
+  (
+    build: (
+      params: Record<string, string | string[] | undefined>,
+      baseUrl: string,
+    ) => Promise<unknown> | unknown,
+  ) =>
   async (request: Request, context: RouteContext): Promise<Response> => {
     const requestId = echoableRequestId(request.headers);
     try {

@@ -24,7 +24,11 @@ const protocol = (
   severity: Severity = "unrecoverable",
 ): ErrorSpec => ({ kind: "protocol", httpStatus, mcpCode, severity, source, docs });
 
-const business = (source: ErrorSpec["source"], docs: string, severity: Severity = "recoverable"): ErrorSpec => ({
+const business = (
+  source: ErrorSpec["source"],
+  docs: string,
+  severity: Severity = "recoverable",
+): ErrorSpec => ({
   kind: "business",
   httpStatus: 200,
   mcpCode: 0,
@@ -38,7 +42,12 @@ export const ERROR_CODES = {
   /** Thrown by resolvePrincipal: X-API-Key unknown or revoked (seed §7: 401). */
   invalid_api_key: protocol(401, -32000, "seed", "Unknown or revoked platform key: use a valid X-API-Key."),
   /** Thrown by resolvePrincipal: bearer expired or invalid (seed §5 rule 2: 401 + WWW-Authenticate). */
-  invalid_token: protocol(401, -32000, "seed", "Expired or invalid bearer token: refresh it with refresh_token."),
+  invalid_token: protocol(
+    401,
+    -32000,
+    "seed",
+    "Expired or invalid bearer token: refresh it with refresh_token.",
+  ),
   /** Thrown by assertTier: the operation needs a higher trust tier than the request reached (status ours). */
   insufficient_trust: protocol(403, -32000, "ours", "Trust tier too low: authenticate to the token tier."),
   /** Thrown by assertScope: the credential lacks a permission or scope (UCP: 403). */
@@ -50,11 +59,21 @@ export const ERROR_CODES = {
   /** Thrown by readRequestEnvelope: no UCP-Agent header (status ours). */
   missing_ucp_agent: protocol(400, -32600, "ours", 'Send UCP-Agent: profile="https://…/.well-known/ucp".'),
   /** Thrown by readRequestEnvelope: UCP-Agent is not an RFC 8941 dictionary with a string profile (status ours). */
-  invalid_ucp_agent: protocol(400, -32600, "ours", 'UCP-Agent must be an RFC 8941 dictionary: profile="<url>".'),
+  invalid_ucp_agent: protocol(
+    400,
+    -32600,
+    "ours",
+    'UCP-Agent must be an RFC 8941 dictionary: profile="<url>".',
+  ),
   /** Thrown by readRequestEnvelope / MCP meta check: the profile is not an absolute http(s) URL (UCP: 400, -32001). */
   invalid_profile_url: protocol(400, -32001, "ucp", "The agent profile must be an absolute https URL."),
   /** Thrown by the REST wrapper: state-changing call without Idempotency-Key (status ours). */
-  missing_idempotency_key: protocol(400, -32602, "ours", "Send an Idempotency-Key header on state-changing calls."),
+  missing_idempotency_key: protocol(
+    400,
+    -32602,
+    "ours",
+    "Send an Idempotency-Key header on state-changing calls.",
+  ),
   /** Thrown by negotiateVersion: the platform's UCP version is not served (UCP §4: 422, -32001). */
   version_unsupported: protocol(422, -32001, "ucp", "This service speaks UCP 2026-04-08."),
 
@@ -84,17 +103,36 @@ export const ERROR_CODES = {
   /** Thrown when an operation conflicts with the resource's state (ours: 409). */
   conflict: protocol(409, -32000, "ours", "The resource is not in a state that allows this operation."),
   /** Thrown by withIdempotency: same key, different arguments (UCP: 409; the name is ours). */
-  idempotency_key_reused: protocol(409, -32000, "ours", "This Idempotency-Key was used with other arguments."),
+  idempotency_key_reused: protocol(
+    409,
+    -32000,
+    "ours",
+    "This Idempotency-Key was used with other arguments.",
+  ),
   /** Thrown by withIdempotency: the first call with this key is still running (409 + Retry-After; ours). */
-  idempotency_in_flight: protocol(409, -32000, "ours", "A call with this Idempotency-Key is still in progress."),
+  idempotency_in_flight: protocol(
+    409,
+    -32000,
+    "ours",
+    "A call with this Idempotency-Key is still in progress.",
+  ),
   /** Thrown by withIdempotency when the key store is unavailable: fail closed (UCP §14: 503). */
-  service_unavailable: protocol(503, -32000, "ucp", "Temporarily unavailable: retry after the Retry-After delay."),
+  service_unavailable: protocol(
+    503,
+    -32000,
+    "ucp",
+    "Temporarily unavailable: retry after the Retry-After delay.",
+  ),
   /** Anything unexpected: logged with the Request-Id; its message never reaches the client. */
   internal_error: protocol(500, -32603, "ucp", "Unexpected error; it has been logged with your Request-Id."),
 
   // ── business outcomes (HTTP 200 + ucp.status "error") ──────────────────────────────────
   /** Thrown when an id (product, cart, checkout, order) is unknown or not visible to the caller (UCP: 200). */
-  not_found: business("ucp", "No such resource for this caller; start over from search or create.", "unrecoverable"),
+  not_found: business(
+    "ucp",
+    "No such resource for this caller; start over from search or create.",
+    "unrecoverable",
+  ),
   /** Thrown by createCart when none of the requested variants is sold by the store (UCP standard code). */
   item_unavailable: business("ucp", "Use variant ids from this store's catalog (metadata.svc_seller.slug)."),
   /** Thrown by selectRail: several rails and none selected; no order is placed (seed §4). */

@@ -13,7 +13,9 @@ test("toJsonPath writes RFC 9535 paths", () => {
 });
 
 test("a ZodError becomes invalid_request with the first issue's path", () => {
-  const result = z.object({ items: z.array(z.object({ q: z.number().int() })) }).safeParse({ items: [{ q: 1.5 }] });
+  const result = z
+    .object({ items: z.array(z.object({ q: z.number().int() })) })
+    .safeParse({ items: [{ q: 1.5 }] });
   assert.equal(result.success, false);
   const error = toAppError(result.error);
   assert.equal(error.code, "invalid_request");

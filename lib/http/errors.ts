@@ -66,7 +66,9 @@ export const toAppError = (error: unknown, pathRoot = "$"): AppError => {
     const message = first ? `${path}: ${first.message}` : "Invalid request";
     return new AppError("invalid_request", message, {
       path,
-      details: { issues: error.issues.map((i) => ({ path: toJsonPath(i.path, pathRoot), message: i.message })) },
+      details: {
+        issues: error.issues.map((i) => ({ path: toJsonPath(i.path, pathRoot), message: i.message })),
+      },
     });
   }
   if (isPrismaNotFound(error)) return new AppError("not_found", "Not found", { cause: error });

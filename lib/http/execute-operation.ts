@@ -12,7 +12,11 @@ import type { AnyOperation, OperationContext } from "./operation";
 // The single path from a surface to an operation: trust and scope checks, input validation, idempotency,
 // and the conversion of the operation's outcome into stored bytes. REST and MCP both call this.
 
-const runToOutcome = async (op: AnyOperation, ctx: OperationContext, input: unknown): Promise<StoredOutcome> => {
+const runToOutcome = async (
+  op: AnyOperation,
+  ctx: OperationContext,
+  input: unknown,
+): Promise<StoredOutcome> => {
   try {
     const result = await op.run(ctx, input);
     return { status: result.status ?? 200, bodyText: JSON.stringify(result.body) };
@@ -44,7 +48,10 @@ export const executeOperation = async (
   if (!op.mutates) return { ...(await runToOutcome(op, ctx, input)), replayed: false };
   if (!ctx.idempotencyKey) {
     // surfaces check this first with their own wording; this guards a surface that forgot
-    throw new AppError("missing_idempotency_key", `${op.name} is state-changing and needs an idempotency key`);
+    throw new AppError(
+      "missing_idempotency_key",
+      `${op.name} is state-changing and needs an idempotency key`,
+    );
   }
   return withIdempotency(
     {
@@ -64,6 +71,7 @@ export const outcomeError = (outcome: StoredOutcome): AppError | null => {
   if (outcome.status < 400) return null;
   const body = JSON.parse(outcome.bodyText) as Partial<ErrorBody>;
   const first = body.messages?.[0];
-  const code = first && "code" in first && first.code && isErrorCode(first.code) ? first.code : "internal_error";
+  const code =
+    first && "code" in first && first.code && isErrorCode(first.code) ? first.code : "internal_error";
   return new AppError(code, first?.content ?? "Error", first?.path ? { path: first.path } : {});
 };

@@ -53,8 +53,9 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: a registry holds descriptors of any input schema
 export type AnyOperation = OperationDescriptor<any>;
 
-export const defineOperation = <S extends z.ZodType>(descriptor: OperationDescriptor<S>): OperationDescriptor<S> =>
-  descriptor;
+export const defineOperation = <S extends z.ZodType>(
+  descriptor: OperationDescriptor<S>,
+): OperationDescriptor<S> => descriptor;
 
 /** The store of a per-store operation; a registry wiring error if absent (never a client error). */
 export const storeOf = (ctx: OperationContext): Store => {

@@ -4,10 +4,16 @@ import { test } from "node:test";
 import { AppError } from "./errors";
 import { parseJsonBody } from "./parse-body";
 
-const post = (body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = { "content-type": "application/json" }) =>
-  new Request("http://x/", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+const post = (
+  body: string | ReadableStream<Uint8Array>,
+  headers: Record<string, string> = { "content-type": "application/json" },
+) => new Request("http://x/", { method: "POST", body, headers, duplex: "half" } as RequestInit);
 
-const codeOf = async (p: Promise<unknown>) => p.then(() => "none", (e: unknown) => (e instanceof AppError ? e.code : String(e)));
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => "none",
+    (e: unknown) => (e instanceof AppError ? e.code : String(e)),
+  );
 
 test("parses JSON, accepts +json media types, empty body is undefined", async () => {
   assert.deepEqual(await parseJsonBody(post('{"a":1}')), { a: 1 });
@@ -16,7 +22,10 @@ test("parses JSON, accepts +json media types, empty body is undefined", async ()
 });
 
 test("wrong content type, malformed JSON", async () => {
-  assert.equal(await codeOf(parseJsonBody(post('{"a":1}', { "content-type": "text/plain" }))), "unsupported_media_type");
+  assert.equal(
+    await codeOf(parseJsonBody(post('{"a":1}', { "content-type": "text/plain" }))),
+    "unsupported_media_type",
+  );
   assert.equal(await codeOf(parseJsonBody(post("{a:1}"))), "malformed_json");
 });
 

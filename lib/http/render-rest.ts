@@ -7,7 +7,10 @@ import { logError } from "./log";
 // REST renderer (STYLE.md §6): JSON body, status and headers. Route files never build error JSON.
 
 const baseHeaders = (requestId: string | null, extra?: Record<string, string>): Headers => {
-  const headers = new Headers({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  const headers = new Headers({
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+  });
   if (requestId) headers.set("request-id", requestId);
   for (const [k, v] of Object.entries(extra ?? {})) headers.set(k, v);
   return headers;
@@ -24,5 +27,10 @@ export const jsonResponse = (
 /** An AppError as the UCP error envelope with its table status (business → 200, protocol → 4xx/5xx). */
 export const errorResponse = (error: AppError, requestId: string | null, version = UCP_VERSION): Response => {
   if (error.code === "internal_error") logError(error, requestId);
-  return jsonResponse(error.spec.httpStatus, JSON.stringify(errorBody(error, version)), requestId, error.headers);
+  return jsonResponse(
+    error.spec.httpStatus,
+    JSON.stringify(errorBody(error, version)),
+    requestId,
+    error.headers,
+  );
 };

@@ -32,11 +32,9 @@ export const readRequestId = (headers: Headers): string => {
     throw new AppError("missing_request_id", "Request-Id header is required (a unique id per request)");
   }
   if (!echoableRequestId(headers)) {
-    throw new AppError(
-      "invalid_request",
-      `Request-Id must be 1-${MAX_REQUEST_ID} visible ASCII characters`,
-      { path: "header:Request-Id" },
-    );
+    throw new AppError("invalid_request", `Request-Id must be 1-${MAX_REQUEST_ID} visible ASCII characters`, {
+      path: "header:Request-Id",
+    });
   }
   return raw.trim();
 };
@@ -102,7 +100,10 @@ export const readUcpAgent = (headers: Headers): { agentProfile: string; ucpVersi
   // undefined = absent, null = present but not a string: `??` would turn the latter into "absent"
   const version = dict.has("version") ? stringMember(dict, "version") : stringMember(dict, "ucp-version");
   if (version === null) {
-    throw new AppError("invalid_ucp_agent", 'UCP-Agent version must be a quoted string: version="2026-04-08"');
+    throw new AppError(
+      "invalid_ucp_agent",
+      'UCP-Agent version must be a quoted string: version="2026-04-08"',
+    );
   }
   return { agentProfile: assertProfileUrl(profile, "UCP-Agent"), ucpVersion: negotiateVersion(version) };
 };

@@ -56,7 +56,9 @@ export type UcpRouteOptions = {
 
 const readOptionalEnvelope = (headers: Headers): RequestEnvelope => {
   const requestId = headers.has("request-id") ? readRequestId(headers) : randomUUID();
-  const agent = headers.has("ucp-agent") ? readUcpAgent(headers) : { agentProfile: "", ucpVersion: UCP_VERSION };
+  const agent = headers.has("ucp-agent")
+    ? readUcpAgent(headers)
+    : { agentProfile: "", ucpVersion: UCP_VERSION };
   return { requestId, ...agent };
 };
 
@@ -115,13 +117,38 @@ export const ucpRoute =
     }
   };
 
-/** A handler for methods a path does not support: 405 with the UCP error envelope and an Allow header. */
-export const methodNotAllowed =
-  (allowed: readonly string[]) =>
-  async (request: Request): Promise<Response> =>
-    errorResponse(
-      new AppError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}`, {
-        headers: { allow: allowed.join(", ") },
-      }),
-      echoableRequestId(request.headers),
-    );
+type Handler = (request: Request, context: RouteContext) => Promise<Response>;
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+/**
+ * 405 with the UCP envelope and an Allow header. Under /s/<slug>/ an unknown store is reported first, as
+ * everywhere else on that prefix.
+ */
+const methodNotAllowed =
+  (allowed: readonly string[]): Handler =>
+  async (request, context) => {
+    const requestId = echoableRequestId(request.headers);
+    try {
+      const slug = param(await context.params, "store_slug");
+      if (slug !== undefined) await getStoreOrThrow(slug);
+      throw new AppError(
+        "method_not_allowed",
+        `${request.method} is not allowed here; use ${allowed.join(", ")}`,
+        {
+          headers: { allow: allowed.join(", ") },
+        },
+      );
+    } catch (thrown) {
+      return errorResponse(toAppError(thrown), requestId);
+    }
+  };
+
+/**
+ * Every HTTP method of a route file: the given handlers, and a 405 in the UCP envelope for the rest (Next's own
+ * 405 has no body). Usage: `export const { GET, POST, PUT, PATCH, DELETE } = withMethods({ POST: ucpRoute(op) })`.
+ */
+export const withMethods = (handlers: Partial<Record<Method, Handler>>): Record<Method, Handler> => {
+  const fallback = methodNotAllowed(Object.keys(handlers));
+  return Object.fromEntries(METHODS.map((m) => [m, handlers[m] ?? fallback])) as Record<Method, Handler>;
+};

@@ -11,5 +11,9 @@ export const requestHash = (operation: string, input: unknown): string =>
   sha256(canonicalize({ operation, input: input ?? null }) ?? "null");
 
 /** Scope = principal + store + operation + key, hashed into one unique column. */
-export const scopeHash = (scope: { principalId: string; storeSlug: string; operation: string; key: string }) =>
-  sha256(canonicalize([scope.principalId, scope.storeSlug, scope.operation, scope.key]) ?? "");
+export const scopeHash = (scope: {
+  principalId: string;
+  storeSlug: string;
+  operation: string;
+  key: string;
+}) => sha256(canonicalize([scope.principalId, scope.storeSlug, scope.operation, scope.key]) ?? "");

@@ -49,9 +49,13 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
   const echoId = echoableRequestId(request.headers);
   if (request.method !== "POST") {
     // A stateless server has no GET stream to offer (DECISIONS.md A: answer GET with 405 ourselves).
-    const error = new AppError("method_not_allowed", `${request.method} is not supported on MCP; POST JSON-RPC`, {
-      headers: { allow: "POST" },
-    });
+    const error = new AppError(
+      "method_not_allowed",
+      `${request.method} is not supported on MCP; POST JSON-RPC`,
+      {
+        headers: { allow: "POST" },
+      },
+    );
     return jsonRpcErrorResponse(error, echoId);
   }
   let body: unknown;

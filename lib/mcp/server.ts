@@ -63,7 +63,13 @@ const toolInput = (op: AnyOperation, args: Record<string, unknown>): unknown => 
   return takesId && args.id !== undefined ? { ...payload, id: args.id } : payload;
 };
 
-export const createMcpServer = ({ name, instructions, tools, context, onProtocolError }: McpServerOptions) => {
+export const createMcpServer = ({
+  name,
+  instructions,
+  tools,
+  context,
+  onProtocolError,
+}: McpServerOptions) => {
   const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: {} }, instructions });
   const byName = new Map(tools.map((op) => [op.name, op]));
 
@@ -96,7 +102,9 @@ export const createMcpServer = ({ name, instructions, tools, context, onProtocol
       return toolResult(outcome.bodyText);
     } catch (thrown) {
       const error =
-        thrown instanceof McpProtocolError ? thrown : toMcpProtocolError(toAppError(thrown), context.requestId);
+        thrown instanceof McpProtocolError
+          ? thrown
+          : toMcpProtocolError(toAppError(thrown), context.requestId);
       onProtocolError(error.httpStatus);
       throw error;
     }

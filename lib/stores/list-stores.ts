@@ -1,7 +1,6 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 export type StoreSummary = {

@@ -1,7 +1,6 @@
 // Store signing keys (ES256 / P-256): minted here, published as public JWKs in the store profile's signing_keys.
 // No "server-only" import on purpose: the seed (plain tsx, outside Next) mints keys through this module too.
-import { calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
-import type { JWK } from "jose";
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from "jose";
 
 export type SigningKeyMaterial = {
   /** RFC 7638 JWK thumbprint of the public key; stable for the key, so it doubles as the id verifiers look up. */

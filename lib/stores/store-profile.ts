@@ -2,7 +2,12 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import type { Store, StoreSigningKey } from "@/lib/generated/prisma/client";
-import { capabilityEntry, SERVICE_SCHEMAS, SHOPPING_SERVICE, type CapabilityName } from "@/lib/ucp/capabilities";
+import {
+  capabilityEntry,
+  SERVICE_SCHEMAS,
+  SHOPPING_SERVICE,
+  type CapabilityName,
+} from "@/lib/ucp/capabilities";
 import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -69,7 +74,12 @@ export const paymentHandlers = (store: Store) => {
   return handlers;
 };
 
-export const buildStoreProfile = (store: Store, keys: readonly StoreSigningKey[], baseUrl: string, now: Date) => {
+export const buildStoreProfile = (
+  store: Store,
+  keys: readonly StoreSigningKey[],
+  baseUrl: string,
+  now: Date,
+) => {
   const endpoint = `${baseUrl}/s/${store.slug}`;
   return {
     ucp: {
@@ -106,6 +116,9 @@ export const buildStoreProfile = (store: Store, keys: readonly StoreSigningKey[]
 export const getStoreProfile = async (slug: string, baseUrl: string, now = new Date()) => {
   const store = await getStoreOrThrow(slug);
   const db = await getDb();
-  const keys = await db.storeSigningKey.findMany({ where: { storeId: store.id }, orderBy: { createdAt: "asc" } });
+  const keys = await db.storeSigningKey.findMany({
+    where: { storeId: store.id },
+    orderBy: { createdAt: "asc" },
+  });
   return buildStoreProfile(store, keys, baseUrl, now);
 };

@@ -37,7 +37,10 @@ export const CAPABILITIES: Record<CapabilityName, CapabilityInfo> = {
     schema: `${SCHEMA_BASE}/shopping/catalog_lookup.json`,
   },
   "dev.ucp.shopping.cart": { spec: `${SPEC_BASE}/cart`, schema: `${SCHEMA_BASE}/shopping/cart.json` },
-  "dev.ucp.shopping.checkout": { spec: `${SPEC_BASE}/checkout`, schema: `${SCHEMA_BASE}/shopping/checkout.json` },
+  "dev.ucp.shopping.checkout": {
+    spec: `${SPEC_BASE}/checkout`,
+    schema: `${SCHEMA_BASE}/shopping/checkout.json`,
+  },
   "dev.ucp.shopping.order": { spec: `${SPEC_BASE}/order`, schema: `${SCHEMA_BASE}/shopping/order.json` },
   "dev.ucp.shopping.fulfillment": {
     spec: `${SPEC_BASE}/fulfillment`,

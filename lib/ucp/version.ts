@@ -17,9 +17,13 @@ const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 export const negotiateVersion = (platformVersion: string | undefined): string => {
   if (platformVersion === undefined) return UCP_VERSION;
   if (!VERSION_PATTERN.test(platformVersion)) {
-    throw new AppError("invalid_ucp_agent", `UCP-Agent version "${platformVersion}" is not a YYYY-MM-DD date`);
+    throw new AppError(
+      "invalid_ucp_agent",
+      `UCP-Agent version "${platformVersion}" is not a YYYY-MM-DD date`,
+    );
   }
-  if (platformVersion === UCP_VERSION || SUPPORTED_OLDER_VERSIONS.includes(platformVersion)) return platformVersion;
+  if (platformVersion === UCP_VERSION || SUPPORTED_OLDER_VERSIONS.includes(platformVersion))
+    return platformVersion;
   throw new AppError(
     "version_unsupported",
     `UCP version ${platformVersion} is not supported; this service speaks ${UCP_VERSION}`,

@@ -4,8 +4,7 @@
 import type { OptionSpec, ProductType, Vertical } from "./catalog/types";
 import type { DemoStore } from "./demo-stores";
 import { toGtin13 } from "./gtin";
-import { createRng } from "./prng";
-import type { Rng } from "./prng";
+import { createRng, type Rng } from "./prng";
 import { SEED_NAMESPACE, seedId } from "./seed-ids";
 
 export type Attribute = { name: string; value: string };

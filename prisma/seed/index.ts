@@ -2,12 +2,9 @@
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { createSigningKeyMaterial } from "@/lib/stores/signing-keys";
 
-import { DEMO_STORES, allocateProducts } from "./demo-stores";
-import type { DemoStore } from "./demo-stores";
-import { createHandleRegistry, generateProduct } from "./generate-catalog";
-import type { ProductRow, VariantRow } from "./generate-catalog";
-import { insertCatalogChunk } from "./insert-rows";
-import type { InsertStrategy } from "./insert-rows";
+import { allocateProducts, DEMO_STORES, type DemoStore } from "./demo-stores";
+import { createHandleRegistry, generateProduct, type ProductRow, type VariantRow } from "./generate-catalog";
+import { insertCatalogChunk, type InsertStrategy } from "./insert-rows";
 import { NO_PROGRESS, startProgressBar } from "./progress-bar";
 import { seedId, seedSuiAddress } from "./seed-ids";
 

@@ -2,8 +2,7 @@
 // natural key, so reseeding yields the same ids (links in demos, docs and bookmarked URLs keep working).
 import { createHash } from "node:crypto";
 
-import { ID_PREFIXES } from "@/lib/config/ids";
-import type { IdKind } from "@/lib/config/ids";
+import { ID_PREFIXES, type IdKind } from "@/lib/config/ids";
 
 /** Namespace of every seed hash; bump it to deliberately change all demo ids. */
 export const SEED_NAMESPACE = "seed";

@@ -13,7 +13,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { toPublicJwk } from "@/lib/stores/signing-keys";
 import { applyMigrations } from "@/scripts/db/migrate-engine";
 
-import { DEMO_STORES, allocateProducts } from "./demo-stores";
+import { allocateProducts, DEMO_STORES } from "./demo-stores";
 import { gtin13CheckDigit, isValidGtin13 } from "./gtin";
 import { DEFAULT_SEED_ANCHOR, isDatabaseEmpty, resetDemoData, seedDatabase } from "./index";
 

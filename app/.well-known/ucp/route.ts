@@ -1,6 +1,9 @@
 import { discoveryRoute } from "@/lib/http/discovery-route";
+import { withMethods } from "@/lib/http/ucp-route";
 import { buildApexProfile } from "@/lib/ucp/apex-profile";
 
 export const dynamic = "force-dynamic";
 
-export const GET = discoveryRoute((_params, baseUrl) => buildApexProfile(baseUrl));
+export const { GET, POST, PUT, PATCH, DELETE } = withMethods({
+  GET: discoveryRoute((_params, baseUrl) => buildApexProfile(baseUrl)),
+});

@@ -16,7 +16,12 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 type Cart = {
   id: string;
   currency: string;
-  line_items: { id: string; item: { id: string; title: string; price: number }; quantity: number; totals: { type: string; amount: number }[] }[];
+  line_items: {
+    id: string;
+    item: { id: string; title: string; price: number };
+    quantity: number;
+    totals: { type: string; amount: number }[];
+  }[];
   totals: { type: string; amount: number }[];
   messages: { type: string; code: string; path?: string; severity?: string }[];
 };
@@ -29,16 +34,24 @@ let socks: { id: string; priceMinor: number };
 let soldOut: { id: string };
 let key: string;
 
-const headers = (extra: Record<string, string> = {}) => ({ "x-api-key": key, "idempotency-key": randomUUID(), ...extra });
+const headers = (extra: Record<string, string> = {}) => ({
+  "x-api-key": key,
+  "idempotency-key": randomUUID(),
+  ...extra,
+});
 const total = (cart: Cart, type: string) => cart.totals.find((t) => t.type === type)?.amount;
 
 before(async () => {
   await prepareTestDatabase();
   store = await seedStore();
   otherStore = await seedStore();
-  boots = (await seedProduct(store, { title: "Trail Boot", variants: [{ priceMinor: 11999, inventory: 5 }] })).variants[0]!;
-  socks = (await seedProduct(store, { title: "Wool Socks", variants: [{ priceMinor: 1450, inventory: 100 }] })).variants[0]!;
-  soldOut = (await seedProduct(store, { title: "Rare Hat", variants: [{ priceMinor: 3000, inventory: 0 }] })).variants[0]!;
+  boots = (await seedProduct(store, { title: "Trail Boot", variants: [{ priceMinor: 11999, inventory: 5 }] }))
+    .variants[0]!;
+  socks = (
+    await seedProduct(store, { title: "Wool Socks", variants: [{ priceMinor: 1450, inventory: 100 }] })
+  ).variants[0]!;
+  soldOut = (await seedProduct(store, { title: "Rare Hat", variants: [{ priceMinor: 3000, inventory: 0 }] }))
+    .variants[0]!;
   key = (await seedPlatformKey()).key;
 });
 after(closeTestDatabase);
@@ -47,15 +60,23 @@ describe("REST /s/:slug/carts", () => {
   test("create → 201, schema-valid, live prices, integer totals (one subtotal, one total)", async () => {
     const res = await rest<Cart>("POST", `/s/${store.slug}/carts`, {
       headers: headers(),
-      body: { line_items: [{ item: { id: boots.id }, quantity: 2 }, { item: { id: socks.id }, quantity: 3 }] },
+      body: {
+        line_items: [
+          { item: { id: boots.id }, quantity: 2 },
+          { item: { id: socks.id }, quantity: 3 },
+        ],
+      },
     });
     assert.equal(res.status, 201, res.text);
     assertUcpSchema("shopping/cart.json", res.body);
     assert.equal(res.body.currency, "USD");
-    assert.deepEqual(res.body.line_items.map((l) => [l.item.id, l.item.price, l.quantity]), [
-      [boots.id, 11999, 2],
-      [socks.id, 1450, 3],
-    ]);
+    assert.deepEqual(
+      res.body.line_items.map((l) => [l.item.id, l.item.price, l.quantity]),
+      [
+        [boots.id, 11999, 2],
+        [socks.id, 1450, 3],
+      ],
+    );
     assert.equal(total(res.body, "subtotal"), 2 * 11999 + 3 * 1450);
     assert.equal(total(res.body, "total"), 2 * 11999 + 3 * 1450);
     for (const t of res.body.totals) assert.ok(Number.isInteger(t.amount));
@@ -68,7 +89,9 @@ describe("REST /s/:slug/carts", () => {
       body: { line_items: [{ item: { id: socks.id }, quantity: 1 }] },
     });
     await (await getDb()).variant.update({ where: { id: socks.id }, data: { priceMinor: 1500 } });
-    const read = await rest<Cart>("GET", `/s/${store.slug}/carts/${created.body.id}`, { headers: { "x-api-key": key } });
+    const read = await rest<Cart>("GET", `/s/${store.slug}/carts/${created.body.id}`, {
+      headers: { "x-api-key": key },
+    });
     assert.equal(read.status, 200);
     assertUcpSchema("shopping/cart.json", read.body);
     assert.equal(read.body.line_items[0]?.item.price, 1500);
@@ -113,7 +136,12 @@ describe("REST /s/:slug/carts", () => {
   test("update is a full replacement of the lines", async () => {
     const created = await rest<Cart>("POST", `/s/${store.slug}/carts`, {
       headers: headers(),
-      body: { line_items: [{ item: { id: boots.id }, quantity: 1 }, { item: { id: socks.id }, quantity: 1 }] },
+      body: {
+        line_items: [
+          { item: { id: boots.id }, quantity: 1 },
+          { item: { id: socks.id }, quantity: 1 },
+        ],
+      },
     });
     const updated = await rest<Cart>("PUT", `/s/${store.slug}/carts/${created.body.id}`, {
       headers: headers(),
@@ -121,7 +149,10 @@ describe("REST /s/:slug/carts", () => {
     });
     assert.equal(updated.status, 200, updated.text);
     assertUcpSchema("shopping/cart.json", updated.body);
-    assert.deepEqual(updated.body.line_items.map((l) => [l.item.id, l.quantity]), [[socks.id, 4]]);
+    assert.deepEqual(
+      updated.body.line_items.map((l) => [l.item.id, l.quantity]),
+      [[socks.id, 4]],
+    );
     assert.equal(total(updated.body, "total"), 4 * socks.priceMinor);
   });
 
@@ -130,19 +161,28 @@ describe("REST /s/:slug/carts", () => {
       headers: headers(),
       body: { line_items: [{ item: { id: socks.id }, quantity: 2 }] },
     });
-    const canceled = await rest<Cart>("POST", `/s/${store.slug}/carts/${created.body.id}/cancel`, { headers: headers() });
+    const canceled = await rest<Cart>("POST", `/s/${store.slug}/carts/${created.body.id}/cancel`, {
+      headers: headers(),
+    });
     assert.equal(canceled.status, 200);
     assert.equal(canceled.body.id, created.body.id);
     assert.equal(canceled.body.line_items[0]?.quantity, 2);
     for (const [method, path, body] of [
       ["GET", `/s/${store.slug}/carts/${created.body.id}`, undefined],
-      ["PUT", `/s/${store.slug}/carts/${created.body.id}`, { line_items: [{ item: { id: socks.id }, quantity: 1 }] }],
+      [
+        "PUT",
+        `/s/${store.slug}/carts/${created.body.id}`,
+        { line_items: [{ item: { id: socks.id }, quantity: 1 }] },
+      ],
       ["POST", `/s/${store.slug}/carts/${created.body.id}/cancel`, undefined],
     ] as const) {
       const res = await rest(method, path, { headers: headers(), body });
       assert.equal(res.status, 200, `${method} ${path}`);
       assertUcpSchema("shopping/types/error_response.json", res.body);
-      assert.equal((res.body as { messages: { code: string; severity: string }[] }).messages[0]?.code, "not_found");
+      assert.equal(
+        (res.body as { messages: { code: string; severity: string }[] }).messages[0]?.code,
+        "not_found",
+      );
     }
   });
 
@@ -151,10 +191,14 @@ describe("REST /s/:slug/carts", () => {
       headers: headers(),
       body: { line_items: [{ item: { id: socks.id }, quantity: 1 }] },
     });
-    const wrongStore = await rest("GET", `/s/${otherStore.slug}/carts/${created.body.id}`, { headers: { "x-api-key": key } });
+    const wrongStore = await rest("GET", `/s/${otherStore.slug}/carts/${created.body.id}`, {
+      headers: { "x-api-key": key },
+    });
     assert.equal((wrongStore.body as { messages: { code: string }[] }).messages[0]?.code, "not_found");
     const other = await seedPlatformKey();
-    const wrongKey = await rest("GET", `/s/${store.slug}/carts/${created.body.id}`, { headers: { "x-api-key": other.key } });
+    const wrongKey = await rest("GET", `/s/${store.slug}/carts/${created.body.id}`, {
+      headers: { "x-api-key": other.key },
+    });
     assert.equal((wrongKey.body as { messages: { code: string }[] }).messages[0]?.code, "not_found");
   });
 
@@ -175,16 +219,27 @@ describe("MCP create_cart / get_cart / update_cart / cancel_cart", () => {
     });
 
   test("the same lifecycle through the cart namespace and top-level id", async () => {
-    const created = await call("create_cart", { cart: { line_items: [{ item: { id: boots.id }, quantity: 1 }] } });
+    const created = await call("create_cart", {
+      cart: { line_items: [{ item: { id: boots.id }, quantity: 1 }] },
+    });
     const cart = created.body.result!.structuredContent;
     assertUcpSchema("shopping/cart.json", cart);
     const read = await call("get_cart", { id: cart.id }, false);
     assert.equal(read.body.result?.structuredContent.id, cart.id);
-    const updated = await call("update_cart", { id: cart.id, cart: { line_items: [{ item: { id: socks.id }, quantity: 2 }] } });
-    assert.deepEqual(updated.body.result?.structuredContent.line_items.map((l) => l.item.id), [socks.id]);
+    const updated = await call("update_cart", {
+      id: cart.id,
+      cart: { line_items: [{ item: { id: socks.id }, quantity: 2 }] },
+    });
+    assert.deepEqual(
+      updated.body.result?.structuredContent.line_items.map((l) => l.item.id),
+      [socks.id],
+    );
     const canceled = await call("cancel_cart", { id: cart.id });
     assert.equal(canceled.body.result?.structuredContent.id, cart.id);
     const after = await call("get_cart", { id: cart.id }, false);
-    assert.equal((after.body.result?.structuredContent as unknown as { messages: { code: string }[] }).messages[0]?.code, "not_found");
+    assert.equal(
+      (after.body.result?.structuredContent as unknown as { messages: { code: string }[] }).messages[0]?.code,
+      "not_found",
+    );
   });
 });

@@ -13,7 +13,11 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 type Product = {
   id: string;
   price_range: { min: { amount: number; currency: string }; max: { amount: number } };
-  variants: { id: string; price: { amount: number; currency: string }; availability: { available: boolean } }[];
+  variants: {
+    id: string;
+    price: { amount: number; currency: string };
+    availability: { available: boolean };
+  }[];
   selected?: { name: string; label: string }[];
   metadata: { svc_seller: { slug: string; name: string; endpoint: string } };
 };
@@ -40,18 +44,27 @@ after(closeTestDatabase);
 
 const surfaces = [
   ["global REST", () => rest<ProductBody>("POST", "/catalog/product", { body: { id: product.id } })],
-  ["store REST", () => rest<ProductBody>("POST", `/s/${store.slug}/catalog/product`, { body: { id: product.id } })],
+  [
+    "store REST",
+    () => rest<ProductBody>("POST", `/s/${store.slug}/catalog/product`, { body: { id: product.id } }),
+  ],
   [
     "global MCP",
     async () => {
-      const r = await mcpCall<{ result: { structuredContent: ProductBody } }>("/mcp", "get_product", { catalog: { id: product.id } });
+      const r = await mcpCall<{ result: { structuredContent: ProductBody } }>("/mcp", "get_product", {
+        catalog: { id: product.id },
+      });
       return { ...r, body: r.body.result.structuredContent };
     },
   ],
   [
     "store MCP",
     async () => {
-      const r = await mcpCall<{ result: { structuredContent: ProductBody } }>(`/s/${store.slug}/mcp`, "get_product", { catalog: { id: product.id } });
+      const r = await mcpCall<{ result: { structuredContent: ProductBody } }>(
+        `/s/${store.slug}/mcp`,
+        "get_product",
+        { catalog: { id: product.id } },
+      );
       return { ...r, body: r.body.result.structuredContent };
     },
   ],
@@ -65,13 +78,20 @@ describe("get_product", () => {
       assertUcpSchema(RESPONSE, res.body);
       const p = res.body.product;
       assert.equal(p.id, product.id);
-      assert.deepEqual(p.variants.map((v) => [v.price.amount, v.price.currency, v.availability.available]), [
-        [18900, "USD", true],
-        [20900, "USD", false],
-      ]);
+      assert.deepEqual(
+        p.variants.map((v) => [v.price.amount, v.price.currency, v.availability.available]),
+        [
+          [18900, "USD", true],
+          [20900, "USD", false],
+        ],
+      );
       assert.equal(p.price_range.min.amount, 18900);
       assert.equal(p.price_range.max.amount, 20900);
-      assert.deepEqual(p.metadata.svc_seller, { slug: store.slug, name: "Peak Outfitters", endpoint: `${TEST_BASE_URL}/s/${store.slug}` });
+      assert.deepEqual(p.metadata.svc_seller, {
+        slug: store.slug,
+        name: "Peak Outfitters",
+        endpoint: `${TEST_BASE_URL}/s/${store.slug}`,
+      });
     });
   }
 
@@ -93,7 +113,10 @@ describe("get_product", () => {
   });
 
   test("but a malformed UCP-Agent on the global REST catalog is still refused", async () => {
-    const res = await rest("POST", "/catalog/product", { headers: { "ucp-agent": "profile=bad" }, body: { id: product.id } });
+    const res = await rest("POST", "/catalog/product", {
+      headers: { "ucp-agent": "profile=bad" },
+      body: { id: product.id },
+    });
     assert.equal(res.status, 400);
   });
 

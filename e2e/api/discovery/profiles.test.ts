@@ -65,7 +65,11 @@ describe("GET /s/:slug/.well-known/ucp (store business profile)", () => {
       { symbol: "USDC", coin_type: "0xa1::usdc::USDC", decimals: 6 },
       { symbol: "SUI", coin_type: "0x2::sui::SUI", decimals: 9 },
     ];
-    const store = await seedStore({ cryptoEnabled: true, acceptedCoins: coins, suiRecipient: `0x${"ab".repeat(32)}` });
+    const store = await seedStore({
+      cryptoEnabled: true,
+      acceptedCoins: coins,
+      suiRecipient: `0x${"ab".repeat(32)}`,
+    });
     const res = await readJson<Profile>(await callApp("GET", `/s/${store.slug}/.well-known/ucp`));
     assert.equal(res.status, 200);
     assertUcpSchema(BUSINESS_PROFILE, res.body);
@@ -113,10 +117,16 @@ describe("GET /s/:slug/.well-known/ucp (store business profile)", () => {
     const db = await getDb();
     const [key] = await db.storeSigningKey.findMany({ where: { storeId: store.id } });
     assert.ok(key);
-    await db.storeSigningKey.update({ where: { id: key.id }, data: { retiredAt: new Date(Date.now() - 86_400_000) } });
+    await db.storeSigningKey.update({
+      where: { id: key.id },
+      data: { retiredAt: new Date(Date.now() - 86_400_000) },
+    });
     let res = await readJson<Profile>(await callApp("GET", `/s/${store.slug}/.well-known/ucp`));
     assert.equal(res.body.signing_keys.length, 1);
-    await db.storeSigningKey.update({ where: { id: key.id }, data: { retiredAt: new Date(Date.now() - 8 * 86_400_000) } });
+    await db.storeSigningKey.update({
+      where: { id: key.id },
+      data: { retiredAt: new Date(Date.now() - 8 * 86_400_000) },
+    });
     res = await readJson<Profile>(await callApp("GET", `/s/${store.slug}/.well-known/ucp`));
     assert.equal(res.body.signing_keys.length, 0);
   });

@@ -22,13 +22,24 @@ let key: { id: string; key: string };
 
 const body = (quantity = 1) => ({ line_items: [{ item: { id: variantId }, quantity }] });
 const postCart = (idem: string, payload: unknown = body()) =>
-  rest("POST", `/s/${store.slug}/carts`, { headers: { "x-api-key": key.key, "idempotency-key": idem }, body: payload });
+  rest("POST", `/s/${store.slug}/carts`, {
+    headers: { "x-api-key": key.key, "idempotency-key": idem },
+    body: payload,
+  });
 const mcpCreate = (idem: string | undefined, payload: unknown = body()) =>
-  mcpCall(`/s/${store.slug}/mcp`, "create_cart", { cart: payload }, { headers: { "x-api-key": key.key }, idempotencyKey: idem });
+  mcpCall(
+    `/s/${store.slug}/mcp`,
+    "create_cart",
+    { cart: payload },
+    { headers: { "x-api-key": key.key }, idempotencyKey: idem },
+  );
 const carts = async () => (await getDb()).cart.count({ where: { storeId: store.id } });
 const records = async (k: string) => (await getDb()).idempotencyRecord.findMany({ where: { key: k } });
 
-type RpcBody = { result?: { structuredContent: { id: string } }; error?: { code: number; message: string; data: { code: string } } };
+type RpcBody = {
+  result?: { structuredContent: { id: string } };
+  error?: { code: number; message: string; data: { code: string } };
+};
 
 before(async () => {
   await prepareTestDatabase();
@@ -65,7 +76,10 @@ describe("REST Idempotency-Key", () => {
     const second = await postCart(idem, body(2));
     assert.equal(second.status, 409);
     assertUcpSchema("shopping/types/error_response.json", second.body);
-    assert.equal((second.body as { messages: { code: string }[] }).messages[0]?.code, "idempotency_key_reused");
+    assert.equal(
+      (second.body as { messages: { code: string }[] }).messages[0]?.code,
+      "idempotency_key_reused",
+    );
     assert.equal(await carts(), count);
     assert.equal((await postCart(idem, body(1))).text, first.text, "the original still replays");
   });
@@ -73,10 +87,17 @@ describe("REST Idempotency-Key", () => {
   test("a key still in flight → 409 idempotency_in_flight with Retry-After", async () => {
     const idem = randomUUID();
     const now = Date.now();
-    await (await getDb()).idempotencyRecord.create({
+    await (
+      await getDb()
+    ).idempotencyRecord.create({
       data: {
         id: newId("idempotency"),
-        scopeHash: scopeHash({ principalId: `key:${key.id}`, storeSlug: store.slug, operation: "create_cart", key: idem }),
+        scopeHash: scopeHash({
+          principalId: `key:${key.id}`,
+          storeSlug: store.slug,
+          operation: "create_cart",
+          key: idem,
+        }),
         principalId: `key:${key.id}`,
         storeSlug: store.slug,
         operation: "create_cart",
@@ -98,10 +119,17 @@ describe("REST Idempotency-Key", () => {
   test("an abandoned in-flight record (its lock expired) is taken over and the call runs", async () => {
     const idem = randomUUID();
     const now = Date.now();
-    await (await getDb()).idempotencyRecord.create({
+    await (
+      await getDb()
+    ).idempotencyRecord.create({
       data: {
         id: newId("idempotency"),
-        scopeHash: scopeHash({ principalId: `key:${key.id}`, storeSlug: store.slug, operation: "create_cart", key: idem }),
+        scopeHash: scopeHash({
+          principalId: `key:${key.id}`,
+          storeSlug: store.slug,
+          operation: "create_cart",
+          key: idem,
+        }),
         principalId: `key:${key.id}`,
         storeSlug: store.slug,
         operation: "create_cart",
@@ -123,10 +151,19 @@ describe("REST Idempotency-Key", () => {
     const [record] = await records(idem);
     assert.ok(record);
     assert.ok(record.expiresAt.getTime() - record.createdAt.getTime() >= 48 * 3600_000);
-    await (await getDb()).idempotencyRecord.update({ where: { id: record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await (
+      await getDb()
+    ).idempotencyRecord.update({
+      where: { id: record.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const again = await postCart(idem);
     assert.equal(again.status, 201);
-    assert.notEqual((again.body as { id: string }).id, (first.body as { id: string }).id, "a new cart: the old record expired");
+    assert.notEqual(
+      (again.body as { id: string }).id,
+      (first.body as { id: string }).id,
+      "a new cart: the old record expired",
+    );
   });
 
   test("a failed business outcome is stored too: the retry sees the same answer", async () => {

@@ -43,16 +43,31 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     const path = () => (endpoint === "STORE" ? storeMcp() : "/mcp");
 
     test(`${endpoint}: no Request-Id → 400 with a JSON-RPC error missing_request_id`, async () => {
-      const res = await mcpCall(path(), "get_product", { catalog: { id: productId } }, { headers: { "request-id": "" } });
+      const res = await mcpCall(
+        path(),
+        "get_product",
+        { catalog: { id: productId } },
+        { headers: { "request-id": "" } },
+      );
       assert.equal(res.status, 400);
       assert.equal(rpcError(res)?.data?.code, "missing_request_id");
     });
 
     test(`${endpoint}: Request-Id is echoed on success and on errors`, async () => {
-      const ok = await mcpCall(path(), "get_product", { catalog: { id: productId } }, { headers: { "request-id": "mcp-ok" } });
+      const ok = await mcpCall(
+        path(),
+        "get_product",
+        { catalog: { id: productId } },
+        { headers: { "request-id": "mcp-ok" } },
+      );
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.headers.get("request-id"), "mcp-ok");
-      const bad = await mcpCall(path(), "get_product", { catalog: { id: productId } }, { headers: { "request-id": "mcp-bad", "ucp-agent": "" } });
+      const bad = await mcpCall(
+        path(),
+        "get_product",
+        { catalog: { id: productId } },
+        { headers: { "request-id": "mcp-bad", "ucp-agent": "" } },
+      );
       assert.equal(bad.status, 400);
       assert.equal(bad.headers.get("request-id"), "mcp-bad");
     });
@@ -64,7 +79,12 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
         ['profile="ftp://x.example/p"', "invalid_profile_url", -32001],
       ];
       for (const [value, code, rpcCode] of cases) {
-        const res = await mcpCall(path(), "get_product", { catalog: { id: productId } }, { headers: { "ucp-agent": value } });
+        const res = await mcpCall(
+          path(),
+          "get_product",
+          { catalog: { id: productId } },
+          { headers: { "ucp-agent": value } },
+        );
         assert.equal(res.status, 400, `${code}: ${res.text}`);
         assert.equal(rpcError(res)?.data?.code, code);
         assert.equal(rpcError(res)?.code, rpcCode);
@@ -80,7 +100,12 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     });
 
     test(`${endpoint}: meta profile that is not a URL → invalid_profile_url`, async () => {
-      const res = await mcpCall(path(), "get_product", { catalog: { id: productId } }, { meta: { "ucp-agent": { profile: "nope" } } });
+      const res = await mcpCall(
+        path(),
+        "get_product",
+        { catalog: { id: productId } },
+        { meta: { "ucp-agent": { profile: "nope" } } },
+      );
       assert.equal(rpcError(res)?.data?.code, "invalid_profile_url");
     });
 
@@ -92,7 +117,10 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
 
     test(`${endpoint}: malformed JSON → 400 JSON-RPC parse error -32700`, async () => {
       const res = await readJson(
-        await callApp("POST", path(), { headers: { ...envelopeHeaders(), "content-type": "application/json" }, rawBody: "{nope" }),
+        await callApp("POST", path(), {
+          headers: { ...envelopeHeaders(), "content-type": "application/json" },
+          rawBody: "{nope",
+        }),
       );
       assert.equal(res.status, 400);
       assert.equal(rpcError(res)?.code, -32700);
@@ -100,7 +128,12 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     });
 
     test(`${endpoint}: unknown platform key → 401 invalid_api_key`, async () => {
-      const res = await mcpCall(path(), "get_product", { catalog: { id: productId } }, { headers: { "x-api-key": "wrong" } });
+      const res = await mcpCall(
+        path(),
+        "get_product",
+        { catalog: { id: productId } },
+        { headers: { "x-api-key": "wrong" } },
+      );
       assert.equal(res.status, 401);
       assert.equal(rpcError(res)?.data?.code, "invalid_api_key");
     });
@@ -113,13 +146,19 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
             jsonrpc: "2.0",
             id: 1,
             method: "initialize",
-            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+            params: {
+              protocolVersion: "2025-06-18",
+              capabilities: {},
+              clientInfo: { name: "t", version: "1" },
+            },
           },
         }),
       );
       assert.equal(init.status, 200, init.text);
       assert.match(init.body.result.serverInfo.name, /agent-commerce-service/);
-      const list = await readJson<{ result: { tools: { name: string; annotations: { readOnlyHint?: boolean } }[] } }>(
+      const list = await readJson<{
+        result: { tools: { name: string; annotations: { readOnlyHint?: boolean } }[] };
+      }>(
         await callApp("POST", path(), {
           headers: envelopeHeaders(),
           body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
@@ -158,10 +197,17 @@ describe("state-changing tools need meta[idempotency-key] (seed §4: all seven; 
   test("read-only tools need no key; tools/list marks the key required only on state-changing tools", async () => {
     const res = await mcpCall(storeMcp(), "get_product", { catalog: { id: productId } });
     assert.equal(res.status, 200);
-    const list = await readJson<{ result: { tools: { name: string; inputSchema: { properties: { meta: { required: string[] } } } }[] } }>(
-      await callApp("POST", storeMcp(), { headers: envelopeHeaders(), body: { jsonrpc: "2.0", id: 3, method: "tools/list" } }),
+    const list = await readJson<{
+      result: { tools: { name: string; inputSchema: { properties: { meta: { required: string[] } } } }[] };
+    }>(
+      await callApp("POST", storeMcp(), {
+        headers: envelopeHeaders(),
+        body: { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      }),
     );
-    const required = Object.fromEntries(list.body.result.tools.map((t) => [t.name, t.inputSchema.properties.meta.required]));
+    const required = Object.fromEntries(
+      list.body.result.tools.map((t) => [t.name, t.inputSchema.properties.meta.required]),
+    );
     assert.deepEqual(required.create_cart, ["ucp-agent", "idempotency-key"]);
     assert.deepEqual(required.get_product, ["ucp-agent"]);
   });
@@ -169,7 +215,12 @@ describe("state-changing tools need meta[idempotency-key] (seed §4: all seven; 
 
 describe("tool results", () => {
   test("success: HTTP 200 with result.structuredContent = the UCP body and the same JSON as text", async () => {
-    const res = await mcpCall(storeMcp(), "create_cart", { cart: { line_items: [{ item: { id: variantId }, quantity: 2 }] } }, { ...withKey, idempotencyKey: randomUUID() });
+    const res = await mcpCall(
+      storeMcp(),
+      "create_cart",
+      { cart: { line_items: [{ item: { id: variantId }, quantity: 2 }] } },
+      { ...withKey, idempotencyKey: randomUUID() },
+    );
     assert.equal(res.status, 200, res.text);
     const result = (res.body as Rpc).result!;
     assertUcpSchema("shopping/cart.json", result.structuredContent);
@@ -185,7 +236,12 @@ describe("tool results", () => {
   });
 
   test("arguments are namespaced, never flat: flat line_items → invalid_request at $.line_items", async () => {
-    const res = await mcpCall(storeMcp(), "create_cart", { line_items: [{ item: { id: variantId }, quantity: 1 }] }, { ...withKey, idempotencyKey: randomUUID() });
+    const res = await mcpCall(
+      storeMcp(),
+      "create_cart",
+      { line_items: [{ item: { id: variantId }, quantity: 1 }] },
+      { ...withKey, idempotencyKey: randomUUID() },
+    );
     assert.equal(res.status, 400);
     assert.equal(rpcError(res)?.data?.code, "invalid_request");
     assert.equal(rpcError(res)?.code, -32602);
@@ -197,13 +253,23 @@ describe("tool results", () => {
   });
 
   test("carts need the token tier on MCP too: anonymous create_cart → 403 insufficient_trust", async () => {
-    const res = await mcpCall(storeMcp(), "create_cart", { cart: { line_items: [{ item: { id: variantId }, quantity: 1 }] } }, { idempotencyKey: randomUUID() });
+    const res = await mcpCall(
+      storeMcp(),
+      "create_cart",
+      { cart: { line_items: [{ item: { id: variantId }, quantity: 1 }] } },
+      { idempotencyKey: randomUUID() },
+    );
     assert.equal(res.status, 403);
     assert.equal(rpcError(res)?.data?.code, "insufficient_trust");
   });
 
   test("the agent profile in meta is used (the header only needs to be valid)", async () => {
-    const res = await mcpCall(storeMcp(), "get_product", { catalog: { id: productId } }, { meta: { "ucp-agent": { profile: AGENT_PROFILE } } });
+    const res = await mcpCall(
+      storeMcp(),
+      "get_product",
+      { catalog: { id: productId } },
+      { meta: { "ucp-agent": { profile: AGENT_PROFILE } } },
+    );
     assert.equal(res.status, 200);
   });
 });

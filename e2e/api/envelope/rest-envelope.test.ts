@@ -11,7 +11,10 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // seed §4 "Request-envelope rules" and §7 on the per-store REST surface, plus the bad-input cases of issue #2.
 
-type ErrorEnvelope = { ucp: { version: string; status: string }; messages: { code: string; content: string; severity: string }[] };
+type ErrorEnvelope = {
+  ucp: { version: string; status: string };
+  messages: { code: string; content: string; severity: string }[];
+};
 
 const assertError = (res: JsonResponse<unknown>, status: number, code: string) => {
   assert.equal(res.status, status, `status for ${code}: ${res.text}`);
@@ -28,7 +31,10 @@ let apiKey: string;
 const cartCount = async () => (await getDb()).cart.count({ where: { storeId: store.id } });
 const cartBody = () => ({ line_items: [{ item: { id: variantId }, quantity: 1 }] });
 const createCart = (headers: Record<string, string>, body: unknown = cartBody()) =>
-  rest("POST", `/s/${store.slug}/carts`, { headers: { "x-api-key": apiKey, "idempotency-key": crypto.randomUUID(), ...headers }, body });
+  rest("POST", `/s/${store.slug}/carts`, {
+    headers: { "x-api-key": apiKey, "idempotency-key": crypto.randomUUID(), ...headers },
+    body,
+  });
 
 before(async () => {
   await prepareTestDatabase();
@@ -79,7 +85,12 @@ describe("UCP-Agent", () => {
   });
 
   test("a profile that is not an absolute https URL → 400 invalid_profile_url", async () => {
-    for (const url of ["not a url", "ftp://agent.example/p", "http://agent.example/.well-known/ucp", "/relative"]) {
+    for (const url of [
+      "not a url",
+      "ftp://agent.example/p",
+      "http://agent.example/.well-known/ucp",
+      "/relative",
+    ]) {
       assertError(await createCart({ "ucp-agent": `profile="${url}"` }), 400, "invalid_profile_url");
     }
   });
@@ -93,10 +104,16 @@ describe("UCP-Agent", () => {
     const ok = await createCart({ "ucp-agent": 'profile="https://a.example/p", version="2026-04-08"' });
     assert.equal(ok.status, 201);
     assert.equal((ok.body as { ucp: { version: string } }).ucp.version, "2026-04-08");
-    const seedSpelling = await createCart({ "ucp-agent": 'profile="https://a.example/p", ucp-version="2026-04-08"' });
+    const seedSpelling = await createCart({
+      "ucp-agent": 'profile="https://a.example/p", ucp-version="2026-04-08"',
+    });
     assert.equal(seedSpelling.status, 201);
     const before = await cartCount();
-    assertError(await createCart({ "ucp-agent": 'profile="https://a.example/p", version="2099-01-01"' }), 422, "version_unsupported");
+    assertError(
+      await createCart({ "ucp-agent": 'profile="https://a.example/p", version="2099-01-01"' }),
+      422,
+      "version_unsupported",
+    );
     assert.equal(await cartCount(), before);
   });
 });
@@ -112,8 +129,16 @@ describe("Idempotency-Key on state-changing REST calls", () => {
     const created = await createCart({});
     const id = (created.body as { id: string }).id;
     const headers = { "x-api-key": apiKey };
-    assertError(await rest("PUT", `/s/${store.slug}/carts/${id}`, { headers, body: cartBody() }), 400, "missing_idempotency_key");
-    assertError(await rest("POST", `/s/${store.slug}/carts/${id}/cancel`, { headers }), 400, "missing_idempotency_key");
+    assertError(
+      await rest("PUT", `/s/${store.slug}/carts/${id}`, { headers, body: cartBody() }),
+      400,
+      "missing_idempotency_key",
+    );
+    assertError(
+      await rest("POST", `/s/${store.slug}/carts/${id}/cancel`, { headers }),
+      400,
+      "missing_idempotency_key",
+    );
     const read = await rest("GET", `/s/${store.slug}/carts/${id}`, { headers });
     assert.equal(read.status, 200, read.text);
   });
@@ -121,7 +146,11 @@ describe("Idempotency-Key on state-changing REST calls", () => {
 
 describe("credentials and trust tiers", () => {
   test("unknown platform key → 401 invalid_api_key", async () => {
-    assertError(await createCart({ "x-api-key": "acs_AAAAAAAAAAAA_" + "b".repeat(43) }), 401, "invalid_api_key");
+    assertError(
+      await createCart({ "x-api-key": "acs_AAAAAAAAAAAA_" + "b".repeat(43) }),
+      401,
+      "invalid_api_key",
+    );
     assertError(await createCart({ "x-api-key": "garbage" }), 401, "invalid_api_key");
   });
 
@@ -159,7 +188,11 @@ describe("bad input never 500s and changes nothing", () => {
   test("malformed JSON → 400 malformed_json", async () => {
     const before = await cartCount();
     const res = await rest("POST", `/s/${store.slug}/carts`, {
-      headers: { "x-api-key": apiKey, "idempotency-key": crypto.randomUUID(), "content-type": "application/json" },
+      headers: {
+        "x-api-key": apiKey,
+        "idempotency-key": crypto.randomUUID(),
+        "content-type": "application/json",
+      },
       rawBody: '{"line_items": [',
     });
     assertError(res, 400, "malformed_json");
@@ -176,7 +209,11 @@ describe("bad input never 500s and changes nothing", () => {
 
   test("a body over 1 MB → 413 payload_too_large", async () => {
     const res = await rest("POST", `/s/${store.slug}/carts`, {
-      headers: { "x-api-key": apiKey, "idempotency-key": crypto.randomUUID(), "content-type": "application/json" },
+      headers: {
+        "x-api-key": apiKey,
+        "idempotency-key": crypto.randomUUID(),
+        "content-type": "application/json",
+      },
       rawBody: JSON.stringify({ ...cartBody(), pad: "x".repeat(1024 * 1024) }),
     });
     assertError(res, 413, "payload_too_large");
@@ -185,7 +222,10 @@ describe("bad input never 500s and changes nothing", () => {
   test("a schema violation → 400 invalid_request with a JSONPath", async () => {
     const res = await createCart({}, { line_items: [{ item: { id: variantId }, quantity: 0 }] });
     assertError(res, 400, "invalid_request");
-    assert.equal((res.body as { messages: { path?: string }[] }).messages[0]?.path, "$.line_items[0].quantity");
+    assert.equal(
+      (res.body as { messages: { path?: string }[] }).messages[0]?.path,
+      "$.line_items[0].quantity",
+    );
     assertError(await createCart({}, [1, 2, 3]), 400, "invalid_request");
   });
 
@@ -203,9 +243,18 @@ describe("bad input never 500s and changes nothing", () => {
     assertError(await rest("GET", "/s/no-such-store/anything"), 404, "store_not_found");
   });
 
-  test("a method a path does not serve → 405 method_not_allowed with Allow", async () => {
+  test("a method a path does not serve → 405 method_not_allowed with Allow, in the envelope", async () => {
     const res = await rest("GET", `/s/${store.slug}/carts`);
     assertError(res, 405, "method_not_allowed");
     assert.equal(res.headers.get("allow"), "POST");
+    const patch = await rest("PATCH", `/s/${store.slug}/carts/cart_x`, { body: {} });
+    assertError(patch, 405, "method_not_allowed");
+    assert.equal(patch.headers.get("allow"), "GET, PUT");
+    assertError(await rest("POST", "/.well-known/ucp", { body: {} }), 405, "method_not_allowed");
+  });
+
+  test("under an unknown store the store is reported before the method", async () => {
+    assertError(await rest("GET", "/s/no-such-store/carts"), 404, "store_not_found");
+    assertError(await rest("DELETE", "/s/no-such-store/.well-known/ucp"), 404, "store_not_found");
   });
 });

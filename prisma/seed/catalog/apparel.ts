@@ -1,5 +1,5 @@
 // Apparel word lists: everyday clothing and accessories with size/color grids.
-import { APPAREL_SIZES, BASICS, SHOE_SIZES, color } from "./shared";
+import { APPAREL_SIZES, BASICS, color, SHOE_SIZES } from "./shared";
 import type { ProductType, Vertical } from "./types";
 
 const T_SHIRT: ProductType = {

@@ -1,5 +1,5 @@
 // Consumer electronics word lists: fewer sizes, more capacities and finishes, higher prices.
-import { TECH_FINISHES, color } from "./shared";
+import { color, TECH_FINISHES } from "./shared";
 import type { ProductType, Vertical } from "./types";
 
 const EARBUDS: ProductType = {

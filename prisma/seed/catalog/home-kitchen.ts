@@ -1,5 +1,5 @@
 // Home & kitchen word lists: cookware, tableware, textiles.
-import { KITCHEN_FINISHES, color } from "./shared";
+import { color, KITCHEN_FINISHES } from "./shared";
 import type { ProductType, Vertical } from "./types";
 
 const CHEFS_KNIFE: ProductType = {

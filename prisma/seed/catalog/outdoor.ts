@@ -1,6 +1,6 @@
 // Outdoor & hiking word lists. Hiking boots carry many "Waterproof" draws on purpose: the full-text search demo
 // ("waterproof hiking boots") should find a healthy handful in every catalog size.
-import { APPAREL_SIZES, BRIGHTS, EARTH_TONES, SHOE_SIZES, SOCK_SIZES, color } from "./shared";
+import { APPAREL_SIZES, BRIGHTS, color, EARTH_TONES, SHOE_SIZES, SOCK_SIZES } from "./shared";
 import type { ProductType, Vertical } from "./types";
 
 const HIKING_BOOT: ProductType = {

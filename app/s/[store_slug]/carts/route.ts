@@ -1,7 +1,6 @@
 import { createCart } from "@/lib/carts/create-cart";
-import { methodNotAllowed, ucpRoute } from "@/lib/http/ucp-route";
+import { ucpRoute, withMethods } from "@/lib/http/ucp-route";
 
 export const dynamic = "force-dynamic";
 
-export const POST = ucpRoute(createCart);
-export const GET = methodNotAllowed(["POST"]);
+export const { GET, POST, PUT, PATCH, DELETE } = withMethods({ POST: ucpRoute(createCart) });

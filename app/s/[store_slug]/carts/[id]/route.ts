@@ -1,10 +1,10 @@
 import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
-import { methodNotAllowed, ucpRoute } from "@/lib/http/ucp-route";
+import { ucpRoute, withMethods } from "@/lib/http/ucp-route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = ucpRoute(getCart, { readsBody: false });
-export const PUT = ucpRoute(updateCart);
-export const POST = methodNotAllowed(["GET", "PUT"]);
-export const DELETE = methodNotAllowed(["GET", "PUT"]);
+export const { GET, POST, PUT, PATCH, DELETE } = withMethods({
+  GET: ucpRoute(getCart, { readsBody: false }),
+  PUT: ucpRoute(updateCart),
+});

@@ -1,7 +1,6 @@
 import { getProduct } from "@/lib/catalog/get-product";
-import { methodNotAllowed, ucpRoute } from "@/lib/http/ucp-route";
+import { ucpRoute, withMethods } from "@/lib/http/ucp-route";
 
 export const dynamic = "force-dynamic";
 
-export const POST = ucpRoute(getProduct);
-export const GET = methodNotAllowed(["POST"]);
+export const { GET, POST, PUT, PATCH, DELETE } = withMethods({ POST: ucpRoute(getProduct) });

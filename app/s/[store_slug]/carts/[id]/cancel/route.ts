@@ -1,8 +1,9 @@
 import { cancelCart } from "@/lib/carts/cancel-cart";
-import { methodNotAllowed, ucpRoute } from "@/lib/http/ucp-route";
+import { ucpRoute, withMethods } from "@/lib/http/ucp-route";
 
 export const dynamic = "force-dynamic";
 
 // UCP cart REST: POST /carts/{id}/cancel with no body.
-export const POST = ucpRoute(cancelCart, { readsBody: false });
-export const GET = methodNotAllowed(["POST"]);
+export const { GET, POST, PUT, PATCH, DELETE } = withMethods({
+  POST: ucpRoute(cancelCart, { readsBody: false }),
+});
