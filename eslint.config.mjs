@@ -16,6 +16,8 @@ const DOMAINS = [
   "credentials",
   "idempotency",
   "rate-limit",
+  "agents",
+  "outbound",
 ];
 
 const restrict = (patterns) => ({

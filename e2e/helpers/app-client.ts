@@ -3,6 +3,8 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { profileServer } from "./agent-profile-server";
+
 // Calls the app's route handlers in-process, the way Next's router would: every app/**/route.ts is found on disk
 // and matched with Next's precedence (static segment > [param] > [...catchAll]; (groups) ignored). Integration
 // tests thus run against the real handlers and the same database the factories write to.
@@ -94,7 +96,8 @@ export const callApp = async (
   return new Response(null, { status: 404 });
 };
 
-export const AGENT_PROFILE = "https://agent.example/.well-known/ucp";
+/** A reachable agent profile on the local profile server (the service fetches it to negotiate the version). */
+export const AGENT_PROFILE = (await profileServer()).url("ok");
 
 /** Headers every shopping call carries (seed §4): a fresh Request-Id and the agent profile. */
 export const envelopeHeaders = (extra: Record<string, string> = {}): Record<string, string> => ({

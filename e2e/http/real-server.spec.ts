@@ -11,7 +11,8 @@ import { expect, test } from "@playwright/test";
 // routing of unknown paths, header-size limits enforced before Next, the body limit on a real socket, the demo
 // key printed by `npm start`, and interoperability with the official MCP SDK client.
 
-const AGENT = "https://agent.example/.well-known/ucp";
+// The service publishes an example agent profile; the (test-mode) demo stores may fetch it over loopback http.
+const AGENT = `http://127.0.0.1:${process.env.E2E_PORT}/demo/agent/.well-known/ucp`;
 const envelope = () => ({ "request-id": randomUUID(), "ucp-agent": `profile="${AGENT}"` });
 type ErrorBody = { ucp: { status: string }; messages: { code: string }[] };
 
@@ -86,6 +87,14 @@ test("a body over 1 MB → 413 payload_too_large; nothing is created", async ({ 
   });
   expect(res.status()).toBe(413);
   expect(((await res.json()) as ErrorBody).messages[0]?.code).toBe("payload_too_large");
+});
+
+test("the example agent profile the service publishes is a valid profile to negotiate with", async ({
+  request,
+}) => {
+  const res = await request.get(AGENT);
+  expect(res.status()).toBe(200);
+  expect(((await res.json()) as { ucp: { version: string } }).ucp.version).toBe("2026-04-08");
 });
 
 test("the demo platform key printed by npm start reaches the token tier", async ({ request }) => {

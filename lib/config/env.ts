@@ -20,6 +20,11 @@ const EnvSchema = z.object({
   MEILISEARCH_URL: z.string().url().optional(),
   MEILISEARCH_KEY: z.string().optional(),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /**
+   * May global surfaces fetch agent profiles on private/loopback addresses? Per-store surfaces follow the store's
+   * mode (test: yes, live: no; DECISIONS.md B10). Default: yes except in production.
+   */
+  OUTBOUND_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -39,3 +44,9 @@ export const getEnv = (): Env => {
 
 /** Base URL used when none is configured: the loopback address on PORT. */
 export const getBaseUrl = (): string => getEnv().BASE_URL ?? `http://127.0.0.1:${getEnv().PORT}`;
+
+/** Whether outbound fetches for global surfaces may reach private addresses (see OUTBOUND_ALLOW_PRIVATE). */
+export const allowsPrivateOutbound = (): boolean => {
+  const env = getEnv();
+  return env.OUTBOUND_ALLOW_PRIVATE ? env.OUTBOUND_ALLOW_PRIVATE === "true" : env.NODE_ENV !== "production";
+};

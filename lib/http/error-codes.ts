@@ -74,6 +74,20 @@ export const ERROR_CODES = {
     "ours",
     "Send an Idempotency-Key header on state-changing calls.",
   ),
+  /** Thrown by getAgentProfile: the agent profile could not be fetched (timeout, non-2xx, redirect; UCP §4: 424). */
+  profile_unreachable: protocol(
+    424,
+    -32001,
+    "ucp",
+    "Host your agent profile at an https URL that answers 200 JSON.",
+  ),
+  /** Thrown by getAgentProfile: the agent profile is not JSON or lacks `ucp.version` (UCP §4: 422). */
+  profile_malformed: protocol(
+    422,
+    -32001,
+    "ucp",
+    "Your agent profile must be a UCP profile with ucp.version.",
+  ),
   /** Thrown by negotiateVersion: the platform's UCP version is not served (UCP §4: 422, -32001). */
   version_unsupported: protocol(422, -32001, "ucp", "This service speaks UCP 2026-04-08."),
 

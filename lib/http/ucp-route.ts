@@ -2,6 +2,7 @@ import "server-only";
 
 import { randomUUID } from "node:crypto";
 
+import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { getBaseUrl } from "@/lib/config/env";
 import { tierOf } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
@@ -76,6 +77,10 @@ export const ucpRoute =
       const params = await context.params;
       const slug = param(params, "store_slug");
       const store = slug === undefined ? null : await getStoreOrThrow(slug);
+      if (envelope.agentProfile) {
+        envelope.ucpVersion = await negotiateWithAgent(envelope.agentProfile, store);
+        version = envelope.ucpVersion;
+      }
       const principal = await resolvePrincipal({
         apiKey: request.headers.get("x-api-key"),
         authorization: request.headers.get("authorization"),

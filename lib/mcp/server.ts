@@ -3,6 +3,7 @@ import "server-only";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
+import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { AppError, toAppError } from "@/lib/http/errors";
 import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
 import type { AnyOperation, OperationContext } from "@/lib/http/operation";
@@ -92,9 +93,11 @@ export const createMcpServer = ({
     const args = isRecord(request.params.arguments) ? request.params.arguments : {};
     try {
       const { agentProfile, idempotencyKey } = readMeta(toolName, op, args);
+      // UCP MCP binding: the profile in meta is the one negotiated for this call.
+      const ucpVersion = await negotiateWithAgent(agentProfile, context.store);
       const outcome = await executeOperation(
         op,
-        { ...context, agentProfile, idempotencyKey, now: new Date() },
+        { ...context, agentProfile, idempotencyKey, ucpVersion, now: new Date() },
         toolInput(op, args),
       );
       const stored = outcomeError(outcome);

@@ -5,7 +5,7 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
-import { rest, type JsonResponse } from "../../helpers/app-client";
+import { AGENT_PROFILE, rest, type JsonResponse } from "../../helpers/app-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -96,16 +96,17 @@ describe("UCP-Agent", () => {
   });
 
   test("http on a loopback host is accepted (local agents under development)", async () => {
-    const res = await createCart({ "ucp-agent": 'profile="http://127.0.0.1:8787/.well-known/ucp"' });
+    assert.match(AGENT_PROFILE, /^http:\/\/127\.0\.0\.1:/);
+    const res = await createCart({ "ucp-agent": `profile="${AGENT_PROFILE}"` });
     assert.equal(res.status, 201, res.text);
   });
 
   test("version negotiation: 2026-04-08 is served and echoed; an unknown version → 422 version_unsupported", async () => {
-    const ok = await createCart({ "ucp-agent": 'profile="https://a.example/p", version="2026-04-08"' });
+    const ok = await createCart({ "ucp-agent": `profile="${AGENT_PROFILE}", version="2026-04-08"` });
     assert.equal(ok.status, 201);
     assert.equal((ok.body as { ucp: { version: string } }).ucp.version, "2026-04-08");
     const seedSpelling = await createCart({
-      "ucp-agent": 'profile="https://a.example/p", ucp-version="2026-04-08"',
+      "ucp-agent": `profile="${AGENT_PROFILE}", ucp-version="2026-04-08"`,
     });
     assert.equal(seedSpelling.status, 201);
     const before = await cartCount();

@@ -1,0 +1,54 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+import { buildExampleAgentProfile } from "@/lib/ucp/example-agent-profile";
+
+// Test double: agents' profile hosts on 127.0.0.1 (the service fetches UCP-Agent profiles, CONTRACT.md §4). Each
+// path is one behaviour; `hits` counts fetches so tests can see the cache work. The server is unref'd: it never
+// keeps a test process alive.
+
+export type ProfileServer = { url: (name: ProfileName) => string; hits: (name: ProfileName) => number };
+
+export type ProfileName =
+  "ok" | "cached" | "newer" | "malformed" | "no-version" | "redirect" | "error" | "big" | "slow";
+
+const json = (body: unknown, cacheControl = "public, max-age=300") => ({
+  status: 200,
+  headers: { "content-type": "application/json", "cache-control": cacheControl },
+  body: JSON.stringify(body),
+});
+
+const start = async (): Promise<ProfileServer> => {
+  const counts = new Map<string, number>();
+  let base = "";
+  const server: Server = createServer((req, res) => {
+    const name = (req.url ?? "/").split("/")[1] ?? "";
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    const routes: Record<string, () => { status: number; headers: Record<string, string>; body: string }> = {
+      ok: () => json(buildExampleAgentProfile(base)),
+      cached: () => json(buildExampleAgentProfile(base), "max-age=5"),
+      newer: () => json(buildExampleAgentProfile(base, "2099-01-01")),
+      malformed: () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{not json" }),
+      "no-version": () => json({ ucp: { services: {} } }),
+      redirect: () => ({ status: 302, headers: { location: `${base}/ok/.well-known/ucp` }, body: "" }),
+      error: () => ({ status: 500, headers: {}, body: "boom" }),
+      big: () => json({ ...buildExampleAgentProfile(base), padding: "x".repeat(100_000) }),
+    };
+    if (name === "slow") return; // never answers: the client's timeout must end it
+    const route = routes[name];
+    const answer = route ? route() : { status: 404, headers: {}, body: "" };
+    res.writeHead(answer.status, answer.headers).end(answer.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.unref();
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (name) => `${base}/${name}/.well-known/ucp`,
+    hits: (name) => counts.get(name) ?? 0,
+  };
+};
+
+let shared: Promise<ProfileServer> | undefined;
+
+/** The process-wide profile server (started on first use). */
+export const profileServer = (): Promise<ProfileServer> => (shared ??= start());
