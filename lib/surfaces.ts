@@ -1,6 +1,11 @@
 // The public surfaces of the service (seed §4), shown on the landing page and mirrored in the README.
 export const SURFACES = [
   { path: "/.well-known/ucp", transport: "REST GET (platform profile)", credential: "none" },
+  {
+    path: "/demo/agent/.well-known/ucp",
+    transport: "REST GET (example agent profile for UCP-Agent)",
+    credential: "none",
+  },
   { path: "/mcp", transport: "MCP (global catalog)", credential: "none; X-API-Key optional" },
   {
     path: "/catalog/product",
@@ -17,5 +22,10 @@ export const SURFACES = [
     path: "/s/<store_slug>/catalog/product",
     transport: "REST POST (per store)",
     credential: "none; X-API-Key optional",
+  },
+  {
+    path: "/s/<store_slug>/carts",
+    transport: "REST POST; GET/PUT …/carts/<id>; POST …/carts/<id>/cancel",
+    credential: "X-API-Key (token tier)",
   },
 ] as const;

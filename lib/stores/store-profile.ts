@@ -2,12 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import type { Store, StoreSigningKey } from "@/lib/generated/prisma/client";
-import {
-  capabilityEntry,
-  SERVICE_SCHEMAS,
-  SHOPPING_SERVICE,
-  type CapabilityName,
-} from "@/lib/ucp/capabilities";
+import { capabilityEntry, shoppingServices, type CapabilityName } from "@/lib/ucp/capabilities";
 import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -84,24 +79,7 @@ export const buildStoreProfile = (
   return {
     ucp: {
       version: UCP_VERSION,
-      services: {
-        [SHOPPING_SERVICE]: [
-          {
-            version: UCP_VERSION,
-            spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
-            transport: "rest",
-            endpoint,
-            schema: SERVICE_SCHEMAS.rest,
-          },
-          {
-            version: UCP_VERSION,
-            spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
-            transport: "mcp",
-            endpoint: `${endpoint}/mcp`,
-            schema: SERVICE_SCHEMAS.mcp,
-          },
-        ],
-      },
+      services: shoppingServices(endpoint),
       capabilities: Object.fromEntries(STORE_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
       payment_handlers: paymentHandlers(store),
     },

@@ -1,4 +1,4 @@
-import { capabilityEntry, SERVICE_SCHEMAS, SHOPPING_SERVICE, type CapabilityName } from "./capabilities";
+import { capabilityEntry, shoppingServices, type CapabilityName } from "./capabilities";
 import { UCP_VERSION } from "./version";
 
 // The platform apex profile at /.well-known/ucp (DECISIONS.md B2): it advertises the global, cross-store catalog
@@ -10,24 +10,7 @@ export const APEX_CAPABILITIES: readonly CapabilityName[] = ["dev.ucp.shopping.c
 export const buildApexProfile = (baseUrl: string) => ({
   ucp: {
     version: UCP_VERSION,
-    services: {
-      [SHOPPING_SERVICE]: [
-        {
-          version: UCP_VERSION,
-          spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
-          transport: "rest",
-          endpoint: baseUrl,
-          schema: SERVICE_SCHEMAS.rest,
-        },
-        {
-          version: UCP_VERSION,
-          spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
-          transport: "mcp",
-          endpoint: `${baseUrl}/mcp`,
-          schema: SERVICE_SCHEMAS.mcp,
-        },
-      ],
-    },
+    services: shoppingServices(baseUrl),
     capabilities: Object.fromEntries(APEX_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
     payment_handlers: {},
   },

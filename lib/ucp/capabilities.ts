@@ -83,3 +83,19 @@ export const capabilityEntry = (name: CapabilityName, config?: Record<string, un
 /** The capabilities block of a response envelope: only `version` per active capability (CONTRACT.md §2). */
 export const responseCapabilities = (names: readonly CapabilityName[]) =>
   Object.fromEntries(names.map((n) => [n, [{ version: UCP_VERSION }]]));
+
+const SERVICE_SPEC = `https://ucp.dev/${UCP_VERSION}/specification/overview`;
+
+/** A `dev.ucp.shopping` service entry for one transport (profiles list one per transport, CONTRACT.md §3). */
+export const shoppingService = (transport: keyof typeof SERVICE_SCHEMAS, endpoint?: string) => ({
+  version: UCP_VERSION,
+  spec: SERVICE_SPEC,
+  transport,
+  ...(endpoint ? { endpoint } : {}),
+  schema: SERVICE_SCHEMAS[transport],
+});
+
+/** The services block of a business profile serving REST at `restEndpoint` and MCP at `<restEndpoint>/mcp`. */
+export const shoppingServices = (restEndpoint: string) => ({
+  [SHOPPING_SERVICE]: [shoppingService("rest", restEndpoint), shoppingService("mcp", `${restEndpoint}/mcp`)],
+});

@@ -1,4 +1,4 @@
-import { capabilityEntry, SERVICE_SCHEMAS, SHOPPING_SERVICE } from "./capabilities";
+import { capabilityEntry, SHOPPING_SERVICE, shoppingService } from "./capabilities";
 import { UCP_VERSION } from "./version";
 
 // A minimal, valid UCP platform (agent) profile. The service publishes one at /demo/agent/.well-known/ucp so
@@ -7,16 +7,7 @@ import { UCP_VERSION } from "./version";
 export const buildExampleAgentProfile = (baseUrl: string, version = UCP_VERSION) => ({
   ucp: {
     version,
-    services: {
-      [SHOPPING_SERVICE]: [
-        {
-          version,
-          spec: `https://ucp.dev/${UCP_VERSION}/specification/overview`,
-          transport: "mcp",
-          schema: SERVICE_SCHEMAS.mcp,
-        },
-      ],
-    },
+    services: { [SHOPPING_SERVICE]: [{ ...shoppingService("mcp"), version }] },
     capabilities: {
       "dev.ucp.shopping.catalog.lookup": [capabilityEntry("dev.ucp.shopping.catalog.lookup")],
       "dev.ucp.shopping.cart": [capabilityEntry("dev.ucp.shopping.cart")],

@@ -36,6 +36,31 @@ const mcpCreate = (idem: string | undefined, payload: unknown = body()) =>
 const carts = async () => (await getDb()).cart.count({ where: { storeId: store.id } });
 const records = async (k: string) => (await getDb()).idempotencyRecord.findMany({ where: { key: k } });
 
+/** An idempotency record as a concurrent (or crashed) first call would have left it; lock relative to now. */
+const seedInFlightRecord = async (idem: string, lockMs: number) => {
+  const now = Date.now();
+  await (
+    await getDb()
+  ).idempotencyRecord.create({
+    data: {
+      id: newId("idempotency"),
+      scopeHash: scopeHash({
+        principalId: `key:${key.id}`,
+        storeSlug: store.slug,
+        operation: "create_cart",
+        key: idem,
+      }),
+      principalId: `key:${key.id}`,
+      storeSlug: store.slug,
+      operation: "create_cart",
+      key: idem,
+      requestHash: requestHash("create_cart", body()),
+      lockedUntil: new Date(now + lockMs),
+      expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS),
+    },
+  });
+};
+
 type RpcBody = {
   result?: { structuredContent: { id: string } };
   error?: { code: number; message: string; data: { code: string } };
@@ -86,27 +111,7 @@ describe("REST Idempotency-Key", () => {
 
   test("a key still in flight → 409 idempotency_in_flight with Retry-After", async () => {
     const idem = randomUUID();
-    const now = Date.now();
-    await (
-      await getDb()
-    ).idempotencyRecord.create({
-      data: {
-        id: newId("idempotency"),
-        scopeHash: scopeHash({
-          principalId: `key:${key.id}`,
-          storeSlug: store.slug,
-          operation: "create_cart",
-          key: idem,
-        }),
-        principalId: `key:${key.id}`,
-        storeSlug: store.slug,
-        operation: "create_cart",
-        key: idem,
-        requestHash: requestHash("create_cart", body()),
-        lockedUntil: new Date(now + 20_000),
-        expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS),
-      },
-    });
+    await seedInFlightRecord(idem, 20_000);
     const count = await carts();
     const res = await postCart(idem);
     assert.equal(res.status, 409);
@@ -118,27 +123,7 @@ describe("REST Idempotency-Key", () => {
 
   test("an abandoned in-flight record (its lock expired) is taken over and the call runs", async () => {
     const idem = randomUUID();
-    const now = Date.now();
-    await (
-      await getDb()
-    ).idempotencyRecord.create({
-      data: {
-        id: newId("idempotency"),
-        scopeHash: scopeHash({
-          principalId: `key:${key.id}`,
-          storeSlug: store.slug,
-          operation: "create_cart",
-          key: idem,
-        }),
-        principalId: `key:${key.id}`,
-        storeSlug: store.slug,
-        operation: "create_cart",
-        key: idem,
-        requestHash: requestHash("create_cart", body()),
-        lockedUntil: new Date(now - 1_000),
-        expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS),
-      },
-    });
+    await seedInFlightRecord(idem, -1_000);
     const res = await postCart(idem);
     assert.equal(res.status, 201, res.text);
     const [record] = await records(idem);
@@ -210,6 +195,16 @@ describe("MCP meta[idempotency-key]", () => {
     assert.equal(error?.code, -32000);
     assert.equal(error?.data.code, "idempotency_key_reused");
     assert.equal(await carts(), count);
+  });
+
+  test("a key still in flight → HTTP 409, JSON-RPC error idempotency_in_flight with retry_after", async () => {
+    const idem = randomUUID();
+    await seedInFlightRecord(idem, 20_000);
+    const res = await mcpCreate(idem);
+    assert.equal(res.status, 409);
+    const error = (res.body as RpcBody & { error?: { data: { retry_after?: number } } }).error;
+    assert.equal(error?.data.code, "idempotency_in_flight");
+    assert.ok((error?.data.retry_after ?? 0) >= 1);
   });
 
   test("one scope across transports: a REST create retried over MCP with the same key replays the same cart", async () => {

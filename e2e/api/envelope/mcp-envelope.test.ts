@@ -169,6 +169,52 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     });
   }
 
+  test("wrong content type → 415 unsupported_media_type; a body over 1 MB → 413 payload_too_large", async () => {
+    const rpc = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" });
+    const wrongType = await readJson(
+      await callApp("POST", storeMcp(), {
+        headers: { ...envelopeHeaders(), "content-type": "text/plain" },
+        rawBody: rpc,
+      }),
+    );
+    assert.equal(wrongType.status, 415);
+    assert.equal(rpcError(wrongType)?.data?.code, "unsupported_media_type");
+    const big = await readJson(
+      await callApp("POST", storeMcp(), {
+        headers: { ...envelopeHeaders(), "content-type": "application/json" },
+        rawBody: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 10,
+          method: "tools/list",
+          params: { pad: "x".repeat(1_100_000) },
+        }),
+      }),
+    );
+    assert.equal(big.status, 413);
+    assert.equal(rpcError(big)?.data?.code, "payload_too_large");
+  });
+
+  test("an invalid bearer alone → 401 invalid_token with WWW-Authenticate; beside a valid key it is ignored", async () => {
+    const bearer = await mcpCall(
+      storeMcp(),
+      "get_cart",
+      { id: "cart_x" },
+      { headers: { authorization: "Bearer nope" } },
+    );
+    assert.equal(bearer.status, 401);
+    assert.equal(rpcError(bearer)?.data?.code, "invalid_token");
+    assert.equal(bearer.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+    const both = await mcpCall(
+      storeMcp(),
+      "get_cart",
+      { id: "cart_x" },
+      {
+        headers: { authorization: "Bearer nope", "x-api-key": apiKey },
+      },
+    );
+    assert.equal(both.status, 200, both.text);
+  });
+
   test("/s/<unknown>/mcp → 404 store_not_found", async () => {
     const res = await mcpCall("/s/no-such-store/mcp", "get_product", { catalog: { id: productId } });
     assert.equal(res.status, 404);
