@@ -222,7 +222,7 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
   });
 });
 
-describe("state-changing tools need meta[idempotency-key] (seed §4: all seven; the cart four exist today)", () => {
+describe("state-changing tools need meta[idempotency-key] (seed §4: all seven; the three cart ones exist today)", () => {
   test("create_cart, update_cart, cancel_cart without a key → the exact tool error text; nothing stored", async () => {
     const db = await getDb();
     const before = await db.cart.count({ where: { storeId: store.id } });
