@@ -97,6 +97,12 @@ test("the example agent profile the service publishes is a valid profile to nego
   expect(((await res.json()) as { ucp: { version: string } }).ucp.version).toBe("2026-04-08");
 });
 
+test("demo product media resolve: the placeholder image is served", async ({ request }) => {
+  const res = await request.get("/media/placeholder.svg");
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-type"]).toContain("image/svg+xml");
+});
+
 test("the demo platform key printed by npm start reaches the token tier", async ({ request }) => {
   const anonymous = await request.get("/s/summit-trail-outfitters/carts/cart_x", { headers: envelope() });
   expect(anonymous.status()).toBe(403);
