@@ -8,6 +8,7 @@ import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import { AppError, toAppError } from "@/lib/http/errors";
 import type { AnyOperation } from "@/lib/http/operation";
 import { parseJsonBody } from "@/lib/http/parse-body";
+import { jsonResponse } from "@/lib/http/render-rest";
 import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
@@ -26,11 +27,8 @@ export type McpSurface = {
 };
 
 const jsonRpcErrorResponse = (error: AppError, requestId: string | null, id: unknown = null): Response => {
-  const headers = new Headers({ "content-type": "application/json", "cache-control": "no-store" });
-  if (requestId) headers.set("request-id", requestId);
-  for (const [k, v] of Object.entries(error.headers ?? {})) headers.set(k, v);
   const body = { jsonrpc: "2.0", id, error: toJsonRpcError(error, requestId) };
-  return new Response(JSON.stringify(body), { status: error.spec.httpStatus, headers });
+  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
 };
 
 const rpcId = (body: unknown): unknown =>

@@ -9,13 +9,13 @@ import { logError } from "@/lib/http/log";
 export type JsonRpcErrorObject = { code: number; message: string; data: Record<string, unknown> };
 
 /** A throwable JSON-RPC error: the MCP SDK copies `code`, `message` and `data` into the error response. */
-export class McpProtocolError extends Error {
+class McpProtocolError extends Error {
   readonly code: number;
   readonly data: Record<string, unknown>;
   readonly httpStatus: number;
 
-  constructor(error: AppError, message = error.message) {
-    super(error.code === "internal_error" ? "Internal error" : message);
+  constructor(error: AppError) {
+    super(error.code === "internal_error" ? "Internal error" : error.message);
     this.code = error.spec.mcpCode;
     this.httpStatus = error.spec.httpStatus;
     this.data = {
@@ -27,9 +27,9 @@ export class McpProtocolError extends Error {
   }
 }
 
-export const toMcpProtocolError = (error: AppError, requestId: string | null, message?: string) => {
+export const toMcpProtocolError = (error: AppError, requestId: string | null): McpProtocolError => {
   if (error.code === "internal_error") logError(error, requestId);
-  return new McpProtocolError(error, message);
+  return new McpProtocolError(error);
 };
 
 export const toJsonRpcError = (error: AppError, requestId: string | null): JsonRpcErrorObject => {

@@ -9,7 +9,7 @@ import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
 import type { AnyOperation, OperationContext } from "@/lib/http/operation";
 import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
 
-import { McpProtocolError, toMcpProtocolError, toolResult } from "./render-mcp";
+import { toMcpProtocolError, toolResult } from "./render-mcp";
 import { toolInputSchema } from "./tool-schema";
 
 // One MCP server per request (stateless; DECISIONS.md A): the low-level SDK Server, so that a thrown error with a
@@ -35,19 +35,17 @@ const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>)
   const agent = isRecord(meta["ucp-agent"]) ? meta["ucp-agent"] : {};
   const profile = agent.profile;
   if (typeof profile !== "string" || profile.trim() === "") {
-    const error = new AppError("missing_ucp_agent", `Tool ${name} requires meta.ucp-agent.profile`, {
+    throw new AppError("missing_ucp_agent", `Tool ${name} requires meta.ucp-agent.profile`, {
       path: "$.meta['ucp-agent'].profile",
     });
-    throw new McpProtocolError(error);
   }
   const agentProfile = assertProfileUrl(profile, `Tool ${name}: meta.ucp-agent.profile`);
   const rawKey = meta["idempotency-key"];
   if (!op.mutates) return { agentProfile, idempotencyKey: null };
   if (typeof rawKey !== "string" || rawKey.trim() === "") {
-    const error = new AppError("missing_idempotency_key", `Tool ${name} requires meta[idempotency-key]`, {
+    throw new AppError("missing_idempotency_key", `Tool ${name} requires meta[idempotency-key]`, {
       path: "$.meta['idempotency-key']",
     });
-    throw new McpProtocolError(error);
   }
   return { agentProfile, idempotencyKey: assertIdempotencyKey(rawKey, "$.meta['idempotency-key']") };
 };
@@ -104,10 +102,7 @@ export const createMcpServer = ({
       if (stored) throw stored;
       return toolResult(outcome.bodyText);
     } catch (thrown) {
-      const error =
-        thrown instanceof McpProtocolError
-          ? thrown
-          : toMcpProtocolError(toAppError(thrown), context.requestId);
+      const error = toMcpProtocolError(toAppError(thrown), context.requestId);
       onProtocolError(error.httpStatus);
       throw error;
     }
