@@ -5,7 +5,7 @@ import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf } from "@/lib/http/operation";
 
-import { CART_TTL_MS } from "./load-cart";
+import { CART_TTL_MS, toLineRows } from "./load-cart";
 import { priceLines } from "./price-lines";
 import { CreateCartInputSchema } from "./schemas";
 import { cartToWire } from "./to-wire";
@@ -40,12 +40,7 @@ export const createCart = defineOperation({
       );
     }
     const cartId = newId("cart");
-    const lineRows = lines.map((l, position) => ({
-      id: newId("cartLine"),
-      variantId: l.variant.id,
-      quantity: l.quantity,
-      position,
-    }));
+    const lineRows = toLineRows(lines);
     const cart = await db.cart.create({
       data: {
         id: cartId,

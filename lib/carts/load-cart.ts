@@ -1,13 +1,23 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/http/errors";
 import { storeOf, type OperationContext } from "@/lib/http/operation";
 
-import { priceLines } from "./price-lines";
+import { priceLines, type PricedLine } from "./price-lines";
 import { cartToWire } from "./to-wire";
 
 export const CART_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Stored rows for priced lines, in order; their ids are the cart's line ids on the wire. */
+export const toLineRows = (lines: readonly PricedLine[]) =>
+  lines.map((l, position) => ({
+    id: newId("cartLine"),
+    variantId: l.variant.id,
+    quantity: l.quantity,
+    position,
+  }));
 
 /**
  * The caller's active cart in this store. Another store's cart, another principal's cart, a canceled or an

@@ -1,16 +1,16 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { newId } from "@/lib/config/ids";
 import { defineOperation, storeOf } from "@/lib/http/operation";
 
-import { loadCartOrThrow, renderCart } from "./load-cart";
+import { loadCartOrThrow, toLineRows } from "./load-cart";
 import { priceLines } from "./price-lines";
 import { UpdateCartInputSchema } from "./schemas";
+import { cartToWire } from "./to-wire";
 
 /**
  * update_cart / PUT /s/<slug>/carts/<id>: full replacement of the line items (UCP cart update).
- * Unknown variants are reported and left out; the previous lines are replaced atomically.
+ * Unknown variants are reported (item_unavailable) and left out; the previous lines are replaced atomically.
  * @throws AppError not_found
  */
 export const updateCart = defineOperation({
@@ -24,36 +24,23 @@ export const updateCart = defineOperation({
   mcp: { namespace: "cart", takesId: true, annotations: { readOnlyHint: false, destructiveHint: false } },
   run: async (ctx, input) => {
     const db = await getDb();
+    const store = storeOf(ctx);
     const cart = await loadCartOrThrow(db, ctx, input.id);
-    const { lines } = await priceLines(db, storeOf(ctx), input.line_items);
+    const { lines, messages } = await priceLines(db, store, input.line_items);
+    const rows = toLineRows(lines);
     await db.$transaction([
       db.cartLineItem.deleteMany({ where: { cartId: cart.id } }),
-      db.cartLineItem.createMany({
-        data: lines.map((l, position) => ({
-          id: newId("cartLine"),
-          cartId: cart.id,
-          variantId: l.variant.id,
-          quantity: l.quantity,
-          position,
-        })),
-      }),
+      db.cartLineItem.createMany({ data: rows.map((r) => ({ ...r, cartId: cart.id })) }),
       db.cart.update({
         where: { id: cart.id },
         data: { ...(input.buyer === undefined ? {} : { buyer: input.buyer as object }) },
       }),
     ]);
-    const updated = await loadCartOrThrow(db, ctx, cart.id);
-    const body = await renderCart(db, ctx, updated);
-    // lines dropped as unknown are reported too (renderCart only sees stored lines)
-    const dropped = input.line_items.length - lines.length;
-    if (dropped > 0) {
-      body.messages.push({
-        type: "error",
-        code: "item_unavailable",
-        content: `${dropped} line item(s) refer to variants this store does not sell and were left out`,
-        severity: "recoverable",
-      });
-    }
+    const body = cartToWire({ ...cart, lineIds: rows.map((r) => r.id) }, lines, messages, {
+      store,
+      baseUrl: ctx.baseUrl,
+      ucpVersion: ctx.ucpVersion,
+    });
     return { body };
   },
 });

@@ -156,6 +156,39 @@ describe("REST /s/:slug/carts", () => {
     assert.equal(total(updated.body, "total"), 4 * socks.priceMinor);
   });
 
+  test("update reports unknown variants as item_unavailable, keeps the rest, and its line ids match a read", async () => {
+    const created = await rest<Cart>("POST", `/s/${store.slug}/carts`, {
+      headers: headers(),
+      body: { line_items: [{ item: { id: boots.id }, quantity: 1 }] },
+    });
+    const updated = await rest<Cart>("PUT", `/s/${store.slug}/carts/${created.body.id}`, {
+      headers: headers(),
+      body: {
+        line_items: [
+          { item: { id: "var_gone" }, quantity: 1 },
+          { item: { id: socks.id }, quantity: 2 },
+        ],
+      },
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assertUcpSchema("shopping/cart.json", updated.body);
+    assert.deepEqual(
+      updated.body.messages.map((m) => m.code),
+      ["item_unavailable"],
+    );
+    assert.deepEqual(
+      updated.body.line_items.map((l) => [l.item.id, l.quantity]),
+      [[socks.id, 2]],
+    );
+    const read = await rest<Cart>("GET", `/s/${store.slug}/carts/${created.body.id}`, {
+      headers: { "x-api-key": key },
+    });
+    assert.deepEqual(
+      read.body.line_items.map((l) => l.id),
+      updated.body.line_items.map((l) => l.id),
+    );
+  });
+
   test("cancel returns the last state; afterwards get, update and cancel all answer not_found", async () => {
     const created = await rest<Cart>("POST", `/s/${store.slug}/carts`, {
       headers: headers(),
