@@ -1,4 +1,5 @@
 import type { Product, Store, Variant } from "@/lib/generated/prisma/client";
+import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 // Product and variant → UCP wire shapes (CONTRACT.md §5). The only place catalog rows become snake_case JSON.
 // Prices are Price objects {amount, currency} in minor units (seed vs spec #2); seller info rides in
@@ -14,9 +15,6 @@ const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[
 /** Absolute URL for a stored media path (the schema wants `format: uri`). */
 const absolute = (url: string, baseUrl: string): string =>
   /^https?:\/\//.test(url) ? url : `${baseUrl}${url}`;
-
-export const storeEndpoint = (store: Pick<Store, "slug">, baseUrl: string): string =>
-  `${baseUrl}/s/${store.slug}`;
 
 export const sellerMetadata = (store: Pick<Store, "slug" | "name">, baseUrl: string) => ({
   svc_seller: { slug: store.slug, name: store.name, endpoint: storeEndpoint(store, baseUrl) },

@@ -7,6 +7,7 @@ import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/ra
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { getStoreOrThrow } from "./get-store-or-throw";
+import { storeEndpoint } from "./store-endpoint";
 
 // A store's UCP business profile at /s/<slug>/.well-known/ucp (CONTRACT.md §3, DECISIONS.md B2). The only place
 // the rails' registry keys (`sh.svc.*`) are written. Stable: nothing per request or per session in it.
@@ -75,7 +76,7 @@ export const buildStoreProfile = (
   baseUrl: string,
   now: Date,
 ) => {
-  const endpoint = `${baseUrl}/s/${store.slug}`;
+  const endpoint = storeEndpoint(store, baseUrl);
   return {
     ucp: {
       version: UCP_VERSION,
