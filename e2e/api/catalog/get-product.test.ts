@@ -4,7 +4,8 @@ import { after, before, describe, test } from "node:test";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedProduct, seedStore } from "../../factories";
-import { mcpCall, rest, TEST_BASE_URL } from "../../helpers/app-client";
+import { rest, TEST_BASE_URL } from "../../helpers/app-client";
+import { connectMcpClient, toolMeta } from "../../helpers/mcp-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -42,32 +43,29 @@ before(async () => {
 });
 after(closeTestDatabase);
 
+/** get_product through the official MCP SDK client (Streamable HTTP). */
+const sdkGetProduct = async (endpoint: string) => {
+  const client = await connectMcpClient(endpoint);
+  try {
+    const result = await client.callTool({
+      name: "get_product",
+      arguments: { meta: toolMeta(), catalog: { id: product.id } },
+    });
+    assert.ok(!result.isError, JSON.stringify(result));
+    return { status: 200, body: result.structuredContent as ProductBody };
+  } finally {
+    await client.close();
+  }
+};
+
 const surfaces = [
   ["global REST", () => rest<ProductBody>("POST", "/catalog/product", { body: { id: product.id } })],
   [
     "store REST",
     () => rest<ProductBody>("POST", `/s/${store.slug}/catalog/product`, { body: { id: product.id } }),
   ],
-  [
-    "global MCP",
-    async () => {
-      const r = await mcpCall<{ result: { structuredContent: ProductBody } }>("/mcp", "get_product", {
-        catalog: { id: product.id },
-      });
-      return { ...r, body: r.body.result.structuredContent };
-    },
-  ],
-  [
-    "store MCP",
-    async () => {
-      const r = await mcpCall<{ result: { structuredContent: ProductBody } }>(
-        `/s/${store.slug}/mcp`,
-        "get_product",
-        { catalog: { id: product.id } },
-      );
-      return { ...r, body: r.body.result.structuredContent };
-    },
-  ],
+  ["global MCP", () => sdkGetProduct("/mcp")],
+  ["store MCP", () => sdkGetProduct(`/s/${store.slug}/mcp`)],
 ] as const;
 
 describe("get_product", () => {
