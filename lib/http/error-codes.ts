@@ -53,6 +53,25 @@ export const ERROR_CODES = {
   /** Thrown by assertScope: the credential lacks a permission or scope (UCP: 403). */
   insufficient_scope: protocol(403, -32000, "ucp", "Missing permission: purchase:complete or orders:read."),
 
+  // ── HTTP message signatures (RFC 9421; UCP signatures.md, CONTRACT.md §13) ────────────────
+  /** Thrown by verifyRequestSignature: Signature without Signature-Input or the reverse (UCP: 401). */
+  signature_missing: protocol(401, -32000, "ucp", "Send Signature-Input and Signature together (RFC 9421)."),
+  /** Thrown by verifyRequestSignature: a signature that does not verify, is malformed or expired (UCP: 401). */
+  signature_invalid: protocol(
+    401,
+    -32000,
+    "ucp",
+    "Sign @method, @authority, @path (+ @query, ucp-agent, idempotency-key, content-digest, content-type) with created and keyid; the docs have a verification kit.",
+  ),
+  /** Thrown by verifyRequestSignature: keyid is not in the agent profile's signing_keys (UCP: 401). */
+  key_not_found: protocol(401, -32000, "ucp", "Publish the key in your agent profile's signing_keys."),
+  /** Thrown by verifyRequestSignature: Content-Digest missing for a body or not the sha-256 of it (UCP: 400). */
+  digest_mismatch: protocol(400, -32000, "ucp", "Send Content-Digest: sha-256=:<base64 of the raw body>:."),
+  /** Thrown by verifyRequestSignature: key type or alg we do not verify (ES256 is required; UCP: 400). */
+  algorithm_unsupported: protocol(400, -32000, "ucp", "Sign with ES256 (P-256) and leave alg out."),
+  /** Thrown by verifyRequestSignature: the same signature was already used (status ours). */
+  signature_replayed: protocol(401, -32000, "ours", "Sign every request afresh (a new created time)."),
+
   // ── request envelope ───────────────────────────────────────────────────────────────────
   /** Thrown by readRequestEnvelope: no Request-Id header (seed §4; status ours). */
   missing_request_id: protocol(400, -32600, "ours", "Send a unique Request-Id header on every request."),
