@@ -1,3 +1,4 @@
+import { generateKeyPairSync, type JsonWebKey } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -7,10 +8,25 @@ import { buildExampleAgentProfile } from "@/lib/ucp/example-agent-profile";
 // path is one behaviour; `hits` counts fetches so tests can see the cache work. The server is unref'd: it never
 // keeps a test process alive.
 
-export type ProfileServer = { url: (name: ProfileName) => string; hits: (name: ProfileName) => number };
+export type ProfileServer = {
+  url: (name: ProfileName) => string;
+  hits: (name: ProfileName) => number;
+  /** The private ES256 key whose public half the "signed" profile publishes in signing_keys. */
+  agentKey: { kid: string; privateJwk: JsonWebKey; publicJwk: JsonWebKey };
+};
 
 export type ProfileName =
-  "ok" | "cached" | "newer" | "malformed" | "no-version" | "redirect" | "error" | "big" | "slow";
+  "ok" | "signed" | "cached" | "newer" | "malformed" | "no-version" | "redirect" | "error" | "big" | "slow";
+
+const makeAgentKey = () => {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const kid = "test-agent-es256";
+  return {
+    kid,
+    privateJwk: { ...privateKey.export({ format: "jwk" }), kid },
+    publicJwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
+  };
+};
 
 const json = (body: unknown, cacheControl = "public, max-age=300") => ({
   status: 200,
@@ -20,12 +36,14 @@ const json = (body: unknown, cacheControl = "public, max-age=300") => ({
 
 const start = async (): Promise<ProfileServer> => {
   const counts = new Map<string, number>();
+  const agentKey = makeAgentKey();
   let base = "";
   const server: Server = createServer((req, res) => {
     const name = (req.url ?? "/").split("/")[1] ?? "";
     counts.set(name, (counts.get(name) ?? 0) + 1);
     const routes: Record<string, () => { status: number; headers: Record<string, string>; body: string }> = {
       ok: () => json(buildExampleAgentProfile(base)),
+      signed: () => json({ ...buildExampleAgentProfile(base), signing_keys: [agentKey.publicJwk] }),
       cached: () => json(buildExampleAgentProfile(base), "max-age=5"),
       newer: () => json(buildExampleAgentProfile(base, "2099-01-01")),
       malformed: () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{not json" }),
@@ -45,6 +63,7 @@ const start = async (): Promise<ProfileServer> => {
   return {
     url: (name) => `${base}/${name}/.well-known/ucp`,
     hits: (name) => counts.get(name) ?? 0,
+    agentKey,
   };
 };
 

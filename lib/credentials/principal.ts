@@ -1,8 +1,10 @@
 import { AppError } from "@/lib/http/errors";
 
 // Who is calling, and how much we trust it (seed §5, DECISIONS.md B7).
-// Tiers: anonymous < token (platform key or buyer bearer) < signed (RFC 9421 by a key in the agent profile;
-// the signature check arrives with the Order-events issue, the tier model is here).
+// Tiers: anonymous < token (platform key or buyer bearer) < signed (a valid RFC 9421 signature by a key in the
+// agent profile named in UCP-Agent; lib/agents/verify-agent-signature.ts). A signature with no other credential
+// identifies the agent itself (kind "agent", keyed by its profile URL); with a key or bearer it lifts that
+// principal to the signed tier.
 
 export const PLATFORM_PERMISSIONS = ["purchase:complete", "orders:read"] as const;
 export type PlatformPermission = (typeof PLATFORM_PERMISSIONS)[number];
@@ -13,12 +15,21 @@ const TIER_RANK: Record<TrustTier, number> = { anonymous: 0, token: 1, signed: 2
 export type Principal =
   | { kind: "anonymous"; id: "anonymous" }
   | { kind: "platform"; id: string; keyId: string; name: string; permissions: readonly string[] }
-  | { kind: "buyer"; id: string; buyerId: string; clientId: string; scopes: readonly string[] };
+  | { kind: "buyer"; id: string; buyerId: string; clientId: string; scopes: readonly string[] }
+  | { kind: "agent"; id: string; profileUrl: string };
 
 export const ANONYMOUS: Principal = { kind: "anonymous", id: "anonymous" };
 
-/** The tier a principal reaches without a message signature. */
+/** The principal a verified signature identifies when the request carries no key or bearer. */
+export const agentPrincipal = (profileUrl: string): Principal => ({
+  kind: "agent",
+  id: `agent:${profileUrl}`,
+  profileUrl,
+});
+
+/** The tier a principal reaches; `isSigned` when the request carried a verified RFC 9421 signature. */
 export const tierOf = (principal: Principal, isSigned = false): TrustTier => {
+  if (principal.kind === "agent") return "signed";
   if (principal.kind === "anonymous") return "anonymous";
   return isSigned ? "signed" : "token";
 };

@@ -13,11 +13,11 @@ const isJsonContentType = (value: string | null): boolean => {
 const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `Request body exceeds ${limit} bytes`, { details: { max_bytes: limit } });
 
-/** Reads the raw body, refusing more than `limit` bytes without buffering the excess. */
-export const readBodyText = async (request: Request, limit = MAX_BODY_BYTES): Promise<string> => {
+/** Reads the raw body bytes, refusing more than `limit` bytes without buffering the excess. */
+export const readBodyBytes = async (request: Request, limit = MAX_BODY_BYTES): Promise<Buffer> => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -31,20 +31,24 @@ export const readBodyText = async (request: Request, limit = MAX_BODY_BYTES): Pr
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 };
 
+/** Reads the raw body as UTF-8 text (see readBodyBytes). */
+export const readBodyText = async (request: Request, limit = MAX_BODY_BYTES): Promise<string> =>
+  (await readBodyBytes(request, limit)).toString("utf8");
+
 /**
- * Parses a JSON body. An empty body is `undefined` (operations without input, e.g. cancel, accept it).
- * @throws AppError payload_too_large, unsupported_media_type, malformed_json
+ * Parses a JSON body already read as text (see readBodyText). Empty is `undefined` (operations without input,
+ * e.g. cancel, accept it).
+ * @throws AppError unsupported_media_type, malformed_json
  */
-export const parseJsonBody = async (request: Request, limit = MAX_BODY_BYTES): Promise<unknown> => {
-  const text = await readBodyText(request, limit);
+export const parseJsonText = (text: string, contentType: string | null): unknown => {
   if (text.trim() === "") return undefined;
-  if (!isJsonContentType(request.headers.get("content-type"))) {
+  if (!isJsonContentType(contentType)) {
     throw new AppError(
       "unsupported_media_type",
-      `Content-Type must be application/json, got "${request.headers.get("content-type") ?? "none"}"`,
+      `Content-Type must be application/json, got "${contentType ?? "none"}"`,
     );
   }
   try {
@@ -54,3 +58,10 @@ export const parseJsonBody = async (request: Request, limit = MAX_BODY_BYTES): P
     throw new AppError("malformed_json", `Request body is not valid JSON${detail}`);
   }
 };
+
+/**
+ * Reads and parses a JSON body.
+ * @throws AppError payload_too_large, unsupported_media_type, malformed_json
+ */
+export const parseJsonBody = async (request: Request, limit = MAX_BODY_BYTES): Promise<unknown> =>
+  parseJsonText(await readBodyText(request, limit), request.headers.get("content-type"));

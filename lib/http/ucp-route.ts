@@ -4,15 +4,13 @@ import { randomUUID } from "node:crypto";
 
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { getBaseUrl } from "@/lib/config/env";
-import { tierOf } from "@/lib/credentials/principal";
-import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { AppError, toAppError } from "./errors";
 import { executeOperation } from "./execute-operation";
 import type { AnyOperation, OperationContext } from "./operation";
-import { parseJsonBody } from "./parse-body";
+import { parseJsonText, readBodyBytes } from "./parse-body";
 import { errorResponse, jsonResponse } from "./render-rest";
 import {
   assertIdempotencyKey,
@@ -22,6 +20,7 @@ import {
   readUcpAgent,
   type RequestEnvelope,
 } from "./request-envelope";
+import { resolveCaller } from "./resolve-caller";
 
 // The REST wrapper (STYLE.md §5): `export const POST = ucpRoute(createCart)`. It applies the envelope rules of
 // seed §4 in one place — Request-Id, UCP-Agent, Idempotency-Key on state-changing calls — resolves the caller
@@ -81,9 +80,13 @@ export const ucpRoute =
         envelope.ucpVersion = await negotiateWithAgent(envelope.agentProfile, store);
         version = envelope.ucpVersion;
       }
-      const principal = await resolvePrincipal({
-        apiKey: request.headers.get("x-api-key"),
-        authorization: request.headers.get("authorization"),
+      const now = new Date();
+      const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
+      const { principal, tier } = await resolveCaller(request, {
+        body: rawBody,
+        agentProfile: envelope.agentProfile,
+        store,
+        now,
       });
 
       let idempotencyKey: string | null = null;
@@ -98,17 +101,19 @@ export const ucpRoute =
         idempotencyKey = assertIdempotencyKey(header, "header:Idempotency-Key");
       }
 
-      const body = readsBody ? await parseJsonBody(request) : undefined;
+      const body = readsBody
+        ? parseJsonText(rawBody.toString("utf8"), request.headers.get("content-type"))
+        : undefined;
       const ctx: OperationContext = {
         requestId: envelope.requestId,
         principal,
-        tier: tierOf(principal),
+        tier,
         store,
         idempotencyKey,
         agentProfile: envelope.agentProfile,
         ucpVersion: envelope.ucpVersion,
         baseUrl: getBaseUrl(),
-        now: new Date(),
+        now,
       };
       const outcome = await executeOperation(op, ctx, restInput(body, param(params, "id")));
       return jsonResponse(

@@ -3,13 +3,12 @@ import "server-only";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
 import { getBaseUrl } from "@/lib/config/env";
-import { tierOf } from "@/lib/credentials/principal";
-import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import { AppError, toAppError } from "@/lib/http/errors";
 import type { AnyOperation } from "@/lib/http/operation";
-import { parseJsonBody } from "@/lib/http/parse-body";
+import { parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import { jsonResponse } from "@/lib/http/render-rest";
 import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";
+import { resolveCaller } from "@/lib/http/resolve-caller";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
 import { toJsonRpcError } from "./render-mcp";
@@ -60,11 +59,15 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
   try {
     const envelope = readRequestEnvelope(request.headers);
     const store = surface.storeSlug === undefined ? null : await getStoreOrThrow(surface.storeSlug);
-    const principal = await resolvePrincipal({
-      apiKey: request.headers.get("x-api-key"),
-      authorization: request.headers.get("authorization"),
+    const now = new Date();
+    const rawBody = await readBodyBytes(request);
+    const { principal, tier } = await resolveCaller(request, {
+      body: rawBody,
+      agentProfile: envelope.agentProfile,
+      store,
+      now,
     });
-    body = await parseJsonBody(request);
+    body = parseJsonText(rawBody.toString("utf8"), request.headers.get("content-type"));
     if (body === undefined) throw new AppError("invalid_request", "Empty body: send a JSON-RPC 2.0 message");
 
     let protocolStatus = 200;
@@ -75,11 +78,11 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
       context: {
         requestId: envelope.requestId,
         principal,
-        tier: tierOf(principal),
+        tier,
         store,
         ucpVersion: envelope.ucpVersion,
         baseUrl: getBaseUrl(),
-        now: new Date(),
+        now,
       },
       onProtocolError: (status) => {
         protocolStatus = status;

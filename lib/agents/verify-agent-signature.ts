@@ -1,0 +1,96 @@
+import "server-only";
+
+import { createHash, type JsonWebKey } from "node:crypto";
+
+import { getDb } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
+import { AppError } from "@/lib/http/errors";
+import { verifyRequestSignature, type HttpMessage, type VerifiedSignature } from "@/lib/httpsig/signature";
+
+import { getAgentProfile } from "./agent-profile";
+import { allowsPrivateFor } from "./negotiate-agent";
+
+// The signed trust tier (seed §5 rule 3, DECISIONS.md B7): a request signed per RFC 9421 with a key from the
+// agent profile named in UCP-Agent. A request that claims to be signed (either signature header present) is
+// verified or refused — never silently treated as unsigned. Freshness: `created` is required, at most
+// SIGNATURE_MAX_AGE_S old, with SIGNATURE_SKEW_S of clock skew either way; `expires`, when sent, is honoured.
+// Replays: every verified signature is remembered until it would fail the freshness check anyway, and a second
+// use is refused (the idempotency key, a signed component on writes, already makes a replayed write harmless;
+// this also covers reads and keyless calls).
+
+export const SIGNATURE_MAX_AGE_S = 300;
+export const SIGNATURE_SKEW_S = 60;
+
+/** True when the request carries RFC 9421 signature headers (it must then verify). */
+export const claimsSignature = (headers: Headers): boolean =>
+  headers.has("signature") || headers.has("signature-input");
+
+const signatureId = (signature: VerifiedSignature): string =>
+  createHash("sha256").update(`${signature.keyid} ${signature.signature}`).digest("hex");
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+let lastPurgeAt = 0;
+
+/** @throws AppError signature_replayed when one of these signatures was verified before. */
+const rememberSignatures = async (signatures: VerifiedSignature[], now: Date): Promise<void> => {
+  const db = await getDb();
+  if (now.getTime() - lastPurgeAt > PURGE_INTERVAL_MS) {
+    lastPurgeAt = now.getTime();
+    await purgeSeenSignatures(now).catch(() => 0); // best effort: a stale row only blocks a stale signature
+  }
+  const keepUntil = (s: VerifiedSignature): Date => {
+    const windowEnd =
+      ((s.created ?? Math.floor(now.getTime() / 1000)) + SIGNATURE_MAX_AGE_S + SIGNATURE_SKEW_S) * 1000;
+    return new Date(Math.max(windowEnd, now.getTime()));
+  };
+  const rows = signatures.map((s) => ({ id: signatureId(s), expiresAt: keepUntil(s) }));
+  const { count } = await db.seenSignature.createMany({ data: rows, skipDuplicates: true });
+  if (count < rows.length) {
+    throw new AppError("signature_replayed", "This signature was already used: sign each request afresh");
+  }
+};
+
+/** Deletes remembered signatures past their window; returns how many. */
+export const purgeSeenSignatures = async (now = new Date()): Promise<number> => {
+  const db = await getDb();
+  const { count } = await db.seenSignature.deleteMany({ where: { expiresAt: { lte: now } } });
+  return count;
+};
+
+/**
+ * Verifies the request's signatures against the agent profile's `signing_keys`. Returns false for an unsigned
+ * request, true when every signature verifies.
+ * @throws AppError signature_missing, signature_invalid, signature_replayed, key_not_found, digest_mismatch,
+ *   algorithm_unsupported, and the profile errors of getAgentProfile
+ */
+export const verifyAgentSignature = async ({
+  message,
+  profileUrl,
+  store,
+  now,
+}: {
+  message: HttpMessage;
+  profileUrl: string;
+  store: Pick<Store, "mode"> | null;
+  now: Date;
+}): Promise<boolean> => {
+  if (!claimsSignature(message.headers)) return false;
+  if (!profileUrl) {
+    throw new AppError(
+      "key_not_found",
+      'A signed request must name its signer\'s profile: UCP-Agent: profile="https://…/.well-known/ucp"',
+    );
+  }
+  const profile = await getAgentProfile(profileUrl, { allowPrivate: allowsPrivateFor(store) });
+  const verified = await verifyRequestSignature(message, {
+    lookupKey: async (kid) =>
+      (profile.signing_keys?.find((k) => k.kid === kid) as JsonWebKey | undefined) ?? null,
+    now,
+    skewSeconds: SIGNATURE_SKEW_S,
+    maxAgeSeconds: SIGNATURE_MAX_AGE_S,
+    requireCreated: true,
+  });
+  if (!verified) return false;
+  await rememberSignatures(verified, now);
+  return true;
+};
