@@ -15,6 +15,9 @@ export const ID_PREFIXES = {
   orderLine: "oli",
   apiKey: "key",
   idempotency: "idem",
+  orderEvent: "evt",
+  webhookEndpoint: "whe",
+  webhookAttempt: "wha",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -30,6 +30,12 @@ export type GuardedFetchOptions = {
   maxBytes: number;
   timeoutMs: number;
   headers?: Record<string, string>;
+  /** GET by default; webhooks POST. */
+  method?: "GET" | "POST";
+  /** Request body bytes (POST), sent exactly as given. */
+  body?: string | Uint8Array;
+  /** Past maxBytes: fail (default) or keep the first maxBytes and stop reading (delivery logs keep a snippet). */
+  overflow?: "fail" | "truncate";
 };
 
 export type GuardedResponse = { status: number; headers: IncomingHttpHeaders; body: string };
@@ -64,7 +70,8 @@ const guardedLookup =
   };
 
 /**
- * GETs `url` under the guard. Any HTTP status is returned (callers judge it), except 3xx, which is refused.
+ * Requests `url` under the guard (GET unless `method` says otherwise). Any HTTP status is returned (callers
+ * judge it), except 3xx, which is refused.
  * @throws OutboundError
  */
 export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise<GuardedResponse> => {
@@ -95,7 +102,7 @@ export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise
     const req = send(
       target,
       {
-        method: "GET",
+        method: options.method ?? "GET",
         headers: { accept: "application/json", "user-agent": "agent-commerce-service", ...options.headers },
         lookup: guardedLookup(options.allowPrivate),
       },
@@ -110,7 +117,14 @@ export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size > options.maxBytes) {
-            fail(new OutboundError("too_large", `${url} is larger than ${options.maxBytes} bytes`));
+            if (options.overflow !== "truncate") {
+              fail(new OutboundError("too_large", `${url} is larger than ${options.maxBytes} bytes`));
+              return;
+            }
+            chunks.push(chunk.subarray(0, chunk.length - (size - options.maxBytes)));
+            settled = true;
+            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+            req.destroy();
             return;
           }
           chunks.push(chunk);
@@ -134,6 +148,6 @@ export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise
       } else fail(new OutboundError("network", `${url}: ${error.message}`));
     });
     req.on("close", () => clearTimeout(deadline));
-    req.end();
+    req.end(options.body);
   });
 };

@@ -1,0 +1,313 @@
+import assert from "node:assert/strict";
+import type { JsonWebKey } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+
+import { getDb } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import type { Store } from "@/lib/generated/prisma/client";
+import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-order-event";
+import { attemptDelivery } from "@/lib/webhooks/deliver";
+import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
+import { CLAIM_MS, MAX_ATTEMPTS, RETRY_DELAYS_S } from "@/lib/webhooks/schedule";
+import { webhookWorkerStep } from "@/lib/webhooks/worker";
+
+import { seedStore } from "../../factories";
+import { TEST_BASE_URL } from "../../helpers/app-client";
+import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+
+// Order-event webhooks (issue #7): the transactional outbox, signed delivery to the store's URL and to the
+// platform's declared webhook_url, the published retry schedule driven by an injected clock, per-order ordering,
+// crash recovery, endpoint disabling, redelivery, and the delivery log. An independent receiver (test double)
+// verifies every delivery with the store's published key.
+
+let receiver: WebhookReceiver;
+
+before(async () => {
+  await prepareTestDatabase();
+  receiver = await startWebhookReceiver();
+});
+after(async () => {
+  await receiver.close();
+  await closeTestDatabase();
+});
+
+const publicKeyOf = async (store: Store): Promise<JsonWebKey> => {
+  const db = await getDb();
+  const key = await db.storeSigningKey.findFirstOrThrow({ where: { storeId: store.id } });
+  return { ...(key.publicJwk as JsonWebKey), kid: key.kid };
+};
+
+/** A store whose webhook URL is `url` (blank disables), trusted by the receiver. */
+const webhookStore = async (url: string | null, mode: "test" | "live" = "test"): Promise<Store> => {
+  const db = await getDb();
+  const store = await seedStore();
+  const updated = await db.store.update({ where: { id: store.id }, data: { webhookUrl: url, mode } });
+  receiver.trust(await publicKeyOf(updated));
+  return updated;
+};
+
+/** A completed checkout and its order, as the completion issue will create them. */
+const seedOrder = async (store: Store, agentProfile: string | null = null) => {
+  const db = await getDb();
+  const checkoutId = newId("checkout");
+  await db.checkoutSession.create({
+    data: {
+      id: checkoutId,
+      storeId: store.id,
+      principalId: "key:test",
+      status: "completed",
+      currency: store.currency,
+      agentProfile,
+      expiresAt: new Date(Date.now() + 3600_000),
+    },
+  });
+  return db.order.create({
+    data: {
+      id: newId("order"),
+      storeId: store.id,
+      checkoutId,
+      principalId: "key:test",
+      currency: store.currency,
+    },
+  });
+};
+
+const emit = async (store: Store, orderId: string, kind: OrderEventKind, status: string) => {
+  const db = await getDb();
+  return db.$transaction((tx) =>
+    appendOrderEvent(tx, { storeId: store.id, orderId, kind, payload: { id: orderId, status, kind } }),
+  );
+};
+
+const at = (start: Date, seconds: number) => new Date(start.getTime() + seconds * 1000);
+const forStore = (store: Store) => ({ storeId: store.id });
+const receivedFor = (orderId: string) => receiver.received.filter((r) => r.body.includes(orderId));
+
+describe("webhook delivery", () => {
+  test("one event → one signed POST to the store URL, verified by an independent receiver, logged", async () => {
+    receiver.setMode("ok");
+    const store = await webhookStore(receiver.url("/store-hooks"));
+    const order = await seedOrder(store);
+    await emit(store, order.id, "order.placed", "placed");
+    const outcomes = await webhookWorkerStep(new Date(), forStore(store));
+    assert.deepEqual(
+      outcomes.map((o) => o.ok),
+      [true],
+    );
+    const [got] = receivedFor(order.id);
+    assert.ok(got, "delivered");
+    assert.equal(got.path, "/store-hooks");
+    assert.ok(got.verified, "the signature verifies with the store's published key");
+    assert.ok(got.digestOk, "Content-Digest is the sha-256 of the raw bytes");
+    assert.deepEqual(JSON.parse(got.body), { id: order.id, status: "placed", kind: "order.placed" });
+    assert.equal(got.ucpAgent, `profile="${TEST_BASE_URL}/s/${store.slug}/.well-known/ucp"`);
+    for (const c of ["@method", "@authority", "@path", "content-digest", "content-type", "webhook-id"]) {
+      assert.ok(got.covered.includes(c), `covers ${c}`);
+    }
+    assert.ok(got.covered.includes("webhook-timestamp") && got.covered.includes("ucp-agent"));
+    assert.match(got.webhookId, /^[0-9a-f-]{36}$/);
+
+    const db = await getDb();
+    const delivery = await db.webhookDelivery.findUniqueOrThrow({
+      where: { id: got.webhookId },
+      include: { log: true },
+    });
+    assert.equal(delivery.state, "delivered");
+    assert.equal(delivery.log.length, 1);
+    assert.equal(delivery.log[0]?.status, 200);
+    assert.match(delivery.log[0]?.responseSnippet ?? "", /"ucp"/);
+  });
+
+  test("a blank URL disables webhooks silently: no delivery, no attempt, no log", async () => {
+    const store = await webhookStore("  ");
+    const order = await seedOrder(store);
+    await emit(store, order.id, "order.placed", "placed");
+    assert.deepEqual(await webhookWorkerStep(new Date(), forStore(store)), []);
+    const db = await getDb();
+    assert.equal(await db.webhookDelivery.count({ where: { storeId: store.id } }), 0);
+    assert.equal(await db.webhookEndpoint.count({ where: { storeId: store.id } }), 0);
+    assert.equal(receivedFor(order.id).length, 0);
+  });
+
+  test("a receiver down for hours: retried on the schedule with the same id, timestamp and bytes; in order", async () => {
+    receiver.setMode("down");
+    const store = await webhookStore(receiver.url());
+    const order = await seedOrder(store);
+    await emit(store, order.id, "order.placed", "placed");
+    await emit(store, order.id, "order.paid", "paid");
+    await emit(store, order.id, "order.fulfilled", "fulfilled");
+    const t0 = new Date();
+
+    // Only the first event is attempted while it is pending: the later ones wait their turn.
+    assert.equal((await webhookWorkerStep(t0, forStore(store))).length, 1);
+    assert.equal(receivedFor(order.id).length, 1);
+    // Not due before its retry time.
+    assert.equal((await webhookWorkerStep(at(t0, RETRY_DELAYS_S[0] - 5), forStore(store))).length, 0);
+    // Due after it; still down.
+    assert.equal((await webhookWorkerStep(at(t0, RETRY_DELAYS_S[0] + 1), forStore(store))).length, 1);
+
+    receiver.setMode("ok");
+    // Hours later (an injected clock, not waiting): everything arrives, verified, in order.
+    let clock = at(t0, 6 * 3600);
+    for (let i = 0; i < 5; i++) {
+      await webhookWorkerStep(clock, forStore(store));
+      clock = at(clock, 1);
+    }
+    const seen = receivedFor(order.id);
+    const firstTries = seen.filter((r) => JSON.parse(r.body).status === "placed");
+    assert.equal(firstTries.length, 3, "two failed tries and the successful one");
+    assert.equal(new Set(firstTries.map((r) => r.webhookId)).size, 1, "same Webhook-Id on every retry");
+    assert.equal(new Set(firstTries.map((r) => r.timestamp)).size, 1, "same Webhook-Timestamp");
+    assert.equal(new Set(firstTries.map((r) => r.body)).size, 1, "same bytes");
+    const delivered = seen.filter((r) => r.answered === 200);
+    assert.deepEqual(
+      delivered.map((r) => JSON.parse(r.body).status),
+      ["placed", "paid", "fulfilled"],
+    );
+    assert.ok(delivered.every((r) => r.verified && r.digestOk));
+  });
+
+  test("a worker that dies mid-delivery: the claim lapses and the same Webhook-Id goes out again", async () => {
+    receiver.setMode("ok");
+    const store = await webhookStore(receiver.url());
+    const order = await seedOrder(store);
+    await emit(store, order.id, "order.placed", "placed");
+    const db = await getDb();
+    const t0 = new Date();
+    await webhookWorkerStep(at(t0, -1000), { storeId: "nobody" }); // nothing of ours
+    // Fan out, then simulate a worker that claimed the delivery and crashed before recording anything.
+    const { fanOutEvents } = await import("@/lib/webhooks/fan-out");
+    await fanOutEvents(t0, forStore(store));
+    const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { orderId: order.id } });
+    await db.webhookDelivery.update({
+      where: { id: delivery.id },
+      data: { lockedUntil: new Date(t0.getTime() + CLAIM_MS) },
+    });
+    assert.equal((await webhookWorkerStep(at(t0, 1), forStore(store))).length, 0, "still claimed");
+    const outcomes = await webhookWorkerStep(new Date(t0.getTime() + CLAIM_MS + 1000), forStore(store));
+    assert.deepEqual(
+      outcomes.map((o) => [o.deliveryId, o.ok]),
+      [[delivery.id, true]],
+    );
+    assert.equal(receivedFor(order.id)[0]?.webhookId, delivery.id);
+  });
+
+  test("sustained failure: dead after the whole schedule, endpoint disabled, then re-enabled and redelivered", async () => {
+    receiver.setMode("down");
+    const store = await webhookStore(receiver.url());
+    const order = await seedOrder(store);
+    await emit(store, order.id, "order.placed", "placed");
+    let clock = new Date();
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const outcomes = await webhookWorkerStep(clock, forStore(store));
+      assert.equal(outcomes.length, 1, `attempt ${attempt + 1} happens`);
+      clock = at(clock, (RETRY_DELAYS_S[attempt] ?? 0) + 1);
+    }
+    const db = await getDb();
+    const delivery = await db.webhookDelivery.findFirstOrThrow({
+      where: { orderId: order.id },
+      include: { endpoint: true, log: true },
+    });
+    assert.equal(delivery.state, "dead");
+    assert.equal(delivery.log.length, MAX_ATTEMPTS);
+    assert.ok(delivery.log.every((a) => a.status === 503 && a.error === "HTTP 503"));
+    assert.ok(delivery.endpoint.disabledAt, "endpoint disabled after a day of failures");
+    assert.match(delivery.endpoint.disabledReason ?? "", /failed attempts in a row/);
+
+    // While disabled nothing is attempted, but nothing is dropped either.
+    await emit(store, order.id, "order.canceled", "canceled");
+    assert.equal((await webhookWorkerStep(at(clock, 10), forStore(store))).length, 0);
+    assert.equal(await db.webhookDelivery.count({ where: { orderId: order.id, state: "pending" } }), 1);
+
+    receiver.setMode("ok");
+    await enableWebhookEndpoint(delivery.endpointId, store.id);
+    await redeliverWebhook(delivery.id, store.id, at(clock, 20));
+    for (let i = 0; i < 3; i++) await webhookWorkerStep(at(clock, 21 + i), forStore(store));
+    const delivered = receivedFor(order.id).filter((r) => r.answered === 200);
+    assert.deepEqual(
+      delivered.map((r) => [JSON.parse(r.body).status, r.webhookId === delivery.id]),
+      [
+        ["placed", true],
+        ["canceled", false],
+      ],
+    );
+  });
+
+  test("the platform's declared webhook_url gets the same events, re-read from its profile", async () => {
+    receiver.setMode("ok");
+    const profile = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          ucp: {
+            version: "2026-04-08",
+            capabilities: {
+              "dev.ucp.shopping.order": [
+                { version: "2026-04-08", config: { webhook_url: receiver.url("/platform-hooks") } },
+              ],
+            },
+          },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => profile.listen(0, "127.0.0.1", resolve));
+    profile.unref();
+    const profileUrl = `http://127.0.0.1:${(profile.address() as AddressInfo).port}/.well-known/ucp`;
+    const store = await webhookStore(receiver.url("/store-hooks"));
+    const order = await seedOrder(store, profileUrl);
+    await emit(store, order.id, "order.placed", "placed");
+    await webhookWorkerStep(new Date(), forStore(store));
+    const paths = receivedFor(order.id)
+      .map((r) => r.path)
+      .sort();
+    assert.deepEqual(paths, ["/platform-hooks", "/store-hooks"]);
+    assert.ok(receivedFor(order.id).every((r) => r.verified));
+    profile.close();
+  });
+
+  test("redirects, huge bodies and private targets of live stores have clear logged outcomes", async () => {
+    const db = await getDb();
+    receiver.setMode("redirect");
+    const redirecting = await webhookStore(receiver.url());
+    const o1 = await seedOrder(redirecting);
+    await emit(redirecting, o1.id, "order.placed", "placed");
+    const [r1] = await webhookWorkerStep(new Date(), forStore(redirecting));
+    assert.equal(r1?.ok, false);
+    assert.match(r1?.error ?? "", /^redirect:/);
+
+    receiver.setMode("huge");
+    const huge = await webhookStore(receiver.url());
+    const o2 = await seedOrder(huge);
+    await emit(huge, o2.id, "order.placed", "placed");
+    const [r2] = await webhookWorkerStep(new Date(), forStore(huge));
+    assert.equal(r2?.ok, true, "a 2xx with a huge body still counts; only a snippet is kept");
+    const attempt = await db.webhookAttempt.findFirstOrThrow({ where: { deliveryId: r2!.deliveryId } });
+    assert.equal(attempt.responseSnippet.length, 512);
+
+    receiver.setMode("ok");
+    const live = await webhookStore(receiver.url(), "live");
+    const o3 = await seedOrder(live);
+    await emit(live, o3.id, "order.placed", "placed");
+    const [r3] = await webhookWorkerStep(new Date(), forStore(live));
+    assert.equal(r3?.ok, false);
+    assert.match(r3?.error ?? "", /^scheme:/, "a live store never posts to plain http on loopback");
+    assert.equal(receivedFor(o3.id).length, 0);
+  });
+
+  test("attemptDelivery on a delivery whose store lost its key logs the reason instead of throwing", async () => {
+    receiver.setMode("ok");
+    const store = await webhookStore(receiver.url());
+    const order = await seedOrder(store);
+    await emit(store, order.id, "order.placed", "placed");
+    const db = await getDb();
+    const { fanOutEvents } = await import("@/lib/webhooks/fan-out");
+    await fanOutEvents(new Date(), forStore(store));
+    await db.storeSigningKey.updateMany({ where: { storeId: store.id }, data: { retiredAt: new Date() } });
+    const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { orderId: order.id } });
+    const outcome = await attemptDelivery(delivery, new Date());
+    assert.deepEqual([outcome.ok, outcome.error], [false, "the store has no signing key"]);
+    assert.equal(receivedFor(order.id).length, 0, "nothing unsigned ever leaves");
+  });
+});

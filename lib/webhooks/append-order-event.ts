@@ -1,0 +1,41 @@
+import "server-only";
+
+import { newId } from "@/lib/config/ids";
+import type { Prisma } from "@/lib/generated/prisma/client";
+
+// Appends an order event inside the caller's transaction (the same one that changed the order), so an order
+// change and its event commit or roll back together: the transactional outbox. Delivery happens later.
+
+export const ORDER_EVENT_KINDS = [
+  "order.placed",
+  "order.paid",
+  "order.fulfilled",
+  "order.delivered",
+  "order.canceled",
+  "order.refunded",
+] as const;
+export type OrderEventKind = (typeof ORDER_EVENT_KINDS)[number];
+
+export const appendOrderEvent = async (
+  tx: Prisma.TransactionClient,
+  event: { storeId: string; orderId: string; kind: OrderEventKind; payload: Record<string, unknown> },
+): Promise<{ id: string; sequence: number }> => {
+  const last = await tx.orderEvent.findFirst({
+    where: { orderId: event.orderId },
+    orderBy: { sequence: "desc" },
+    select: { sequence: true },
+  });
+  const sequence = (last?.sequence ?? 0) + 1;
+  const id = newId("orderEvent");
+  await tx.orderEvent.create({
+    data: {
+      id,
+      storeId: event.storeId,
+      orderId: event.orderId,
+      sequence,
+      kind: event.kind,
+      payload: event.payload as Prisma.InputJsonValue,
+    },
+  });
+  return { id, sequence };
+};
