@@ -25,6 +25,11 @@ const EnvSchema = z.object({
    * mode (test: yes, live: no; DECISIONS.md B10). Default: yes except in production.
    */
   OUTBOUND_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
+  /**
+   * Run the order-webhook delivery worker inside the server (default on). Turn it off on all but one instance
+   * if you like; several workers are safe (claims keep them off each other's deliveries).
+   */
+  WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
