@@ -8,6 +8,11 @@ import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 import { toAppError } from "@/lib/http/errors";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
+import { listDeliveries } from "@/lib/webhooks/list-deliveries";
+import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
+import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -19,6 +24,18 @@ Commands:
                  Revokes a key; requests with it then get 401 invalid_api_key.
   purge-idempotency
                  Deletes expired idempotency records (also done automatically while serving).
+
+  Order webhooks (docs/webhooks.md):
+  set-webhook-url --store <slug> --url <https URL or "">
+                 Sets the store's webhook URL ("" disables webhooks); live stores need https and a public host.
+  webhook-log --store <slug> [--limit <n>] [--json]
+                 The delivery log: each Webhook-Id, its state and every attempt.
+  deliver-webhooks [--store <slug>]
+                 Runs one delivery step now (the server does this every second unless WEBHOOK_WORKER=off).
+  redeliver-webhook --store <slug> --id <webhook id>
+                 Sends a delivery again with a fresh retry schedule (same Webhook-Id and bytes).
+  enable-webhook-endpoint --store <slug> --id <endpoint id>
+                 Re-enables an endpoint disabled after sustained failure.
 `;
 
 const run = async (argv: string[]): Promise<number> => {
@@ -29,6 +46,9 @@ const run = async (argv: string[]): Promise<number> => {
       name: { type: "string" },
       permissions: { type: "string" },
       id: { type: "string" },
+      store: { type: "string" },
+      url: { type: "string" },
+      limit: { type: "string" },
       json: { type: "boolean", default: false },
     },
     strict: true,
@@ -81,6 +101,51 @@ const run = async (argv: string[]): Promise<number> => {
     }
     case "purge-idempotency": {
       console.log(`Deleted ${await purgeExpiredIdempotencyRecords()} expired idempotency records`);
+      return 0;
+    }
+    case "set-webhook-url": {
+      if (!values.store || values.url === undefined) throw new Error("--store and --url are required");
+      const url = await setStoreWebhookUrl(values.store, values.url);
+      console.log(
+        url ? `Webhooks of ${values.store} go to ${url}` : `Webhooks of ${values.store} are disabled`,
+      );
+      return 0;
+    }
+    case "webhook-log": {
+      if (!values.store) throw new Error("--store is required");
+      const store = await getStoreOrThrow(values.store);
+      const log = await listDeliveries(store.id, { limit: Number(values.limit ?? 50) || 50 });
+      if (values.json) console.log(JSON.stringify(log, null, 2));
+      else if (log.length === 0) console.log("No deliveries.");
+      else
+        console.table(
+          log.map((d) => ({
+            webhook_id: d.webhook_id,
+            order: d.order_id,
+            seq: d.sequence,
+            target: `${d.target} ${d.endpoint.url}${d.endpoint.disabled_at ? " (disabled)" : ""}`,
+            state: d.state,
+            attempts: d.attempts.length,
+            last: d.attempts[0]
+              ? `${d.attempts[0].status ?? d.attempts[0].error} ${d.attempts[0].latency_ms} ms`
+              : "",
+          })),
+        );
+      return 0;
+    }
+    case "deliver-webhooks": {
+      const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
+      const outcomes = await webhookWorkerStep(new Date(), { storeId });
+      console.log(`${outcomes.length} attempt(s): ${outcomes.filter((o) => o.ok).length} delivered`);
+      return 0;
+    }
+    case "redeliver-webhook":
+    case "enable-webhook-endpoint": {
+      if (!values.store || !values.id) throw new Error("--store and --id are required");
+      const store = await getStoreOrThrow(values.store);
+      if (command === "redeliver-webhook") await redeliverWebhook(values.id, store.id);
+      else await enableWebhookEndpoint(values.id, store.id);
+      console.log(command === "redeliver-webhook" ? `Queued ${values.id} again` : `Enabled ${values.id}`);
       return 0;
     }
     default:

@@ -7,6 +7,8 @@ import { after, before, describe, test } from "node:test";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
+import { AppError } from "@/lib/http/errors";
+import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-order-event";
 import { attemptDelivery } from "@/lib/webhooks/deliver";
 import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
@@ -309,5 +311,38 @@ describe("webhook delivery", () => {
     const outcome = await attemptDelivery(delivery, new Date());
     assert.deepEqual([outcome.ok, outcome.error], [false, "the store has no signing key"]);
     assert.equal(receivedFor(order.id).length, 0, "nothing unsigned ever leaves");
+  });
+});
+
+describe("the store's webhook URL setting", () => {
+  const refused = async (slug: string, url: string, code: string, message: RegExp) =>
+    assert.rejects(setStoreWebhookUrl(slug, url), (error: unknown) => {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.code, code);
+      assert.match(error.message, message);
+      return true;
+    });
+
+  test("live stores: https to public hosts only, refused at configuration time; nothing stored on refusal", async () => {
+    const store = await webhookStore("https://8.8.8.8/hooks", "live");
+    await refused(store.slug, "http://8.8.8.8/hooks", "invalid_request", /https/);
+    await refused(store.slug, "https://127.0.0.1/hooks", "invalid_request", /non-public/);
+    await refused(store.slug, "https://localhost/hooks", "invalid_request", /non-public/);
+    await refused(store.slug, "https://[::1]/hooks", "invalid_request", /non-public/);
+    await refused(store.slug, "https://user:pw@8.8.8.8/hooks", "invalid_request", /credentials/);
+    await refused(store.slug, "not a url", "invalid_request", /not a URL/);
+    const db = await getDb();
+    assert.equal(
+      (await db.store.findUniqueOrThrow({ where: { id: store.id } })).webhookUrl,
+      "https://8.8.8.8/hooks",
+    );
+    assert.equal(await setStoreWebhookUrl(store.slug, "https://1.1.1.1/orders"), "https://1.1.1.1/orders");
+  });
+
+  test("test stores may use loopback http; blank disables; unknown store is store_not_found", async () => {
+    const store = await webhookStore(null);
+    assert.equal(await setStoreWebhookUrl(store.slug, receiver.url()), receiver.url());
+    assert.equal(await setStoreWebhookUrl(store.slug, "   "), null);
+    await refused("no-such-store", "https://1.1.1.1/", "store_not_found", /./);
   });
 });

@@ -1,0 +1,61 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+
+// The delivery log of a store: each delivery (= Webhook-Id) with its target, state and every attempt (time,
+// HTTP status or error, latency, response snippet), newest first. Shared by the admin CLI and the API.
+
+export type DeliveryLogEntry = {
+  webhook_id: string;
+  order_id: string;
+  event_id: string;
+  sequence: number;
+  target: "store" | "platform";
+  endpoint: { id: string; url: string; disabled_at: string | null; disabled_reason: string | null };
+  state: "pending" | "delivered" | "dead";
+  next_attempt_at: string | null;
+  attempts: {
+    at: string;
+    target_url: string;
+    status: number | null;
+    error: string | null;
+    latency_ms: number;
+    response_snippet: string;
+  }[];
+};
+
+export const listDeliveries = async (
+  storeId: string,
+  { orderIds, limit = 50 }: { orderIds?: readonly string[]; limit?: number } = {},
+): Promise<DeliveryLogEntry[]> => {
+  const db = await getDb();
+  const rows = await db.webhookDelivery.findMany({
+    where: { storeId, ...(orderIds ? { orderId: { in: [...orderIds] } } : {}) },
+    include: { endpoint: true, log: { orderBy: { startedAt: "desc" } } },
+    orderBy: [{ createdAt: "desc" }, { sequence: "desc" }],
+    take: limit,
+  });
+  return rows.map((d) => ({
+    webhook_id: d.id,
+    order_id: d.orderId,
+    event_id: d.eventId,
+    sequence: d.sequence,
+    target: d.endpoint.target,
+    endpoint: {
+      id: d.endpoint.id,
+      url: d.endpoint.url,
+      disabled_at: d.endpoint.disabledAt?.toISOString() ?? null,
+      disabled_reason: d.endpoint.disabledReason,
+    },
+    state: d.state,
+    next_attempt_at: d.state === "pending" ? d.nextAttemptAt.toISOString() : null,
+    attempts: d.log.map((a) => ({
+      at: a.startedAt.toISOString(),
+      target_url: a.targetUrl,
+      status: a.status,
+      error: a.error,
+      latency_ms: a.latencyMs,
+      response_snippet: a.responseSnippet,
+    })),
+  }));
+};
