@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createPublicKey, generateKeyPairSync, type JsonWebKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -7,6 +8,7 @@ import { describe, test } from "node:test";
 import { createSigner, createVerifier, httpbis } from "http-message-signatures";
 
 import { AppError } from "@/lib/http/errors";
+import { WEBHOOK_COMPONENTS } from "@/lib/webhooks/sign-webhook";
 
 import { checkContentDigest, contentDigest } from "./content-digest";
 import { algorithmForJwk, signRequest, verifyRequestSignature, type HttpMessage } from "./signature";
@@ -319,5 +321,55 @@ describe("Content-Digest", () => {
     assert.equal(checkContentDigest("sha-256=notbytes", body), "malformed");
     // RFC 9530 §B.1's example: sha-256 of {"hello": "world"}
     assert.equal(contentDigest(body), "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:");
+  });
+});
+
+describe("our published vectors (e2e/vectors/acs-signatures.json, docs/webhooks.md)", () => {
+  type Signed = { method: string; url: string; headers: Record<string, string>; body: string };
+  type OurVectors = {
+    created: string;
+    keys: Record<"store" | "agent", { kid: string; publicJwk: JsonWebKey }>;
+    webhook: Signed;
+    request: Signed;
+  };
+  const file = path.join(import.meta.dirname, "../../e2e/vectors/acs-signatures.json");
+  const ours = JSON.parse(readFileSync(file, "utf8")) as OurVectors;
+  const asMessage = (v: Signed): HttpMessage => ({ ...v, headers: new Headers(v.headers) });
+  const keyOf = (who: "store" | "agent") => async (kid: string) =>
+    kid === ours.keys[who].kid ? ours.keys[who].publicJwk : null;
+  const now = new Date(ours.created);
+
+  test("the signed webhook verifies with the store key and covers the webhook components", async () => {
+    const verified = await verifyRequestSignature(asMessage(ours.webhook), {
+      lookupKey: keyOf("store"),
+      now,
+      requireCreated: true,
+      requiredComponents: [...WEBHOOK_COMPONENTS],
+    });
+    assert.equal(verified?.[0]?.keyid, ours.keys.store.kid);
+    const tampered = { ...asMessage(ours.webhook), body: ours.webhook.body.replace("USD", "EUR") };
+    await expectCode(
+      () => verifyRequestSignature(tampered, { lookupKey: keyOf("store"), now }),
+      "digest_mismatch",
+    );
+  });
+
+  test("the signed request verifies with the agent key under the signed-tier rules", async () => {
+    const verified = await verifyRequestSignature(asMessage(ours.request), {
+      lookupKey: keyOf("agent"),
+      now,
+      requireCreated: true,
+      maxAgeSeconds: 300,
+    });
+    assert.equal(verified?.[0]?.keyid, ours.keys.agent.kid);
+  });
+
+  test("the docs' self-contained receiver example accepts the webhook vector and rejects a tampered one", () => {
+    const script = path.join(import.meta.dirname, "../../docs/examples/verify-webhook.mjs");
+    const out = JSON.parse(execFileSync(process.execPath, [script, file], { encoding: "utf8" })) as {
+      good: { ok: boolean };
+      tampered: { ok: boolean };
+    };
+    assert.deepEqual([out.good.ok, out.tampered.ok], [true, false]);
   });
 });
