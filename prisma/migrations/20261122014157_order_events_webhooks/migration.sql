@@ -100,6 +100,9 @@ CREATE UNIQUE INDEX "webhook_deliveries_event_id_endpoint_id_key" ON "webhook_de
 CREATE INDEX "webhook_attempts_delivery_id_started_at_idx" ON "webhook_attempts"("delivery_id", "started_at");
 
 -- AddForeignKey
+ALTER TABLE "order_events" ADD CONSTRAINT "order_events_order_id_fkey" FOREIGN KEY ("order_id") REFERENCES "orders"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_event_id_fkey" FOREIGN KEY ("event_id") REFERENCES "order_events"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
