@@ -24,7 +24,8 @@ export type OperationContext = {
 /** A wire body (snake_case UCP JSON) and the REST status for success (201 on create). */
 export type OperationResult = { body: Record<string, unknown>; status?: 200 | 201 };
 
-export type McpNamespace = "catalog" | "cart" | "checkout";
+/** UCP namespaces (`catalog`, `cart`, `checkout`) and ours for the order-event tools (issue #7). */
+export type McpNamespace = "catalog" | "cart" | "checkout" | "events" | "deliveries";
 
 export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   /** Operation id = MCP tool name (`create_cart`). */

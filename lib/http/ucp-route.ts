@@ -37,7 +37,13 @@ const param = (params: RouteParams, name: string): string | undefined => {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Builds the operation input: the bare JSON body with the path's resource id merged in. */
+/** A GET's query parameters (list filters and cursors); undefined when there are none. */
+const queryInput = (request: Request): Record<string, string> | undefined => {
+  const params = new URL(request.url).searchParams;
+  return params.size > 0 ? Object.fromEntries(params) : undefined;
+};
+
+/** Builds the operation input: the bare JSON body (or a GET's query) with the path's resource id merged in. */
 const restInput = (body: unknown, id: string | undefined): unknown => {
   if (id === undefined) return body ?? {};
   if (body === undefined) return { id };
@@ -115,7 +121,8 @@ export const ucpRoute =
         baseUrl: getBaseUrl(),
         now,
       };
-      const outcome = await executeOperation(op, ctx, restInput(body, param(params, "id")));
+      const input = body === undefined && request.method === "GET" ? queryInput(request) : body;
+      const outcome = await executeOperation(op, ctx, restInput(input, param(params, "id")));
       return jsonResponse(
         outcome.status,
         outcome.bodyText,

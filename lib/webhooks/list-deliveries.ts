@@ -24,13 +24,24 @@ export type DeliveryLogEntry = {
   }[];
 };
 
+/** The log of a store; narrowed to one order, one delivery, or the orders one principal originated. */
 export const listDeliveries = async (
   storeId: string,
-  { orderIds, limit = 50 }: { orderIds?: readonly string[]; limit?: number } = {},
+  {
+    orderId,
+    deliveryId,
+    principalId,
+    limit = 50,
+  }: { orderId?: string; deliveryId?: string; principalId?: string; limit?: number } = {},
 ): Promise<DeliveryLogEntry[]> => {
   const db = await getDb();
   const rows = await db.webhookDelivery.findMany({
-    where: { storeId, ...(orderIds ? { orderId: { in: [...orderIds] } } : {}) },
+    where: {
+      storeId,
+      ...(orderId ? { orderId } : {}),
+      ...(deliveryId ? { id: deliveryId } : {}),
+      ...(principalId ? { event: { order: { principalId } } } : {}),
+    },
     include: { endpoint: true, log: { orderBy: { startedAt: "desc" } } },
     orderBy: [{ createdAt: "desc" }, { sequence: "desc" }],
     take: limit,

@@ -6,11 +6,24 @@ import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
 import { getProduct } from "@/lib/catalog/get-product";
 import type { AnyOperation } from "@/lib/http/operation";
+import { listOrderEvents } from "@/lib/webhooks/list-order-events";
+import { listWebhookDeliveries } from "@/lib/webhooks/list-webhook-deliveries";
+import { redeliverWebhookOp } from "@/lib/webhooks/redeliver-webhook";
 
 import type { McpSurface } from "../handle-mcp-request";
 
 // Tools of a store's MCP (`POST /s/<slug>/mcp`, seed §4).
-export const STORE_TOOLS: readonly AnyOperation[] = [getProduct, createCart, getCart, updateCart, cancelCart];
+export const STORE_TOOLS: readonly AnyOperation[] = [
+  getProduct,
+  createCart,
+  getCart,
+  updateCart,
+  cancelCart,
+  // issue #7: the order-events feed and the webhook delivery log
+  listOrderEvents,
+  listWebhookDeliveries,
+  redeliverWebhookOp,
+];
 
 export const storeMcp = (storeSlug: string): McpSurface => ({
   name: `agent-commerce-service/store/${storeSlug}`,

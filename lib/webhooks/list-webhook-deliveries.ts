@@ -1,0 +1,39 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { successEnvelope } from "@/lib/http/envelope";
+import { defineOperation, storeOf } from "@/lib/http/operation";
+
+import { listDeliveries } from "./list-deliveries";
+
+// list_webhook_deliveries / GET /s/<slug>/webhook-deliveries: the delivery log (issue #7) for the orders the
+// caller originated: each Webhook-Id with its target, state and every attempt (time, status or error, latency,
+// response snippet). Needs `orders:read`.
+
+export const ListWebhookDeliveriesInputSchema = z.object({
+  order_id: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+
+export const listWebhookDeliveries = defineOperation({
+  name: "list_webhook_deliveries",
+  title: "List webhook deliveries",
+  description:
+    "The webhook delivery log of your orders in this store, newest first: target, state and every attempt. Needs a platform key with orders:read.",
+  scope: "store",
+  input: ListWebhookDeliveriesInputSchema,
+  mutates: false,
+  tier: "token",
+  permission: "orders:read",
+  mcp: { namespace: "deliveries", annotations: { readOnlyHint: true } },
+  run: async (ctx, input) => {
+    const store = storeOf(ctx);
+    const deliveries = await listDeliveries(store.id, {
+      principalId: ctx.principal.id,
+      orderId: input.order_id,
+      limit: input.limit,
+    });
+    return { body: { ucp: successEnvelope(["dev.ucp.shopping.order"], {}, ctx.ucpVersion), deliveries } };
+  },
+});

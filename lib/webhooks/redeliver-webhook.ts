@@ -1,0 +1,44 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { getDb } from "@/lib/config/db";
+import { successEnvelope } from "@/lib/http/envelope";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation, storeOf } from "@/lib/http/operation";
+
+import { listDeliveries } from "./list-deliveries";
+import { redeliverWebhook as queueAgain } from "./manage-deliveries";
+
+// redeliver_webhook / POST /s/<slug>/webhook-deliveries/<id>/redeliver: sends one delivery again with a fresh
+// retry schedule — same Webhook-Id, timestamp and bytes, so receivers that already have it drop the duplicate.
+// Only for a delivery of an order the caller originated; needs `orders:read`.
+
+export const redeliverWebhookOp = defineOperation({
+  name: "redeliver_webhook",
+  title: "Redeliver webhook",
+  description:
+    "Queue a webhook delivery (by its Webhook-Id) again, with a fresh retry schedule. Needs a platform key with orders:read.",
+  scope: "store",
+  input: z.object({ id: z.string().min(1).max(200) }),
+  mutates: true,
+  tier: "token",
+  permission: "orders:read",
+  mcp: { takesId: true, annotations: { idempotentHint: true } },
+  /** @throws AppError not_found */
+  run: async (ctx, input) => {
+    const db = await getDb();
+    const store = storeOf(ctx);
+    const delivery = await db.webhookDelivery.findFirst({
+      where: { id: input.id, storeId: store.id, event: { order: { principalId: ctx.principal.id } } },
+      select: { id: true, orderId: true },
+    });
+    if (!delivery)
+      throw new AppError("not_found", `No webhook delivery "${input.id}" of yours here`, { path: "$.id" });
+    await queueAgain(delivery.id, store.id, ctx.now);
+    const [entry] = await listDeliveries(store.id, { deliveryId: delivery.id });
+    return {
+      body: { ucp: successEnvelope(["dev.ucp.shopping.order"], {}, ctx.ucpVersion), delivery: entry },
+    };
+  },
+});
