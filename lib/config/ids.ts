@@ -15,6 +15,9 @@ export const ID_PREFIXES = {
   orderLine: "oli",
   apiKey: "key",
   idempotency: "idem",
+  shippingRate: "shr",
+  discountCode: "dsc",
+  cartToken: "ct",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

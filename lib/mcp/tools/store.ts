@@ -5,12 +5,29 @@ import { createCart } from "@/lib/carts/create-cart";
 import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
 import { getProduct } from "@/lib/catalog/get-product";
+import { cancelCheckout } from "@/lib/checkout/cancel-checkout";
+import { createCheckout } from "@/lib/checkout/create-checkout";
+import { getCheckout } from "@/lib/checkout/get-checkout";
+import { updateCheckout } from "@/lib/checkout/update-checkout";
 import type { AnyOperation } from "@/lib/http/operation";
+import { getOrder } from "@/lib/orders/get-order";
 
 import type { McpSurface } from "../handle-mcp-request";
 
 // Tools of a store's MCP (`POST /s/<slug>/mcp`, seed §4).
-export const STORE_TOOLS: readonly AnyOperation[] = [getProduct, createCart, getCart, updateCart, cancelCart];
+export const STORE_TOOLS: readonly AnyOperation[] = [
+  getProduct,
+  createCart,
+  getCart,
+  updateCart,
+  cancelCart,
+  // issue #4: checkout sessions and orders
+  createCheckout,
+  getCheckout,
+  updateCheckout,
+  cancelCheckout,
+  getOrder,
+];
 
 export const storeMcp = (storeSlug: string): McpSurface => ({
   name: `agent-commerce-service/store/${storeSlug}`,
