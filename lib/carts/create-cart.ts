@@ -48,6 +48,8 @@ export const createCart = defineOperation({
         principalId: ctx.principal.id,
         currency: store.currency,
         buyer: input.buyer === undefined ? undefined : (input.buyer as object),
+        // the continue_url page is reached by this secret token, never by the cart id (ids appear in logs)
+        continueToken: newId("cartToken"),
         expiresAt: new Date(ctx.now.getTime() + CART_TTL_MS),
         lineItems: { create: lineRows },
       },

@@ -1,5 +1,6 @@
 import type { Store } from "@/lib/generated/prisma/client";
 import { successEnvelope, type UcpMessage } from "@/lib/http/envelope";
+import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 import type { PricedLine } from "./price-lines";
 
@@ -13,13 +14,23 @@ const firstImage = (media: unknown, baseUrl: string): string | undefined => {
   return /^https?:\/\//.test(url) ? url : `${baseUrl}${url}`;
 };
 
-export type CartRecord = { id: string; currency: string; expiresAt: Date; lineIds: readonly string[] };
+export type CartRecord = {
+  id: string;
+  currency: string;
+  expiresAt: Date;
+  continueToken: string | null;
+  lineIds: readonly string[];
+};
+
+/** The continue-in-browser page of a cart (seed §2: not a payment page): `{base_url}/s/<slug>/cart/<token>`. */
+export const cartContinueUrl = (store: Pick<Store, "slug">, baseUrl: string, token: string): string =>
+  `${storeEndpoint(store, baseUrl)}/cart/${token}`;
 
 export const cartToWire = (
   cart: CartRecord,
   lines: readonly PricedLine[],
   messages: readonly UcpMessage[],
-  { baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
+  { store, baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
 ) => {
   const wireLines = lines.map((line, i) => {
     const amount = line.variant.priceMinor * line.quantity;
@@ -52,5 +63,6 @@ export const cartToWire = (
     messages: [...messages],
     links: [],
     expires_at: cart.expiresAt.toISOString(),
+    ...(cart.continueToken ? { continue_url: cartContinueUrl(store, baseUrl, cart.continueToken) } : {}),
   };
 };
