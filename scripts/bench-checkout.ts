@@ -1,6 +1,6 @@
 // `npm run bench:checkout`: the checkout flow over real HTTP against the built service (scripts/serve.ts), first
 // on the embedded PGlite, then on a real PostgreSQL from scripts/pg-harness.ts. Each flow is create (line_items)
-// → update (buyer, shipping_address, shipping_method_id) → get, run at concurrency 1 and 8. Prints ops/s and the
+// → update (buyer, shipping_address, shipping_method_id, payment instrument) → get, run at concurrency 1 and 8. Prints ops/s and the
 // p50/p95 latency of each call. Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--flows=<n per level>] [--smoke] [--build]
 // An existing .next build is reused (serve.ts builds only when there is none): pass --build after code changes.
@@ -150,6 +150,7 @@ const flow = async (server: Server, variantId: string, samples: Record<Call, num
           country: "US",
         },
         shipping_method_id: "standard",
+        payment: { instruments: [{ handler_id: "svc.card", selected: true }] },
       }),
     }),
   );

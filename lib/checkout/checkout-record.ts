@@ -21,7 +21,6 @@ export const CHECKOUT_TTL_MS = 6 * 60 * 60 * 1000;
 
 const INCLUDE = {
   lineItems: { orderBy: { position: "asc" } },
-  order: { select: { id: true } },
 } as const satisfies Prisma.CheckoutSessionInclude;
 
 export type CheckoutRecord = Prisma.CheckoutSessionGetPayload<{ include: typeof INCLUDE }>;
@@ -80,11 +79,17 @@ export const draftOf = (session: CheckoutRecord): CheckoutDraft => ({
 export const renderCheckout = async (db: Db, ctx: OperationContext, session: CheckoutRecord) => {
   const store = storeOf(ctx);
   const open = session.status === "incomplete" || session.status === "ready_for_complete";
-  const priced = await priceCheckout(db, store, draftOf(session), {
-    now: ctx.now,
-    frozen: isTerminal(session.status),
-    ...(open ? {} : { status: session.status }),
-  });
+  // only a completed session has an order (placeOrder sets both in one transaction): no query otherwise
+  const [priced, order] = await Promise.all([
+    priceCheckout(db, store, draftOf(session), {
+      now: ctx.now,
+      frozen: isTerminal(session.status),
+      ...(open ? {} : { status: session.status }),
+    }),
+    session.status === "completed"
+      ? db.order.findUnique({ where: { checkoutId: session.id }, select: { id: true } })
+      : Promise.resolve(null),
+  ]);
   return checkoutToWire(
     { ...session, paymentInstruments: storedInstruments(session.paymentInstruments) },
     priced,
@@ -92,9 +97,7 @@ export const renderCheckout = async (db: Db, ctx: OperationContext, session: Che
       store,
       baseUrl: ctx.baseUrl,
       ucpVersion: ctx.ucpVersion,
-      order: session.order
-        ? { id: session.order.id, permalinkUrl: orderPermalink(store, ctx.baseUrl, session.order.id) }
-        : null,
+      order: order ? { id: order.id, permalinkUrl: orderPermalink(store, ctx.baseUrl, order.id) } : null,
     },
   );
 };
@@ -107,9 +110,25 @@ export type LineRow = {
   position: number;
 };
 
+/** True when `rows` are exactly the stored line rows (same ids, variants, quantities, prices, order). */
+export const sameLines = (stored: CheckoutRecord["lineItems"], rows: readonly LineRow[]): boolean =>
+  stored.length === rows.length &&
+  rows.every((r, i) => {
+    const s = stored[i];
+    return (
+      s !== undefined &&
+      s.id === r.id &&
+      s.variantId === r.variantId &&
+      s.quantity === r.quantity &&
+      s.priceMinor === r.priceMinor &&
+      s.position === r.position
+    );
+  });
+
 /**
- * Writes a session's new state if its version is still `version`, replacing its lines when given, and bumps the
- * version. @throws VersionConflict when another write came first (nothing is written then).
+ * Writes a session's new state if its version is still `version`, replacing its lines when they changed, and
+ * bumps the version. Without line changes it is one conditional UPDATE (no transaction round trips).
+ * @throws VersionConflict when another write came first (nothing is written then).
  */
 export const saveCheckout = async (
   db: Db,
@@ -118,8 +137,22 @@ export const saveCheckout = async (
     version,
     data,
     lines,
-  }: { id: string; version: number; data: Prisma.CheckoutSessionUpdateManyMutationInput; lines: LineRow[] },
+  }: {
+    id: string;
+    version: number;
+    data: Prisma.CheckoutSessionUpdateManyMutationInput;
+    /** The new line rows, or null when the stored rows are still exact. */
+    lines: LineRow[] | null;
+  },
 ): Promise<void> => {
+  if (lines === null) {
+    const { count } = await db.checkoutSession.updateMany({
+      where: { id, version },
+      data: { ...data, version: { increment: 1 } },
+    });
+    if (count !== 1) throw new VersionConflict();
+    return;
+  }
   await db.$transaction(async (tx) => {
     const { count } = await tx.checkoutSession.updateMany({
       where: { id, version },

@@ -87,36 +87,49 @@ export const createCheckout = defineOperation({
         { path: "$.line_items" },
       );
     }
-    const session = await db.checkoutSession.create({
-      data: {
-        id: newId("checkout"),
-        storeId: store.id,
-        cartId: input.cart_id ?? null,
-        principalId: ctx.principal.id,
-        status: priced.status,
-        currency: store.currency,
-        buyer: draft.buyer ?? undefined,
-        fulfillment: draft.fulfillment,
-        discountCodes: priced.discounts.codes,
-        notes: input.notes ?? null,
-        totals: priced.totals,
-        agentProfile: ctx.agentProfile || null,
-        paymentInstruments: draft.instruments,
-        context: input.context as object | undefined,
-        attribution: input.attribution,
-        expiresAt: new Date(ctx.now.getTime() + CHECKOUT_TTL_MS),
-        lineItems: {
-          create: priced.lines.map((l, position) => ({
-            id: l.id,
-            variantId: l.variant.id,
-            quantity: l.quantity,
-            priceMinor: l.unitPrice,
-            position,
-          })),
-        },
-      },
-    });
-    const body = checkoutToWire({ ...session, paymentInstruments: draft.instruments }, priced, {
+    const id = newId("checkout");
+    const session = {
+      id,
+      storeId: store.id,
+      cartId: input.cart_id ?? null,
+      principalId: ctx.principal.id,
+      status: priced.status,
+      currency: store.currency,
+      buyer: draft.buyer,
+      fulfillment: draft.fulfillment,
+      discountCodes: priced.discounts.codes,
+      notes: input.notes ?? null,
+      totals: priced.totals,
+      agentProfile: ctx.agentProfile || null,
+      paymentInstruments: draft.instruments,
+      context: input.context ?? null,
+      attribution: input.attribution ?? null,
+      expiresAt: new Date(ctx.now.getTime() + CHECKOUT_TTL_MS),
+    };
+    // two plain inserts in one transaction (a nested create would also read the row back)
+    await db.$transaction([
+      db.checkoutSession.createMany({
+        data: [
+          {
+            ...session,
+            buyer: session.buyer ?? undefined,
+            context: (session.context as object | null) ?? undefined,
+            attribution: session.attribution ?? undefined,
+          },
+        ],
+      }),
+      db.checkoutLineItem.createMany({
+        data: priced.lines.map((l, position) => ({
+          id: l.id,
+          checkoutId: id,
+          variantId: l.variant.id,
+          quantity: l.quantity,
+          priceMinor: l.unitPrice,
+          position,
+        })),
+      }),
+    ]);
+    const body = checkoutToWire(session, priced, {
       store,
       baseUrl: ctx.baseUrl,
       ucpVersion: ctx.ucpVersion,

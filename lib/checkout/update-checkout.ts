@@ -7,7 +7,7 @@ import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf } from "@/lib/http/operation";
 
 import { applyRequest } from "./apply-request";
-import { draftOf, loadCheckoutOrThrow, saveCheckout, VersionConflict } from "./checkout-record";
+import { draftOf, loadCheckoutOrThrow, sameLines, saveCheckout, VersionConflict } from "./checkout-record";
 import { priceCheckout } from "./price-checkout";
 import { UpdateCheckoutInputSchema, type UpdateCheckoutInput } from "./schemas";
 import { assertModifiable } from "./state";
@@ -56,18 +56,19 @@ export const updateCheckout = defineOperation({
         ...(input.context !== undefined ? { context: input.context as object } : {}),
         ...(input.attribution !== undefined ? { attribution: input.attribution } : {}),
       };
+      const lines = priced.lines.map((l, position) => ({
+        id: l.id,
+        variantId: l.variant.id,
+        quantity: l.quantity,
+        priceMinor: l.unitPrice,
+        position,
+      }));
       try {
         await saveCheckout(db, {
           id: session.id,
           version: session.version,
           data,
-          lines: priced.lines.map((l, position) => ({
-            id: l.id,
-            variantId: l.variant.id,
-            quantity: l.quantity,
-            priceMinor: l.unitPrice,
-            position,
-          })),
+          lines: sameLines(session.lineItems, lines) ? null : lines,
         });
       } catch (error) {
         if (!(error instanceof VersionConflict)) throw error;
