@@ -50,10 +50,18 @@ export function CartView({ cart }: { cart: CartPage }) {
           ))}
         </tbody>
         <tfoot>
+          {cart.discountMinor > 0 ? (
+            <tr>
+              <th colSpan={3}>Discount</th>
+              <td data-testid="cart-discount">
+                <Money amountMinor={-cart.discountMinor} currency={cart.currency} />
+              </td>
+            </tr>
+          ) : null}
           <tr>
             <th colSpan={3}>Estimated total (before shipping and tax)</th>
-            <td data-testid="cart-subtotal">
-              <Money amountMinor={cart.subtotalMinor} currency={cart.currency} />
+            <td data-testid="cart-total">
+              <Money amountMinor={cart.totalMinor} currency={cart.currency} />
             </td>
           </tr>
         </tfoot>

@@ -68,7 +68,7 @@ test("GET /s/:slug/cart/:token — the cart's continue_url shows its lines and t
   const expected = new Intl.NumberFormat("en", { style: "currency", currency: cart.currency }).format(
     `${Math.trunc(subtotal / 100)}.${String(subtotal % 100).padStart(2, "0")}` as unknown as number,
   );
-  await expect(page.getByTestId("cart-subtotal")).toHaveText(expected);
+  await expect(page.getByTestId("cart-total")).toHaveText(expected);
   await expect(page.getByText(/checkout and payment happen through your agent/i)).toBeVisible();
 
   const canceled = await request.post(`/s/${STORE}/carts/${cart.id}/cancel`, {

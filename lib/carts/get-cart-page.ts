@@ -3,7 +3,7 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 import { isValidStoreSlug } from "@/lib/stores/get-store-or-throw";
 
-import { priceLines } from "./price-lines";
+import { priceCart } from "./price-cart";
 
 // Data for the continue-in-browser cart page (/s/<slug>/cart/<token>, the cart's `continue_url`). The token is
 // the capability: whoever holds the link may view the cart (read-only), as with any shared cart link. A
@@ -24,6 +24,8 @@ export type CartPage = {
   currency: string;
   lines: CartPageLine[];
   subtotalMinor: number;
+  discountMinor: number;
+  totalMinor: number;
   expiresAt: Date;
   notices: string[];
 };
@@ -42,10 +44,12 @@ export const getCartPage = async (
     include: { store: true, lineItems: { orderBy: { position: "asc" } } },
   });
   if (!cart) return null;
-  const { lines, messages } = await priceLines(
+  const { lines, messages, discountTotal } = await priceCart(
     db,
     cart.store,
     cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+    cart.discountCodes,
+    now,
   );
   const problems = new Map(
     messages.flatMap((m) => {
@@ -66,13 +70,16 @@ export const getCartPage = async (
       problem: problems.get(i) ?? null,
     };
   });
+  const subtotalMinor = pageLines.reduce((a, l) => a + l.amountMinor, 0);
   return {
     storeName: cart.store.name,
     storeSlug: cart.store.slug,
     currency: cart.currency,
     lines: pageLines,
-    subtotalMinor: pageLines.reduce((a, l) => a + l.amountMinor, 0),
+    subtotalMinor,
+    discountMinor: discountTotal,
+    totalMinor: subtotalMinor - discountTotal,
     expiresAt: cart.expiresAt,
-    notices: messages.filter((m) => !m.path).map((m) => m.content),
+    notices: messages.filter((m) => !m.path?.startsWith("$.line_items")).map((m) => m.content),
   };
 };

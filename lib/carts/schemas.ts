@@ -39,8 +39,14 @@ export const LineItemsInputSchema = z
   .max(MAX_CART_LINES)
   .superRefine(rejectDuplicateVariants);
 
+/** UCP discount extension input (cart and checkout): the code set, replaced as a whole; [] clears it. */
+export const DiscountsInputSchema = z.object({
+  codes: z.array(z.string().trim().min(1, "empty discount code").max(64)).max(10).optional(),
+});
+
 const CartFieldsSchema = z.object({
   line_items: LineItemsInputSchema,
+  discounts: DiscountsInputSchema.optional(),
   buyer: z.record(z.string(), z.unknown()).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
   signals: z.record(z.string(), z.unknown()).optional(),

@@ -15,7 +15,8 @@ import { checkoutToWire } from "./to-wire";
 const OPEN_STATUSES = ["incomplete", "ready_for_complete", "requires_escalation"] as const;
 
 /**
- * The lines of the caller's active cart (UCP cart→checkout: the cart's contents win over sent line_items).
+ * The lines and discount codes of the caller's active cart (UCP cart→checkout: the cart's contents win over
+ * sent line_items; discount codes carry over).
  * @throws AppError not_found when the cart is unknown, canceled, expired, another store's or another caller's
  */
 const cartLinesOrThrow = async (db: Db, ctx: OperationContext, cartId: string) => {
@@ -32,7 +33,10 @@ const cartLinesOrThrow = async (db: Db, ctx: OperationContext, cartId: string) =
   if (!cart) {
     throw new AppError("not_found", `No active cart "${cartId}" in this store`, { path: "$.cart_id" });
   }
-  return cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity }));
+  return {
+    lineItems: cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+    discountCodes: cart.discountCodes,
+  };
 };
 
 /**
@@ -69,7 +73,10 @@ export const createCheckout = defineOperation({
         return { body: await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, existing.id)) };
       }
     }
-    const lineItems = input.cart_id ? await cartLinesOrThrow(db, ctx, input.cart_id) : input.line_items!;
+    const fromCart = input.cart_id ? await cartLinesOrThrow(db, ctx, input.cart_id) : null;
+    const lineItems = fromCart?.lineItems ?? input.line_items!;
+    // UCP cart→checkout: the cart's lines win; its discount codes carry over unless the request sends its own
+    const discounts = input.discounts ?? (fromCart ? { codes: fromCart.discountCodes } : undefined);
     const empty: CheckoutDraft = {
       lines: [],
       buyer: null,
@@ -77,7 +84,7 @@ export const createCheckout = defineOperation({
       discountCodes: [],
       instruments: [],
     };
-    const draft = applyRequest(store, empty, { ...input, line_items: lineItems });
+    const draft = applyRequest(store, empty, { ...input, line_items: lineItems, discounts });
     const priced = await priceCheckout(db, store, draft, { now: ctx.now });
     if (priced.lines.length === 0) {
       // as create_cart: when no line can be sold, the error envelope and no session

@@ -1,6 +1,11 @@
 import { z } from "zod";
 
-import { LineItemInputSchema, MAX_CART_LINES, rejectDuplicateVariants } from "@/lib/carts/schemas";
+import {
+  DiscountsInputSchema,
+  LineItemInputSchema,
+  MAX_CART_LINES,
+  rejectDuplicateVariants,
+} from "@/lib/carts/schemas";
 
 import { isCountryCode } from "./countries";
 
@@ -84,10 +89,6 @@ export const FulfillmentInputSchema = z.object({
       }),
     )
     .max(1, "one fulfillment method (shipping) is supported"),
-});
-
-export const DiscountsInputSchema = z.object({
-  codes: z.array(z.string().trim().min(1, "empty discount code").max(64)).max(10).optional(),
 });
 
 /** Instruments are echoed without credentials (UCP §7.1: never echo the token); completion is issue #5. */
