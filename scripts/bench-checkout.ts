@@ -35,7 +35,7 @@ if (
   process.exit(2);
 }
 
-type Server = { baseUrl: string; key: string; stop: () => Promise<void> };
+type Server = { baseUrl: string; key: string; stop: () => Promise<void>; output: () => string };
 
 /** Starts scripts/serve.ts (migrate, seed, build if needed, serve) on a fresh database and waits until ready. */
 const startServer = async (
@@ -87,7 +87,7 @@ const startServer = async (
     rmSync(dir, { recursive: true, force: true });
   };
   const key = (JSON.parse(readFileSync(keyFile, "utf8")) as { key: string }).key;
-  return { baseUrl, key, stop };
+  return { baseUrl, key, stop, output: () => output };
 };
 
 const headers = (server: Server, mutates: boolean): Record<string, string> => ({
@@ -202,7 +202,11 @@ const bench = async (label: string, databaseUrl?: string) => {
     for (let i = 0; i < 5; i++) await flow(server, variantId, warm);
     console.log("call     conc     n    ops/s    p50 ms   p95 ms");
     for (const concurrency of CONCURRENCY) {
-      for (const row of await runLevel(server, variantId, concurrency)) {
+      const rows = await runLevel(server, variantId, concurrency).catch((error: unknown) => {
+        console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
+        throw error;
+      });
+      for (const row of rows) {
         console.log(
           `${row.call.padEnd(8)} ${String(row.concurrency).padStart(4)} ${String(row.n).padStart(5)} ${row.opsPerSec
             .toFixed(1)

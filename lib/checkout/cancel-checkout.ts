@@ -8,6 +8,9 @@ import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { CheckoutIdInputSchema } from "./schemas";
 import { assertModifiable } from "./state";
 
+/** Optimistic retries when a concurrent update moves the version between the read and the write. */
+const MAX_ATTEMPTS = 5;
+
 /**
  * cancel_checkout / POST /s/<slug>/checkout-sessions/<id>/cancel (no body): any non-terminal session becomes
  * `canceled`, which is final (seed §3: cancel cannot be undone). Canceling a completed or canceled session is
@@ -25,16 +28,16 @@ export const cancelCheckout = defineOperation({
   mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
   run: async (ctx, input) => {
     const db = await getDb();
-    const session = await loadCheckoutOrThrow(db, ctx, input.id);
-    assertModifiable(session.id, session.status, "cancel");
-    const { count } = await db.checkoutSession.updateMany({
-      where: { id: session.id, version: session.version },
-      data: { status: "canceled", version: { increment: 1 } },
-    });
-    if (count !== 1) {
-      // something changed it meanwhile (an update, or completion): let the caller look again
-      throw new AppError("conflict", `Checkout ${session.id} changed while canceling; retry the cancel`);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const session = await loadCheckoutOrThrow(db, ctx, input.id);
+      assertModifiable(session.id, session.status, "cancel");
+      const { count } = await db.checkoutSession.updateMany({
+        where: { id: session.id, version: session.version },
+        data: { status: "canceled", version: { increment: 1 } },
+      });
+      // a concurrent update moved the version: read again (a completion meanwhile makes it not modifiable)
+      if (count === 1) return { body: await renderCheckout(db, ctx, { ...session, status: "canceled" }) };
     }
-    return { body: await renderCheckout(db, ctx, { ...session, status: "canceled" }) };
+    throw new AppError("conflict", `Checkout ${input.id} kept changing while canceling; retry the cancel`);
   },
 });

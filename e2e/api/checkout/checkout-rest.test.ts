@@ -606,6 +606,25 @@ describe("idempotency, concurrency and isolation", () => {
     assert.equal(row.version, 8);
   });
 
+  test("a cancel racing updates wins exactly once: the session ends canceled, later writes are refused", async () => {
+    const created = await create({ line_items: [{ item: { id: socks.id }, quantity: 1 }] });
+    const id = created.body.id;
+    const [u1, c, u2] = await Promise.all([
+      update(id, { notes: "first" }),
+      cancel(id),
+      update(id, { buyer: { email: BUYER.email } }),
+    ]);
+    assert.equal(c.status, 200, c.text);
+    assert.equal(c.body.status, "canceled");
+    for (const u of [u1, u2]) {
+      const code = (u.body as unknown as ErrorEnvelope).messages?.[0]?.code;
+      assert.ok(u.body.status === "incomplete" || code === "checkout_not_modifiable", u.text);
+    }
+    assert.equal((await read(id)).body.status, "canceled");
+    const late = await update(id, { notes: "late" });
+    assert.equal((late.body as unknown as ErrorEnvelope).messages[0]?.code, "checkout_not_modifiable");
+  });
+
   test("another store's path and another platform's key see not_found; no credential → insufficient_trust", async () => {
     const created = await create({ line_items: [{ item: { id: socks.id }, quantity: 1 }] });
     const wrongStore = await read(created.body.id, otherStore);
