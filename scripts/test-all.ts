@@ -27,6 +27,8 @@ const STEPS: Step[] = [
   { name: "unit tests", script: "test", counts: "node-test" },
   { name: "integration tests (PGlite + PostgreSQL)", script: "test:integration", counts: "node-test" },
   { name: "end-to-end tests (Playwright http + ui)", script: "test:e2e", counts: "playwright" },
+  // issue #4: a few checkout flows over HTTP on PostgreSQL (reuses the build the e2e step made; ~20 s)
+  { name: "checkout bench smoke (PostgreSQL)", script: "bench:checkout:smoke" },
 ];
 
 type StepResult = { step: Step; ok: boolean; seconds: number; counts?: TestCounts };

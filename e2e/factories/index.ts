@@ -51,6 +51,7 @@ export type VariantSpec = {
   inventory?: number;
   sku?: string;
   barcode?: string;
+  weightGrams?: number;
 };
 
 export const seedProduct = async (
@@ -83,6 +84,7 @@ export const seedProduct = async (
           priceMinor: v.priceMinor,
           currency: store.currency,
           inventory: v.inventory ?? 10,
+          weightGrams: v.weightGrams ?? 0,
           options: variants.length > 1 ? [{ name: "Size", label: `S${i}` }] : [],
           position: i,
         })),
@@ -94,3 +96,71 @@ export const seedProduct = async (
 
 export const seedPlatformKey = async (permissions: PlatformPermission[] = []) =>
   createApiKey({ name: `test-${unique()}`, permissions });
+
+// ── issue #4: checkout rules ─────────────────────────────────────────────────────────────────────────────
+
+export type ShippingRateSpec = {
+  code: string;
+  title?: string;
+  country?: string;
+  region?: string | null;
+  priceMinor: number;
+  freeOverMinor?: number | null;
+  minWeightGrams?: number;
+  maxWeightGrams?: number | null;
+  minSubtotalMinor?: number;
+  maxSubtotalMinor?: number | null;
+  minDays?: number | null;
+  maxDays?: number | null;
+  position?: number;
+};
+
+export const seedShippingRates = async (store: Store, rates: ShippingRateSpec[]) => {
+  const db = await getDb();
+  await db.shippingRate.createMany({
+    data: rates.map((r, i) => ({
+      id: newId("shippingRate"),
+      storeId: store.id,
+      code: r.code,
+      title: r.title ?? r.code,
+      country: r.country ?? "US",
+      region: r.region ?? null,
+      priceMinor: r.priceMinor,
+      freeOverMinor: r.freeOverMinor ?? null,
+      minWeightGrams: r.minWeightGrams ?? 0,
+      maxWeightGrams: r.maxWeightGrams ?? null,
+      minSubtotalMinor: r.minSubtotalMinor ?? 0,
+      maxSubtotalMinor: r.maxSubtotalMinor ?? null,
+      minDays: r.minDays ?? null,
+      maxDays: r.maxDays ?? null,
+      position: r.position ?? i,
+    })),
+  });
+};
+
+export type DiscountCodeSpec = {
+  code: string;
+  title?: string;
+  kind: "percentage" | "fixed_amount";
+  value: number;
+  minSubtotalMinor?: number;
+  startsAt?: Date | null;
+  expiresAt?: Date | null;
+};
+
+export const seedDiscountCodes = async (store: Store, codes: DiscountCodeSpec[]) => {
+  const db = await getDb();
+  await db.discountCode.createMany({
+    data: codes.map((c) => ({
+      id: newId("discountCode"),
+      storeId: store.id,
+      code: c.code.toUpperCase(),
+      title: c.title ?? c.code,
+      kind: c.kind,
+      value: c.value,
+      minSubtotalMinor: c.minSubtotalMinor ?? 0,
+      startsAt: c.startsAt ?? null,
+      expiresAt: c.expiresAt ?? null,
+    })),
+  });
+};

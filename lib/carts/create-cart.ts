@@ -6,7 +6,7 @@ import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf } from "@/lib/http/operation";
 
 import { CART_TTL_MS, toLineRows } from "./load-cart";
-import { priceLines } from "./price-lines";
+import { priceCart } from "./price-cart";
 import { CreateCartInputSchema } from "./schemas";
 import { cartToWire } from "./to-wire";
 
@@ -27,7 +27,8 @@ export const createCart = defineOperation({
   run: async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);
-    const { lines, messages } = await priceLines(db, store, input.line_items);
+    const priced = await priceCart(db, store, input.line_items, input.discounts?.codes ?? [], ctx.now);
+    const { lines, messages } = priced;
     if (lines.length === 0) {
       // UCP cart: when no item can be added, answer with the error envelope and create nothing.
       const first = messages[0];
@@ -48,11 +49,14 @@ export const createCart = defineOperation({
         principalId: ctx.principal.id,
         currency: store.currency,
         buyer: input.buyer === undefined ? undefined : (input.buyer as object),
+        discountCodes: priced.discounts.codes,
+        // the continue_url page is reached by this secret token, never by the cart id (ids appear in logs)
+        continueToken: newId("cartToken"),
         expiresAt: new Date(ctx.now.getTime() + CART_TTL_MS),
         lineItems: { create: lineRows },
       },
     });
-    const body = cartToWire({ ...cart, lineIds: lineRows.map((r) => r.id) }, lines, messages, {
+    const body = cartToWire({ ...cart, lineIds: lineRows.map((r) => r.id) }, priced, {
       store,
       baseUrl: ctx.baseUrl,
       ucpVersion: ctx.ucpVersion,

@@ -5,7 +5,8 @@ import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/http/errors";
 import { storeOf, type OperationContext } from "@/lib/http/operation";
 
-import { priceLines, type PricedLine } from "./price-lines";
+import { priceCart } from "./price-cart";
+import type { PricedLine } from "./price-lines";
 import { cartToWire } from "./to-wire";
 
 export const CART_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -47,15 +48,17 @@ export const renderCart = async (
   cart: Awaited<ReturnType<typeof loadCartOrThrow>>,
 ) => {
   const store = storeOf(ctx);
-  const { lines, messages } = await priceLines(
+  const priced = await priceCart(
     db,
     store,
     cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+    cart.discountCodes,
+    ctx.now,
   );
   const lineIds = cart.lineItems
-    .filter((l) => lines.some((p) => p.variant.id === l.variantId))
+    .filter((l) => priced.lines.some((p) => p.variant.id === l.variantId))
     .map((l) => l.id);
-  return cartToWire({ ...cart, lineIds }, lines, messages, {
+  return cartToWire({ ...cart, lineIds }, priced, {
     store,
     baseUrl: ctx.baseUrl,
     ucpVersion: ctx.ucpVersion,

@@ -1,7 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
-import type { Store, Variant } from "@/lib/generated/prisma/client";
+import type { Store } from "@/lib/generated/prisma/client";
 import type { UcpMessage } from "@/lib/http/envelope";
 
 import type { LineItemInput } from "./schemas";
@@ -10,9 +10,47 @@ import type { LineItemInput } from "./schemas";
 // dropped with an `item_unavailable` error; lines beyond stock stay with an `out_of_stock` error so the agent
 // can fix them in one update. Line indexes in paths refer to the response's `line_items`.
 
-export type PricedLine = {
-  variant: Variant & { product: { title: string; media: unknown } };
-  quantity: number;
+/** The variant fields pricing and rendering need, with its product's title and media. */
+export type PricedVariant = {
+  id: string;
+  title: string;
+  priceMinor: number;
+  inventory: number;
+  weightGrams: number;
+  product: { title: string; media: unknown };
+};
+
+export type PricedLine = { variant: PricedVariant; quantity: number };
+
+type VariantRow = {
+  id: string;
+  title: string;
+  price_minor: number;
+  inventory: number;
+  weight_grams: number;
+  product_title: string;
+  product_media: unknown;
+};
+
+/**
+ * The store's variants among `ids`, each with its product, in one round trip (a Prisma `include` costs a second
+ * query on every cart and checkout call; these run on every request of the checkout flow).
+ */
+const loadVariants = async (db: Db, storeId: string, ids: readonly string[]): Promise<PricedVariant[]> => {
+  if (ids.length === 0) return [];
+  const rows = await db.$queryRaw<VariantRow[]>`
+    SELECT v.id, v.title, v.price_minor, v.inventory, v.weight_grams,
+           p.title AS product_title, p.media AS product_media
+    FROM variants v JOIN products p ON p.id = v.product_id
+    WHERE v.store_id = ${storeId} AND v.id = ANY(${[...ids]}::text[])`;
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    priceMinor: r.price_minor,
+    inventory: r.inventory,
+    weightGrams: r.weight_grams,
+    product: { title: r.product_title, media: r.product_media },
+  }));
 };
 
 export const priceLines = async (
@@ -21,10 +59,7 @@ export const priceLines = async (
   lines: readonly LineItemInput[],
 ): Promise<{ lines: PricedLine[]; messages: UcpMessage[] }> => {
   const ids = [...new Set(lines.map((l) => l.item.id))];
-  const variants = await db.variant.findMany({
-    where: { id: { in: ids }, storeId: store.id },
-    include: { product: { select: { title: true, media: true } } },
-  });
+  const variants = await loadVariants(db, store.id, ids);
   const byId = new Map(variants.map((v) => [v.id, v]));
   const messages: UcpMessage[] = [];
   const priced: PricedLine[] = [];

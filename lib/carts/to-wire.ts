@@ -1,7 +1,8 @@
 import type { Store } from "@/lib/generated/prisma/client";
-import { successEnvelope, type UcpMessage } from "@/lib/http/envelope";
+import { successEnvelope } from "@/lib/http/envelope";
+import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
-import type { PricedLine } from "./price-lines";
+import type { PricedCart } from "./price-cart";
 
 // Cart → UCP wire shape (cart.json). Totals are integer minor units: exactly one subtotal and one total.
 
@@ -13,13 +14,22 @@ const firstImage = (media: unknown, baseUrl: string): string | undefined => {
   return /^https?:\/\//.test(url) ? url : `${baseUrl}${url}`;
 };
 
-export type CartRecord = { id: string; currency: string; expiresAt: Date; lineIds: readonly string[] };
+export type CartRecord = {
+  id: string;
+  currency: string;
+  expiresAt: Date;
+  continueToken: string | null;
+  lineIds: readonly string[];
+};
+
+/** The continue-in-browser page of a cart (seed §2: not a payment page): `{base_url}/s/<slug>/cart/<token>`. */
+export const cartContinueUrl = (store: Pick<Store, "slug">, baseUrl: string, token: string): string =>
+  `${storeEndpoint(store, baseUrl)}/cart/${token}`;
 
 export const cartToWire = (
   cart: CartRecord,
-  lines: readonly PricedLine[],
-  messages: readonly UcpMessage[],
-  { baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
+  { lines, messages, discounts, discountTotal }: PricedCart,
+  { store, baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
 ) => {
   const wireLines = lines.map((line, i) => {
     const amount = line.variant.priceMinor * line.quantity;
@@ -41,16 +51,20 @@ export const cartToWire = (
   });
   const subtotal = wireLines.reduce((sum, l) => sum + (l.totals[0]?.amount ?? 0), 0);
   return {
-    ucp: successEnvelope(["dev.ucp.shopping.cart"], {}, ucpVersion),
+    ucp: successEnvelope(["dev.ucp.shopping.cart", "dev.ucp.shopping.discount"], {}, ucpVersion),
     id: cart.id,
     line_items: wireLines,
     currency: cart.currency,
     totals: [
       { type: "subtotal", amount: subtotal, display_text: "Subtotal" },
-      { type: "total", amount: subtotal, display_text: "Estimated total" },
+      // UCP totals: a discount entry is negative and present only when something was taken off
+      ...(discountTotal > 0 ? [{ type: "discount", amount: -discountTotal, display_text: "Discount" }] : []),
+      { type: "total", amount: subtotal - discountTotal, display_text: "Estimated total" },
     ],
+    discounts,
     messages: [...messages],
     links: [],
     expires_at: cart.expiresAt.toISOString(),
+    ...(cart.continueToken ? { continue_url: cartContinueUrl(store, baseUrl, cart.continueToken) } : {}),
   };
 };

@@ -4,7 +4,7 @@ import { getDb } from "@/lib/config/db";
 import { defineOperation, storeOf } from "@/lib/http/operation";
 
 import { loadCartOrThrow, toLineRows } from "./load-cart";
-import { priceLines } from "./price-lines";
+import { priceCart } from "./price-cart";
 import { UpdateCartInputSchema } from "./schemas";
 import { cartToWire } from "./to-wire";
 
@@ -26,17 +26,23 @@ export const updateCart = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     const cart = await loadCartOrThrow(db, ctx, input.id);
-    const { lines, messages } = await priceLines(db, store, input.line_items);
+    // discounts.codes replaces the set when sent ([] clears it); omitted leaves the codes as they are
+    const codes = input.discounts?.codes ?? cart.discountCodes;
+    const priced = await priceCart(db, store, input.line_items, codes, ctx.now);
+    const { lines } = priced;
     const rows = toLineRows(lines);
     await db.$transaction([
       db.cartLineItem.deleteMany({ where: { cartId: cart.id } }),
       db.cartLineItem.createMany({ data: rows.map((r) => ({ ...r, cartId: cart.id })) }),
       db.cart.update({
         where: { id: cart.id },
-        data: { ...(input.buyer === undefined ? {} : { buyer: input.buyer as object }) },
+        data: {
+          discountCodes: priced.discounts.codes,
+          ...(input.buyer === undefined ? {} : { buyer: input.buyer as object }),
+        },
       }),
     ]);
-    const body = cartToWire({ ...cart, lineIds: rows.map((r) => r.id) }, lines, messages, {
+    const body = cartToWire({ ...cart, lineIds: rows.map((r) => r.id) }, priced, {
       store,
       baseUrl: ctx.baseUrl,
       ucpVersion: ctx.ucpVersion,

@@ -18,6 +18,9 @@ export const ID_PREFIXES = {
   orderEvent: "evt",
   webhookEndpoint: "whe",
   webhookAttempt: "wha",
+  shippingRate: "shr",
+  discountCode: "dsc",
+  cartToken: "ct",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -168,6 +168,14 @@ export const ERROR_CODES = {
   ),
   /** Thrown by createCart when none of the requested variants is sold by the store (UCP standard code). */
   item_unavailable: business("ucp", "Use variant ids from this store's catalog (metadata.svc_seller.slug)."),
+  /** Thrown by update/cancel checkout on a completed, canceled or completing session (UCP §7.2: immutable). */
+  checkout_not_modifiable: business(
+    "ours",
+    "Completed and canceled checkouts are final: create a new checkout.",
+    "unrecoverable",
+  ),
+  /** Thrown by placeOrder when a line's stock no longer covers its quantity at completion (UCP standard code). */
+  out_of_stock: business("ucp", "Lower the quantity or remove the line, then complete again."),
   /** Thrown by selectRail: several rails and none selected; no order is placed (seed §4). */
   payment_selection_required: business("seed", "Read ucp.payment_handlers and retry with a handler_id."),
   /** Thrown by verifyCheckoutMandate: AP2 exp missing or past (seed §7). */

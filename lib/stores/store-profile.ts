@@ -16,6 +16,12 @@ import { storeEndpoint } from "./store-endpoint";
 export const STORE_CAPABILITIES: readonly CapabilityName[] = [
   "dev.ucp.shopping.catalog.lookup",
   "dev.ucp.shopping.cart",
+  // issue #4: checkout with its extensions (each entry carries `extends`) and orders
+  "dev.ucp.shopping.checkout",
+  "dev.ucp.shopping.fulfillment",
+  "dev.ucp.shopping.discount",
+  "dev.ucp.shopping.buyer_consent",
+  "dev.ucp.shopping.order",
 ];
 
 /** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */

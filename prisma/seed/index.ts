@@ -2,6 +2,7 @@
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { createSigningKeyMaterial } from "@/lib/stores/signing-keys";
 
+import { checkoutRuleRows } from "./checkout-rules";
 import { allocateProducts, DEMO_STORES, type DemoStore } from "./demo-stores";
 import { createHandleRegistry, generateProduct, type ProductRow, type VariantRow } from "./generate-catalog";
 import { insertCatalogChunk, type InsertStrategy } from "./insert-rows";
@@ -130,10 +131,14 @@ export const seedDatabase = async (client: PrismaClient, options: SeedOptions = 
       createdAt: row.createdAt,
     })),
   );
+  const rules = stores.map(({ store, row }) => checkoutRuleRows(store, row.id));
   await client.$transaction([
     client.store.createMany({ data: stores.map((s) => s.row) }),
     client.storeSigningKey.createMany({ data: keys }),
     client.location.createMany({ data: locations }),
+    // issue #4: shipping rates and discount codes
+    client.shippingRate.createMany({ data: rules.flatMap((r) => r.shippingRates) }),
+    client.discountCode.createMany({ data: rules.flatMap((r) => r.discountCodes) }),
   ]);
   log(`Created ${stores.length} stores, ${keys.length} signing keys, ${locations.length} locations`);
 

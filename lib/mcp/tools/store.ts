@@ -5,7 +5,12 @@ import { createCart } from "@/lib/carts/create-cart";
 import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
 import { getProduct } from "@/lib/catalog/get-product";
+import { cancelCheckout } from "@/lib/checkout/cancel-checkout";
+import { createCheckout } from "@/lib/checkout/create-checkout";
+import { getCheckout } from "@/lib/checkout/get-checkout";
+import { updateCheckout } from "@/lib/checkout/update-checkout";
 import type { AnyOperation } from "@/lib/http/operation";
+import { getOrder } from "@/lib/orders/get-order";
 import { listOrderEvents } from "@/lib/webhooks/list-order-events";
 import { listWebhookDeliveries } from "@/lib/webhooks/list-webhook-deliveries";
 import { redeliverWebhookOp } from "@/lib/webhooks/redeliver-webhook";
@@ -23,6 +28,12 @@ export const STORE_TOOLS: readonly AnyOperation[] = [
   listOrderEvents,
   listWebhookDeliveries,
   redeliverWebhookOp,
+  // issue #4: checkout sessions and orders
+  createCheckout,
+  getCheckout,
+  updateCheckout,
+  cancelCheckout,
+  getOrder,
 ];
 
 export const storeMcp = (storeSlug: string): McpSurface => ({

@@ -1,0 +1,43 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation } from "@/lib/http/operation";
+
+import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
+import { CheckoutIdInputSchema } from "./schemas";
+import { assertModifiable } from "./state";
+
+/** Optimistic retries when a concurrent update moves the version between the read and the write. */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * cancel_checkout / POST /s/<slug>/checkout-sessions/<id>/cancel (no body): any non-terminal session becomes
+ * `canceled`, which is final (seed §3: cancel cannot be undone). Canceling a completed or canceled session is
+ * refused. @throws AppError not_found, checkout_not_modifiable, conflict
+ */
+export const cancelCheckout = defineOperation({
+  name: "cancel_checkout",
+  title: "Cancel checkout",
+  description:
+    "Cancel a checkout session. Final: a canceled session cannot be updated, canceled or completed.",
+  scope: "store",
+  input: CheckoutIdInputSchema,
+  mutates: true,
+  tier: "token",
+  mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
+  run: async (ctx, input) => {
+    const db = await getDb();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const session = await loadCheckoutOrThrow(db, ctx, input.id);
+      assertModifiable(session.id, session.status, "cancel");
+      const { count } = await db.checkoutSession.updateMany({
+        where: { id: session.id, version: session.version },
+        data: { status: "canceled", version: { increment: 1 } },
+      });
+      // a concurrent update moved the version: read again (a completion meanwhile makes it not modifiable)
+      if (count === 1) return { body: await renderCheckout(db, ctx, { ...session, status: "canceled" }) };
+    }
+    throw new AppError("conflict", `Checkout ${input.id} kept changing while canceling; retry the cancel`);
+  },
+});

@@ -1,0 +1,165 @@
+import "server-only";
+
+import type { Db } from "@/lib/config/db";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { AppError } from "@/lib/http/errors";
+import { storeOf, type OperationContext } from "@/lib/http/operation";
+import { orderPermalink } from "@/lib/orders/to-wire";
+
+import { readFulfillmentState } from "./fulfillment";
+import { priceCheckout, type CheckoutDraft, type StoredInstrument } from "./price-checkout";
+import type { BuyerInput } from "./schemas";
+import { isTerminal } from "./state";
+import { checkoutToWire } from "./to-wire";
+
+// Reading, rendering and writing a stored checkout session. Writes are optimistic: a write names the version it
+// read and fails when another write got there first, and the caller re-reads and re-applies its change. No
+// update is lost and no row lock is held across the pricing queries (works the same on PGlite and PostgreSQL).
+
+/** UCP checkout.json: default TTL is 6 hours from creation. */
+export const CHECKOUT_TTL_MS = 6 * 60 * 60 * 1000;
+
+const INCLUDE = {
+  lineItems: { orderBy: { position: "asc" } },
+} as const satisfies Prisma.CheckoutSessionInclude;
+
+export type CheckoutRecord = Prisma.CheckoutSessionGetPayload<{ include: typeof INCLUDE }>;
+
+/** Thrown by saveCheckout when the row's version moved since it was read. */
+export class VersionConflict extends Error {
+  constructor() {
+    super("checkout version conflict");
+    this.name = "VersionConflict";
+  }
+}
+
+/**
+ * The caller's checkout in this store. Another store's or another principal's checkout is `not_found` (ids leak
+ * nothing across tenants). An open session past `expires_at` is canceled on read (UCP §7.2: expiry cancels).
+ * @throws AppError not_found
+ */
+export const loadCheckoutOrThrow = async (
+  db: Db,
+  ctx: OperationContext,
+  id: string,
+): Promise<CheckoutRecord> => {
+  const session = await db.checkoutSession.findFirst({
+    where: { id, storeId: storeOf(ctx).id, principalId: ctx.principal.id },
+    include: INCLUDE,
+  });
+  if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
+  if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
+    await db.checkoutSession.updateMany({
+      where: { id, version: session.version },
+      data: { status: "canceled", version: { increment: 1 } },
+    });
+    return loadCheckoutOrThrow(db, ctx, id);
+  }
+  return session;
+};
+
+export const storedInstruments = (value: unknown): StoredInstrument[] =>
+  Array.isArray(value) ? (value as StoredInstrument[]) : [];
+
+/** The draft a stored session represents (lines with their stored unit prices). */
+export const draftOf = (session: CheckoutRecord): CheckoutDraft => ({
+  lines: session.lineItems.map((l) => ({
+    id: l.id,
+    variantId: l.variantId,
+    quantity: l.quantity,
+    frozenPriceMinor: l.priceMinor,
+  })),
+  buyer: (session.buyer as BuyerInput | null) ?? null,
+  fulfillment: readFulfillmentState(session.fulfillment),
+  discountCodes: session.discountCodes,
+  instruments: storedInstruments(session.paymentInstruments),
+});
+
+/** Prices a stored session (frozen when terminal; issue #5's states keep their status) and renders it. */
+export const renderCheckout = async (db: Db, ctx: OperationContext, session: CheckoutRecord) => {
+  const store = storeOf(ctx);
+  const open = session.status === "incomplete" || session.status === "ready_for_complete";
+  // only a completed session has an order (placeOrder sets both in one transaction): no query otherwise
+  const [priced, order] = await Promise.all([
+    priceCheckout(db, store, draftOf(session), {
+      now: ctx.now,
+      frozen: isTerminal(session.status),
+      ...(open ? {} : { status: session.status }),
+    }),
+    session.status === "completed"
+      ? db.order.findUnique({ where: { checkoutId: session.id }, select: { id: true } })
+      : Promise.resolve(null),
+  ]);
+  return checkoutToWire(
+    { ...session, paymentInstruments: storedInstruments(session.paymentInstruments) },
+    priced,
+    {
+      store,
+      baseUrl: ctx.baseUrl,
+      ucpVersion: ctx.ucpVersion,
+      order: order ? { id: order.id, permalinkUrl: orderPermalink(store, ctx.baseUrl, order.id) } : null,
+    },
+  );
+};
+
+export type LineRow = {
+  id: string;
+  variantId: string;
+  quantity: number;
+  priceMinor: number;
+  position: number;
+};
+
+/** True when `rows` are exactly the stored line rows (same ids, variants, quantities, prices, order). */
+export const sameLines = (stored: CheckoutRecord["lineItems"], rows: readonly LineRow[]): boolean =>
+  stored.length === rows.length &&
+  rows.every((r, i) => {
+    const s = stored[i];
+    return (
+      s !== undefined &&
+      s.id === r.id &&
+      s.variantId === r.variantId &&
+      s.quantity === r.quantity &&
+      s.priceMinor === r.priceMinor &&
+      s.position === r.position
+    );
+  });
+
+/**
+ * Writes a session's new state if its version is still `version`, replacing its lines when they changed, and
+ * bumps the version. Without line changes it is one conditional UPDATE (no transaction round trips).
+ * @throws VersionConflict when another write came first (nothing is written then).
+ */
+export const saveCheckout = async (
+  db: Db,
+  {
+    id,
+    version,
+    data,
+    lines,
+  }: {
+    id: string;
+    version: number;
+    data: Prisma.CheckoutSessionUpdateManyMutationInput;
+    /** The new line rows, or null when the stored rows are still exact. */
+    lines: LineRow[] | null;
+  },
+): Promise<void> => {
+  if (lines === null) {
+    const { count } = await db.checkoutSession.updateMany({
+      where: { id, version },
+      data: { ...data, version: { increment: 1 } },
+    });
+    if (count !== 1) throw new VersionConflict();
+    return;
+  }
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.checkoutSession.updateMany({
+      where: { id, version },
+      data: { ...data, version: { increment: 1 } },
+    });
+    if (count !== 1) throw new VersionConflict();
+    await tx.checkoutLineItem.deleteMany({ where: { checkoutId: id } });
+    await tx.checkoutLineItem.createMany({ data: lines.map((l) => ({ ...l, checkoutId: id })) });
+  });
+};

@@ -1,0 +1,147 @@
+import "server-only";
+
+import { getDb, type Db } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation, storeOf, type OperationContext } from "@/lib/http/operation";
+
+import { applyRequest } from "./apply-request";
+import { CHECKOUT_TTL_MS, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
+import { EMPTY_FULFILLMENT } from "./fulfillment";
+import { priceCheckout, type CheckoutDraft } from "./price-checkout";
+import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
+import { checkoutToWire } from "./to-wire";
+
+const OPEN_STATUSES = ["incomplete", "ready_for_complete", "requires_escalation"] as const;
+
+/**
+ * The lines and discount codes of the caller's active cart (UCP cart→checkout: the cart's contents win over
+ * sent line_items; discount codes carry over).
+ * @throws AppError not_found when the cart is unknown, canceled, expired, another store's or another caller's
+ */
+const cartLinesOrThrow = async (db: Db, ctx: OperationContext, cartId: string) => {
+  const cart = await db.cart.findFirst({
+    where: {
+      id: cartId,
+      storeId: storeOf(ctx).id,
+      principalId: ctx.principal.id,
+      status: "active",
+      expiresAt: { gt: ctx.now },
+    },
+    include: { lineItems: { orderBy: { position: "asc" } } },
+  });
+  if (!cart) {
+    throw new AppError("not_found", `No active cart "${cartId}" in this store`, { path: "$.cart_id" });
+  }
+  return {
+    lineItems: cart.lineItems.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+    discountCodes: cart.discountCodes,
+  };
+};
+
+/**
+ * create_checkout / POST /s/<slug>/checkout-sessions (UCP checkout; REST 201). From `line_items` or a `cart_id`;
+ * for a cart that already has an open checkout of this caller, that checkout is returned (200) instead of a
+ * second one (CONTRACT §6, §18.1 #33). Every response carries the full preflight in `messages`.
+ * @throws AppError invalid_request, not_found (cart), item_unavailable (nothing sellable: no checkout created)
+ */
+export const createCheckout = defineOperation({
+  name: "create_checkout",
+  title: "Create checkout",
+  description:
+    "Create a checkout session in this store from line_items [{ item: { id: <variant_id> }, quantity }] or a cart_id, optionally with buyer, fulfillment (or shipping_address / shipping_method_id), discounts.codes, payment.instruments and notes. messages[] lists every blocker with a JSONPath; status becomes ready_for_complete when none is left.",
+  scope: "store",
+  input: CreateCheckoutInputSchema,
+  mutates: true,
+  tier: "token",
+  mcp: { namespace: "checkout", annotations: { readOnlyHint: false, destructiveHint: false } },
+  run: async (ctx, input: CreateCheckoutInput) => {
+    const db = await getDb();
+    const store = storeOf(ctx);
+    if (input.cart_id) {
+      const existing = await db.checkoutSession.findFirst({
+        where: {
+          cartId: input.cart_id,
+          storeId: store.id,
+          principalId: ctx.principal.id,
+          status: { in: [...OPEN_STATUSES] },
+          expiresAt: { gt: ctx.now },
+        },
+        select: { id: true },
+      });
+      if (existing) {
+        return { body: await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, existing.id)) };
+      }
+    }
+    const fromCart = input.cart_id ? await cartLinesOrThrow(db, ctx, input.cart_id) : null;
+    const lineItems = fromCart?.lineItems ?? input.line_items!;
+    // UCP cart→checkout: the cart's lines win; its discount codes carry over unless the request sends its own
+    const discounts = input.discounts ?? (fromCart ? { codes: fromCart.discountCodes } : undefined);
+    const empty: CheckoutDraft = {
+      lines: [],
+      buyer: null,
+      fulfillment: EMPTY_FULFILLMENT,
+      discountCodes: [],
+      instruments: [],
+    };
+    const draft = applyRequest(store, empty, { ...input, line_items: lineItems, discounts });
+    const priced = await priceCheckout(db, store, draft, { now: ctx.now });
+    if (priced.lines.length === 0) {
+      // as create_cart: when no line can be sold, the error envelope and no session
+      throw new AppError(
+        "item_unavailable",
+        priced.messages[0]?.content ?? "None of the line items can be sold by this store",
+        { path: "$.line_items" },
+      );
+    }
+    const id = newId("checkout");
+    const session = {
+      id,
+      storeId: store.id,
+      cartId: input.cart_id ?? null,
+      principalId: ctx.principal.id,
+      status: priced.status,
+      currency: store.currency,
+      buyer: draft.buyer,
+      fulfillment: draft.fulfillment,
+      discountCodes: priced.discounts.codes,
+      notes: input.notes ?? null,
+      totals: priced.totals,
+      agentProfile: ctx.agentProfile || null,
+      paymentInstruments: draft.instruments,
+      context: input.context ?? null,
+      attribution: input.attribution ?? null,
+      expiresAt: new Date(ctx.now.getTime() + CHECKOUT_TTL_MS),
+    };
+    // two plain inserts in one transaction (a nested create would also read the row back)
+    await db.$transaction([
+      db.checkoutSession.createMany({
+        data: [
+          {
+            ...session,
+            buyer: session.buyer ?? undefined,
+            context: (session.context as object | null) ?? undefined,
+            attribution: session.attribution ?? undefined,
+          },
+        ],
+      }),
+      db.checkoutLineItem.createMany({
+        data: priced.lines.map((l, position) => ({
+          id: l.id,
+          checkoutId: id,
+          variantId: l.variant.id,
+          quantity: l.quantity,
+          priceMinor: l.unitPrice,
+          position,
+        })),
+      }),
+    ]);
+    const body = checkoutToWire(session, priced, {
+      store,
+      baseUrl: ctx.baseUrl,
+      ucpVersion: ctx.ucpVersion,
+      order: null,
+    });
+    return { body, status: 201 };
+  },
+});

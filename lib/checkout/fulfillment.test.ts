@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { EMPTY_FULFILLMENT, mergeFulfillment } from "./fulfillment";
+import { preflightMessages } from "./preflight";
+
+const ADDRESS = {
+  line1: "1 Main St",
+  city: "Springfield",
+  region: "IL",
+  postal_code: "62701",
+  country: "US",
+};
+
+test("the seed shipping_address maps into a UCP destination; shipping_method_id is the selected option", () => {
+  const state = mergeFulfillment(EMPTY_FULFILLMENT, {
+    shipping_address: ADDRESS,
+    shipping_method_id: "express",
+  });
+  assert.deepEqual(state, {
+    destination: {
+      id: "dest_1",
+      street_address: "1 Main St",
+      address_locality: "Springfield",
+      address_region: "IL",
+      postal_code: "62701",
+      address_country: "US",
+    },
+    selectedOptionId: "express",
+  });
+});
+
+test("UCP form: selected_destination_id picks among destinations; groups[0] sets the option; omitted = unchanged", () => {
+  const state = mergeFulfillment(EMPTY_FULFILLMENT, {
+    fulfillment: {
+      methods: [
+        {
+          type: "shipping",
+          destinations: [
+            { id: "home", street_address: "A", address_country: "US" },
+            { id: "work", street_address: "B", address_country: "US" },
+          ],
+          selected_destination_id: "work",
+          groups: [{ selected_option_id: "standard" }],
+        },
+      ],
+    },
+  });
+  assert.equal(state.destination?.id, "work");
+  assert.equal(state.selectedOptionId, "standard");
+  assert.deepEqual(mergeFulfillment(state, {}), state);
+  assert.deepEqual(mergeFulfillment(state, { fulfillment: { methods: [] } }), EMPTY_FULFILLMENT);
+});
+
+test("preflight: every blocker at once, in a stable order, all recoverable", () => {
+  const messages = preflightMessages({
+    lineCount: 0,
+    buyer: { email: "a@b.co" },
+    fulfillment: { destination: { id: "d", address_country: "US" }, selectedOptionId: null },
+    options: [{ id: "standard", title: "Standard", amount: 500 }],
+    offeredHandlers: ["svc.card", "svc.crypto"],
+    selectedHandler: null,
+  });
+  assert.deepEqual(
+    messages.map((m) => [m.code, m.path]),
+    [
+      ["missing", "$.line_items"],
+      ["missing", "$.buyer.first_name"],
+      ["missing", "$.buyer.last_name"],
+      ["missing", "$.fulfillment.methods[0].destinations[0].street_address"],
+      ["missing", "$.fulfillment.methods[0].destinations[0].address_locality"],
+      ["missing", "$.fulfillment.methods[0].destinations[0].postal_code"],
+      ["missing", "$.fulfillment.methods[0].groups[0].selected_option_id"],
+      ["payment_selection_required", "$.payment.instruments"],
+    ],
+  );
+  assert.ok(messages.every((m) => m.type === "error" && m.severity === "recoverable"));
+});

@@ -1,0 +1,27 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import { defineOperation } from "@/lib/http/operation";
+
+import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
+import { CheckoutIdInputSchema } from "./schemas";
+
+/**
+ * get_checkout / GET /s/<slug>/checkout-sessions/<id>: an open session re-priced live with its full preflight;
+ * a terminal one in its final state. @throws AppError not_found
+ */
+export const getCheckout = defineOperation({
+  name: "get_checkout",
+  title: "Get checkout",
+  description:
+    "Read a checkout session of this store by id: live prices and stock, totals, status and every blocker in messages[].",
+  scope: "store",
+  input: CheckoutIdInputSchema,
+  mutates: false,
+  tier: "token",
+  mcp: { takesId: true, annotations: { readOnlyHint: true } },
+  run: async (ctx, input) => {
+    const db = await getDb();
+    return { body: await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, input.id)) };
+  },
+});

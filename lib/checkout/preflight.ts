@@ -1,0 +1,95 @@
+import type { UcpMessage } from "@/lib/http/envelope";
+
+import { missingAddressFields, type FulfillmentState } from "./fulfillment";
+import type { BuyerInput } from "./schemas";
+import type { ShippingOption } from "./shipping-options";
+
+// The preflight (issue #4 §5): every blocker of completion at once, each as a recoverable error with the
+// JSONPath (into the response) of what to fix, so an agent can repair everything in one update.
+
+export const REQUIRED_BUYER_FIELDS = ["email", "first_name", "last_name"] as const;
+
+const missing = (path: string, content: string): UcpMessage => ({
+  type: "error",
+  code: "missing",
+  content,
+  severity: "recoverable",
+  path,
+});
+
+export type PreflightInput = {
+  lineCount: number;
+  buyer: BuyerInput | null;
+  fulfillment: FulfillmentState;
+  options: readonly ShippingOption[] | null;
+  offeredHandlers: readonly string[];
+  selectedHandler: string | null;
+};
+
+/** Pure: the blockers other than line availability (which pricing reports per line). */
+export const preflightMessages = ({
+  lineCount,
+  buyer,
+  fulfillment,
+  options,
+  offeredHandlers,
+  selectedHandler,
+}: PreflightInput): UcpMessage[] => {
+  const messages: UcpMessage[] = [];
+  if (lineCount === 0) messages.push(missing("$.line_items", "Add at least one line item this store sells"));
+  for (const field of REQUIRED_BUYER_FIELDS) {
+    if (!buyer?.[field]) messages.push(missing(`$.buyer.${field}`, `Buyer ${field} is required`));
+  }
+  const method = "$.fulfillment.methods[0]";
+  const { destination, selectedOptionId } = fulfillment;
+  if (!destination) {
+    messages.push(
+      missing(
+        `${method}.destinations`,
+        "Add a shipping address (fulfillment destination or shipping_address)",
+      ),
+    );
+  } else {
+    const absent = missingAddressFields(destination);
+    for (const field of absent) {
+      messages.push(missing(`${method}.destinations[0].${field}`, `Shipping address ${field} is required`));
+    }
+    if (absent.length === 0 && options?.length === 0) {
+      messages.push({
+        type: "error",
+        code: "address_undeliverable",
+        content: `This store does not ship to ${destination.address_country}${destination.address_region ? `-${destination.address_region}` : ""} for this order`,
+        severity: "recoverable",
+        path: `${method}.destinations[0]`,
+      });
+    }
+    if (options && options.length > 0) {
+      const ids = options.map((o) => o.id).join(", ");
+      const path = `${method}.groups[0].selected_option_id`;
+      if (selectedOptionId === null) {
+        messages.push(
+          missing(path, `Choose a shipping option (selected_option_id or shipping_method_id): ${ids}`),
+        );
+      } else if (!options.some((o) => o.id === selectedOptionId)) {
+        messages.push({
+          type: "error",
+          code: "fulfillment_option_unavailable",
+          content: `Shipping option "${selectedOptionId}" is not offered for this address; choose one of: ${ids}`,
+          severity: "recoverable",
+          path,
+        });
+      }
+    }
+  }
+  // seed §4: several rails and none chosen → the agent must pick one (read ucp.payment_handlers)
+  if (offeredHandlers.length > 1 && selectedHandler === null) {
+    messages.push({
+      type: "error",
+      code: "payment_selection_required",
+      content: `Select a payment handler: payment.instruments[{ handler_id, selected: true }] with one of ${offeredHandlers.join(", ")}`,
+      severity: "recoverable",
+      path: "$.payment.instruments",
+    });
+  }
+  return messages;
+};

@@ -1,0 +1,141 @@
+import "server-only";
+
+import { priceLines, type PricedLine } from "@/lib/carts/price-lines";
+import type { Db } from "@/lib/config/db";
+import type { CheckoutStatus, Store } from "@/lib/generated/prisma/client";
+import type { UcpMessage } from "@/lib/http/envelope";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+
+import { evaluateDiscounts, normalizeCode, type AppliedDiscount } from "./discounts";
+import type { FulfillmentState } from "./fulfillment";
+import { preflightMessages } from "./preflight";
+import type { BuyerInput } from "./schemas";
+import { shippingOptions, type ShippingOption } from "./shipping-options";
+import { openStatusFor } from "./state";
+import { checkoutTotals, type Total } from "./totals";
+
+// Prices a checkout draft: live prices and stock (shared with carts), discounts, shipping options for the
+// destination, tax, totals, every blocker (the preflight) and the resulting open status. A terminal session is
+// priced "frozen": from the unit prices stored when it was last open, without live stock or preflight.
+
+export type DraftLine = { id: string; variantId: string; quantity: number; frozenPriceMinor?: number };
+export type StoredInstrument = { id: string; handler_id: string; type: string; selected: boolean };
+
+export type CheckoutDraft = {
+  lines: readonly DraftLine[];
+  buyer: BuyerInput | null;
+  fulfillment: FulfillmentState;
+  discountCodes: readonly string[];
+  instruments: readonly StoredInstrument[];
+};
+
+export type PricedCheckoutLine = PricedLine & { id: string; unitPrice: number; amount: number };
+
+export type PricedCheckout = {
+  lines: PricedCheckoutLine[];
+  discounts: { codes: string[]; applied: AppliedDiscount[] };
+  options: ShippingOption[] | null;
+  selectedOption: ShippingOption | null;
+  totals: Total[];
+  messages: UcpMessage[];
+  status: CheckoutStatus;
+};
+
+/** The rails this store offers, by inner handler id (seed §1). */
+export const offeredHandlers = (store: Store): string[] => [
+  ...(store.cardEnabled ? [RAIL_HANDLER_IDS.card] : []),
+  ...(store.cryptoEnabled ? [RAIL_HANDLER_IDS.crypto] : []),
+];
+
+/** The instrument the agent selected: the one marked `selected`, or the only one sent. */
+export const selectedHandler = (instruments: readonly StoredInstrument[]): string | null =>
+  (instruments.find((i) => i.selected) ?? (instruments.length === 1 ? instruments[0] : undefined))
+    ?.handler_id ?? null;
+
+export const priceCheckout = async (
+  db: Db,
+  store: Store,
+  draft: CheckoutDraft,
+  {
+    now,
+    frozen = false,
+    status,
+  }: {
+    now: Date;
+    /** Terminal sessions: stored unit prices, no live stock messages and no preflight. */
+    frozen?: boolean;
+    /** Keep this status instead of deriving the open status from the blockers (states issue #5 enters). */
+    status?: CheckoutStatus;
+  },
+): Promise<PricedCheckout> => {
+  const codes = draft.discountCodes.map(normalizeCode);
+  const [pricing, codeRows, rates] = await Promise.all([
+    priceLines(
+      db,
+      store,
+      draft.lines.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+    ),
+    codes.length > 0
+      ? db.discountCode.findMany({ where: { storeId: store.id, code: { in: codes } } })
+      : Promise.resolve([]),
+    draft.fulfillment.destination?.address_country
+      ? db.shippingRate.findMany({
+          where: { storeId: store.id, country: { in: [draft.fulfillment.destination.address_country, "*"] } },
+        })
+      : Promise.resolve(null),
+  ]);
+  const byVariant = new Map(draft.lines.map((l) => [l.variantId, l]));
+  const lines = pricing.lines.map((p): PricedCheckoutLine => {
+    const draftLine = byVariant.get(p.variant.id)!;
+    const unitPrice = frozen ? (draftLine.frozenPriceMinor ?? p.variant.priceMinor) : p.variant.priceMinor;
+    return { ...p, id: draftLine.id, unitPrice, amount: unitPrice * p.quantity };
+  });
+  const discount = evaluateDiscounts({
+    codes,
+    rows: codeRows,
+    lineAmounts: lines.map((l) => l.amount),
+    now,
+  });
+  const goods = lines.reduce((a, l) => a + l.amount, 0);
+  const destination = draft.fulfillment.destination;
+  const options =
+    rates && destination?.address_country
+      ? shippingOptions({
+          rates,
+          country: destination.address_country,
+          region: destination.address_region,
+          weightGrams: lines.reduce((a, l) => a + l.variant.weightGrams * l.quantity, 0),
+          goodsAfterDiscount: goods - discount.total,
+        })
+      : null;
+  const selectedOption = options?.find((o) => o.id === draft.fulfillment.selectedOptionId) ?? null;
+  const totals = checkoutTotals({
+    goods,
+    discount: discount.total,
+    fulfillment: selectedOption?.amount ?? null,
+    taxRateBps: store.taxRateBps,
+  });
+  const messages = frozen
+    ? []
+    : [
+        ...pricing.messages,
+        ...preflightMessages({
+          lineCount: lines.length,
+          buyer: draft.buyer,
+          fulfillment: draft.fulfillment,
+          options,
+          offeredHandlers: offeredHandlers(store),
+          selectedHandler: selectedHandler(draft.instruments),
+        }),
+        ...discount.messages,
+      ];
+  return {
+    lines,
+    discounts: { codes, applied: discount.applied },
+    options,
+    selectedOption,
+    totals,
+    messages,
+    status: status ?? openStatusFor(messages),
+  };
+};

@@ -1,0 +1,95 @@
+import "server-only";
+
+import { setTimeout as sleep } from "node:timers/promises";
+
+import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation, storeOf } from "@/lib/http/operation";
+
+import { applyRequest } from "./apply-request";
+import { draftOf, loadCheckoutOrThrow, sameLines, saveCheckout, VersionConflict } from "./checkout-record";
+import { priceCheckout } from "./price-checkout";
+import { UpdateCheckoutInputSchema, type UpdateCheckoutInput } from "./schemas";
+import { assertModifiable } from "./state";
+import { checkoutToWire } from "./to-wire";
+
+/** Optimistic retries before giving up with `conflict` (each retry re-reads and re-applies the request). */
+const MAX_ATTEMPTS = 8;
+
+/**
+ * update_checkout / PUT /s/<slug>/checkout-sessions/<id>. Omitted fields are unchanged; sent fields replace the
+ * stored ones (buyer merges field by field). Re-prices, re-runs the preflight and moves the status between
+ * incomplete and ready_for_complete. Concurrent updates never lose one another (optimistic version check).
+ * @throws AppError not_found, checkout_not_modifiable, invalid_request, conflict
+ */
+export const updateCheckout = defineOperation({
+  name: "update_checkout",
+  title: "Update checkout",
+  description:
+    "Update a checkout session: line_items, buyer, fulfillment (or shipping_address / shipping_method_id), discounts.codes (replaces the set; [] clears), payment.instruments, notes. Omitted fields stay as they are. Returns the checkout with every remaining blocker in messages[].",
+  scope: "store",
+  input: UpdateCheckoutInputSchema,
+  mutates: true,
+  tier: "token",
+  mcp: {
+    namespace: "checkout",
+    takesId: true,
+    annotations: { readOnlyHint: false, destructiveHint: false },
+  },
+  run: async (ctx, input: UpdateCheckoutInput) => {
+    const db = await getDb();
+    const store = storeOf(ctx);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const session = await loadCheckoutOrThrow(db, ctx, input.id);
+      assertModifiable(session.id, session.status, "update");
+      const draft = applyRequest(store, draftOf(session), input);
+      const keepStatus = session.status === "requires_escalation" ? { status: session.status } : {};
+      const priced = await priceCheckout(db, store, draft, { now: ctx.now, ...keepStatus });
+      const data = {
+        status: priced.status,
+        buyer: draft.buyer ?? undefined,
+        fulfillment: draft.fulfillment,
+        discountCodes: priced.discounts.codes,
+        paymentInstruments: draft.instruments,
+        totals: priced.totals,
+        ...(input.notes !== undefined ? { notes: input.notes } : {}),
+        ...(input.context !== undefined ? { context: input.context as object } : {}),
+        ...(input.attribution !== undefined ? { attribution: input.attribution } : {}),
+      };
+      const lines = priced.lines.map((l, position) => ({
+        id: l.id,
+        variantId: l.variant.id,
+        quantity: l.quantity,
+        priceMinor: l.unitPrice,
+        position,
+      }));
+      try {
+        await saveCheckout(db, {
+          id: session.id,
+          version: session.version,
+          data,
+          lines: sameLines(session.lineItems, lines) ? null : lines,
+        });
+      } catch (error) {
+        if (!(error instanceof VersionConflict)) throw error;
+        await sleep(Math.floor(Math.random() * 5 * attempt));
+        continue;
+      }
+      const body = checkoutToWire(
+        {
+          ...session,
+          buyer: draft.buyer,
+          fulfillment: draft.fulfillment,
+          notes: input.notes ?? session.notes,
+          context: input.context ?? session.context,
+          attribution: input.attribution ?? session.attribution,
+          paymentInstruments: draft.instruments,
+        },
+        priced,
+        { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion, order: null },
+      );
+      return { body };
+    }
+    throw new AppError("conflict", `Checkout ${input.id} is being updated concurrently; retry the update`);
+  },
+});

@@ -1,0 +1,40 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation, storeOf } from "@/lib/http/operation";
+
+import { orderToWire } from "./to-wire";
+
+export const OrderIdInputSchema = z.object({ id: z.string().min(1).max(200) });
+
+/**
+ * get_order / GET /s/<slug>/orders/<id>: the order snapshot. Needs a platform key with `orders:read` (seed §5);
+ * a caller sees only the orders it originated (UCP order: platform credentials see their own orders), and an id
+ * under another store's path is not_found.
+ * @throws AppError insufficient_trust, insufficient_scope, not_found
+ */
+export const getOrder = defineOperation({
+  name: "get_order",
+  title: "Get order",
+  description:
+    "Read an order of this store by id (line items, fulfillment expectations and events, totals). Needs a platform key with orders:read.",
+  scope: "store",
+  input: OrderIdInputSchema,
+  mutates: false,
+  tier: "token",
+  permission: "orders:read",
+  mcp: { takesId: true, annotations: { readOnlyHint: true } },
+  run: async (ctx, input) => {
+    const db = await getDb();
+    const store = storeOf(ctx);
+    const order = await db.order.findFirst({
+      where: { id: input.id, storeId: store.id, principalId: ctx.principal.id },
+      include: { lineItems: { orderBy: { position: "asc" } } },
+    });
+    if (!order) throw new AppError("not_found", `No order "${input.id}" in this store`, { path: "$.id" });
+    return { body: orderToWire(order, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion }) };
+  },
+});

@@ -1,0 +1,135 @@
+import "server-only";
+
+import { readFulfillmentState } from "@/lib/checkout/fulfillment";
+import type { Db } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import type { Order, OrderLineItem } from "@/lib/generated/prisma/client";
+import { AppError } from "@/lib/http/errors";
+
+import type { OrderFulfillmentSnapshot } from "./to-wire";
+
+// Turns a checkout into its order (the function completion calls: the Card payments issue #5 and the crypto rail
+// call it after the payment succeeded). It is naturally idempotent (DECISIONS B8): a checkout that already has
+// an order returns that order. Inventory is checked a last time here and taken in the same transaction as the
+// order is written, so two completions can never sell the same last unit.
+
+/** Statuses from which an order may be placed (UCP §7.2: ready → in progress → completed; escalation hand-off). */
+const PLACEABLE = ["ready_for_complete", "complete_in_progress", "requires_escalation"] as const;
+
+export type PlaceOrderInput = {
+  checkoutId: string;
+  storeId: string;
+  /** Inner handler id of the rail that paid ("svc.card" | "svc.crypto"). */
+  handlerId: string;
+  /** Provider reference (PaymentIntent id, transaction digest). */
+  paymentRef: string | null;
+  now: Date;
+};
+
+export type PlacedOrder = Order & { lineItems: OrderLineItem[] };
+
+const loadOrder = (db: Pick<Db, "order">, where: { checkoutId: string }) =>
+  db.order.findUnique({ where, include: { lineItems: { orderBy: { position: "asc" } } } });
+
+/**
+ * Places the order of a checkout at its stored prices and totals (the amounts that were charged) and marks the
+ * checkout `completed`. The caller re-prices and charges before calling this.
+ * @throws AppError not_found (no such checkout in the store), checkout_not_modifiable (status does not allow
+ *   completion), out_of_stock (a line's stock no longer covers it; nothing is written)
+ */
+export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<PlacedOrder> => {
+  const existing = await loadOrder(db, { checkoutId: input.checkoutId });
+  if (existing) return existing;
+  try {
+    return await db.$transaction(async (tx) => {
+      const checkout = await tx.checkoutSession.findFirst({
+        where: { id: input.checkoutId, storeId: input.storeId },
+        include: { lineItems: { orderBy: { position: "asc" } } },
+      });
+      if (!checkout) throw new AppError("not_found", `No checkout "${input.checkoutId}" in this store`);
+      if (!(PLACEABLE as readonly string[]).includes(checkout.status)) {
+        throw new AppError(
+          "checkout_not_modifiable",
+          `Checkout ${checkout.id} is ${checkout.status}: no order can be placed`,
+          { path: "$.status" },
+        );
+      }
+      const variants = await tx.variant.findMany({
+        where: { id: { in: checkout.lineItems.map((l) => l.variantId) }, storeId: input.storeId },
+        include: { product: { select: { title: true } } },
+      });
+      const byId = new Map(variants.map((v) => [v.id, v]));
+      for (const [i, line] of checkout.lineItems.entries()) {
+        // seed: inventory is checked again at completion; the conditional decrement is the check
+        const { count } = await tx.variant.updateMany({
+          where: { id: line.variantId, storeId: input.storeId, inventory: { gte: line.quantity } },
+          data: { inventory: { decrement: line.quantity } },
+        });
+        if (count !== 1) {
+          throw new AppError(
+            "out_of_stock",
+            `Line ${i} is no longer in stock for quantity ${line.quantity}`,
+            {
+              path: `$.line_items[${i}].quantity`,
+            },
+          );
+        }
+      }
+      const { destination, selectedOptionId } = readFulfillmentState(checkout.fulfillment);
+      const rate = selectedOptionId
+        ? await tx.shippingRate.findFirst({
+            where: { storeId: input.storeId, code: selectedOptionId },
+            select: { title: true },
+          })
+        : null;
+      const fulfillment: OrderFulfillmentSnapshot = {
+        destination: destination as Record<string, string> | null,
+        option: selectedOptionId ? { id: selectedOptionId, title: rate?.title ?? selectedOptionId } : null,
+      };
+      const { count } = await tx.checkoutSession.updateMany({
+        where: { id: checkout.id, version: checkout.version },
+        data: { status: "completed", continueToken: null, version: { increment: 1 } },
+      });
+      if (count !== 1)
+        throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+      return tx.order.create({
+        data: {
+          id: newId("order"),
+          storeId: input.storeId,
+          checkoutId: checkout.id,
+          principalId: checkout.principalId,
+          currency: checkout.currency,
+          buyer: checkout.buyer ?? undefined,
+          totals: checkout.totals ?? [],
+          fulfillment,
+          handlerId: input.handlerId,
+          paymentRef: input.paymentRef,
+          lineItems: {
+            create: checkout.lineItems.map((l, position) => {
+              const v = byId.get(l.variantId);
+              const title = v
+                ? v.title === v.product.title
+                  ? v.title
+                  : `${v.product.title} — ${v.title}`
+                : l.variantId;
+              return {
+                id: newId("orderLine"),
+                variantId: l.variantId,
+                title,
+                priceMinor: l.priceMinor,
+                quantity: l.quantity,
+                position,
+              };
+            }),
+          },
+        },
+        include: { lineItems: { orderBy: { position: "asc" } } },
+      });
+    });
+  } catch (error) {
+    // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it
+    const placed = await loadOrder(db, { checkoutId: input.checkoutId });
+    if (placed) return placed;
+    throw error;
+  }
+};

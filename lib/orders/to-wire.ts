@@ -1,0 +1,62 @@
+import type { Order, OrderLineItem, Store } from "@/lib/generated/prisma/client";
+import { successEnvelope } from "@/lib/http/envelope";
+import { storeEndpoint } from "@/lib/stores/store-endpoint";
+
+// Order → UCP wire shape (order.json, CONTRACT §10): the full current-state snapshot. Line statuses are derived
+// from quantities (total 0 → removed, fulfilled = total → fulfilled, fulfilled > 0 → partial, else processing).
+
+/** The order's permalink: its REST resource under the store endpoint (no merchant order page yet). */
+export const orderPermalink = (store: Pick<Store, "slug">, baseUrl: string, orderId: string): string =>
+  `${storeEndpoint(store, baseUrl)}/orders/${orderId}`;
+
+export type OrderFulfillmentSnapshot = {
+  destination: Record<string, string> | null;
+  option: { id: string; title: string } | null;
+};
+
+const lineStatus = (total: number, fulfilled: number) =>
+  total === 0 ? "removed" : fulfilled >= total ? "fulfilled" : fulfilled > 0 ? "partial" : "processing";
+
+export const orderToWire = (
+  order: Order & { lineItems: OrderLineItem[] },
+  { store, baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
+) => {
+  const snapshot = (order.fulfillment ?? { destination: null, option: null }) as OrderFulfillmentSnapshot;
+  const lines = order.lineItems.map((l) => {
+    const amount = l.priceMinor * l.quantity;
+    return {
+      id: l.id,
+      item: { id: l.variantId, title: l.title, price: l.priceMinor },
+      quantity: { original: l.quantity, total: l.quantity, fulfilled: l.quantityFulfilled },
+      totals: [
+        { type: "subtotal", amount },
+        { type: "total", amount },
+      ],
+      status: lineStatus(l.quantity, l.quantityFulfilled),
+    };
+  });
+  const { id: _destinationId, ...destination } = snapshot.destination ?? {};
+  return {
+    ucp: successEnvelope(["dev.ucp.shopping.order"], {}, ucpVersion),
+    id: order.id,
+    checkout_id: order.checkoutId,
+    permalink_url: orderPermalink(store, baseUrl, order.id),
+    line_items: lines,
+    fulfillment: {
+      expectations: snapshot.destination
+        ? [
+            {
+              id: "exp_1",
+              line_items: lines.map((l) => ({ id: l.id, quantity: l.quantity.total })),
+              method_type: "shipping",
+              destination,
+              ...(snapshot.option ? { description: snapshot.option.title } : {}),
+            },
+          ]
+        : [],
+      events: [],
+    },
+    currency: order.currency,
+    totals: order.totals,
+  };
+};
