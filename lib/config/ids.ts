@@ -15,6 +15,14 @@ export const ID_PREFIXES = {
   orderLine: "oli",
   apiKey: "key",
   idempotency: "idem",
+  buyer: "buyer",
+  consent: "cns",
+  pendingAuthorization: "oar",
+  authorizationCode: "oac",
+  tokenFamily: "otf",
+  refreshToken: "ort",
+  oauthClient: "ocl",
+  serverKey: "osk",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
