@@ -23,6 +23,7 @@ export const verifyAccessToken = async (
   const scopes = claims.scope.split(" ").filter(Boolean);
   const db = await getDb();
   if (claims.kind === "client") {
+    if (claims.sub !== claims.client_id) return null;
     const client = await db.oAuthClient.findUnique({ where: { clientId: claims.client_id } });
     if (!client || client.revokedAt) return null;
     return { kind: "client", clientId: client.clientId, name: client.name, scopes };
