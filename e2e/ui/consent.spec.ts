@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { expect, test, type Page } from "@playwright/test";
 import * as oauth from "oauth4webapi";
 
@@ -169,4 +170,48 @@ test("authorization endpoint — an unregistered redirect_uri shows an error pag
   expect(response?.status()).toBe(400);
   expect(new URL(page.url()).origin).toBe(baseURL);
   await expect(page.getByRole("heading", { name: /cannot be processed/ })).toBeVisible();
+});
+
+test("consent page — a Wallet Standard Sui wallet (not the sandbox) signs the buyer in as its own address", async ({
+  page,
+  baseURL,
+}) => {
+  // A test wallet registered through the Wallet Standard events, as a browser extension would; its key lives in
+  // the test process and signs real Sui personal messages.
+  const keypair = Ed25519Keypair.generate();
+  await page.exposeFunction(
+    "testWalletSign",
+    async (bytes: number[]) => (await keypair.signPersonalMessage(Uint8Array.from(bytes))).signature,
+  );
+  await page.addInitScript((address: string) => {
+    const account = { address, publicKey: new Uint8Array(), chains: ["sui:testnet"], features: [] };
+    const wallet = {
+      version: "1.0.0",
+      name: "Test Wallet",
+      icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>",
+      chains: ["sui:testnet"],
+      accounts: [account],
+      features: {
+        "standard:connect": { version: "1.0.0", connect: async () => ({ accounts: [account] }) },
+        "sui:signPersonalMessage": {
+          version: "1.1.0",
+          signPersonalMessage: async ({ message }: { message: Uint8Array }) => ({
+            bytes: "",
+            signature: await (
+              window as unknown as { testWalletSign: (b: number[]) => Promise<string> }
+            ).testWalletSign(Array.from(message)),
+          }),
+        },
+      },
+    };
+    window.addEventListener("wallet-standard:app-ready", (event) =>
+      (event as CustomEvent<{ register: (w: unknown) => void }>).detail.register(wallet),
+    );
+  }, keypair.toSuiAddress());
+
+  await startAuthorization(page, baseURL!);
+  await page.getByRole("button", { name: "Connect a wallet" }).click();
+  await page.getByRole("button", { name: "Sign in with Test Wallet" }).click();
+  await expect(page.getByTestId("buyer-address")).toHaveText(keypair.toSuiAddress());
+  await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
 });
