@@ -9,6 +9,7 @@ import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 import { toAppError } from "@/lib/http/errors";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
+import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -27,6 +28,7 @@ Commands:
                  Lists registered platform OAuth clients — never their secrets.
   revoke-oauth-client --id <client id>
                  Revokes a client; its tokens stop working at once.
+  purge-oauth    Deletes expired consent requests, authorization codes (a day after expiry) and refresh tokens.
 `;
 
 const run = async (argv: string[]): Promise<number> => {
@@ -126,6 +128,13 @@ const run = async (argv: string[]): Promise<number> => {
       if (!values.id) throw new Error("--id is required");
       const client = await revokeOAuthClient(values.id);
       console.log(`Revoked ${client.clientId} "${client.name}" at ${client.revokedAt?.toISOString()}`);
+      return 0;
+    }
+    case "purge-oauth": {
+      const counts = await purgeExpiredOAuthRecords();
+      console.log(
+        `Deleted ${counts.pendingAuthorizations} consent requests, ${counts.authorizationCodes} codes, ${counts.refreshTokens} refresh tokens`,
+      );
       return 0;
     }
     default:

@@ -474,3 +474,36 @@ describe("bearer tokens on buyer-bound routes", () => {
     );
   });
 });
+
+describe("housekeeping", () => {
+  test("purge-oauth deletes expired requests, old codes and expired refresh tokens; a late replay within a day still revokes", async () => {
+    const { purgeExpiredOAuthRecords } = await import("@/lib/oauth/purge-expired");
+    const { clientId, redirectUri } = agent();
+    const linked = await linkAgent({ clientId, redirectUri, scope: "purchase:complete offline_access" });
+    const pending = await authorize(as, await baseParams(clientId, redirectUri));
+    const pendingId = pendingIdFrom(pending);
+    // Right now nothing of this flow is expired
+    await purgeExpiredOAuthRecords(new Date());
+    assert.equal(await accountStatus(linked.tokens.access_token), 200);
+    const replay = await readJson(await exchange(clientId, redirectUri, linked.code, linked.verifier));
+    assert.equal(replay.body.error, "invalid_grant");
+    assert.equal(
+      await accountStatus(linked.tokens.access_token),
+      401,
+      "the used code was kept and revoked on replay",
+    );
+    // Two days on, everything short-lived is gone
+    const later = new Date(Date.now() + 2 * 24 * 3600 * 1000);
+    const counts = await purgeExpiredOAuthRecords(later);
+    assert.ok(counts.pendingAuthorizations >= 1 && counts.authorizationCodes >= 1);
+    await assert.rejects(
+      decideAuthorization({
+        requestId: pendingId,
+        buyerId: linked.buyerId,
+        approve: true,
+        baseUrl: TEST_BASE_URL,
+      }),
+      (e: AppError) => e.code === "invalid_request",
+    );
+  });
+});
