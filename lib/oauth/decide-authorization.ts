@@ -73,7 +73,11 @@ export const decideAuthorization = async ({
     return {
       location: authorizationResponseUrl(
         pending.redirectUri,
-        { error: "access_denied", error_description: "The buyer denied the request", state: pending.state },
+        {
+          error: "access_denied",
+          error_description: "The buyer denied the request",
+          state: pending.state || undefined,
+        },
         baseUrl,
       ),
     };
@@ -102,5 +106,11 @@ export const decideAuthorization = async ({
       expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
     },
   });
-  return { location: authorizationResponseUrl(pending.redirectUri, { code, state: pending.state }, baseUrl) };
+  return {
+    location: authorizationResponseUrl(
+      pending.redirectUri,
+      { code, state: pending.state || undefined },
+      baseUrl,
+    ),
+  };
 };

@@ -30,7 +30,7 @@ const SINGLE_VALUED = [
   "resource",
 ];
 
-/** The client's redirect URI with the response parameters, always with `iss` (RFC 9207) and `state`. */
+/** The client's redirect URI with the response parameters, always with `iss` (RFC 9207), and `state` when the client sent one. */
 export const authorizationResponseUrl = (
   redirectUri: string,
   params: Record<string, string | undefined>,
@@ -42,6 +42,8 @@ export const authorizationResponseUrl = (
   url.searchParams.set("iss", issuerOf(baseUrl));
   return url.href;
 };
+
+const MAX_STATE_LENGTH = 512;
 
 const page = (error: OAuthErrorCode, description: string): AuthorizeOutcome => ({
   kind: "error_page",
@@ -111,7 +113,10 @@ export const startAuthorization = async (
     return fail("invalid_request", "code_challenge_method must be S256 (plain is refused)");
   if (!isValidS256Challenge(challenge))
     return fail("invalid_request", "code_challenge is not a S256 challenge");
-  if (!state) return fail("invalid_request", "state is required");
+  // OAuth 2.1 §4.1.1 / RFC 9700 §2.1: with PKCE, state is optional for CSRF; when sent it is echoed verbatim
+  if (state !== undefined && (state.length === 0 || state.length > MAX_STATE_LENGTH)) {
+    return fail("invalid_request", `state must be 1 to ${MAX_STATE_LENGTH} characters`);
+  }
   const resource = params.get("resource");
   if (resource !== null && resource !== baseUrl && !resource.startsWith(`${baseUrl}/`)) {
     return fail("invalid_request", "resource must be this service or one of its endpoints");
@@ -133,7 +138,7 @@ export const startAuthorization = async (
       clientUri: client.clientUri,
       logoUri: client.logoUri,
       redirectUri,
-      state,
+      state: state ?? "",
       codeChallenge: challenge,
       scopes,
       createdAt: now,

@@ -131,6 +131,11 @@ describe("RFC 9700 checklist", () => {
       state: "s",
     });
     assert.equal(redirectError(missing, redirectUri).error, "invalid_request", "PKCE is mandatory");
+    const longState = await authorize(as, {
+      ...(await baseParams(clientId, redirectUri)),
+      state: "s".repeat(513),
+    });
+    assert.equal(redirectError(longState, redirectUri).error, "invalid_request", "state is bounded");
   });
 
   test("POST /ucp/oauth2/token — a missing or wrong code_verifier is refused", async () => {
