@@ -248,4 +248,43 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
     assert.deepEqual(agents[0]?.scopes, ["purchase:complete", "offline_access"]);
     await mcp.close();
   });
+
+  test("account tools act only on the caller's own account; bad input is invalid_request", async () => {
+    const a = registerAgent("/agent-e", "Agent E");
+    const b = registerAgent("/agent-f", "Agent F");
+    const buyerA = await linkAgent({
+      clientId: a.clientId,
+      redirectUri: a.redirectUri,
+      scope: "purchase:complete",
+    });
+    const buyerB = await linkAgent({
+      clientId: b.clientId,
+      redirectUri: b.redirectUri,
+      scope: "purchase:complete",
+    });
+    const mcpA = await connectMcpClient("/account/mcp", {
+      headers: { authorization: `Bearer ${buyerA.tokens.access_token}`, "request-id": "", "ucp-agent": "" },
+    });
+    const listed = toolJson(await mcpA.callTool({ name: "list_linked_agents", arguments: {} }));
+    assert.deepEqual(
+      (listed.linked_agents as { client_id: string }[]).map((x) => x.client_id),
+      [a.clientId],
+      "buyer A sees only A's agent",
+    );
+    // buyer A cannot unlink buyer B's agent: not_found, and B's token keeps working
+    const other = toolJson(
+      await mcpA.callTool({ name: "revoke_linked_agent", arguments: { id: b.clientId } }),
+    );
+    assert.equal((other.ucp as { status: string }).status, "error");
+    assert.equal((other.messages as { code: string }[])[0]?.code, "not_found");
+    const res = await callApp("POST", "/account/mcp", {
+      headers: { authorization: `Bearer ${buyerB.tokens.access_token}` },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    });
+    assert.equal(res.status, 200);
+    await assert.rejects(mcpA.callTool({ name: "revoke_linked_agent", arguments: {} }), (e: Error) =>
+      /\$\.id/.test(e.message),
+    );
+    await mcpA.close();
+  });
 });
