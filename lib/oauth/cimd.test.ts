@@ -3,7 +3,13 @@ import { test } from "node:test";
 
 import { type AppError } from "@/lib/http/errors";
 
-import { cacheSecondsFor, parseCimdClientId, resolveCimdClient, validateClientMetadata } from "./cimd";
+import {
+  cacheSecondsFor,
+  isAcceptableRedirectUri,
+  parseCimdClientId,
+  resolveCimdClient,
+  validateClientMetadata,
+} from "./cimd";
 
 const URL_ID = "https://agent.example/oauth/client.json";
 const good = { client_id: URL_ID, client_name: "Agent", redirect_uris: ["https://agent.example/cb"] };
@@ -85,4 +91,35 @@ test("resolveCimdClient: status, content type and JSON are checked; only success
   assert.equal((await resolveCimdClient(id, { testMode: false, fetchDocument })).clientId, id);
   assert.equal((await resolveCimdClient(id, { testMode: false, fetchDocument })).clientId, id);
   assert.equal(calls, 4, "three failures fetched each time, then one fetch for two successful resolutions");
+});
+
+test("redirect URIs a document may register: https, loopback http, reverse-domain app schemes — nothing executable", () => {
+  for (const ok of [
+    "https://agent.example/cb",
+    "http://127.0.0.1:8080/cb",
+    "http://[::1]/cb",
+    "http://localhost/cb",
+    "com.example.agent:/oauth",
+  ]) {
+    assert.equal(isAcceptableRedirectUri(ok), true, ok);
+  }
+  for (const bad of [
+    "javascript:alert(document.cookie)",
+    "JavaScript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "vbscript:x",
+    "file:///etc/passwd",
+    "blob:https://agent.example/x",
+    "http://agent.example/cb",
+    "https://agent.example/cb#frag",
+    "myapp:/cb",
+    "not a uri",
+  ]) {
+    assert.equal(isAcceptableRedirectUri(bad), false, bad);
+    assert.throws(
+      () => validateClientMetadata(URL_ID, { ...good, redirect_uris: [bad] }),
+      isInvalidClient,
+      bad,
+    );
+  }
 });

@@ -77,6 +77,24 @@ const ClientMetadataDocumentSchema = z.looseObject({
   scope: z.string().optional(),
 });
 
+/**
+ * Redirect URIs we will ever send a browser to (RFC 9700 §2.1; RFC 8252 §7): https; http only to a loopback host
+ * (native apps); or a reverse-domain private-use scheme (`com.example.app:/cb`). Never javascript:, data:, file:…
+ * No fragment (RFC 6749 §3.1.2).
+ */
+export const isAcceptableRedirectUri = (uri: string): boolean => {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.hash || uri.includes("#")) return false;
+  if (url.protocol === "https:") return url.hostname !== "";
+  if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname);
+  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol);
+};
+
 const ALLOWED_GRANTS = new Set(["authorization_code", "refresh_token"]);
 
 /**
@@ -106,11 +124,8 @@ export const validateClientMetadata = (url: string, document: unknown): ClientMe
     throw invalidClient('Client metadata document: only response_types ["code"] is allowed');
   }
   for (const uri of doc.redirect_uris) {
-    try {
-      const u = new URL(uri);
-      if (u.hash) throw new Error("fragment");
-    } catch {
-      throw invalidClient(`Client metadata document: redirect_uris contains an invalid URI`);
+    if (!isAcceptableRedirectUri(uri)) {
+      throw invalidClient("Client metadata document: redirect_uris contains an unacceptable URI");
     }
   }
   return {

@@ -133,6 +133,13 @@ describe("GET /ucp/oauth2/authorize with a CIMD client id", () => {
             .writeHead(200, { "content-type": "application/json" })
             .end(JSON.stringify({ client_id: id, grant_types: ["implicit"], redirect_uris: [`${id}/cb`] })),
       ],
+      [
+        "javascript-redirect",
+        (id) => (_q, r) =>
+          r
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ client_id: id, redirect_uris: ["javascript:alert(document.cookie)"] })),
+      ],
     ];
     for (const [label, handler] of cases) {
       const p = path(label);
