@@ -1,8 +1,8 @@
 import * as oauth from "oauth4webapi";
 
-import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { decideAuthorization } from "@/lib/oauth/decide-authorization";
 
+import { seedBuyer } from "../factories";
 import { callApp, TEST_BASE_URL } from "./app-client";
 
 // oauth4webapi — an independent, certified OAuth client — pointed at the service in-process: its fetch is routed
@@ -48,10 +48,8 @@ export const pendingIdFrom = (response: Response): string => {
   return id;
 };
 
-let wallet = 0;
 /** A buyer account (as after a wallet sign-in), unique per call. */
-export const newBuyer = () =>
-  signInBuyer(`0x${(++wallet).toString(16).padStart(8, "0")}${Date.now().toString(16).padStart(56, "0")}`);
+export const newBuyer = seedBuyer;
 
 export type Linked = {
   as: oauth.AuthorizationServer;
