@@ -1,4 +1,5 @@
-// `npm run bench:oauth`: prints what buyer identity costs per request on the embedded database (in-memory PGlite):
+// `npm run bench:oauth`: prints what buyer identity costs per request, on an in-memory PGlite (default) or on a
+// migrated loopback PostgreSQL named by DATABASE_URL:
 // bearer verification on every buyer-bound request (JWT + family/consent lookup), the code exchange, and a refresh.
 // Figures only — no assertions (STYLE.md: speed is measured by benchmarks that print figures).
 import { randomBytes } from "node:crypto";
@@ -95,7 +96,8 @@ try {
   for (let i = 0; i < 1000; i++)
     verify.push(await time(() => resolvePrincipal({ apiKey: null, authorization })));
 
-  console.log("Buyer identity on in-memory PGlite (one process, sequential):");
+  const where = process.env.DATABASE_URL ? "PostgreSQL" : "in-memory PGlite";
+  console.log(`Buyer identity on ${where} (one process, sequential):`);
   stats("authorize + consent (cached CIMD)", authorizeAndConsent);
   stats("token: authorization_code", exchange);
   stats("token: refresh_token (rotation)", refresh);
