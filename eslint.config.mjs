@@ -4,6 +4,7 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
 const DOMAINS = [
+  "buyers",
   "catalog",
   "carts",
   "checkout",

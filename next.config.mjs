@@ -10,6 +10,17 @@ const nextConfig = {
     "@prisma/client",
   ],
   poweredByHeader: false,
+  // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer.
+  headers: async () =>
+    ["/oauth/:path*", "/account/agents"].map((source) => ({
+      source,
+      headers: [
+        { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+        { key: "X-Frame-Options", value: "DENY" },
+        { key: "Referrer-Policy", value: "no-referrer" },
+        { key: "Cache-Control", value: "no-store" },
+      ],
+    })),
   typedRoutes: false,
 };
 

@@ -28,4 +28,16 @@ export const SURFACES = [
     transport: "REST POST; GET/PUT …/carts/<id>; POST …/carts/<id>/cancel",
     credential: "X-API-Key (token tier)",
   },
+  {
+    path: "/.well-known/oauth-authorization-server",
+    transport: "REST GET (OAuth 2.1 authorization server metadata)",
+    credential: "none",
+  },
+  {
+    path: "/ucp/oauth2/{authorize,token,revoke}",
+    transport: "OAuth 2.1 (PKCE S256, CIMD client ids)",
+    credential: "public client or client secret",
+  },
+  { path: "/account/mcp", transport: "MCP (buyer account: linked agents)", credential: "buyer bearer token" },
+  { path: "/account/agents", transport: "web page (consent centre)", credential: "Sui wallet sign-in" },
 ] as const;

@@ -8,6 +8,8 @@ import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 import { toAppError } from "@/lib/http/errors";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
+import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
+import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { listDeliveries } from "@/lib/webhooks/list-deliveries";
@@ -24,6 +26,14 @@ Commands:
                  Revokes a key; requests with it then get 401 invalid_api_key.
   purge-idempotency
                  Deletes expired idempotency records (also done automatically while serving).
+  create-oauth-client --name <name> [--scopes ${PLATFORM_PERMISSIONS.join(",")}]
+                 Registers a confidential platform client for the client_credentials grant and prints its
+                 client_id and secret ONCE; only the secret's hash is stored.
+  list-oauth-clients
+                 Lists registered platform OAuth clients — never their secrets.
+  revoke-oauth-client --id <client id>
+                 Revokes a client; its tokens stop working at once.
+  purge-oauth    Deletes expired consent requests, authorization codes (a day after expiry) and refresh tokens.
 
   Order webhooks (docs/webhooks.md):
   set-webhook-url --store <slug> --url <https URL or "">
@@ -45,6 +55,7 @@ const run = async (argv: string[]): Promise<number> => {
     options: {
       name: { type: "string" },
       permissions: { type: "string" },
+      scopes: { type: "string" },
       id: { type: "string" },
       store: { type: "string" },
       url: { type: "string" },
@@ -101,6 +112,49 @@ const run = async (argv: string[]): Promise<number> => {
     }
     case "purge-idempotency": {
       console.log(`Deleted ${await purgeExpiredIdempotencyRecords()} expired idempotency records`);
+      return 0;
+    }
+    case "create-oauth-client": {
+      const scopes = (values.scopes ?? "")
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const created = await createOAuthClient({ name: values.name ?? "", scopes: scopes as never[] });
+      if (values.json) console.log(JSON.stringify(created));
+      else {
+        console.log(`Created OAuth client "${created.name}" (client_credentials)`);
+        console.log(`Scopes: ${created.scopes.join(" ") || "(none)"}`);
+        console.log(`\n  client_id:     ${created.clientId}\n  client_secret: ${created.clientSecret}\n`);
+        console.log("Store the secret now: it is shown only once (only its SHA-256 hash is kept).");
+      }
+      return 0;
+    }
+    case "list-oauth-clients": {
+      const clients = await listOAuthClients();
+      if (values.json) console.log(JSON.stringify(clients));
+      else if (clients.length === 0) console.log("No OAuth clients.");
+      else
+        console.table(
+          clients.map((c) => ({
+            client_id: c.clientId,
+            name: c.name,
+            scopes: c.scopes.join(" "),
+            revoked: c.revokedAt ? c.revokedAt.toISOString() : "",
+          })),
+        );
+      return 0;
+    }
+    case "revoke-oauth-client": {
+      if (!values.id) throw new Error("--id is required");
+      const client = await revokeOAuthClient(values.id);
+      console.log(`Revoked ${client.clientId} "${client.name}" at ${client.revokedAt?.toISOString()}`);
+      return 0;
+    }
+    case "purge-oauth": {
+      const counts = await purgeExpiredOAuthRecords();
+      console.log(
+        `Deleted ${counts.pendingAuthorizations} consent requests, ${counts.authorizationCodes} codes, ${counts.refreshTokens} refresh tokens`,
+      );
       return 0;
     }
     case "set-webhook-url": {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 
+import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { createApiKey } from "@/lib/credentials/create-api-key";
@@ -164,3 +165,5 @@ export const seedDiscountCodes = async (store: Store, codes: DiscountCodeSpec[])
     })),
   });
 };
+/** A buyer account with a fresh random Sui address, as after a wallet sign-in (issue #6). */
+export const seedBuyer = () => signInBuyer(`0x${randomBytes(32).toString("hex")}`);

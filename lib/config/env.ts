@@ -30,6 +30,14 @@ const EnvSchema = z.object({
    * if you like; several workers are safe (claims keep them off each other's deliveries).
    */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
+  /**
+   * Buyer identity test mode (issue #6): the sandbox wallet on the sign-in page, and CIMD client ids on loopback
+   * http / private addresses. Default: on, except in production on PostgreSQL (NODE_ENV=production with
+   * DATABASE_URL set) — so the embedded demo has it and a real deployment does not.
+   */
+  OAUTH_TEST_MODE: z.enum(["true", "false"]).optional(),
+  /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
+  NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -54,4 +62,11 @@ export const getBaseUrl = (): string => getEnv().BASE_URL ?? `http://127.0.0.1:$
 export const allowsPrivateOutbound = (): boolean => {
   const env = getEnv();
   return env.OUTBOUND_ALLOW_PRIVATE ? env.OUTBOUND_ALLOW_PRIVATE === "true" : env.NODE_ENV !== "production";
+};
+
+/** Buyer identity test mode (see OAUTH_TEST_MODE): sandbox wallet and loopback CIMD clients. */
+export const isOAuthTestMode = (): boolean => {
+  const env = getEnv();
+  if (env.OAUTH_TEST_MODE) return env.OAUTH_TEST_MODE === "true";
+  return !(env.NODE_ENV === "production" && env.DATABASE_URL !== undefined);
 };

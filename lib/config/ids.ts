@@ -21,6 +21,14 @@ export const ID_PREFIXES = {
   shippingRate: "shr",
   discountCode: "dsc",
   cartToken: "ct",
+  buyer: "buyer",
+  consent: "cns",
+  pendingAuthorization: "oar",
+  authorizationCode: "oac",
+  tokenFamily: "otf",
+  refreshToken: "ort",
+  oauthClient: "ocl",
+  serverKey: "osk",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,4 +1,6 @@
+import { getBaseUrl } from "@/lib/config/env";
 import { AppError } from "@/lib/http/errors";
+import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 
 // Who is calling, and how much we trust it (seed §5, DECISIONS.md B7).
 // Tiers: anonymous < token (platform key or buyer bearer) < signed (a valid RFC 9421 signature by a key in the
@@ -58,5 +60,19 @@ export const assertPermission = (principal: Principal, permission: string): void
   if (hasPermission(principal, permission)) return;
   const who =
     principal.kind === "buyer" ? "The buyer token lacks scope" : "The platform key lacks permission";
-  throw new AppError("insufficient_scope", `${who} ${permission}`, { details: { required: [permission] } });
+  // UCP identity linking: a buyer token gets a Bearer challenge naming the scope, so the client can step up
+  const headers =
+    principal.kind === "buyer"
+      ? {
+          "WWW-Authenticate": bearerChallenge({
+            baseUrl: getBaseUrl(),
+            error: "insufficient_scope",
+            scope: [...new Set([...principal.scopes, permission])].join(" "),
+          }),
+        }
+      : undefined;
+  throw new AppError("insufficient_scope", `${who} ${permission}`, {
+    details: { required: [permission] },
+    headers,
+  });
 };

@@ -1,7 +1,9 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { getBaseUrl } from "@/lib/config/env";
 import { AppError } from "@/lib/http/errors";
+import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 
 import { hashApiKey, isSameHash, parseApiKeyPrefix } from "./api-key-format";
 import { ANONYMOUS, type Principal } from "./principal";
@@ -11,8 +13,9 @@ export type CredentialHeaders = { apiKey: string | null; authorization: string |
 
 const invalidToken = (message: string) =>
   new AppError("invalid_token", message, {
-    // seed §5 rule 2: the header is relayed unchanged by clients and bridges
-    headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+    // seed §5 rule 2: the header is relayed unchanged by clients and bridges; RFC 9728 §5.1 resource_metadata
+    // lets a client find the authorization server from this 401 alone
+    headers: { "WWW-Authenticate": bearerChallenge({ baseUrl: getBaseUrl(), error: "invalid_token" }) },
   });
 
 const resolveApiKey = async (key: string): Promise<Principal> => {
@@ -43,7 +46,7 @@ export const resolvePrincipal = async ({ apiKey, authorization }: CredentialHead
   if (authorization === null) return ANONYMOUS;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match?.[1]) throw invalidToken("Authorization must be `Bearer <access token>`");
-  const buyer = await verifyBearerToken(match[1]);
-  if (!buyer) throw invalidToken("The bearer token is expired or invalid");
-  return buyer;
+  const principal = await verifyBearerToken(match[1]);
+  if (!principal) throw invalidToken("The bearer token is expired or invalid");
+  return principal;
 };

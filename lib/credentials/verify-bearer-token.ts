@@ -1,15 +1,35 @@
 import "server-only";
 
+import { getBaseUrl } from "@/lib/config/env";
+import { verifyAccessToken } from "@/lib/oauth/verify-access-token";
+
 import type { Principal } from "./principal";
 
 /**
- * Verifies a buyer access token and returns the buyer principal, or null when it is not valid.
- * No authorization server exists yet, so no token has been issued and none can be valid: every bearer is
- * rejected (`invalid_token`). Issue #6 (buyer identity) replaces this body with the ES256 JWT check.
+ * Verifies an access token from our authorization server (issue #6) and returns its principal, or null when it is
+ * not valid (bad signature, `alg` other than ES256, wrong issuer/audience/typ, expired, revoked).
+ * A buyer token (authorization_code) → the buyer principal with the token's scopes; a client_credentials token of
+ * a registered platform client → a platform principal whose permissions are the token's scopes.
  */
 export const verifyBearerToken = async (
   token: string,
-): Promise<Extract<Principal, { kind: "buyer" }> | null> => {
-  void token;
-  return null;
+): Promise<Extract<Principal, { kind: "buyer" | "platform" }> | null> => {
+  const access = await verifyAccessToken(token, { baseUrl: getBaseUrl() });
+  if (!access) return null;
+  if (access.kind === "client") {
+    return {
+      kind: "platform",
+      id: `oauth-client:${access.clientId}`,
+      keyId: access.clientId,
+      name: access.name,
+      permissions: access.scopes,
+    };
+  }
+  return {
+    kind: "buyer",
+    id: `buyer:${access.buyerId}`,
+    buyerId: access.buyerId,
+    clientId: access.clientId,
+    scopes: access.scopes,
+  };
 };

@@ -159,6 +159,44 @@ export const ERROR_CODES = {
   /** Anything unexpected: logged with the Request-Id; its message never reaches the client. */
   internal_error: protocol(500, -32603, "ucp", "Unexpected error; it has been logged with your Request-Id."),
 
+  // ── OAuth authorization server (issue #6; rendered in RFC 6749 form by lib/oauth/render-oauth.ts) ──
+  /** Thrown by the token endpoint and CIMD resolution: unknown client, bad secret, unusable metadata (RFC 6749 §5.2). */
+  invalid_client: protocol(
+    401,
+    -32000,
+    "ucp",
+    "Unknown client or failed client authentication (RFC 6749 §5.2).",
+  ),
+  /** Thrown by the grants: code or refresh token unknown, expired, replayed, or bound elsewhere (RFC 6749 §5.2). */
+  invalid_grant: protocol(
+    400,
+    -32000,
+    "ucp",
+    "The code or refresh token is invalid, expired or already used.",
+  ),
+  /** Thrown by the token endpoint: grant_type not one of authorization_code, refresh_token, client_credentials. */
+  unsupported_grant_type: protocol(
+    400,
+    -32602,
+    "ucp",
+    "Use authorization_code, refresh_token or client_credentials.",
+  ),
+  /** Thrown by the account MCP: no buyer bearer token was sent (UCP identity linking: 401 + Bearer challenge). */
+  identity_required: protocol(401, -32000, "ucp", "Send Authorization: Bearer <buyer access token>."),
+  /** Thrown by the authorize/token endpoints: a scope the server or the client may not have (RFC 6749 §3.3). */
+  invalid_scope: protocol(
+    400,
+    -32602,
+    "ucp",
+    "Request only scopes_supported: purchase:complete, offline_access.",
+  ),
+  /** Thrown by the token endpoint: the client may not use this grant type (RFC 6749 §5.2). */
+  unauthorized_client: protocol(400, -32000, "ucp", "This client is not allowed to use that grant type."),
+  /** Thrown by the authorize endpoint: response_type is not `code` (no implicit grant; RFC 9700 §2.1.2). */
+  unsupported_response_type: protocol(400, -32602, "ucp", "Only response_type=code is supported."),
+  /** Thrown when the buyer denies consent (RFC 6749 §4.1.2.1). */
+  access_denied: protocol(403, -32000, "ucp", "The buyer denied the authorization request."),
+
   // ── business outcomes (HTTP 200 + ucp.status "error") ──────────────────────────────────
   /** Thrown when an id (product, cart, checkout, order) is unknown or not visible to the caller (UCP: 200). */
   not_found: business(

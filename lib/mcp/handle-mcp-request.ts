@@ -1,15 +1,21 @@
 import "server-only";
 
+import { randomUUID } from "node:crypto";
+
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
 import { getBaseUrl } from "@/lib/config/env";
+import { tierOf } from "@/lib/credentials/principal";
+import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import { AppError, toAppError } from "@/lib/http/errors";
 import type { AnyOperation } from "@/lib/http/operation";
 import { parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import { jsonResponse } from "@/lib/http/render-rest";
 import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";
 import { resolveCaller } from "@/lib/http/resolve-caller";
+import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { toJsonRpcError } from "./render-mcp";
 import { createMcpServer } from "./server";
@@ -23,6 +29,33 @@ export type McpSurface = {
   instructions: string;
   tools: readonly AnyOperation[];
   storeSlug?: string;
+  /**
+   * "buyer-bearer": the account surface (seed §5 rule 9) — no Request-Id/UCP-Agent or tool meta needed; only the
+   * buyer's bearer counts (X-API-Key is not a credential here). Default: the UCP shopping envelope.
+   */
+  auth?: "ucp-envelope" | "buyer-bearer";
+};
+
+/** The account surface: its own 401 challenge points at its RFC 9728 metadata (issue #6). */
+const resolveBuyerBearer = async (request: Request, resourcePath: string) => {
+  const baseUrl = getBaseUrl();
+  const authorization = request.headers.get("authorization");
+  if (authorization === null) {
+    throw new AppError("identity_required", "This surface needs the buyer's bearer token", {
+      headers: { "WWW-Authenticate": bearerChallenge({ baseUrl, resourcePath }) },
+    });
+  }
+  try {
+    const principal = await resolvePrincipal({ apiKey: null, authorization });
+    if (principal.kind === "buyer") return principal;
+    throw new AppError("invalid_token", "This surface needs a buyer token (authorization_code grant)");
+  } catch (thrown) {
+    const error = toAppError(thrown);
+    if (error.code !== "invalid_token") throw error;
+    throw new AppError("invalid_token", error.message, {
+      headers: { "WWW-Authenticate": bearerChallenge({ baseUrl, error: "invalid_token", resourcePath }) },
+    });
+  }
 };
 
 const jsonRpcErrorResponse = (error: AppError, requestId: string | null, id: unknown = null): Response => {
@@ -57,16 +90,19 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
   }
   let body: unknown;
   try {
-    const envelope = readRequestEnvelope(request.headers);
+    const isAccount = surface.auth === "buyer-bearer";
+    const envelope = isAccount
+      ? { requestId: echoId ?? randomUUID(), agentProfile: "", ucpVersion: UCP_VERSION }
+      : readRequestEnvelope(request.headers);
     const store = surface.storeSlug === undefined ? null : await getStoreOrThrow(surface.storeSlug);
     const now = new Date();
     const rawBody = await readBodyBytes(request);
-    const { principal, tier } = await resolveCaller(request, {
-      body: rawBody,
-      agentProfile: envelope.agentProfile,
-      store,
-      now,
-    });
+    const { principal, tier } = isAccount
+      ? await resolveBuyerBearer(request, new URL(request.url).pathname).then((buyer) => ({
+          principal: buyer,
+          tier: tierOf(buyer),
+        }))
+      : await resolveCaller(request, { body: rawBody, agentProfile: envelope.agentProfile, store, now });
     body = parseJsonText(rawBody.toString("utf8"), request.headers.get("content-type"));
     if (body === undefined) throw new AppError("invalid_request", "Empty body: send a JSON-RPC 2.0 message");
 
@@ -75,6 +111,7 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
       name: surface.name,
       instructions: surface.instructions,
       tools: surface.tools,
+      requiresAgentMeta: !isAccount,
       context: {
         requestId: envelope.requestId,
         principal,

@@ -22,6 +22,8 @@ export type McpServerOptions = {
   instructions: string;
   tools: readonly AnyOperation[];
   context: ToolCallContext;
+  /** UCP shopping surfaces need meta['ucp-agent'] on every call; the account surface does not (seed §5 rule 9). */
+  requiresAgentMeta?: boolean;
   /** Receives the HTTP status of a protocol error so the route can answer with it (UCP: HTTP status primary). */
   onProtocolError: (status: number) => void;
 };
@@ -68,6 +70,7 @@ export const createMcpServer = ({
   tools,
   context,
   onProtocolError,
+  requiresAgentMeta = true,
 }: McpServerOptions) => {
   const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: {} }, instructions });
   const byName = new Map(tools.map((op) => [op.name, op]));
@@ -77,7 +80,7 @@ export const createMcpServer = ({
       name: op.name,
       title: op.title,
       description: op.description,
-      inputSchema: toolInputSchema(op) as { type: "object" },
+      inputSchema: toolInputSchema(op, requiresAgentMeta) as { type: "object" },
       annotations: { title: op.title, ...op.mcp.annotations },
     })),
   }));
@@ -90,9 +93,13 @@ export const createMcpServer = ({
     }
     const args = isRecord(request.params.arguments) ? request.params.arguments : {};
     try {
-      const { agentProfile, idempotencyKey } = readMeta(toolName, op, args);
+      const { agentProfile, idempotencyKey } = requiresAgentMeta
+        ? readMeta(toolName, op, args)
+        : { agentProfile: "", idempotencyKey: null };
       // UCP MCP binding: the profile in meta is the one negotiated for this call.
-      const ucpVersion = await negotiateWithAgent(agentProfile, context.store);
+      const ucpVersion = agentProfile
+        ? await negotiateWithAgent(agentProfile, context.store)
+        : context.ucpVersion;
       const outcome = await executeOperation(
         op,
         { ...context, agentProfile, idempotencyKey, ucpVersion, now: new Date() },

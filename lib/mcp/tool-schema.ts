@@ -24,9 +24,9 @@ const metaSchema = (mutates: boolean): JsonSchema => ({
   required: mutates ? ["ucp-agent", "idempotency-key"] : ["ucp-agent"],
 });
 
-export const toolInputSchema = (op: AnyOperation): JsonSchema => {
-  const properties: Record<string, JsonSchema> = { meta: metaSchema(op.mutates) };
-  const required = ["meta"];
+export const toolInputSchema = (op: AnyOperation, withMeta = true): JsonSchema => {
+  const properties: Record<string, JsonSchema> = withMeta ? { meta: metaSchema(op.mutates) } : {};
+  const required = withMeta ? ["meta"] : [];
   const payload = z.toJSONSchema(op.input, { io: "input", unrepresentable: "any" }) as JsonSchema;
   if (op.mcp.takesId) {
     properties.id = { type: "string", description: "The resource id." };

@@ -41,3 +41,20 @@ test("AppErrors map onto registered OAuth codes; unknown ones become server_erro
   assert.equal(busy.status, 503);
   assert.equal(busy.headers.get("retry-after"), "3");
 });
+
+test("the authorization server's codes render as their RFC 6749 names and statuses", async () => {
+  const cases: [AppError["code"], string, number][] = [
+    ["invalid_client", "invalid_client", 401],
+    ["invalid_grant", "invalid_grant", 400],
+    ["unsupported_grant_type", "unsupported_grant_type", 400],
+    ["invalid_scope", "invalid_scope", 400],
+    ["unauthorized_client", "unauthorized_client", 400],
+    ["unsupported_response_type", "unsupported_response_type", 400],
+    ["access_denied", "access_denied", 400],
+  ];
+  for (const [code, error, status] of cases) {
+    const res = await read(renderOAuthError(new AppError(code, `because ${code}`)));
+    assert.equal(res.status, status, code);
+    assert.deepEqual(res.body, { error, error_description: `because ${code}` }, code);
+  }
+});

@@ -18,7 +18,8 @@ export type OAuthErrorCode =
   | "temporarily_unavailable"
   | "invalid_token"
   | "insufficient_scope"
-  | "unsupported_token_type";
+  | "unsupported_token_type"
+  | "unsupported_response_type";
 
 export type OAuthErrorBody = { error: OAuthErrorCode; error_description: string };
 
@@ -33,6 +34,13 @@ const FROM_APP_CODE: Partial<Record<AppError["code"], OAuthErrorCode>> = {
   insufficient_trust: "access_denied",
   rate_limited: "temporarily_unavailable",
   service_unavailable: "temporarily_unavailable",
+  invalid_client: "invalid_client",
+  invalid_grant: "invalid_grant",
+  unsupported_grant_type: "unsupported_grant_type",
+  invalid_scope: "invalid_scope",
+  unauthorized_client: "unauthorized_client",
+  access_denied: "access_denied",
+  unsupported_response_type: "unsupported_response_type",
 };
 
 /** The RFC status for a code: 401 for client/token authentication, 403 for scope, 503 busy, 500, else 400. */

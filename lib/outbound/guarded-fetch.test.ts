@@ -10,6 +10,11 @@ let base = "";
 const server = createServer((req, res) => {
   if (req.url === "/ok") res.writeHead(200, { "content-type": "application/json" }).end('{"a":1}');
   else if (req.url === "/redirect") res.writeHead(301, { location: "/ok" }).end();
+  else if (req.url?.startsWith("/hops/")) {
+    // /hops/N redirects N more times, then lands on /ok
+    const left = Number(req.url.slice("/hops/".length));
+    res.writeHead(302, { location: left <= 1 ? "/ok" : `/hops/${left - 1}` }).end();
+  } else if (req.url === "/to-file") res.writeHead(302, { location: "file:///etc/passwd" }).end();
   else if (req.url === "/big") res.writeHead(200).end("x".repeat(10_000));
   else if (req.url === "/slow") return;
   else res.writeHead(404).end();
@@ -85,4 +90,13 @@ test("redirects are not followed; bodies over the cap and silent hosts are cut o
 
 test("an unresolvable host is a dns failure", async () => {
   assert.equal(await reasonOf(guardedFetch("https://no-such-host.invalid/x", strict)), "dns");
+});
+
+test("maxRedirects: follows up to the limit, refuses one more, and re-checks every hop", async () => {
+  const followed = await guardedFetch(`${base}/hops/3`, { ...open, maxRedirects: 3 });
+  assert.equal(followed.status, 200);
+  assert.equal(followed.url, `${base}/ok`);
+  assert.equal(await reasonOf(guardedFetch(`${base}/hops/4`, { ...open, maxRedirects: 3 })), "redirect");
+  // the hop target is checked like a fresh request: a file: URL is refused for its scheme
+  assert.equal(await reasonOf(guardedFetch(`${base}/to-file`, { ...open, maxRedirects: 3 })), "scheme");
 });

@@ -10,8 +10,9 @@ import ipaddr from "ipaddr.js";
 // The one door for outbound fetches of URLs that callers give us — agent profiles today, CIMD documents and
 // webhook targets later (DECISIONS.md B10): https only and public addresses only unless `allowPrivate` (test
 // mode); the address check runs inside the DNS lookup of the connection itself, so a name cannot resolve to a
-// public address for the check and a private one for the connect; no redirects; a byte cap read as a stream;
-// one overall timeout.
+// public address for the check and a private one for the connect; no redirects unless the caller allows a few
+// (`maxRedirects`, each hop re-validated from scratch: scheme, address, cap); a byte cap read as a stream;
+// one timeout per hop.
 
 export type OutboundFailure =
   "scheme" | "blocked_address" | "dns" | "network" | "timeout" | "redirect" | "too_large";
@@ -36,9 +37,17 @@ export type GuardedFetchOptions = {
   body?: string | Uint8Array;
   /** Past maxBytes: fail (default) or keep the first maxBytes and stop reading (delivery logs keep a snippet). */
   overflow?: "fail" | "truncate";
+  /** Redirects to follow (default 0: any 3xx is refused). Each hop goes through every check again. */
+  maxRedirects?: number;
 };
 
-export type GuardedResponse = { status: number; headers: IncomingHttpHeaders; body: string };
+export type GuardedResponse = {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The URL that answered (differs from the requested one after followed redirects). */
+  url: string;
+};
 
 /** Unicast public addresses only: loopback, private, link-local, CGNAT, multicast, reserved… are refused. */
 export const isPublicAddress = (address: string): boolean => {
@@ -71,10 +80,29 @@ const guardedLookup =
 
 /**
  * Requests `url` under the guard (GET unless `method` says otherwise). Any HTTP status is returned (callers
- * judge it), except 3xx, which is refused.
+ * judge it), except 3xx, which is refused — or followed, at most `maxRedirects` times, each hop re-checked as a
+ * fresh request.
  * @throws OutboundError
  */
-export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise<GuardedResponse> => {
+export const guardedFetch = async (url: string, options: GuardedFetchOptions): Promise<GuardedResponse> => {
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const mayFollow = hop < (options.maxRedirects ?? 0);
+    const response = await fetchOnce(current, options, mayFollow);
+    if (response.status < 300 || response.status >= 400) return response;
+    const location = response.headers.location;
+    if (!location) {
+      throw new OutboundError("redirect", `${current} answered ${response.status} without a Location`);
+    }
+    current = new URL(location, current).href;
+  }
+};
+
+const fetchOnce = (
+  url: string,
+  options: GuardedFetchOptions,
+  mayFollow: boolean,
+): Promise<GuardedResponse> => {
   const target = new URL(url);
   const isHttps = target.protocol === "https:";
   if (!isHttps && !(options.allowPrivate && target.protocol === "http:")) {
@@ -109,7 +137,16 @@ export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise
       (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400) {
-          fail(new OutboundError("redirect", `${url} answered ${status}: redirects are not followed`));
+          if (!mayFollow) {
+            const why = options.maxRedirects
+              ? `more than ${options.maxRedirects} redirects`
+              : "redirects are not followed";
+            fail(new OutboundError("redirect", `${url} answered ${status}: ${why}`));
+            return;
+          }
+          settled = true;
+          resolve({ status, headers: res.headers, body: "", url });
+          req.destroy();
           return;
         }
         const chunks: Buffer[] = [];
@@ -123,7 +160,7 @@ export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise
             }
             chunks.push(chunk.subarray(0, chunk.length - (size - options.maxBytes)));
             settled = true;
-            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
             req.destroy();
             return;
           }
@@ -132,7 +169,7 @@ export const guardedFetch = (url: string, options: GuardedFetchOptions): Promise
         res.on("end", () => {
           if (settled) return;
           settled = true;
-          resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+          resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
         });
         res.on("error", () => fail(new OutboundError("network", `${url}: the response was cut off`)));
       },

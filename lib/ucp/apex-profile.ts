@@ -3,15 +3,36 @@ import { UCP_VERSION } from "./version";
 
 // The platform apex profile at /.well-known/ucp (DECISIONS.md B2): it advertises the global, cross-store catalog
 // (REST at {base_url}, MCP at {base_url}/mcp). Stores are reached through each product's
-// metadata.svc_seller.endpoint and their own profiles. The OAuth server joins with the Buyer identity issue (#6).
+// metadata.svc_seller.endpoint and their own profiles. Identity linking (issue #6) names the OAuth server: its
+// metadata lives at {base_url}/.well-known/oauth-authorization-server (RFC 8414 on the business origin).
 
 export const APEX_CAPABILITIES: readonly CapabilityName[] = ["dev.ucp.shopping.catalog.lookup"];
+
+/**
+ * `config.scopes` of identity linking: scope tokens must match `{capability}:{name}` (CONTRACT.md §18.1 #20), so
+ * the seed's `purchase:complete` is listed under the well-known checkout scope, which our AS accepts as its alias.
+ */
+export const IDENTITY_LINKING_CONFIG = {
+  scopes: {
+    "dev.ucp.shopping.checkout:manage": {
+      description: {
+        plain:
+          "Complete purchases for the buyer (granted as purchase:complete). Not a spending authorization: the buyer sets spend caps separately.",
+      },
+    },
+  },
+};
 
 export const buildApexProfile = (baseUrl: string) => ({
   ucp: {
     version: UCP_VERSION,
     services: shoppingServices(baseUrl),
-    capabilities: Object.fromEntries(APEX_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
+    capabilities: {
+      ...Object.fromEntries(APEX_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
+      "dev.ucp.common.identity_linking": [
+        capabilityEntry("dev.ucp.common.identity_linking", IDENTITY_LINKING_CONFIG),
+      ],
+    },
     payment_handlers: {},
   },
   signing_keys: [],

@@ -6,7 +6,14 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
-import { AGENT_PROFILE, callApp, envelopeHeaders, mcpCall, readJson } from "../../helpers/app-client";
+import {
+  AGENT_PROFILE,
+  callApp,
+  envelopeHeaders,
+  mcpCall,
+  readJson,
+  TEST_BASE_URL,
+} from "../../helpers/app-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -203,7 +210,11 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     );
     assert.equal(bearer.status, 401);
     assert.equal(rpcError(bearer)?.data?.code, "invalid_token");
-    assert.equal(bearer.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+    // seed §5 rule 2, plus RFC 9728 resource_metadata (issue #6)
+    assert.equal(
+      bearer.headers.get("www-authenticate"),
+      `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
+    );
     const both = await mcpCall(
       storeMcp(),
       "get_cart",

@@ -5,7 +5,7 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
-import { AGENT_PROFILE, rest, type JsonResponse } from "../../helpers/app-client";
+import { AGENT_PROFILE, rest, TEST_BASE_URL, type JsonResponse } from "../../helpers/app-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -168,7 +168,11 @@ describe("credentials and trust tiers", () => {
       body: cartBody(),
     });
     assertError(res, 401, "invalid_token");
-    assert.equal(res.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+    // seed §5 rule 2, plus RFC 9728 resource_metadata (issue #6)
+    assert.equal(
+      res.headers.get("www-authenticate"),
+      `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   test("seed §5 rule 1: a key wins over a bearer — an invalid bearer beside a valid key is not even read", async () => {

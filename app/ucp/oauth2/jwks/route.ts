@@ -1,0 +1,7 @@
+import { discoveryRoute } from "@/lib/http/discovery-route";
+import { getJwks } from "@/lib/oauth/server-keys";
+
+export const dynamic = "force-dynamic";
+
+// The public key that verifies our access tokens (RFC 8414 jwks_uri).
+export const GET = discoveryRoute(() => getJwks());

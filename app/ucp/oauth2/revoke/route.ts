@@ -1,0 +1,5 @@
+import { revocationEndpoint } from "@/lib/http/oauth-endpoints";
+
+export const dynamic = "force-dynamic";
+
+export const POST = revocationEndpoint;

@@ -1,0 +1,10 @@
+import type { Principal } from "@/lib/credentials/principal";
+import { AppError } from "@/lib/http/errors";
+
+/** The buyer behind a request on the account surface. @throws AppError identity_required for anyone else */
+export const buyerIdOrThrow = (principal: Principal): string => {
+  if (principal.kind !== "buyer") {
+    throw new AppError("identity_required", "The buyer account surface needs the buyer's bearer token");
+  }
+  return principal.buyerId;
+};

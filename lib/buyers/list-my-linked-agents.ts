@@ -1,0 +1,26 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { defineOperation } from "@/lib/http/operation";
+
+import { linkedAgentToWire } from "./account-wire";
+import { buyerIdOrThrow } from "./buyer-of";
+import { listLinkedAgents } from "./consents";
+
+/** list_linked_agents on /account/mcp: the agents the buyer has linked (consented to). @throws identity_required */
+export const listMyLinkedAgents = defineOperation({
+  name: "list_linked_agents",
+  title: "List linked agents",
+  description:
+    "List the agents (OAuth clients) linked to the buyer's account: name, URL, scopes, when granted and when last used.",
+  scope: "global",
+  input: z.object({}).strict(),
+  mutates: false,
+  tier: "token",
+  mcp: { annotations: { readOnlyHint: true } },
+  run: async (ctx) => {
+    const agents = await listLinkedAgents(buyerIdOrThrow(ctx.principal));
+    return { body: { linked_agents: agents.map(linkedAgentToWire) } };
+  },
+});

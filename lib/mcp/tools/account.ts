@@ -1,0 +1,20 @@
+import "server-only";
+
+import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
+import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
+import type { AnyOperation } from "@/lib/http/operation";
+
+import type { McpSurface } from "../handle-mcp-request";
+
+// Tools of the buyer account MCP (`{base_url}/account/mcp`, seed §4): bearer-only, no Request-Id / UCP-Agent
+// (seed §5 rule 9). get_my_order / list_my_orders join once the order wire shape lands (Checkout issue);
+// prepare_combined_payment arrives with the crypto rail.
+export const ACCOUNT_TOOLS: readonly AnyOperation[] = [listMyLinkedAgents, revokeMyLinkedAgent];
+
+export const ACCOUNT_MCP: McpSurface = {
+  name: "agent-commerce-service/account",
+  instructions:
+    "The buyer's own account. Authenticate with the buyer's OAuth access token (Authorization: Bearer); no meta or envelope headers are needed.",
+  tools: ACCOUNT_TOOLS,
+  auth: "buyer-bearer",
+};
