@@ -45,6 +45,8 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
     namespace?: McpNamespace;
     /** The resource id travels as a top-level `id` argument (UCP MCP binding). */
     takesId?: boolean;
+    /** Arguments sit flat beside `meta` (the buyer-account tools, as seed §4 shows prepare_combined_payment). */
+    flat?: boolean;
     annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
   };
   run: (ctx: OperationContext, input: z.output<S>) => Promise<OperationResult>;

@@ -54,7 +54,11 @@ const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>)
 
 /** MCP arguments → operation input: the namespace object plus the top-level `id` (seed §4: never flat). */
 const toolInput = (op: AnyOperation, args: Record<string, unknown>): unknown => {
-  const { namespace, takesId } = op.mcp;
+  const { namespace, takesId, flat } = op.mcp;
+  if (flat) {
+    const { meta: _meta, ...rest } = args;
+    return rest;
+  }
   const payload = namespace ? (args[namespace] ?? {}) : {};
   if (!isRecord(payload)) {
     throw new AppError("invalid_request", `Tool ${op.name}: ${namespace} must be an object`, {

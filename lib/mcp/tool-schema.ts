@@ -36,7 +36,11 @@ export const toolInputSchema = (op: AnyOperation, withMeta = true): JsonSchema =
     payload.properties = payloadProps;
     if (Array.isArray(payload.required)) payload.required = payload.required.filter((r) => r !== "id");
   }
-  if (op.mcp.namespace) {
+  if (op.mcp.flat) {
+    const flatProps = (payload.properties as Record<string, JsonSchema> | undefined) ?? {};
+    Object.assign(properties, flatProps);
+    if (Array.isArray(payload.required)) required.push(...(payload.required as string[]));
+  } else if (op.mcp.namespace) {
     delete payload.$schema;
     properties[op.mcp.namespace] = payload;
     if (Array.isArray(payload.required) && payload.required.length > 0) required.push(op.mcp.namespace);

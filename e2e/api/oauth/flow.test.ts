@@ -123,7 +123,12 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
       headers: { authorization: `Bearer ${linked.tokens.access_token}`, "request-id": "", "ucp-agent": "" },
     });
     const { tools } = await mcp.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["list_linked_agents", "revoke_linked_agent"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      "get_my_order",
+      "list_linked_agents",
+      "list_my_orders",
+      "revoke_linked_agent",
+    ]);
     const listed = toolJson(await mcp.callTool({ name: "list_linked_agents", arguments: {} }));
     const agents = listed.linked_agents as {
       client_id: string;

@@ -3,13 +3,18 @@ import "server-only";
 import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
 import type { AnyOperation } from "@/lib/http/operation";
+import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
 
 import type { McpSurface } from "../handle-mcp-request";
 
 // Tools of the buyer account MCP (`{base_url}/account/mcp`, seed §4): bearer-only, no Request-Id / UCP-Agent
-// (seed §5 rule 9). get_my_order / list_my_orders join once the order wire shape lands (Checkout issue);
-// prepare_combined_payment arrives with the crypto rail.
-export const ACCOUNT_TOOLS: readonly AnyOperation[] = [listMyLinkedAgents, revokeMyLinkedAgent];
+// (seed §5 rule 9). prepare_combined_payment arrives with the crypto rail.
+export const ACCOUNT_TOOLS: readonly AnyOperation[] = [
+  listMyLinkedAgents,
+  revokeMyLinkedAgent,
+  getMyOrder,
+  listMyOrders,
+];
 
 export const ACCOUNT_MCP: McpSurface = {
   name: "agent-commerce-service/account",

@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+
+import { getDb } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
+import { placeOrder } from "@/lib/orders/place-order";
+
+import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { rest } from "../../helpers/app-client";
+import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
+import { connectMcpClient } from "../../helpers/mcp-client";
+import { linkAgent } from "../../helpers/oauth";
+import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import { BUYER, SEED_ADDRESS } from "../checkout/helpers";
+
+// The buyer's own orders on /account/mcp (issue #6 part 6): an agent acting with the buyer's bearer checks out
+// in two stores; the buyer (through any linked agent's token) lists and reads those orders — and no one else's.
+
+type Order = { id: string; checkout_id: string; store: { slug: string }; totals: { type: string }[] };
+
+let cimd: CimdServer;
+let stores: Store[];
+let variants: string[];
+
+const registerAgent = (path: string) => {
+  const redirectUri = cimd.url(`${path}/callback`);
+  const clientId = cimd.document(path, {
+    client_name: "Orders agent",
+    redirect_uris: [redirectUri],
+    grant_types: ["authorization_code", "refresh_token"],
+    token_endpoint_auth_method: "none",
+  });
+  return { clientId, redirectUri };
+};
+
+before(async () => {
+  await prepareTestDatabase();
+  cimd = await startCimdServer();
+  stores = [await seedStore(), await seedStore()];
+  variants = [];
+  for (const store of stores) {
+    await seedShippingRates(store, [{ code: "standard", priceMinor: 500 }]);
+    variants.push(
+      (await seedProduct(store, { variants: [{ priceMinor: 2500, inventory: 10 }] })).variants[0]!.id,
+    );
+  }
+});
+after(async () => {
+  await cimd.close();
+  await closeTestDatabase();
+});
+
+/** A checkout in `store` created with `credential` headers, then placed as completion would. */
+const orderIn = async (i: number, credential: Record<string, string>) => {
+  const store = stores[i]!;
+  const created = await rest<{ id: string; status: string }>("POST", `/s/${store.slug}/checkout-sessions`, {
+    headers: { ...credential, "idempotency-key": randomUUID() },
+    body: {
+      line_items: [{ item: { id: variants[i] }, quantity: 1 }],
+      buyer: BUYER,
+      shipping_address: SEED_ADDRESS,
+      shipping_method_id: "standard",
+    },
+  });
+  assert.equal(created.body.status, "ready_for_complete", created.text);
+  const db = await getDb();
+  return placeOrder(db, {
+    checkoutId: created.body.id,
+    storeId: store.id,
+    handlerId: "svc.crypto",
+    paymentRef: `0x${i}`,
+    now: new Date(),
+  });
+};
+
+const toolJson = (result: unknown) =>
+  (result as { structuredContent: Record<string, unknown> }).structuredContent;
+
+describe("get_my_order and list_my_orders on /account/mcp", () => {
+  test("the buyer's orders across stores, newest first, paged; other buyers' and platforms' orders are invisible", async () => {
+    const agent = registerAgent("/orders-agent");
+    const linked = await linkAgent({ ...agent, scope: "purchase:complete" });
+    const bearer = { authorization: `Bearer ${linked.tokens.access_token}` };
+    const first = await orderIn(0, bearer);
+    const second = await orderIn(1, bearer);
+    const stranger = await linkAgent({ ...registerAgent("/stranger"), scope: "purchase:complete" });
+    const theirs = await orderIn(0, { authorization: `Bearer ${stranger.tokens.access_token}` });
+    const platformOrder = await orderIn(1, { "x-api-key": (await seedPlatformKey()).key });
+
+    const mcp = await connectMcpClient("/account/mcp", {
+      headers: { ...bearer, "request-id": "", "ucp-agent": "" },
+    });
+    const names = (await mcp.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("get_my_order") && names.includes("list_my_orders"));
+
+    const page1 = toolJson(await mcp.callTool({ name: "list_my_orders", arguments: { limit: 1 } }));
+    const orders1 = page1.orders as Order[];
+    assert.deepEqual(
+      orders1.map((o) => o.id),
+      [second.id],
+    );
+    const pagination = page1.pagination as { has_next_page: boolean; cursor: string };
+    assert.equal(pagination.has_next_page, true);
+    const page2 = toolJson(
+      await mcp.callTool({ name: "list_my_orders", arguments: { limit: 10, cursor: pagination.cursor } }),
+    );
+    assert.deepEqual(
+      (page2.orders as Order[]).map((o) => [o.id, o.store.slug]),
+      [[first.id, stores[0]!.slug]],
+    );
+    assert.deepEqual(page2.pagination, { has_next_page: false });
+
+    const one = toolJson(await mcp.callTool({ name: "get_my_order", arguments: { id: first.id } }));
+    const { store: _store, ...order } = one as Order & Record<string, unknown>;
+    assertUcpSchema("shopping/order.json", order);
+    assert.equal(one.checkout_id, first.checkoutId);
+
+    for (const id of [theirs.id, platformOrder.id]) {
+      const miss = toolJson(await mcp.callTool({ name: "get_my_order", arguments: { id } }));
+      assert.equal((miss.messages as { code: string }[])[0]?.code, "not_found");
+    }
+    await assert.rejects(mcp.callTool({ name: "list_my_orders", arguments: { cursor: "forged" } }), /cursor/);
+    await mcp.close();
+  });
+});

@@ -1,0 +1,120 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { buyerIdOrThrow } from "@/lib/buyers/buyer-of";
+import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+import { defineOperation } from "@/lib/http/operation";
+
+import { orderToWire } from "./to-wire";
+
+// The buyer's own orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path):
+// orders of checkouts the buyer's agents created with the buyer's bearer, across every store. Newest first,
+// keyset-paginated by (created_at, id) behind an opaque cursor.
+
+const MAX_PAGE = 50;
+const CURSOR_PREFIX = "mo1.";
+
+const encodeCursor = (createdAt: Date, id: string): string =>
+  `${CURSOR_PREFIX}${Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString("base64url")}`;
+
+const decodeCursor = (cursor: string): { createdAt: Date; id: string } => {
+  try {
+    if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error("prefix");
+    const [at, id] = JSON.parse(Buffer.from(cursor.slice(CURSOR_PREFIX.length), "base64url").toString()) as [
+      unknown,
+      unknown,
+    ];
+    const createdAt = new Date(String(at));
+    if (typeof id !== "string" || Number.isNaN(createdAt.getTime())) throw new Error("shape");
+    return { createdAt, id };
+  } catch {
+    throw new AppError("invalid_request", "cursor is not one list_my_orders returned", { path: "$.cursor" });
+  }
+};
+
+export const getMyOrder = defineOperation({
+  name: "get_my_order",
+  title: "Get my order",
+  description: "One of the buyer's orders by id, in any store: the full UCP order snapshot.",
+  scope: "global",
+  input: z.object({ id: z.string().min(1).max(200) }),
+  mutates: false,
+  tier: "token",
+  mcp: { takesId: true, annotations: { readOnlyHint: true } },
+  /** @throws AppError identity_required, not_found */
+  run: async (ctx, input) => {
+    const buyerId = buyerIdOrThrow(ctx.principal);
+    const db = await getDb();
+    const order = await db.order.findFirst({
+      where: { id: input.id, principalId: `buyer:${buyerId}` },
+      include: { lineItems: { orderBy: { position: "asc" } }, store: true },
+    });
+    if (!order) throw new AppError("not_found", `No order "${input.id}" of yours`, { path: "$.id" });
+    const { store, ...row } = order;
+    return {
+      body: {
+        ...orderToWire(row, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion }),
+        store: { slug: store.slug, name: store.name },
+      },
+    };
+  },
+});
+
+export const listMyOrders = defineOperation({
+  name: "list_my_orders",
+  title: "List my orders",
+  description: `The buyer's orders across every store, newest first (at most ${MAX_PAGE} per page; pass the returned cursor for the next page).`,
+  scope: "global",
+  input: z
+    .object({
+      limit: z.number().int().min(1).max(MAX_PAGE).default(20),
+      cursor: z.string().max(200).optional(),
+    })
+    .strict(),
+  mutates: false,
+  tier: "token",
+  mcp: { flat: true, annotations: { readOnlyHint: true } },
+  /** @throws AppError identity_required, invalid_request (cursor) */
+  run: async (ctx, input) => {
+    const buyerId = buyerIdOrThrow(ctx.principal);
+    const after = input.cursor === undefined ? null : decodeCursor(input.cursor);
+    const db = await getDb();
+    const rows = await db.order.findMany({
+      where: {
+        principalId: `buyer:${buyerId}`,
+        ...(after
+          ? {
+              OR: [
+                { createdAt: { lt: after.createdAt } },
+                { createdAt: after.createdAt, id: { lt: after.id } },
+              ],
+            }
+          : {}),
+      },
+      include: { lineItems: { orderBy: { position: "asc" } }, store: true },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: input.limit + 1,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page.at(-1);
+    const hasNext = rows.length > input.limit && last !== undefined;
+    return {
+      body: {
+        orders: page.map(({ store, ...row }) => {
+          const { ucp: _ucp, ...order } = orderToWire(row, {
+            store,
+            baseUrl: ctx.baseUrl,
+            ucpVersion: ctx.ucpVersion,
+          });
+          return { ...order, store: { slug: store.slug, name: store.name } };
+        }),
+        pagination: {
+          has_next_page: hasNext,
+          ...(hasNext ? { cursor: encodeCursor(last.createdAt, last.id) } : {}),
+        },
+      },
+    };
+  },
+});
