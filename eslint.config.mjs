@@ -18,6 +18,7 @@ const DOMAINS = [
   "rate-limit",
   "agents",
   "outbound",
+  "locations",
 ];
 
 const restrict = (patterns) => ({

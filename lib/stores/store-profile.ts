@@ -16,6 +16,7 @@ import { storeEndpoint } from "./store-endpoint";
 export const STORE_CAPABILITIES: readonly CapabilityName[] = [
   "dev.ucp.shopping.catalog.lookup",
   "dev.ucp.shopping.cart",
+  "dev.ucp.shopping.catalog.search",
 ];
 
 /** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */

@@ -5,7 +5,10 @@ import { UCP_VERSION } from "./version";
 // (REST at {base_url}, MCP at {base_url}/mcp). Stores are reached through each product's
 // metadata.svc_seller.endpoint and their own profiles. The OAuth server joins with the Buyer identity issue (#6).
 
-export const APEX_CAPABILITIES: readonly CapabilityName[] = ["dev.ucp.shopping.catalog.lookup"];
+export const APEX_CAPABILITIES: readonly CapabilityName[] = [
+  "dev.ucp.shopping.catalog.lookup",
+  "dev.ucp.shopping.catalog.search",
+];
 
 export const buildApexProfile = (baseUrl: string) => ({
   ucp: {

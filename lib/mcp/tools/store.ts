@@ -5,12 +5,26 @@ import { createCart } from "@/lib/carts/create-cart";
 import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
 import { getProduct } from "@/lib/catalog/get-product";
+import { lookupCatalog } from "@/lib/catalog/search/lookup-catalog";
+import { searchCatalog } from "@/lib/catalog/search/search-catalog";
 import type { AnyOperation } from "@/lib/http/operation";
+import { lookupLocations } from "@/lib/locations/lookup-locations";
+import { searchLocations } from "@/lib/locations/search-locations";
 
 import type { McpSurface } from "../handle-mcp-request";
 
 // Tools of a store's MCP (`POST /s/<slug>/mcp`, seed §4).
-export const STORE_TOOLS: readonly AnyOperation[] = [getProduct, createCart, getCart, updateCart, cancelCart];
+export const STORE_TOOLS: readonly AnyOperation[] = [
+  getProduct,
+  createCart,
+  getCart,
+  updateCart,
+  cancelCart,
+  searchCatalog,
+  lookupCatalog,
+  searchLocations,
+  lookupLocations,
+];
 
 export const storeMcp = (storeSlug: string): McpSurface => ({
   name: `agent-commerce-service/store/${storeSlug}`,
