@@ -12,7 +12,7 @@ import { distanceMeters } from "./distance";
 import { locationToWire } from "./to-wire";
 
 // search_locations (per-store MCP; seed §4, ours — not in UCP 2026-04-08): a store's locations by text (every word
-// must appear in the name, address or services), by distance from a point (micro-degrees, radius in meters;
+// must start a word of the name, address or services), by distance from a point (micro-degrees, radius in meters;
 // nearest first) and by services offered (all of them). A store has a handful of locations, so they are matched
 // in memory after one indexed query; pages use the same signed cursors as catalog search.
 
@@ -48,10 +48,13 @@ const words = (text: string | undefined): string[] =>
   (text ?? "")
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .slice(0, 12);
+    .filter(Boolean);
 
-const haystack = (value: unknown): string => JSON.stringify(value).toLowerCase();
+/** The words of a location's name, address values and services. */
+const wordsOf = (name: string, address: unknown, services: readonly string[]): string[] => {
+  const values = address && typeof address === "object" ? Object.values(address) : [];
+  return words([name, ...values.filter((v) => typeof v === "string"), ...services].join(" "));
+};
 
 export const searchLocations = defineOperation({
   name: "search_locations",
@@ -66,7 +69,7 @@ export const searchLocations = defineOperation({
   /** @throws AppError invalid_request (bad cursor) */
   run: async (ctx, input) => {
     const store = storeOf(ctx);
-    const terms = words(input.query);
+    const terms = words(input.query).slice(0, 12);
     const serves = [...new Set((input.serves ?? []).map((s) => s.toLowerCase()))];
     const fingerprint = searchFingerprint({
       store: store.id,
@@ -94,8 +97,8 @@ export const searchLocations = defineOperation({
       : null;
     const matches = rows
       .filter((l) => {
-        const text = haystack([l.name, l.address, l.services]);
-        return terms.every((t) => text.includes(t));
+        const own = wordsOf(l.name, l.address, l.services);
+        return terms.every((t) => own.some((w) => w.startsWith(t)));
       })
       .filter((l) => serves.every((s) => l.services.some((x) => x.toLowerCase() === s)))
       .map((l) => ({ location: l, distance: origin ? distanceMeters(origin, l) : undefined }))
