@@ -1,5 +1,6 @@
 import "server-only";
 
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
@@ -25,6 +26,8 @@ import { likePattern, sellerStoresSql } from "./seller-match";
 // puts the products matching more of them first. Pagination is keyset (sort key + product id), never OFFSET.
 
 const FUZZY_ALTERNATIVES = 3;
+/** How long a search's total_count and facets are reused (0 = never); SEARCH_SUMMARY_TTL_MS overrides. */
+const SUMMARY_TTL_MS = Number(process.env.SEARCH_SUMMARY_TTL_MS ?? 30_000);
 
 type Params = unknown[];
 const bind = (params: Params, value: unknown): string => {
@@ -148,7 +151,8 @@ const pageQuery = (p: Plan, request: SearchRequest, mode: Mode): { sql: string; 
       ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
       : "";
     return {
-      sql: `SELECT id, k::text AS k FROM (${inner}) m ${keyset} ORDER BY ${order} LIMIT ${bind(params, request.limit + 1)}`,
+      // order by the float4 rank itself; its exact text form goes into the cursor
+      sql: `SELECT id, k::text AS k FROM (${inner}) m ${keyset} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, request.limit + 1)}`,
       params,
     };
   }
@@ -176,33 +180,63 @@ const pageQuery = (p: Plan, request: SearchRequest, mode: Mode): { sql: string; 
   };
 };
 
-type FacetRow = { kind: string; value: string | null; name: string | null; n: number };
+type GroupRow = { slug: string; name: string; categories: string[]; payment: string[]; n: number };
+type Summary = {
+  totalCount: number;
+  facets: { sellers: FacetValue[]; categories: FacetValue[]; payment: FacetValue[] };
+};
 
-const countAndFacets = async (p: Plan) => {
+/**
+ * total_count and facets describe the whole search, not a page: one scan grouped by (store, categories, payment) —
+ * a few hundred groups even for the whole catalog — folded into counts here, and kept for SUMMARY_TTL_MS per
+ * exact SQL + parameters so that the following pages of the same search reuse it (docs/search.md).
+ */
+const summaryCache = new LRUCache<string, Summary>({
+  max: 500,
+  ttl: SUMMARY_TTL_MS || 1,
+  ttlAutopurge: false,
+});
+
+const top = (counts: Map<string, number>, limit = FACET_LIMIT): FacetValue[] =>
+  [...counts]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+    .slice(0, limit);
+
+const countAndFacets = async (p: Plan): Promise<Summary> => {
+  const key = JSON.stringify([p.where, p.params]);
+  const cached = SUMMARY_TTL_MS > 0 ? summaryCache.get(key) : undefined;
+  if (cached) return cached;
   const db = await getDb();
-  const rows = await db.$queryRawUnsafe<FacetRow[]>(
-    `WITH m AS MATERIALIZED (
-       SELECT d.store_slug, d.store_name, d.categories, d.payment FROM catalog_search_documents d
-       WHERE ${p.where.join(" AND ")})
-     (SELECT 'total' AS kind, NULL AS value, NULL AS name, count(*)::int AS n FROM m)
-     UNION ALL
-     (SELECT 'seller', store_slug, min(store_name), count(*)::int FROM m GROUP BY store_slug
-      ORDER BY 4 DESC, 2 LIMIT ${FACET_LIMIT})
-     UNION ALL
-     (SELECT 'category', c, NULL, count(*)::int FROM m, unnest(m.categories) c GROUP BY c
-      ORDER BY 4 DESC, 2 LIMIT ${FACET_LIMIT})
-     UNION ALL
-     (SELECT 'payment', x, NULL, count(*)::int FROM m, unnest(m.payment) x GROUP BY x ORDER BY 4 DESC, 2)`,
+  const rows = await db.$queryRawUnsafe<GroupRow[]>(
+    `SELECT d.store_slug AS slug, min(d.store_name) AS name, d.categories, d.payment, count(*)::int AS n
+     FROM catalog_search_documents d WHERE ${p.where.join(" AND ")}
+     GROUP BY d.store_id, d.store_slug, d.categories, d.payment`,
     ...p.params,
   );
-  const pick = (kind: string): FacetValue[] =>
-    rows
-      .filter((r) => r.kind === kind && r.value !== null)
-      .map((r) => ({ value: r.value!, count: Number(r.n), ...(r.name ? { name: r.name } : {}) }));
-  return {
-    totalCount: Number(rows.find((r) => r.kind === "total")?.n ?? 0),
-    facets: { sellers: pick("seller"), categories: pick("category"), payment: pick("payment") },
+  const sellers = new Map<string, number>();
+  const names = new Map<string, string>();
+  const categories = new Map<string, number>();
+  const payment = new Map<string, number>();
+  let total = 0;
+  for (const r of rows) {
+    const n = Number(r.n);
+    total += n;
+    sellers.set(r.slug, (sellers.get(r.slug) ?? 0) + n);
+    names.set(r.slug, r.name);
+    for (const c of new Set(r.categories)) categories.set(c, (categories.get(c) ?? 0) + n);
+    for (const x of new Set(r.payment)) payment.set(x, (payment.get(x) ?? 0) + n);
+  }
+  const summary: Summary = {
+    totalCount: total,
+    facets: {
+      sellers: top(sellers).map((f) => ({ ...f, name: names.get(f.value) ?? f.value })),
+      categories: top(categories),
+      payment: top(payment, 100),
+    },
   };
+  if (SUMMARY_TTL_MS > 0) summaryCache.set(key, summary);
+  return summary;
 };
 
 const positionOf = (row: Row, request: SearchRequest, mode: Mode): unknown => {
