@@ -26,6 +26,8 @@ const EnvSchema = z.object({
     .optional(),
   /** HMAC secret of catalog pagination cursors; unset = a random secret stored in the database by the migration. */
   CATALOG_CURSOR_SECRET: z.string().min(32, "use at least 32 characters").optional(),
+  /** How long (ms) a search's total_count and facets are reused by its next pages; 0 disables (docs/search.md). */
+  SEARCH_SUMMARY_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /**
    * May global surfaces fetch agent profiles on private/loopback addresses? Per-store surfaces follow the store's

@@ -4,6 +4,7 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
 
 import {
   FACET_LIMIT,
@@ -26,8 +27,8 @@ import { likePattern, sellerStoresSql } from "./seller-match";
 // puts the products matching more of them first. Pagination is keyset (sort key + product id), never OFFSET.
 
 const FUZZY_ALTERNATIVES = 3;
-/** How long a search's total_count and facets are reused (0 = never); SEARCH_SUMMARY_TTL_MS overrides. */
-const SUMMARY_TTL_MS = Number(process.env.SEARCH_SUMMARY_TTL_MS ?? 30_000);
+/** How long a search's total_count and facets are reused (0 = never). */
+const summaryTtlMs = (): number => getEnv().SEARCH_SUMMARY_TTL_MS;
 
 type Params = unknown[];
 const bind = (params: Params, value: unknown): string => {
@@ -188,14 +189,10 @@ type Summary = {
 
 /**
  * total_count and facets describe the whole search, not a page: one scan grouped by (store, categories, payment) —
- * a few hundred groups even for the whole catalog — folded into counts here, and kept for SUMMARY_TTL_MS per
- * exact SQL + parameters so that the following pages of the same search reuse it (docs/search.md).
+ * a few hundred groups even for the whole catalog — folded into counts here, and kept per exact SQL + parameters
+ * for SEARCH_SUMMARY_TTL_MS (default 30 s) so that the following pages of the same search reuse it.
  */
-const summaryCache = new LRUCache<string, Summary>({
-  max: 500,
-  ttl: SUMMARY_TTL_MS || 1,
-  ttlAutopurge: false,
-});
+const summaryCache = new LRUCache<string, Summary>({ max: 500, ttl: 60_000 });
 
 const top = (counts: Map<string, number>, limit = FACET_LIMIT): FacetValue[] =>
   [...counts]
@@ -205,7 +202,8 @@ const top = (counts: Map<string, number>, limit = FACET_LIMIT): FacetValue[] =>
 
 const countAndFacets = async (p: Plan): Promise<Summary> => {
   const key = JSON.stringify([p.where, p.params]);
-  const cached = SUMMARY_TTL_MS > 0 ? summaryCache.get(key) : undefined;
+  const ttl = summaryTtlMs();
+  const cached = ttl > 0 ? summaryCache.get(key) : undefined;
   if (cached) return cached;
   const db = await getDb();
   const rows = await db.$queryRawUnsafe<GroupRow[]>(
@@ -235,7 +233,7 @@ const countAndFacets = async (p: Plan): Promise<Summary> => {
       payment: top(payment, 100),
     },
   };
-  if (SUMMARY_TTL_MS > 0) summaryCache.set(key, summary);
+  if (ttl > 0) summaryCache.set(key, summary, { ttl });
   return summary;
 };
 
