@@ -87,8 +87,10 @@ VALUES (1, false, encode(sha256(convert_to(gen_random_uuid()::text || clock_time
 ON CONFLICT ("id") DO NOTHING;
 
 -- Rebuilds the search documents of the given products from products, variants and stores (set-based; one call
--- per statement). Products that no longer exist lose their document. Adds their words to the vocabulary and,
--- while a Meilisearch index is kept (outbox_enabled), queues the ids for it in the same transaction.
+-- per statement). Only a product with at least one variant has a document (one without is never shown), so a
+-- bulk insert of products then variants writes each document once, without a dead tuple per product. Products
+-- that no longer exist or have no variant lose their document. Adds their words to the vocabulary and, while a
+-- Meilisearch index is kept (outbox_enabled), queues the ids for it in the same transaction.
 CREATE FUNCTION catalog_search_refresh(ids text[]) RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -98,7 +100,7 @@ BEGIN
 
   DELETE FROM "catalog_search_documents" d
   WHERE d."product_id" = ANY (ids)
-    AND NOT EXISTS (SELECT 1 FROM "products" p WHERE p."id" = d."product_id");
+    AND NOT EXISTS (SELECT 1 FROM "variants" x WHERE x."product_id" = d."product_id");
 
   INSERT INTO "catalog_search_documents" AS d (
     "product_id", "store_id", "store_slug", "store_name", "title", "created_at", "currency", "price_min",
@@ -138,7 +140,7 @@ BEGIN
     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p."attributes") = 'array' THEN p."attributes"
                                    ELSE '[]'::jsonb END) a
   ) attr ON true
-  WHERE p."id" = ANY (ids)
+  WHERE p."id" = ANY (ids) AND v.price_min IS NOT NULL
   ON CONFLICT ("product_id") DO UPDATE SET
     "store_id" = EXCLUDED."store_id", "store_slug" = EXCLUDED."store_slug", "store_name" = EXCLUDED."store_name",
     "title" = EXCLUDED."title", "created_at" = EXCLUDED."created_at", "currency" = EXCLUDED."currency",
