@@ -80,6 +80,10 @@ describe("Meilisearch adapter (against a fake Meilisearch API)", () => {
     assert.equal(doc.store_slug, store.slug);
     assert.deepEqual(doc.payment, ["svc.card", "svc.crypto", "usdc"]);
     assert.deepEqual(doc.attribute_pairs, ["Color=Red"]);
+    assert.ok(
+      (doc.category_words as string[]).includes("sporting goods > camping"),
+      "a categories facet value (the whole path) is filterable",
+    );
     assert.equal(doc.price_min_available, 24900);
     assert.equal(doc.available, true);
     const db = await getDb();

@@ -111,6 +111,8 @@ const toDocument = (r: DocRow): MeiliDocument => ({
   category_words: [
     ...new Set(
       r.categories.flatMap((c) => [
+        // the whole path (a facet value is a filter value), its segments and its words
+        c.toLowerCase(),
         ...c.toLowerCase().split(/\s*>\s*/),
         ...c.toLowerCase().split(/[^\p{L}\p{N}]+/u),
       ]),
