@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
+import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 
-import { seedCatalogProduct, seedStore } from "../../factories";
+import { seedCatalogProduct, seedPlatformKey, seedStore } from "../../factories";
 import { rest, TEST_BASE_URL } from "../../helpers/app-client";
 import { connectMcpClient, toolMeta, type McpClient } from "../../helpers/mcp-client";
 import { assertMcpProtocolError } from "../../helpers/mcp-errors";
@@ -106,13 +107,68 @@ describe("search_catalog surfaces", () => {
     assert.equal(page2.pagination.has_next_page, false);
   });
 
-  test("global REST works without Request-Id and UCP-Agent (anonymous tier); a platform key is accepted", async () => {
+  test("global REST works without Request-Id and UCP-Agent (anonymous tier); a platform key and profile are accepted", async () => {
     const res = await rest<SearchBody>("POST", "/catalog/search", {
       headers: { "request-id": "", "ucp-agent": "" },
       body: { query: WORD },
     });
     assert.equal(res.status, 200, res.text);
     assert.ok(res.headers.get("request-id"));
+    const key = await seedPlatformKey();
+    const keyed = await rest<SearchBody>("POST", "/catalog/search", {
+      headers: { "x-api-key": key.key },
+      body: { query: WORD },
+    });
+    assert.equal(keyed.status, 200, keyed.text);
+    assert.equal(keyed.body.pagination.total_count, 4);
+  });
+
+  test("the search document follows product, variant and store changes (database triggers)", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Trigger Shop" });
+    const word = `tr${randomBytes(3).toString("hex")}`;
+    const p = await seedCatalogProduct(shop, {
+      title: `Copper ${word} Kettle`,
+      variants: [{ priceMinor: 5000, inventory: 1 }],
+    });
+    const find = async (body: Record<string, unknown>) =>
+      (await restSearch("/catalog/search", body)).products.map((x) => x.id);
+    assert.deepEqual(await find({ query: word }), [p.id]);
+    await db.variant.updateMany({ where: { productId: p.id }, data: { inventory: 0 } });
+    assert.deepEqual(await find({ query: word }), [], "sold out: hidden by default");
+    assert.deepEqual(await find({ query: word, filters: { available: false } }), [p.id]);
+    await db.variant.updateMany({ where: { productId: p.id }, data: { inventory: 5, priceMinor: 700 } });
+    assert.deepEqual(
+      await find({ query: word, filters: { price: { max: 800 } } }),
+      [p.id],
+      "new price indexed",
+    );
+    await db.product.update({
+      where: { id: p.id },
+      data: { title: "Copper Teapot", descriptionText: "A teapot", tags: ["brewing"] },
+    });
+    assert.deepEqual(await find({ query: word }), [], "old title words are gone");
+    assert.deepEqual(await find({ query: "teapot", filters: { tags: ["brewing"], seller: shop.slug } }), [
+      p.id,
+    ]);
+    await db.store.update({
+      where: { id: shop.id },
+      data: {
+        cryptoEnabled: true,
+        acceptedCoins: [{ symbol: "SUI", coin_type: "0x2::sui::SUI", decimals: 9 }],
+      },
+    });
+    assert.deepEqual(
+      await find({ filters: { payment: ["sui"], seller: shop.slug } }),
+      [p.id],
+      "store rails indexed",
+    );
+    await db.product.delete({ where: { id: p.id } });
+    assert.deepEqual(
+      await find({ filters: { seller: shop.slug, available: false } }),
+      [],
+      "deleted product gone",
+    );
   });
 
   test("per-store REST requires the envelope headers like every /s/ route", async () => {
