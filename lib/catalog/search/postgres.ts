@@ -137,7 +137,7 @@ const hasAny = async (p: Plan): Promise<boolean> => {
 
 type Row = { id: string; k: string | number };
 
-const pageQuery = (p: Plan, request: SearchRequest, mode: Mode): { sql: string; params: Params } => {
+const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Params } => {
   const params = [...p.params];
   const where = [...p.where];
   const after = request.after as Record<string, unknown> | null;
@@ -145,9 +145,7 @@ const pageQuery = (p: Plan, request: SearchRequest, mode: Mode): { sql: string; 
   let key: string;
   let order: string;
   if (request.sort === "relevance" && p.rankSql) {
-    key = `(${p.rankSql})`;
-    order = "k DESC, id ASC";
-    const inner = `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
+    const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
     const keyset = after
       ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
       : "";
@@ -173,7 +171,6 @@ const pageQuery = (p: Plan, request: SearchRequest, mode: Mode): { sql: string; 
     key = "d.created_at::text";
     order = "d.created_at DESC, d.product_id DESC";
   }
-  void mode;
   return {
     sql: `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}
           ORDER BY ${order} LIMIT ${bind(params, request.limit + 1)}`,
@@ -262,7 +259,7 @@ export const postgresEngine: SearchEngine = {
       mode = "any";
       p = plan(request, groups, mode);
     }
-    const page = pageQuery(p, request, mode);
+    const page = pageQuery(p, request);
     const [rows, summary] = await Promise.all([
       db.$queryRawUnsafe<Row[]>(page.sql, ...page.params),
       countAndFacets(p),
