@@ -20,6 +20,7 @@ const DOMAINS = [
   "agents",
   "outbound",
   "httpsig",
+  "locations",
 ];
 
 const restrict = (patterns) => ({

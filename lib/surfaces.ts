@@ -12,6 +12,11 @@ export const SURFACES = [
     transport: "REST POST (global catalog)",
     credential: "none; X-API-Key optional",
   },
+  {
+    path: "/catalog/search, /catalog/lookup",
+    transport: "REST POST (global catalog search and batch lookup)",
+    credential: "none; X-API-Key optional",
+  },
   { path: "/s/<store_slug>/.well-known/ucp", transport: "REST GET (store profile)", credential: "none" },
   {
     path: "/s/<store_slug>/mcp",
@@ -21,6 +26,11 @@ export const SURFACES = [
   {
     path: "/s/<store_slug>/catalog/product",
     transport: "REST POST (per store)",
+    credential: "none; X-API-Key optional",
+  },
+  {
+    path: "/s/<store_slug>/catalog/search, …/catalog/lookup",
+    transport: "REST POST (per store search and batch lookup)",
     credential: "none; X-API-Key optional",
   },
   {

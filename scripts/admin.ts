@@ -2,6 +2,9 @@
 // issued is ours). Runs with the react-server condition so lib/ modules marked "server-only" load.
 import { parseArgs } from "node:util";
 
+import { Presets, SingleBar } from "cli-progress";
+
+import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
 import { closeDb } from "@/lib/config/db";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
@@ -46,6 +49,8 @@ Commands:
                  Sends a delivery again with a fresh retry schedule (same Webhook-Id and bytes).
   enable-webhook-endpoint --store <slug> --id <endpoint id>
                  Re-enables an endpoint disabled after sustained failure.
+  reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
+                 settings, every product document, then the outbox of changes made meanwhile.
 `;
 
 const run = async (argv: string[]): Promise<number> => {
@@ -200,6 +205,30 @@ const run = async (argv: string[]): Promise<number> => {
       if (command === "redeliver-webhook") await redeliverWebhook(values.id, store.id);
       else await enableWebhookEndpoint(values.id, store.id);
       console.log(command === "redeliver-webhook" ? `Queued ${values.id} again` : `Enabled ${values.id}`);
+      return 0;
+    }
+    case "reindex": {
+      const config = meiliConfigFromEnv();
+      const bar = new SingleBar(
+        {
+          format: "Reindexing |{bar}| {percentage}% | {value}/{total} products | ETA {eta_formatted}",
+          stream: process.stderr,
+          hideCursor: true,
+        },
+        Presets.shades_classic,
+      );
+      let started = false;
+      const t0 = performance.now();
+      const result = await reindex(config, ({ done, total }) => {
+        if (!started) bar.start(total, done);
+        started = true;
+        bar.update(done);
+      });
+      bar.stop();
+      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+      console.log(
+        `Indexed ${result.done} products into ${config.host} index "${config.indexUid}" in ${seconds} s`,
+      );
       return 0;
     }
     default:

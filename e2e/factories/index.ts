@@ -167,3 +167,47 @@ export const seedDiscountCodes = async (store: Store, codes: DiscountCodeSpec[])
 };
 /** A buyer account with a fresh random Sui address, as after a wallet sign-in (issue #6). */
 export const seedBuyer = () => signInBuyer(`0x${randomBytes(32).toString("hex")}`);
+export type CatalogProductSpec = {
+  title: string;
+  description?: string;
+  tags?: string[];
+  categories?: string[];
+  attributes?: { name: string; value: string }[];
+  createdAt?: Date;
+  variants?: VariantSpec[];
+};
+
+/** A product with catalog fields set (tags, categories, attributes, created_at) for search tests. */
+export const seedCatalogProduct = async (store: Store, spec: CatalogProductSpec) => {
+  const db = await getDb();
+  const handle = `${spec.title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${unique()}`;
+  const variants = spec.variants ?? [{ priceMinor: 1999, inventory: 10 }];
+  return db.product.create({
+    data: {
+      id: newId("product"),
+      storeId: store.id,
+      handle,
+      title: spec.title,
+      descriptionText: spec.description ?? spec.title,
+      categories: spec.categories ?? [],
+      tags: (spec.tags ?? []).map((t) => t.toLowerCase()),
+      attributes: spec.attributes ?? [],
+      ...(spec.createdAt ? { createdAt: spec.createdAt } : {}),
+      variants: {
+        create: variants.map((v, i) => ({
+          id: newId("variant"),
+          storeId: store.id,
+          handle: `${handle}-${i}`,
+          title: v.title ?? spec.title,
+          sku: v.sku ?? null,
+          barcode: v.barcode ?? null,
+          priceMinor: v.priceMinor,
+          currency: store.currency,
+          inventory: v.inventory ?? 10,
+          position: i,
+        })),
+      },
+    },
+    include: { variants: { orderBy: { position: "asc" } } },
+  });
+};

@@ -19,6 +19,15 @@ const EnvSchema = z.object({
   /** Meilisearch for catalog search at scale (Catalog issue); unset = PostgreSQL full-text search. */
   MEILISEARCH_URL: z.string().url().optional(),
   MEILISEARCH_KEY: z.string().optional(),
+  /** Meilisearch index uid of the catalog (default "products"). */
+  MEILISEARCH_INDEX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional(),
+  /** HMAC secret of catalog pagination cursors; unset = a random secret stored in the database by the migration. */
+  CATALOG_CURSOR_SECRET: z.string().min(32, "use at least 32 characters").optional(),
+  /** How long (ms) a search's total_count and facets are reused by its next pages; 0 disables (docs/search.md). */
+  SEARCH_SUMMARY_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /**
    * May global surfaces fetch agent profiles on private/loopback addresses? Per-store surfaces follow the store's

@@ -79,7 +79,8 @@ export const ucpRoute =
           ? readRequestEnvelope(request.headers)
           : readOptionalEnvelope(request.headers);
       version = envelope.ucpVersion;
-      const params = await context.params;
+      // Next passes no params for a route without dynamic segments (/catalog/search in a production build)
+      const params = (await context?.params) ?? {};
       const slug = param(params, "store_slug");
       const store = slug === undefined ? null : await getStoreOrThrow(slug);
       if (envelope.agentProfile) {
@@ -147,7 +148,7 @@ const methodNotAllowed =
   async (request, context) => {
     const requestId = echoableRequestId(request.headers);
     try {
-      const slug = param(await context.params, "store_slug");
+      const slug = param((await context?.params) ?? {}, "store_slug");
       if (slug !== undefined) await getStoreOrThrow(slug);
       throw new AppError(
         "method_not_allowed",

@@ -22,6 +22,7 @@ export const STORE_CAPABILITIES: readonly CapabilityName[] = [
   "dev.ucp.shopping.discount",
   "dev.ucp.shopping.buyer_consent",
   "dev.ucp.shopping.order",
+  "dev.ucp.shopping.catalog.search",
 ];
 
 /** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */

@@ -6,7 +6,10 @@ import { UCP_VERSION } from "./version";
 // metadata.svc_seller.endpoint and their own profiles. Identity linking (issue #6) names the OAuth server: its
 // metadata lives at {base_url}/.well-known/oauth-authorization-server (RFC 8414 on the business origin).
 
-export const APEX_CAPABILITIES: readonly CapabilityName[] = ["dev.ucp.shopping.catalog.lookup"];
+export const APEX_CAPABILITIES: readonly CapabilityName[] = [
+  "dev.ucp.shopping.catalog.lookup",
+  "dev.ucp.shopping.catalog.search",
+];
 
 /**
  * `config.scopes` of identity linking: scope tokens must match `{capability}:{name}` (CONTRACT.md §18.1 #20), so

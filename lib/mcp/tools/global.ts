@@ -1,13 +1,14 @@
 import "server-only";
 
 import { getProduct } from "@/lib/catalog/get-product";
+import { lookupCatalog } from "@/lib/catalog/search/lookup-catalog";
+import { searchCatalog } from "@/lib/catalog/search/search-catalog";
 import type { AnyOperation } from "@/lib/http/operation";
 
 import type { McpSurface } from "../handle-mcp-request";
 
-// Tools of the global catalog MCP (`POST /mcp`, seed §4). search_catalog and lookup_catalog join with the
-// Catalog issue (#3).
-export const GLOBAL_TOOLS: readonly AnyOperation[] = [getProduct];
+// Tools of the global catalog MCP (`POST /mcp`, seed §4).
+export const GLOBAL_TOOLS: readonly AnyOperation[] = [getProduct, searchCatalog, lookupCatalog];
 
 export const GLOBAL_MCP: McpSurface = {
   name: "agent-commerce-service/catalog",

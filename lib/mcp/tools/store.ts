@@ -5,11 +5,15 @@ import { createCart } from "@/lib/carts/create-cart";
 import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
 import { getProduct } from "@/lib/catalog/get-product";
+import { lookupCatalog } from "@/lib/catalog/search/lookup-catalog";
+import { searchCatalog } from "@/lib/catalog/search/search-catalog";
 import { cancelCheckout } from "@/lib/checkout/cancel-checkout";
 import { createCheckout } from "@/lib/checkout/create-checkout";
 import { getCheckout } from "@/lib/checkout/get-checkout";
 import { updateCheckout } from "@/lib/checkout/update-checkout";
 import type { AnyOperation } from "@/lib/http/operation";
+import { lookupLocations } from "@/lib/locations/lookup-locations";
+import { searchLocations } from "@/lib/locations/search-locations";
 import { getOrder } from "@/lib/orders/get-order";
 import { listOrderEvents } from "@/lib/webhooks/list-order-events";
 import { listWebhookDeliveries } from "@/lib/webhooks/list-webhook-deliveries";
@@ -34,6 +38,10 @@ export const STORE_TOOLS: readonly AnyOperation[] = [
   updateCheckout,
   cancelCheckout,
   getOrder,
+  searchCatalog,
+  lookupCatalog,
+  searchLocations,
+  lookupLocations,
 ];
 
 export const storeMcp = (storeSlug: string): McpSurface => ({

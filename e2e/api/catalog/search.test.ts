@@ -1,0 +1,333 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+
+import { getDb } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
+
+import { seedCatalogProduct, seedPlatformKey, seedStore } from "../../factories";
+import { rest, TEST_BASE_URL } from "../../helpers/app-client";
+import { connectMcpClient, toolMeta, type McpClient } from "../../helpers/mcp-client";
+import { assertMcpProtocolError } from "../../helpers/mcp-errors";
+import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+
+// search_catalog on every surface: global REST (anonymous, no envelope headers needed), per-store REST (envelope
+// required, scoped to the store), global MCP and per-store MCP through the official MCP SDK client. Bad input on
+// REST and MCP: invalid_request with a JSONPath, never a 500, never a slow query.
+
+type SearchBody = {
+  products: { id: string; metadata: { svc_seller: { slug: string; endpoint: string } } }[];
+  pagination: { has_next_page: boolean; cursor?: string; total_count: number };
+  facets: { sellers: { value: string }[] };
+};
+const RESPONSE = "shopping/catalog_search.json#/$defs/search_response";
+const WORD = `qx${randomBytes(3).toString("hex")}`; // a word only this file's products contain
+
+let store: Store;
+let other: Store;
+const mine: string[] = [];
+let theirs: string;
+
+before(async () => {
+  await prepareTestDatabase();
+  store = await seedStore({ name: "Search Surface Store" });
+  other = await seedStore({ name: "Other Surface Store" });
+  for (let i = 0; i < 3; i++) {
+    const p = await seedCatalogProduct(store, {
+      title: `Granite ${WORD} Mug ${i}`,
+      variants: [{ priceMinor: 1000 + i, inventory: 4 }],
+    });
+    mine.push(p.id);
+  }
+  theirs = (await seedCatalogProduct(other, { title: `Granite ${WORD} Plate` })).id;
+});
+after(closeTestDatabase);
+
+const sdkSearch = async (endpoint: string, catalog: Record<string, unknown>) => {
+  const client = await connectMcpClient(endpoint);
+  try {
+    const result = await client.callTool({
+      name: "search_catalog",
+      arguments: { meta: toolMeta(), catalog },
+    });
+    assert.ok(!result.isError, JSON.stringify(result));
+    return result.structuredContent as SearchBody;
+  } finally {
+    await client.close();
+  }
+};
+
+const restSearch = async (path: string, body: unknown) => {
+  const res = await rest<SearchBody>("POST", path, { body });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+};
+
+type Call = (body: Record<string, unknown>) => Promise<SearchBody>;
+const surfaces: [string, Call, "global" | "store"][] = [
+  ["global REST", (b) => restSearch("/catalog/search", b), "global"],
+  ["store REST", (b) => restSearch(`/s/${store.slug}/catalog/search`, b), "store"],
+  ["global MCP", (b) => sdkSearch("/mcp", b), "global"],
+  ["store MCP", (b) => sdkSearch(`/s/${store.slug}/mcp`, b), "store"],
+];
+
+describe("search_catalog surfaces", () => {
+  for (const [name, call, scope] of surfaces) {
+    test(`${name}: schema-valid page with seller metadata, pagination and facets`, async () => {
+      const body = await call({ query: WORD, pagination: { limit: 2 } });
+      assertUcpSchema(RESPONSE, body);
+      const expectedTotal = scope === "store" ? 3 : 4;
+      assert.equal(body.pagination.total_count, expectedTotal);
+      assert.equal(body.products.length, 2);
+      assert.equal(body.pagination.has_next_page, true);
+      if (scope === "store") {
+        assert.ok(
+          body.products.every((p) => mine.includes(p.id)),
+          "a store surface sees only its products",
+        );
+        assert.deepEqual(
+          body.facets.sellers.map((s) => s.value),
+          [store.slug],
+        );
+      }
+      const first = body.products[0]!;
+      assert.ok(first.metadata.svc_seller.endpoint.startsWith(`${TEST_BASE_URL}/s/`));
+    });
+  }
+
+  test("a cursor from one page continues on the same surface over MCP", async () => {
+    const page1 = await sdkSearch("/mcp", { query: WORD, pagination: { limit: 3 } });
+    const page2 = await sdkSearch("/mcp", {
+      query: WORD,
+      pagination: { limit: 3, cursor: page1.pagination.cursor },
+    });
+    const all = [...page1.products, ...page2.products].map((p) => p.id);
+    assert.deepEqual([...all].sort(), [...mine, theirs].sort());
+    assert.equal(page2.pagination.has_next_page, false);
+  });
+
+  test("global REST works without Request-Id and UCP-Agent (anonymous tier); a platform key and profile are accepted", async () => {
+    const res = await rest<SearchBody>("POST", "/catalog/search", {
+      headers: { "request-id": "", "ucp-agent": "" },
+      body: { query: WORD },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(res.headers.get("request-id"));
+    const key = await seedPlatformKey();
+    const keyed = await rest<SearchBody>("POST", "/catalog/search", {
+      headers: { "x-api-key": key.key },
+      body: { query: WORD },
+    });
+    assert.equal(keyed.status, 200, keyed.text);
+    assert.equal(keyed.body.pagination.total_count, 4);
+  });
+
+  test("the search document follows product, variant and store changes (database triggers)", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Trigger Shop" });
+    const word = `tr${randomBytes(3).toString("hex")}`;
+    const p = await seedCatalogProduct(shop, {
+      title: `Copper ${word} Kettle`,
+      variants: [{ priceMinor: 5000, inventory: 1 }],
+    });
+    const find = async (body: Record<string, unknown>) =>
+      (await restSearch("/catalog/search", body)).products.map((x) => x.id);
+    assert.deepEqual(await find({ query: word }), [p.id]);
+    await db.variant.updateMany({ where: { productId: p.id }, data: { inventory: 0 } });
+    assert.deepEqual(await find({ query: word }), [], "sold out: hidden by default");
+    assert.deepEqual(await find({ query: word, filters: { available: false } }), [p.id]);
+    await db.variant.updateMany({ where: { productId: p.id }, data: { inventory: 5, priceMinor: 700 } });
+    assert.deepEqual(
+      await find({ query: word, filters: { price: { max: 800 } } }),
+      [p.id],
+      "new price indexed",
+    );
+    await db.product.update({
+      where: { id: p.id },
+      data: { title: "Copper Teapot", descriptionText: "A teapot", tags: ["brewing"] },
+    });
+    assert.deepEqual(await find({ query: word }), [], "old title words are gone");
+    assert.deepEqual(await find({ query: "teapot", filters: { tags: ["brewing"], seller: shop.slug } }), [
+      p.id,
+    ]);
+    await db.store.update({
+      where: { id: shop.id },
+      data: {
+        cryptoEnabled: true,
+        acceptedCoins: [{ symbol: "SUI", coin_type: "0x2::sui::SUI", decimals: 9 }],
+      },
+    });
+    assert.deepEqual(
+      await find({ filters: { payment: ["sui"], seller: shop.slug } }),
+      [p.id],
+      "store rails indexed",
+    );
+    await db.product.delete({ where: { id: p.id } });
+    assert.deepEqual(
+      await find({ filters: { seller: shop.slug, available: false } }),
+      [],
+      "deleted product gone",
+    );
+  });
+
+  test("per-store REST requires the envelope headers like every /s/ route", async () => {
+    const res = await rest("POST", `/s/${store.slug}/catalog/search`, {
+      headers: { "request-id": "" },
+      body: { query: WORD },
+    });
+    assert.equal(res.status, 400);
+  });
+
+  test("tools/list advertises search_catalog and lookup_catalog as read-only on both MCP endpoints", async () => {
+    for (const endpoint of ["/mcp", `/s/${store.slug}/mcp`]) {
+      const client = await connectMcpClient(endpoint);
+      try {
+        const { tools } = await client.listTools();
+        for (const name of ["search_catalog", "lookup_catalog"]) {
+          const tool = tools.find((t) => t.name === name);
+          assert.ok(tool, `${endpoint} lists ${name}`);
+          assert.equal(tool.annotations?.readOnlyHint, true);
+        }
+      } finally {
+        await client.close();
+      }
+    }
+  });
+});
+
+// ── bad input ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+const BAD_INPUTS: [string, Record<string, unknown>, string][] = [
+  ["pagination alone", { pagination: { limit: 5 } }, "$"],
+  ["an empty body", {}, "$"],
+  ["empty filters", { filters: {} }, "$"],
+  ["unknown sort", { query: "mug", sort: "cheapest" }, "$.sort"],
+  ["relevance without a query", { filters: { available: false }, sort: "relevance" }, "$.sort"],
+  ["negative limit", { query: "mug", pagination: { limit: -1 } }, "$.pagination.limit"],
+  ["zero limit", { query: "mug", pagination: { limit: 0 } }, "$.pagination.limit"],
+  ["huge limit", { query: "mug", pagination: { limit: 1_000_000 } }, "$.pagination.limit"],
+  ["fractional limit", { query: "mug", pagination: { limit: 2.5 } }, "$.pagination.limit"],
+  ["a 10 kB query", { query: "a".repeat(10_240) }, "$.query"],
+  ["a query of punctuation only", { query: "%_'\";--()*" }, "$.query"],
+  ["price as a string", { filters: { price: { max: "100" } } }, "$.filters.price.max"],
+  ["price as a float", { filters: { price: { max: 19.99 } } }, "$.filters.price.max"],
+  ["negative price", { filters: { price: { max: -5 } } }, "$.filters.price.max"],
+  ["bad currency", { filters: { price: { max: 100, currency: "dollars" } } }, "$.filters.price.currency"],
+  ["tags not an array", { filters: { tags: "red" } }, "$.filters.tags"],
+  ["available not a boolean", { filters: { available: "no" } }, "$.filters.available"],
+  [
+    "attributes without value",
+    { filters: { attributes: [{ name: "Color" }] } },
+    "$.filters.attributes[0].value",
+  ],
+  ["an unknown filter", { filters: { colour: "red" } }, "$.filters"],
+  [
+    "a forged cursor",
+    { query: "mug", pagination: { cursor: "eyJ2IjoxfQ.c2lnbmF0dXJl" } },
+    "$.pagination.cursor",
+  ],
+  ["garbage cursor", { query: "mug", pagination: { cursor: "not a cursor" } }, "$.pagination.cursor"],
+];
+
+const assertInvalidRest = async (path: string, body: unknown, jsonPath: string) => {
+  const res = await rest<{ messages: { code: string; path?: string }[] }>("POST", path, { body });
+  assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} → ${res.text}`);
+  assertUcpSchema("shopping/types/error_response.json", res.body);
+  assert.equal(res.body.messages[0]?.code, "invalid_request");
+  assert.equal(res.body.messages[0]?.path, jsonPath);
+};
+
+const assertInvalidMcp = (client: McpClient, catalog: unknown, jsonPath: string) =>
+  assertMcpProtocolError(
+    client.callTool({ name: "search_catalog", arguments: { meta: toolMeta(), catalog } }),
+    {
+      rpcCode: -32602,
+      code: "invalid_request",
+      path: jsonPath,
+    },
+  );
+
+describe("search_catalog bad input: invalid_request with a JSONPath", () => {
+  for (const [what, body, path] of BAD_INPUTS) {
+    test(`REST: ${what} → 400 at ${path}`, async () => {
+      await assertInvalidRest("/catalog/search", body, path);
+    });
+  }
+
+  test("MCP (SDK client): every bad input → -32602 invalid_request with the same JSONPath", async () => {
+    const client = await connectMcpClient(`/s/${store.slug}/mcp`);
+    try {
+      for (const [, body, path] of BAD_INPUTS) await assertInvalidMcp(client, body, path);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a cursor with one changed character is refused (tamper-evident)", async () => {
+    const page = await restSearch("/catalog/search", { query: WORD, pagination: { limit: 1 } });
+    const cursor = page.pagination.cursor!;
+    const i = cursor.indexOf(".") - 3;
+    const flipped = `${cursor.slice(0, i)}${cursor[i] === "A" ? "B" : "A"}${cursor.slice(i + 1)}`;
+    await assertInvalidRest(
+      "/catalog/search",
+      { query: WORD, pagination: { cursor: flipped } },
+      "$.pagination.cursor",
+    );
+  });
+
+  test("a cursor from another search (query, filters, sort or store changed) is refused", async () => {
+    const page = await restSearch("/catalog/search", { query: WORD, pagination: { limit: 1 } });
+    const cursor = page.pagination.cursor!;
+    const others = [
+      { query: `${WORD} mug`, pagination: { cursor } },
+      { query: WORD, filters: { available: false }, pagination: { cursor } },
+      { query: WORD, sort: "newest", pagination: { cursor } },
+    ];
+    for (const body of others) await assertInvalidRest("/catalog/search", body, "$.pagination.cursor");
+    await assertInvalidRest(
+      `/s/${store.slug}/catalog/search`,
+      { query: WORD, pagination: { cursor } },
+      "$.pagination.cursor",
+    );
+    const client = await connectMcpClient("/mcp");
+    try {
+      await assertInvalidMcp(
+        client,
+        { query: `${WORD} other`, pagination: { cursor } },
+        "$.pagination.cursor",
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("the same cursor with another page size is accepted (page size is not part of the search)", async () => {
+    const page = await restSearch("/catalog/search", { query: WORD, pagination: { limit: 1 } });
+    const next = await restSearch("/catalog/search", {
+      query: WORD,
+      pagination: { limit: 3, cursor: page.pagination.cursor },
+    });
+    assert.equal(next.products.length, 3);
+  });
+
+  test("SQL and regex metacharacters in every text field are plain text: 200, no match, no error", async () => {
+    const nasty = `'); DROP TABLE products; -- .* \\ %_ [a-z]+ (?:x) ${WORD}`;
+    const res = await rest<SearchBody>("POST", "/catalog/search", {
+      body: {
+        query: nasty,
+        filters: {
+          categories: [nasty],
+          tags: [nasty],
+          seller: nasty,
+          attributes: [{ name: nasty, value: nasty }],
+          payment: [nasty.slice(0, 40)],
+        },
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.products, []);
+    const still = await restSearch("/catalog/search", { query: WORD });
+    assert.equal(still.pagination.total_count, 4, "the catalog is untouched");
+  });
+});

@@ -1,0 +1,275 @@
+import "server-only";
+
+import { LRUCache } from "lru-cache";
+import { z } from "zod";
+
+import { getDb } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+
+import {
+  FACET_LIMIT,
+  type FacetValue,
+  type SearchEngine,
+  type SearchPage,
+  type SearchRequest,
+} from "./engine";
+import { likePattern, sellerStoresSql } from "./seller-match";
+
+// The default engine: PostgreSQL full-text search over catalog_search_documents (one row per product, kept
+// current by triggers; see the catalog_search migration and docs/search.md). The same SQL runs on PGlite and on
+// PostgreSQL (DECISIONS.md A). Every user value travels as a bound parameter; arrays travel as JSON text so both
+// driver adapters bind them the same way.
+//
+// Query words: each word matches itself through English stemming (`plainto_tsquery`), and a word the catalog's
+// vocabulary does not contain also matches up to three close vocabulary words (pg_trgm similarity, or a
+// Levenshtein distance of 1 for 4-letter and 2 for ≥ 5-letter words: trigrams alone miss swapped letters in
+// short words). All words must match; when that finds nothing, any word may match ("any" mode) and ts_rank
+// puts the products matching more of them first. Pagination is keyset (sort key + product id), never OFFSET.
+
+const FUZZY_ALTERNATIVES = 3;
+/** How long a search's total_count and facets are reused (0 = never). */
+const summaryTtlMs = (): number => getEnv().SEARCH_SUMMARY_TTL_MS;
+
+type Params = unknown[];
+const bind = (params: Params, value: unknown): string => {
+  params.push(value);
+  return `$${params.length}`;
+};
+const bindTextArray = (params: Params, values: readonly string[]): string =>
+  `ARRAY(SELECT jsonb_array_elements_text(${bind(params, JSON.stringify(values))}::jsonb))`;
+
+type Mode = "all" | "any";
+
+const RelevancePosition = z.object({
+  m: z.enum(["all", "any"]),
+  r: z.string().max(40),
+  id: z.string().max(200),
+});
+const PricePosition = z.object({ p: z.number().int(), id: z.string().max(200) });
+const NewestPosition = z.object({
+  t: z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/),
+  id: z.string().max(200),
+});
+
+/** Each query word with its fuzzy alternatives (only for words the vocabulary lacks). */
+const expandTerms = async (terms: readonly string[]): Promise<string[][]> => {
+  if (terms.length === 0) return [];
+  const db = await getDb();
+  const rows = await db.$queryRawUnsafe<{ ord: number; term: string; alts: string[] | null }[]>(
+    `SELECT t.ord::int AS ord, t.term,
+            CASE WHEN length(t.term) < 3 OR EXISTS (SELECT 1 FROM catalog_search_terms w WHERE w.word = t.term)
+                 THEN NULL
+                 ELSE ARRAY(
+                   SELECT w.word FROM catalog_search_terms w
+                   WHERE w.word % t.term
+                      OR (length(t.term) >= 4
+                          AND length(w.word) BETWEEN length(t.term) - 2 AND length(t.term) + 2
+                          AND levenshtein_less_equal(w.word, t.term, 2)
+                              <= CASE WHEN length(t.term) >= 5 THEN 2 ELSE 1 END)
+                   ORDER BY levenshtein_less_equal(w.word, t.term, 3), similarity(w.word, t.term) DESC, w.word
+                   LIMIT ${FUZZY_ALTERNATIVES})
+            END AS alts
+     FROM jsonb_array_elements_text($1::jsonb) WITH ORDINALITY AS t(term, ord)
+     ORDER BY t.ord`,
+    JSON.stringify(terms),
+  );
+  return rows.map((r) => [r.term, ...(r.alts ?? [])]);
+};
+
+/** SQL of a tsquery: within a word, alternatives OR-ed; words AND-ed ("all") or OR-ed ("any"). */
+const tsqueryExpression = (params: Params, groups: readonly string[][], mode: Mode): string =>
+  groups
+    .map((alts) => `(${alts.map((a) => `plainto_tsquery('english', ${bind(params, a)})`).join(" || ")})`)
+    .join(mode === "all" ? " && " : " || ");
+
+const filterClauses = (params: Params, request: SearchRequest): string[] => {
+  const f = request.filters;
+  const where = ["d.price_min IS NOT NULL"];
+  if (f.available) where.push("d.available");
+  if (request.storeId) where.push(`d.store_id = ${bind(params, request.storeId)}`);
+  if (f.currency) where.push(`d.currency = ${bind(params, f.currency)}`);
+  const price = f.available ? "d.price_min_available" : "d.price_min";
+  if (f.priceMin !== null) where.push(`${price} >= ${bind(params, f.priceMin)}`);
+  if (f.priceMax !== null) where.push(`${price} <= ${bind(params, f.priceMax)}`);
+  if (f.tags.length > 0) where.push(`d.tags @> ${bindTextArray(params, f.tags)}`);
+  if (f.payment.length > 0) where.push(`d.payment && ${bindTextArray(params, f.payment)}`);
+  if (f.attributes.length > 0) {
+    where.push(`d.attributes @> ${bind(params, JSON.stringify(f.attributes))}::jsonb`);
+  }
+  if (f.categories.length > 0) {
+    // partial match; the trigram word similarity only when no category anywhere contains the text (a typo)
+    const any = f.categories.map((c) => {
+      const term = bind(params, c);
+      const pattern = bind(params, likePattern(c));
+      return `d.category_text ILIKE ${pattern} OR (NOT EXISTS (SELECT 1 FROM catalog_search_documents x
+        WHERE x.category_text ILIKE ${pattern}) AND ${term} <% d.category_text)`;
+    });
+    where.push(`(${any.join(" OR ")})`);
+  }
+  if (f.seller !== null) {
+    where.push(
+      `d.store_id IN (${sellerStoresSql(bind(params, likePattern(f.seller)), bind(params, f.seller.toLowerCase()))})`,
+    );
+  }
+  return where;
+};
+
+type Plan = { params: Params; where: string[]; rankSql: string | null };
+
+const plan = (request: SearchRequest, groups: string[][], mode: Mode): Plan => {
+  const params: Params = [];
+  const where = filterClauses(params, request);
+  if (groups.length === 0) return { params, where, rankSql: null };
+  const tsq = tsqueryExpression(params, groups, mode);
+  where.push(`d.document @@ (${tsq})`);
+  // ts_rank is float4; it travels in cursors as its exact text form
+  return { params, where, rankSql: `ts_rank(d.document, ${tsq})` };
+};
+
+const hasAny = async (p: Plan): Promise<boolean> => {
+  const db = await getDb();
+  const rows = await db.$queryRawUnsafe<unknown[]>(
+    `SELECT 1 FROM catalog_search_documents d WHERE ${p.where.join(" AND ")} LIMIT 1`,
+    ...p.params,
+  );
+  return rows.length > 0;
+};
+
+type Row = { id: string; k: string | number };
+
+const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Params } => {
+  const params = [...p.params];
+  const where = [...p.where];
+  const after = request.after as Record<string, unknown> | null;
+  const price = request.filters.available ? "d.price_min_available" : "d.price_min";
+  let key: string;
+  let order: string;
+  if (request.sort === "relevance" && p.rankSql) {
+    const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
+    const keyset = after
+      ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
+      : "";
+    return {
+      // order by the float4 rank itself; its exact text form goes into the cursor
+      sql: `SELECT id, k::text AS k FROM (${inner}) m ${keyset} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, request.limit + 1)}`,
+      params,
+    };
+  }
+  if (request.sort === "price_asc" || request.sort === "price_desc") {
+    const asc = request.sort === "price_asc";
+    if (after)
+      where.push(
+        `(${price}, d.product_id) ${asc ? ">" : "<"} (${bind(params, after.p)}, ${bind(params, after.id)})`,
+      );
+    key = price;
+    order = asc ? `${price} ASC, d.product_id ASC` : `${price} DESC, d.product_id DESC`;
+  } else {
+    if (after)
+      where.push(
+        `(d.created_at, d.product_id) < (${bind(params, after.t)}::timestamp(3), ${bind(params, after.id)})`,
+      );
+    key = "d.created_at::text";
+    order = "d.created_at DESC, d.product_id DESC";
+  }
+  return {
+    sql: `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}
+          ORDER BY ${order} LIMIT ${bind(params, request.limit + 1)}`,
+    params,
+  };
+};
+
+type GroupRow = { slug: string; name: string; categories: string[]; payment: string[]; n: number };
+type Summary = {
+  totalCount: number;
+  facets: { sellers: FacetValue[]; categories: FacetValue[]; payment: FacetValue[] };
+};
+
+/**
+ * total_count and facets describe the whole search, not a page: one scan grouped by (store, categories, payment) —
+ * a few hundred groups even for the whole catalog — folded into counts here, and kept per exact SQL + parameters
+ * for SEARCH_SUMMARY_TTL_MS (default 30 s) so that the following pages of the same search reuse it.
+ */
+const summaryCache = new LRUCache<string, Summary>({ max: 500, ttl: 60_000 });
+
+const top = (counts: Map<string, number>, limit = FACET_LIMIT): FacetValue[] =>
+  [...counts]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+    .slice(0, limit);
+
+const countAndFacets = async (p: Plan): Promise<Summary> => {
+  const key = JSON.stringify([p.where, p.params]);
+  const ttl = summaryTtlMs();
+  const cached = ttl > 0 ? summaryCache.get(key) : undefined;
+  if (cached) return cached;
+  const db = await getDb();
+  const rows = await db.$queryRawUnsafe<GroupRow[]>(
+    `SELECT d.store_slug AS slug, min(d.store_name) AS name, d.categories, d.payment, count(*)::int AS n
+     FROM catalog_search_documents d WHERE ${p.where.join(" AND ")}
+     GROUP BY d.store_id, d.store_slug, d.categories, d.payment`,
+    ...p.params,
+  );
+  const sellers = new Map<string, number>();
+  const names = new Map<string, string>();
+  const categories = new Map<string, number>();
+  const payment = new Map<string, number>();
+  let total = 0;
+  for (const r of rows) {
+    const n = Number(r.n);
+    total += n;
+    sellers.set(r.slug, (sellers.get(r.slug) ?? 0) + n);
+    names.set(r.slug, r.name);
+    for (const c of new Set(r.categories)) categories.set(c, (categories.get(c) ?? 0) + n);
+    for (const x of new Set(r.payment)) payment.set(x, (payment.get(x) ?? 0) + n);
+  }
+  const summary: Summary = {
+    totalCount: total,
+    facets: {
+      sellers: top(sellers).map((f) => ({ ...f, name: names.get(f.value) ?? f.value })),
+      categories: top(categories),
+      payment: top(payment, 100),
+    },
+  };
+  if (ttl > 0) summaryCache.set(key, summary, { ttl });
+  return summary;
+};
+
+const positionOf = (row: Row, request: SearchRequest, mode: Mode): unknown => {
+  if (request.sort === "relevance" && request.terms.length > 0)
+    return { m: mode, r: String(row.k), id: row.id };
+  if (request.sort === "price_asc" || request.sort === "price_desc") return { p: Number(row.k), id: row.id };
+  return { t: String(row.k), id: row.id };
+};
+
+export const postgresEngine: SearchEngine = {
+  name: "postgres",
+
+  isPosition: (after) =>
+    RelevancePosition.safeParse(after).success ||
+    PricePosition.safeParse(after).success ||
+    NewestPosition.safeParse(after).success,
+
+  async search(request: SearchRequest): Promise<SearchPage> {
+    const db = await getDb();
+    const groups = await expandTerms(request.terms);
+    const after = request.after as { m?: Mode } | null;
+    let mode: Mode = after?.m ?? "all";
+    let p = plan(request, groups, mode);
+    if (!after && groups.length > 1 && !(await hasAny(p))) {
+      mode = "any";
+      p = plan(request, groups, mode);
+    }
+    const page = pageQuery(p, request);
+    const [rows, summary] = await Promise.all([
+      db.$queryRawUnsafe<Row[]>(page.sql, ...page.params),
+      countAndFacets(p),
+    ]);
+    const hits = rows.slice(0, request.limit);
+    const last = hits.at(-1);
+    return {
+      productIds: hits.map((r) => r.id),
+      next: rows.length > request.limit && last ? positionOf(last, request, mode) : null,
+      ...summary,
+    };
+  },
+};
