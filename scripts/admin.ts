@@ -13,6 +13,7 @@ import { toAppError } from "@/lib/http/errors";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
+import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { listDeliveries } from "@/lib/webhooks/list-deliveries";
@@ -49,6 +50,11 @@ Commands:
                  Sends a delivery again with a fresh retry schedule (same Webhook-Id and bytes).
   enable-webhook-endpoint --store <slug> --id <endpoint id>
                  Re-enables an endpoint disabled after sustained failure.
+
+  Orders (merchant):
+  fulfill-order --store <slug> --order <order id> [--type shipped|in_transit|delivered|…]
+                [--carrier <name>] [--tracking-number <n>] [--tracking-url <https URL>] [--description <text>]
+                 Appends a fulfilment event (default shipped: every remaining unit); webhooks follow.
   reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
@@ -65,6 +71,12 @@ const run = async (argv: string[]): Promise<number> => {
       store: { type: "string" },
       url: { type: "string" },
       limit: { type: "string" },
+      order: { type: "string" },
+      type: { type: "string" },
+      carrier: { type: "string" },
+      "tracking-number": { type: "string" },
+      "tracking-url": { type: "string" },
+      description: { type: "string" },
       json: { type: "boolean", default: false },
     },
     strict: true,
@@ -196,6 +208,20 @@ const run = async (argv: string[]): Promise<number> => {
       const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
       const outcomes = await webhookWorkerStep(new Date(), { storeId });
       console.log(`${outcomes.length} attempt(s): ${outcomes.filter((o) => o.ok).length} delivered`);
+      return 0;
+    }
+    case "fulfill-order": {
+      if (!values.store || !values.order) throw new Error("--store and --order are required");
+      const order = await recordFulfillmentEvent(values.store, values.order, {
+        type: values.type ?? "shipped",
+        carrier: values.carrier,
+        trackingNumber: values["tracking-number"],
+        trackingUrl: values["tracking-url"],
+        description: values.description,
+      });
+      console.log(
+        `Order ${order.id} is ${order.status}; ${order.fulfillmentEvents?.length ?? 0} fulfilment event(s)`,
+      );
       return 0;
     }
     case "redeliver-webhook":

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   apiKey: "key",
   idempotency: "idem",
   orderEvent: "evt",
+  fulfillmentEvent: "fev",
   webhookEndpoint: "whe",
   webhookAttempt: "wha",
   shippingRate: "shr",

@@ -6,7 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf } from "@/lib/http/operation";
 
-import { orderToWire } from "./to-wire";
+import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
 export const OrderIdInputSchema = z.object({ id: z.string().min(1).max(200) });
 
@@ -32,7 +32,7 @@ export const getOrder = defineOperation({
     const store = storeOf(ctx);
     const order = await db.order.findFirst({
       where: { id: input.id, storeId: store.id, principalId: ctx.principal.id },
-      include: { lineItems: { orderBy: { position: "asc" } } },
+      include: ORDER_INCLUDE,
     });
     if (!order) throw new AppError("not_found", `No order "${input.id}" in this store`, { path: "$.id" });
     return { body: orderToWire(order, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion }) };

@@ -7,7 +7,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation } from "@/lib/http/operation";
 
-import { orderToWire } from "./to-wire";
+import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
 // The buyer's own orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path):
 // orders of checkouts the buyer's agents created with the buyer's bearer, across every store. Newest first,
@@ -49,7 +49,7 @@ export const getMyOrder = defineOperation({
     const db = await getDb();
     const order = await db.order.findFirst({
       where: { id: input.id, principalId: `buyer:${buyerId}` },
-      include: { lineItems: { orderBy: { position: "asc" } }, store: true },
+      include: { ...ORDER_INCLUDE, store: true },
     });
     if (!order) throw new AppError("not_found", `No order "${input.id}" of yours`, { path: "$.id" });
     const { store, ...row } = order;
@@ -93,7 +93,7 @@ export const listMyOrders = defineOperation({
             }
           : {}),
       },
-      include: { lineItems: { orderBy: { position: "asc" } }, store: true },
+      include: { ...ORDER_INCLUDE, store: true },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: input.limit + 1,
     });

@@ -2,11 +2,13 @@ import "server-only";
 
 import { readFulfillmentState } from "@/lib/checkout/fulfillment";
 import type { Db } from "@/lib/config/db";
+import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
-import type { Order, OrderLineItem } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/http/errors";
+import { UCP_VERSION } from "@/lib/ucp/version";
+import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
-import type { OrderFulfillmentSnapshot } from "./to-wire";
+import { ORDER_INCLUDE, orderToWire, type OrderFulfillmentSnapshot, type OrderRecord } from "./to-wire";
 
 // Turns a checkout into its order (the function completion calls: the Card payments issue #5 and the crypto rail
 // call it after the payment succeeded). It is naturally idempotent (DECISIONS B8): a checkout that already has
@@ -26,10 +28,10 @@ export type PlaceOrderInput = {
   now: Date;
 };
 
-export type PlacedOrder = Order & { lineItems: OrderLineItem[] };
+export type PlacedOrder = OrderRecord;
 
 const loadOrder = (db: Pick<Db, "order">, where: { checkoutId: string }) =>
-  db.order.findUnique({ where, include: { lineItems: { orderBy: { position: "asc" } } } });
+  db.order.findUnique({ where, include: ORDER_INCLUDE });
 
 /**
  * Places the order of a checkout at its stored prices and totals (the amounts that were charged) and marks the
@@ -92,7 +94,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
       });
       if (count !== 1)
         throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
-      return tx.order.create({
+      const order = await tx.order.create({
         data: {
           id: newId("order"),
           storeId: input.storeId,
@@ -123,8 +125,17 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
             }),
           },
         },
-        include: { lineItems: { orderBy: { position: "asc" } } },
+        include: ORDER_INCLUDE,
       });
+      // issue #7: the order event commits with the order (transactional outbox); its payload is the snapshot
+      const store = await tx.store.findUniqueOrThrow({ where: { id: input.storeId } });
+      await appendOrderEvent(tx, {
+        storeId: input.storeId,
+        orderId: order.id,
+        kind: "order.placed",
+        payload: orderToWire(order, { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION }),
+      });
+      return order;
     });
   } catch (error) {
     // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it

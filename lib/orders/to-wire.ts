@@ -1,4 +1,10 @@
-import type { Order, OrderLineItem, Store } from "@/lib/generated/prisma/client";
+import type {
+  Order,
+  OrderAdjustment,
+  OrderFulfillmentEvent,
+  OrderLineItem,
+  Store,
+} from "@/lib/generated/prisma/client";
 import { successEnvelope } from "@/lib/http/envelope";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
@@ -17,8 +23,41 @@ export type OrderFulfillmentSnapshot = {
 const lineStatus = (total: number, fulfilled: number) =>
   total === 0 ? "removed" : fulfilled >= total ? "fulfilled" : fulfilled > 0 ? "partial" : "processing";
 
+/** What every order read includes: lines, fulfilment events and adjustments, each in order. */
+export const ORDER_INCLUDE = {
+  lineItems: { orderBy: { position: "asc" } },
+  fulfillmentEvents: { orderBy: { occurredAt: "asc" } },
+  adjustments: { orderBy: { occurredAt: "asc" } },
+} as const;
+
+export type OrderRecord = Order & {
+  lineItems: OrderLineItem[];
+  fulfillmentEvents?: OrderFulfillmentEvent[];
+  adjustments?: OrderAdjustment[];
+};
+
+const fulfillmentEventToWire = (e: OrderFulfillmentEvent) => ({
+  id: e.id,
+  occurred_at: e.occurredAt.toISOString(),
+  type: e.type,
+  line_items: e.lineItems as { id: string; quantity: number }[],
+  ...(e.trackingNumber ? { tracking_number: e.trackingNumber } : {}),
+  ...(e.trackingUrl ? { tracking_url: e.trackingUrl } : {}),
+  ...(e.carrier ? { carrier: e.carrier } : {}),
+  ...(e.description ? { description: e.description } : {}),
+});
+
+const adjustmentToWire = (a: OrderAdjustment) => ({
+  id: a.id,
+  type: a.type,
+  occurred_at: a.occurredAt.toISOString(),
+  status: a.status,
+  totals: a.totals as { type: string; amount: number }[],
+  ...(a.description ? { description: a.description } : {}),
+});
+
 export const orderToWire = (
-  order: Order & { lineItems: OrderLineItem[] },
+  order: OrderRecord,
   { store, baseUrl, ucpVersion }: { store: Store; baseUrl: string; ucpVersion: string },
 ) => {
   const snapshot = (order.fulfillment ?? { destination: null, option: null }) as OrderFulfillmentSnapshot;
@@ -54,8 +93,9 @@ export const orderToWire = (
             },
           ]
         : [],
-      events: [],
+      events: (order.fulfillmentEvents ?? []).map(fulfillmentEventToWire),
     },
+    ...(order.adjustments?.length ? { adjustments: order.adjustments.map(adjustmentToWire) } : {}),
     currency: order.currency,
     totals: order.totals,
   };

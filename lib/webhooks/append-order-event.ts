@@ -13,6 +13,8 @@ export const ORDER_EVENT_KINDS = [
   "order.delivered",
   "order.canceled",
   "order.refunded",
+  /** Any other change worth a snapshot (e.g. an in-transit fulfilment event). */
+  "order.updated",
 ] as const;
 export type OrderEventKind = (typeof ORDER_EVENT_KINDS)[number];
 
