@@ -129,3 +129,30 @@ export const startWebhookReceiver = async (): Promise<WebhookReceiver> => {
       }),
   };
 };
+
+/**
+ * Test double: a platform's UCP profile whose order capability declares `webhookUrl` (UCP: where the business
+ * posts order webhooks). Returns its URL and a close function.
+ */
+export const servePlatformProfile = async (
+  webhookUrl: string,
+): Promise<{ url: string; close: () => void }> => {
+  const profile = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        ucp: {
+          version: "2026-04-08",
+          capabilities: {
+            "dev.ucp.shopping.order": [{ version: "2026-04-08", config: { webhook_url: webhookUrl } }],
+          },
+        },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => profile.listen(0, "127.0.0.1", resolve));
+  profile.unref();
+  return {
+    url: `http://127.0.0.1:${(profile.address() as AddressInfo).port}/.well-known/ucp`,
+    close: () => profile.close(),
+  };
+};

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import type { JsonWebKey } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
@@ -17,7 +15,11 @@ import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import { seedStore } from "../../factories";
 import { TEST_BASE_URL } from "../../helpers/app-client";
-import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
+import {
+  servePlatformProfile,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // Order-event webhooks (issue #7): the transactional outbox, signed delivery to the store's URL and to the
@@ -240,23 +242,8 @@ describe("webhook delivery", () => {
 
   test("the platform's declared webhook_url gets the same events, re-read from its profile", async () => {
     receiver.setMode("ok");
-    const profile = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          ucp: {
-            version: "2026-04-08",
-            capabilities: {
-              "dev.ucp.shopping.order": [
-                { version: "2026-04-08", config: { webhook_url: receiver.url("/platform-hooks") } },
-              ],
-            },
-          },
-        }),
-      );
-    });
-    await new Promise<void>((resolve) => profile.listen(0, "127.0.0.1", resolve));
-    profile.unref();
-    const profileUrl = `http://127.0.0.1:${(profile.address() as AddressInfo).port}/.well-known/ucp`;
+    const profile = await servePlatformProfile(receiver.url("/platform-hooks"));
+    const profileUrl = profile.url;
     const store = await webhookStore(receiver.url("/store-hooks"));
     const order = await seedOrder(store, profileUrl);
     await emit(store, order.id, "order.placed", "placed");

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { randomUUID, type JsonWebKey } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
@@ -14,7 +12,11 @@ import { webhookWorkerStep } from "@/lib/webhooks/worker";
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
-import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
+import {
+  servePlatformProfile,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS } from "../checkout/helpers";
 
@@ -42,24 +44,9 @@ before(async () => {
   receiver = await startWebhookReceiver();
   receiver.setMode("ok");
   // The platform's profile: its order capability declares where its webhooks go.
-  const profile = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({
-        ucp: {
-          version: "2026-04-08",
-          capabilities: {
-            "dev.ucp.shopping.order": [
-              { version: "2026-04-08", config: { webhook_url: receiver.url("/platform") } },
-            ],
-          },
-        },
-      }),
-    );
-  });
-  await new Promise<void>((resolve) => profile.listen(0, "127.0.0.1", resolve));
-  profile.unref();
-  profileUrl = `http://127.0.0.1:${(profile.address() as AddressInfo).port}/.well-known/ucp`;
-  closeProfile = () => profile.close();
+  const profile = await servePlatformProfile(receiver.url("/platform"));
+  profileUrl = profile.url;
+  closeProfile = profile.close;
 
   const db = await getDb();
   store = await seedStore();
