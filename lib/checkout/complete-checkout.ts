@@ -1,6 +1,6 @@
 import "server-only";
 
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { getAgentProfile } from "@/lib/agents/agent-profile";
@@ -42,9 +42,20 @@ const MAX_ATTEMPTS = 8;
 /** The rail adapters by inner handler id (svc.crypto arrives with its own issue). */
 const RAILS: Partial<Record<string, PaymentRail>> = { [RAIL_HANDLER_IDS.card]: stripeCardRail };
 
-/** The provider idempotency key of one payment attempt of a checkout at one amount. */
-export const chargeKey = (checkoutId: string, attempt: number, amount: number): string =>
-  `acs-${checkoutId}-a${attempt}-${amount}`;
+/**
+ * The provider idempotency key of one payment attempt of a checkout, for one amount and one payment method
+ * (Stripe refuses a key reused with other parameters, so what is charged is part of the key).
+ */
+export const chargeKey = (
+  checkoutId: string,
+  attempt: number,
+  amount: number,
+  token: string | null,
+): string =>
+  `acs-${checkoutId}-a${attempt}-${amount}-${createHash("sha256")
+    .update(token ?? "")
+    .digest("base64url")
+    .slice(0, 16)}`;
 
 const stripCredentials = (instrument: CompleteCheckoutInput["payment"] extends infer P ? P : never) =>
   (instrument?.instruments ?? []).map((i, n): StoredInstrument => ({
@@ -169,6 +180,8 @@ export const completeCheckout = defineOperation({
             status: "complete_in_progress",
             totals: priced.totals,
             paymentInstruments: draft.instruments,
+            // the hosted link exists before the charge: it is the provider's return_url, stable across retries
+            continueToken: session.continueToken ?? randomBytes(24).toString("base64url"),
           },
           lines: sameLines(session.lineItems, lines) ? null : lines,
         });
@@ -179,17 +192,30 @@ export const completeCheckout = defineOperation({
       }
       const payment = await cardPaymentOf(db, store, session.id, amount, session.currency);
       const token = rail.instrument?.credential?.token ?? null;
+      const held = await db.checkoutSession.findUniqueOrThrow({
+        where: { id: session.id },
+        select: { continueToken: true },
+      });
       let outcome: ChargeOutcome;
       try {
-        outcome = await adapter.charge({
-          store,
-          checkoutId: session.id,
-          amount,
-          currency: session.currency,
-          token,
-          idempotencyKey: chargeKey(session.id, payment.attempt, amount),
-          returnUrl: continueUrlOf(store, ctx.baseUrl, session.continueToken ?? "return"),
-        });
+        // a payment of this attempt that already succeeded (hosted page, a lost response) is finished without
+        // charging again
+        const known =
+          payment.paymentIntentId && payment.status !== "declined"
+            ? await adapter.retrieve(store, payment.paymentIntentId)
+            : null;
+        outcome =
+          known?.kind === "succeeded"
+            ? known
+            : await adapter.charge({
+                store,
+                checkoutId: session.id,
+                amount,
+                currency: session.currency,
+                token,
+                idempotencyKey: chargeKey(session.id, payment.attempt, amount, token),
+                returnUrl: continueUrlOf(store, ctx.baseUrl, held.continueToken ?? ""),
+              });
       } catch (error) {
         // nothing charged: reopen the session for another try
         await db.checkoutSession.updateMany({

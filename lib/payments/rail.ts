@@ -30,4 +30,6 @@ export type PaymentRail = {
   charge: (request: ChargeRequest) => Promise<ChargeOutcome>;
   /** The provider's current state of a payment (reconciliation, hosted page return, webhooks). */
   retrieve: (store: Store, paymentRef: string) => Promise<ChargeOutcome>;
+  /** Confirms an existing payment with a payment method the buyer entered on the hosted page. */
+  confirm: (store: Store, paymentRef: string, token: string, returnUrl: string) => Promise<ChargeOutcome>;
 };

@@ -73,6 +73,19 @@ export const stripeCardRail: PaymentRail = {
       throw providerError(error);
     }
   },
+  confirm: async (store, paymentRef, token, returnUrl) => {
+    const stripe = await clientFor(store);
+    try {
+      return outcomeOf(
+        await stripe.paymentIntents.confirm(paymentRef, { payment_method: token, return_url: returnUrl }),
+      );
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeCardError) {
+        return { kind: "declined", paymentRef, reason: error.message };
+      }
+      throw providerError(error);
+    }
+  },
   retrieve: async (store, paymentRef) => {
     const stripe = await clientFor(store);
     try {

@@ -270,3 +270,23 @@ export const sandboxEndpoint = async (): Promise<{
   const sandbox = await stripeSandbox();
   return { host: sandbox.host, port: sandbox.port, protocol: sandbox.protocol };
 };
+
+/**
+ * The buyer's answer to the sandbox 3-DS challenge (test-mode hosted page only; real Stripe runs its own
+ * challenge). Talks to the sandbox over HTTP like the SDK does.
+ */
+export const answerSandboxChallenge = async (paymentIntentId: string, approve: boolean): Promise<void> => {
+  const { host, port, protocol } = await sandboxEndpoint();
+  const response = await fetch(
+    `${protocol}://${host}:${port}/sandbox/3ds/${encodeURIComponent(paymentIntentId)}`,
+    {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${SANDBOX_SECRET_KEY}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ outcome: approve ? "approve" : "fail" }).toString(),
+    },
+  );
+  await response.body?.cancel();
+};
