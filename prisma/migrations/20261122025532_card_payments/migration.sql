@@ -1,3 +1,6 @@
+-- AlterTable
+ALTER TABLE "stores" ADD COLUMN     "stripe_webhook_secret" TEXT;
+
 -- CreateTable
 CREATE TABLE "card_payments" (
     "checkout_id" TEXT NOT NULL,
