@@ -201,7 +201,7 @@ export const completeCheckout = defineOperation({
         // a payment of this attempt that already succeeded (hosted page, a lost response) is finished without
         // charging again
         const known =
-          payment.paymentIntentId && payment.status !== "declined"
+          payment.paymentIntentId && payment.status !== "declined" && payment.status !== "refunded"
             ? await adapter.retrieve(store, payment.paymentIntentId)
             : null;
         outcome =
@@ -244,6 +244,22 @@ export const completeCheckout = defineOperation({
         } catch (error) {
           // a racing completion moved the version: go round again (the charge replays, the order is placed once)
           if (error instanceof AppError && error.code === "conflict") continue;
+          if (error instanceof AppError && error.code === "out_of_stock") {
+            // another order took the last units between the re-price and the order: give the money back
+            await adapter.refund(store, outcome.paymentRef, `acs-refund-${outcome.paymentRef}`);
+            // a refunded payment is never finished: the next completion is a new attempt with a new key
+            await db.cardPayment.update({
+              where: { checkoutId: session.id },
+              data: { status: "refunded", attempt: { increment: 1 } },
+            });
+            await db.checkoutSession.updateMany({
+              where: { id: session.id, status: "complete_in_progress" },
+              data: { status: "ready_for_complete", version: { increment: 1 } },
+            });
+            throw new AppError("out_of_stock", `${error.message}; the payment was refunded`, {
+              ...(error.path ? { path: error.path } : {}),
+            });
+          }
           throw error;
         }
         return finish(db, ctx, session.id);

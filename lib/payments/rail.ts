@@ -30,6 +30,8 @@ export type PaymentRail = {
   charge: (request: ChargeRequest) => Promise<ChargeOutcome>;
   /** The provider's current state of a payment (reconciliation, hosted page return, webhooks). */
   retrieve: (store: Store, paymentRef: string) => Promise<ChargeOutcome>;
+  /** Refunds a succeeded payment in full (the order could not be placed after the charge). */
+  refund: (store: Store, paymentRef: string, idempotencyKey: string) => Promise<void>;
   /** Confirms an existing payment with a payment method the buyer entered on the hosted page. */
   confirm: (store: Store, paymentRef: string, token: string, returnUrl: string) => Promise<ChargeOutcome>;
 };

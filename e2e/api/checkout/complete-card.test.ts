@@ -277,7 +277,7 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal(read.body.status, "ready_for_complete");
   });
 
-  test("an agent profile that times out: a clear profile error, no charge", async () => {
+  test("an agent profile that times out or is too big: a clear profile error, no charge", async () => {
     const c = await readyCheckout();
     const slow = (await profileServer()).url("slow");
     const r = await complete<ErrorEnvelope>(
@@ -288,7 +288,18 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     );
     assert.notEqual(r.status, 500, r.text);
     assert.equal(JSON.stringify(r.body).includes("profile_unreachable"), true, r.text);
+    // a profile over the size cap
+    const big = (await profileServer()).url("big");
+    const r2 = await complete<ErrorEnvelope>(
+      store,
+      c.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await mandateFor(c) } },
+      { "ucp-agent": `profile="${big}"` },
+    );
+    assert.notEqual(r2.status, 500, r2.text);
+    assert.equal(JSON.stringify(r2.body).includes("profile_malformed"), true, r2.text);
     assert.equal((await intentsFor(c.id)).length, 0);
+    assert.equal(await orderCount(c.id), 0);
   });
 
   test("instrument refusals: registry key, several selected, none on a two-rail store, crypto, malformed", async () => {
@@ -418,5 +429,42 @@ describe("MCP complete_checkout (official SDK client)", () => {
     assert.equal(body.status, "requires_escalation", JSON.stringify(result));
     assert.ok(body.continue_url);
     assertCheckoutSchema(body);
+  });
+});
+
+describe("last units", () => {
+  test("two checkouts racing for the last unit: one order; a charge without an order is refunded", async () => {
+    const last = (
+      await seedProduct(store, { title: "Last One", variants: [{ priceMinor: 700, inventory: 1 }] })
+    ).variants[0]!;
+    const a = await readyCheckout(store, last.id, 1);
+    const b = await readyCheckout(store, last.id, 1);
+    const results = await Promise.all(
+      [a, b].map(async (c) =>
+        complete<Checkout & ErrorEnvelope>(store, c.id, {
+          payment: card("pm_card_visa"),
+          ap2: { checkout_mandate: await mandateFor(c) },
+        }),
+      ),
+    );
+    const completed = results.filter((r) => r.body.status === "completed");
+    assert.equal(completed.length, 1, results.map((r) => r.text).join("\n"));
+    const loser = results.find((r) => r.body.status !== "completed")!;
+    assert.equal(
+      loser.body.messages.some((m) => m.code === "out_of_stock"),
+      true,
+      loser.text,
+    );
+    const db = await getDb();
+    assert.equal((await db.variant.findUniqueOrThrow({ where: { id: last.id } })).inventory, 0);
+    assert.equal(await db.order.count({ where: { checkoutId: { in: [a.id, b.id] } } }), 1);
+    // invariant: every succeeded charge has an order or was refunded in full (whichever way the race went)
+    const intents = [...(await intentsFor(a.id)), ...(await intentsFor(b.id))].filter(
+      (i) => i.status === "succeeded",
+    );
+    for (const pi of intents) {
+      const order = await db.order.findFirst({ where: { paymentRef: pi.id } });
+      assert.ok(order || pi.amount_refunded === pi.amount, `${pi.id}: order or refund`);
+    }
   });
 });

@@ -73,6 +73,14 @@ export const stripeCardRail: PaymentRail = {
       throw providerError(error);
     }
   },
+  refund: async (store, paymentRef, idempotencyKey) => {
+    const stripe = await clientFor(store);
+    try {
+      await stripe.refunds.create({ payment_intent: paymentRef }, { idempotencyKey });
+    } catch (error) {
+      throw providerError(error);
+    }
+  },
   confirm: async (store, paymentRef, token, returnUrl) => {
     const stripe = await clientFor(store);
     try {

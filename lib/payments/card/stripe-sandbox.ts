@@ -26,6 +26,7 @@ type PaymentIntent = {
   id: string;
   object: "payment_intent";
   amount: number;
+  amount_refunded: number;
   currency: string;
   status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "succeeded" | "canceled";
   payment_method: string | null;
@@ -135,6 +136,28 @@ const start = async (): Promise<StripeSandbox> => {
       pi.next_action = null;
       return { status: 200, body: pi };
     }
+    if (v1 === "v1" && resource === "refunds" && method === "POST" && !id) {
+      const pi = typeof params.payment_intent === "string" ? intents.get(params.payment_intent) : undefined;
+      if (!pi)
+        return error(400, "invalid_request_error", "No such payment_intent", { param: "payment_intent" });
+      if (pi.status !== "succeeded" || pi.amount_refunded > 0) {
+        return error(400, "invalid_request_error", "This PaymentIntent cannot be refunded", {
+          code: "charge_already_refunded",
+        });
+      }
+      pi.amount_refunded = pi.amount;
+      return {
+        status: 200,
+        body: {
+          id: `re_${randomBytes(12).toString("hex")}`,
+          object: "refund",
+          amount: pi.amount,
+          currency: pi.currency,
+          payment_intent: pi.id,
+          status: "succeeded",
+        },
+      };
+    }
     if (v1 !== "v1" || resource !== "payment_intents")
       return error(404, "invalid_request_error", "Unrecognized request URL");
     if (method === "POST" && !id) {
@@ -151,6 +174,7 @@ const start = async (): Promise<StripeSandbox> => {
         id: `pi_${randomBytes(12).toString("hex")}`,
         object: "payment_intent",
         amount,
+        amount_refunded: 0,
         currency: params.currency.toLowerCase(),
         status: "requires_payment_method",
         payment_method: typeof params.payment_method === "string" ? params.payment_method : null,

@@ -48,7 +48,10 @@ export const handleStripeWebhook = async (
     const payment = await db.cardPayment.findFirst({
       where: { storeId: store.id, paymentIntentId: intent.id },
     });
-    if (payment && event.type === "payment_intent.succeeded") {
+    // a refunded payment (its order could not be placed) is never turned into an order by a late event
+    if (payment?.status === "refunded") {
+      // nothing to do
+    } else if (payment && event.type === "payment_intent.succeeded") {
       await db.cardPayment.update({
         where: { checkoutId: payment.checkoutId },
         data: { status: "succeeded" },
