@@ -10,6 +10,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/http/operation";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
+import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
 import { placeOrder } from "@/lib/orders/place-order";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
@@ -79,7 +80,10 @@ const cardPaymentOf = async (db: Db, store: Store, checkoutId: string, amount: n
 };
 
 const finish = async (db: Db, ctx: OperationContext, id: string) => ({
-  body: await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id)),
+  body: await withMerchantAuthorization(
+    ctx,
+    await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id)),
+  ),
 });
 
 /** Moves the session to requires_escalation with a fresh hosted-payment token (keeps an existing one). */
@@ -155,7 +159,7 @@ export const completeCheckout = defineOperation({
         ucpVersion: ctx.ucpVersion,
         order: null,
       });
-      if (priced.status !== "ready_for_complete") return { body: wire };
+      if (priced.status !== "ready_for_complete") return { body: await withMerchantAuthorization(ctx, wire) };
       // AP2 checkout mandate over the live terms (B5): the key comes from the agent profile in UCP-Agent
       const profile = await getAgentProfile(ctx.agentProfile, { allowPrivate: allowsPrivateFor(store) });
       await verifyCheckoutMandate(input.ap2?.checkout_mandate, {
@@ -285,7 +289,7 @@ export const completeCheckout = defineOperation({
             path: rail.index >= 0 ? `$.payment.instruments[${rail.index}]` : "$.payment",
           },
         ];
-        return { body: { ...body, messages } };
+        return { body: await withMerchantAuthorization(ctx, { ...body, messages }) };
       }
       await escalate(
         db,

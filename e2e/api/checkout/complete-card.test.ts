@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
-import type { JWK } from "jose";
+import canonicalize from "canonicalize";
+import { compactVerify, importJWK, type JWK } from "jose";
 
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -466,5 +467,52 @@ describe("last units", () => {
       const order = await db.order.findFirst({ where: { paymentRef: pi.id } });
       assert.ok(order || pi.amount_refunded === pi.amount, `${pi.id}: order or refund`);
     }
+  });
+});
+
+describe("ap2.merchant_authorization (UCP AP2 extension)", () => {
+  test("only when the platform negotiates dev.ucp.shopping.ap2_mandate; verifies with the store's published key", async () => {
+    const c = await readyCheckout();
+    const plain = await rest<Record<string, unknown>>("GET", `/s/${store.slug}/checkout-sessions/${c.id}`, {
+      headers: { "x-api-key": key, "ucp-agent": agentHeader() },
+    });
+    assert.equal(plain.body.ap2, undefined);
+    const ap2Profile = (await profileServer()).url("ap2");
+    const read = await rest<Record<string, unknown> & { ap2?: { merchant_authorization: string } }>(
+      "GET",
+      `/s/${store.slug}/checkout-sessions/${c.id}`,
+      { headers: { "x-api-key": key, "ucp-agent": `profile="${ap2Profile}"` } },
+    );
+    assertUcpSchema("shopping/ap2_mandate.json#/$defs/dev.ucp.shopping.checkout", read.body);
+    const jws = read.body.ap2?.merchant_authorization ?? "";
+    assert.match(jws, /^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+$/);
+    assert.ok(
+      (read.body.ucp as { capabilities: object }).capabilities.hasOwnProperty("dev.ucp.shopping.ap2_mandate"),
+    );
+    const profile = await rest<{ signing_keys: { kid: string }[] }>(
+      "GET",
+      `/s/${store.slug}/.well-known/ucp`,
+    );
+    const [h, sig] = jws.split("..");
+    const { kid } = JSON.parse(Buffer.from(h!, "base64url").toString()) as { kid: string };
+    const jwk = profile.body.signing_keys.find((k) => k.kid === kid);
+    assert.ok(jwk, "signed by a key in the store profile");
+    const { ap2: _drop, ...unsigned } = read.body;
+    void _drop;
+    const payload = Buffer.from(canonicalize(unsigned) ?? "").toString("base64url");
+    await compactVerify(`${h}.${payload}.${sig}`, await importJWK(jwk as JWK, "ES256"));
+    // a tampered body does not verify
+    const tampered = Buffer.from(canonicalize({ ...unsigned, currency: "EUR" }) ?? "").toString("base64url");
+    await assert.rejects(compactVerify(`${h}.${tampered}.${sig}`, await importJWK(jwk as JWK, "ES256")));
+    // the completion response carries it too
+    const done = await complete<Record<string, unknown> & { ap2?: object; status: string }>(
+      store,
+      c.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await mandateFor(c) } },
+      { "ucp-agent": `profile="${ap2Profile}"` },
+    );
+    assert.equal(done.body.status, "completed", done.text);
+    assertCompletedSchema(done.body);
+    assert.ok(done.body.ap2);
   });
 });
