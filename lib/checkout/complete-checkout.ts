@@ -228,6 +228,8 @@ export const completeCheckout = defineOperation({
         });
         throw error;
       }
+      // fault injection for the crash test: die after the provider charged, before we recorded the PaymentIntent
+      if (process.env.ACS_FAULT === "crash-after-provider" && outcome.kind === "succeeded") process.exit(137);
       await db.cardPayment.updateMany({
         where: { checkoutId: session.id, attempt: payment.attempt },
         data: {
@@ -237,6 +239,8 @@ export const completeCheckout = defineOperation({
         },
       });
       if (outcome.kind === "succeeded") {
+        // fault injection for the crash test (scripts/crash-test-card.ts): die after the charge, before the order
+        if (process.env.ACS_FAULT === "crash-after-charge") process.exit(137);
         try {
           await placeOrder(db, {
             checkoutId: session.id,
