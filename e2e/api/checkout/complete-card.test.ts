@@ -413,6 +413,55 @@ describe("MCP complete_checkout (official SDK client)", () => {
     assert.equal((await intentsFor(c.id)).length, 1);
   });
 
+  test("decline, then success, then a retry returns the same order; instrument errors carry their codes", async () => {
+    const c = await readyCheckout();
+    const mandate = await mandateFor(c);
+    const callComplete = async (payment: unknown) =>
+      (
+        await client.callTool({
+          name: "complete_checkout",
+          arguments: { meta: meta(), id: c.id, checkout: { payment, ap2: { checkout_mandate: mandate } } },
+        })
+      ).structuredContent as Checkout & ErrorEnvelope;
+    const registry = await callComplete({ instruments: [{ handler_id: "sh.svc.card", selected: true }] });
+    assert.equal(registry.messages[0]?.code, "unknown_payment_handler");
+    assert.equal(registry.messages[0]?.path, "$.payment.instruments[0].handler_id");
+    const declined = await callComplete(card("pm_card_chargeDeclined"));
+    assert.equal(declined.status, "ready_for_complete");
+    assert.equal(declined.messages.find((m) => m.code === "payment_declined")?.severity, "recoverable");
+    const paid = await callComplete(card("pm_card_visa"));
+    assert.equal(paid.status, "completed");
+    const again = await callComplete(card("pm_card_visa"));
+    assert.equal(again.order?.id, paid.order?.id);
+    assert.equal(await orderCount(c.id), 1);
+    assert.equal((await intentsFor(c.id)).filter((i) => i.status === "succeeded").length, 1);
+  });
+
+  test("two-rail store without a selection over MCP: payment_selection_required, nothing placed", async () => {
+    const c = await readyCheckout(twoRails, cup.id, 1);
+    const twoRailClient = await connectMcpClient(`/s/${twoRails.slug}/mcp`, {
+      headers: { "x-api-key": key },
+    });
+    try {
+      const result = await twoRailClient.callTool({
+        name: "complete_checkout",
+        arguments: {
+          meta: meta(),
+          id: c.id,
+          checkout: {
+            payment: { instruments: [] },
+            ap2: { checkout_mandate: await mandateFor(c, twoRails) },
+          },
+        },
+      });
+      const body = result.structuredContent as ErrorEnvelope;
+      assert.equal(body.messages[0]?.code, "payment_selection_required");
+      assert.equal(await orderCount(c.id), 0);
+    } finally {
+      await twoRailClient.close();
+    }
+  });
+
   test("3-DS over MCP: requires_escalation with continue_url", async () => {
     const c = await readyCheckout();
     const result = await client.callTool({
