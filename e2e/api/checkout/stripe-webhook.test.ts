@@ -134,3 +134,24 @@ test("payment_intent.succeeded after 3-DS outside the API places the order once;
   assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
   assert.equal((await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } })).paymentRef, pi.id);
 });
+
+test("live store: set-stripe-keys validates and stores the webhook secret the route then verifies with", async () => {
+  const { setStripeKeys } = await import("@/lib/stores/set-stripe-keys");
+  const live = await seedStore({ mode: "live" });
+  await assert.rejects(setStripeKeys(live.slug, { webhookSecret: "nope" }), /whsec_/);
+  await assert.rejects(setStripeKeys(live.slug, { secretKey: "pk_live_abcdefgh" }), /sk_live_/);
+  const payload = eventFor("charge.refunded", { id: "ch_2", object: "charge" });
+  const post = async () =>
+    (
+      await callApp("POST", `/s/${live.slug}/stripe/webhook`, {
+        headers: {
+          "content-type": "application/json",
+          "stripe-signature": sign(payload, "whsec_livesecret123"),
+        },
+        rawBody: payload,
+      })
+    ).status;
+  assert.equal(await post(), 400, "no secret configured yet");
+  await setStripeKeys(live.slug, { secretKey: "sk_live_abcdefgh12", webhookSecret: "whsec_livesecret123" });
+  assert.equal(await post(), 200);
+});
