@@ -15,6 +15,7 @@ import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oa
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { listDeliveries } from "@/lib/webhooks/list-deliveries";
 import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
@@ -55,6 +56,10 @@ Commands:
   fulfill-order --store <slug> --order <order id> [--type shipped|in_transit|delivered|…]
                 [--carrier <name>] [--tracking-number <n>] [--tracking-url <https URL>] [--description <text>]
                  Appends a fulfilment event (default shipped: every remaining unit); webhooks follow.
+  Card payments (issue #5):
+  set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
+                 A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
+                 sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook.
   reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
@@ -78,6 +83,8 @@ const run = async (argv: string[]): Promise<number> => {
       "tracking-url": { type: "string" },
       description: { type: "string" },
       json: { type: "boolean", default: false },
+      "secret-key": { type: "string" },
+      "webhook-secret": { type: "string" },
     },
     strict: true,
   });
@@ -231,6 +238,15 @@ const run = async (argv: string[]): Promise<number> => {
       if (command === "redeliver-webhook") await redeliverWebhook(values.id, store.id);
       else await enableWebhookEndpoint(values.id, store.id);
       console.log(command === "redeliver-webhook" ? `Queued ${values.id} again` : `Enabled ${values.id}`);
+      return 0;
+    }
+    case "set-stripe-keys": {
+      if (!values.store) throw new Error("--store is required");
+      await setStripeKeys(values.store, {
+        secretKey: values["secret-key"],
+        webhookSecret: values["webhook-secret"],
+      });
+      console.log(`Stripe keys of ${values.store} updated`);
       return 0;
     }
     case "reindex": {

@@ -1,15 +1,23 @@
 // `npm run bench:checkout`: the checkout flow over real HTTP against the built service (scripts/serve.ts), first
 // on the embedded PGlite, then on a real PostgreSQL from scripts/pg-harness.ts. Each flow is create (line_items)
-// → update (buyer, shipping_address, shipping_method_id, payment instrument) → get, run at concurrency 1 and 8. Prints ops/s and the
+// → update (buyer, shipping_address, shipping_method_id, payment instrument) → get → complete (issue #5: card
+// pm_card_visa on the sandbox PSP, an AP2 mandate signed by the benchmark's own agent key, published in a profile
+// it serves on 127.0.0.1), run at concurrency 1 and 8. Prints ops/s and the
 // p50/p95 latency of each call. Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--flows=<n per level>] [--smoke] [--build]
 // An existing .next build is reused (serve.ts builds only when there is none): pass --build after code changes.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+import type { JWK } from "jose";
+
+import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT } from "./lib/paths";
@@ -17,7 +25,7 @@ import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const STORE = "summit-trail-outfitters";
 const CONCURRENCY = [1, 8] as const;
-const CALLS = ["create", "update", "get"] as const;
+const CALLS = ["create", "update", "get", "complete"] as const;
 type Call = (typeof CALLS)[number];
 
 const argv = process.argv.slice(2);
@@ -90,10 +98,31 @@ const startServer = async (
   return { baseUrl, key, stop, output: () => output };
 };
 
+/** The benchmark's agent: its ES256 mandate key, published in a profile it serves (demo profile + signing_keys). */
+const agentKeys = (() => {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  return {
+    kid: "bench-agent",
+    privateJwk: privateKey.export({ format: "jwk" }) as JWK,
+    publicJwk: { ...publicKey.export({ format: "jwk" }), kid: "bench-agent", alg: "ES256", use: "sig" },
+  };
+})();
+let agentProfileUrl = "";
+const serveAgentProfile = async (server: Server): Promise<() => void> => {
+  const demo = (await (await fetch(`${server.baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
+  const body = JSON.stringify({ ...demo, signing_keys: [agentKeys.publicJwk] });
+  const http = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=3600" }).end(body),
+  );
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  agentProfileUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/.well-known/ucp`;
+  return () => http.close();
+};
+
 const headers = (server: Server, mutates: boolean): Record<string, string> => ({
   "content-type": "application/json",
   "request-id": randomUUID(),
-  "ucp-agent": `profile="${server.baseUrl}/demo/agent/.well-known/ucp"`,
+  "ucp-agent": `profile="${agentProfileUrl}"`,
   "x-api-key": server.key,
   ...(mutates ? { "idempotency-key": randomUUID() } : {}),
 });
@@ -109,9 +138,10 @@ const timed = async (samples: number[], run: () => Promise<Response>): Promise<R
   return body;
 };
 
-/** An in-stock variant of the demo store (its first products, through the store's product endpoint). */
-const pickVariant = async (server: Server): Promise<string> => {
-  for (let i = 0; i < 20; i++) {
+/** In-stock variants of the demo store (its first products): completions take stock, so flows rotate over them. */
+const pickVariants = async (server: Server): Promise<string[]> => {
+  const found: string[] = [];
+  for (let i = 0; i < 80 && found.length < 40; i++) {
     const res = await fetch(`${server.baseUrl}/s/${STORE}/catalog/product`, {
       method: "POST",
       headers: headers(server, false),
@@ -120,13 +150,23 @@ const pickVariant = async (server: Server): Promise<string> => {
     const body = (await res.json()) as {
       product?: { variants: { id: string; availability?: { available?: boolean } }[] };
     };
-    const v = body.product?.variants.find((x) => x.availability?.available);
-    if (v) return v.id;
+    for (const v of body.product?.variants ?? []) if (v.availability?.available) found.push(v.id);
   }
-  throw new Error("no in-stock variant in the demo store");
+  if (found.length === 0) throw new Error("no in-stock variant in the demo store");
+  return found;
 };
 
-const flow = async (server: Server, variantId: string, samples: Record<Call, number[]>) => {
+/** One flow on a variant of the pool; a variant that ran out of stock is dropped and the flow retried. */
+const flow = async (server: Server, pool: string[], samples: Record<Call, number[]>): Promise<void> => {
+  for (;;) {
+    const variantId = pool[Math.floor(Math.random() * pool.length)];
+    if (!variantId) throw new Error("every demo variant in the pool ran out of stock");
+    if (await flowOn(server, variantId, samples)) return;
+    pool.splice(pool.indexOf(variantId), 1);
+  }
+};
+
+const flowOn = async (server: Server, variantId: string, samples: Record<Call, number[]>) => {
   const base = `${server.baseUrl}/s/${STORE}/checkout-sessions`;
   const created = await timed(samples.create, () =>
     fetch(base, {
@@ -155,23 +195,52 @@ const flow = async (server: Server, variantId: string, samples: Record<Call, num
     }),
   );
   if (updated.status !== "ready_for_complete") {
-    throw new Error(`update left blockers: ${JSON.stringify(updated.messages)}`);
+    const messages = JSON.stringify(updated.messages);
+    if (/out_of_stock|item_unavailable/.test(messages)) return false;
+    throw new Error(`update left blockers: ${messages}`);
   }
-  await timed(samples.get, () => fetch(`${base}/${id}`, { headers: headers(server, false) }));
+  const read = await timed(samples.get, () => fetch(`${base}/${id}`, { headers: headers(server, false) }));
+  const mandate = await signCheckoutMandate(mandateTerms(read as MandateCheckout, STORE), {
+    privateJwk: agentKeys.privateJwk,
+    kid: agentKeys.kid,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const completed = await timed(samples.complete, () =>
+    fetch(`${base}/${id}/complete`, {
+      method: "POST",
+      headers: headers(server, true),
+      body: JSON.stringify({
+        payment: {
+          instruments: [
+            {
+              handler_id: "svc.card",
+              selected: true,
+              credential: { type: "stripe_token", token: "pm_card_visa" },
+            },
+          ],
+        },
+        ap2: { checkout_mandate: mandate },
+      }),
+    }),
+  );
+  if (completed.status !== "completed") {
+    throw new Error(`completion did not complete: ${JSON.stringify(completed).slice(0, 500)}`);
+  }
+  return true;
 };
 
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-const runLevel = async (server: Server, variantId: string, concurrency: number) => {
-  const samples: Record<Call, number[]> = { create: [], update: [], get: [] };
+const runLevel = async (server: Server, pool: string[], concurrency: number) => {
+  const samples: Record<Call, number[]> = { create: [], update: [], get: [], complete: [] };
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < flowsPerLevel) {
         next++;
-        await flow(server, variantId, samples);
+        await flow(server, pool, samples);
       }
     }),
   );
@@ -195,14 +264,15 @@ const bench = async (label: string, databaseUrl?: string) => {
   console.log(`\n=== ${label} ===`);
   const server = await startServer(label, databaseUrl, buildNext);
   buildNext = false; // one build serves both databases
+  const stopProfile = await serveAgentProfile(server);
   try {
-    const variantId = await pickVariant(server);
+    const pool = await pickVariants(server);
     // warm-up: compile routes, fill caches (agent profile, prepared statements)
-    const warm = { create: [], update: [], get: [] } as Record<Call, number[]>;
-    for (let i = 0; i < 5; i++) await flow(server, variantId, warm);
+    const warm = { create: [], update: [], get: [], complete: [] } as Record<Call, number[]>;
+    for (let i = 0; i < 5; i++) await flow(server, pool, warm);
     console.log("call     conc     n    ops/s    p50 ms   p95 ms");
     for (const concurrency of CONCURRENCY) {
-      const rows = await runLevel(server, variantId, concurrency).catch((error: unknown) => {
+      const rows = await runLevel(server, pool, concurrency).catch((error: unknown) => {
         console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
         throw error;
       });
@@ -215,6 +285,7 @@ const bench = async (label: string, databaseUrl?: string) => {
       }
     }
   } finally {
+    stopProfile();
     await server.stop();
   }
 };
@@ -222,7 +293,7 @@ const bench = async (label: string, databaseUrl?: string) => {
 let postgres: PostgresServer | undefined;
 try {
   console.log(
-    `Checkout bench: ${flowsPerLevel} flows per concurrency level (create → update → get), store ${STORE}`,
+    `Checkout bench: ${flowsPerLevel} flows per concurrency level (create → update → get → complete), store ${STORE}`,
   );
   if (dbChoice !== "postgres") await bench("PGlite (embedded)");
   if (dbChoice !== "pglite") {

@@ -16,7 +16,17 @@ export type ProfileServer = {
 };
 
 export type ProfileName =
-  "ok" | "signed" | "cached" | "newer" | "malformed" | "no-version" | "redirect" | "error" | "big" | "slow";
+  | "ok"
+  | "signed"
+  | "ap2"
+  | "cached"
+  | "newer"
+  | "malformed"
+  | "no-version"
+  | "redirect"
+  | "error"
+  | "big"
+  | "slow";
 
 const makeAgentKey = () => {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -44,6 +54,19 @@ const start = async (): Promise<ProfileServer> => {
     const routes: Record<string, () => { status: number; headers: Record<string, string>; body: string }> = {
       ok: () => json(buildExampleAgentProfile(base)),
       signed: () => json({ ...buildExampleAgentProfile(base), signing_keys: [agentKey.publicJwk] }),
+      // issue #5: negotiates the AP2 mandate extension (and publishes the mandate key)
+      ap2: () => {
+        const profile = buildExampleAgentProfile(base);
+        const capabilities = {
+          ...profile.ucp.capabilities,
+          "dev.ucp.shopping.ap2_mandate": [{ version: profile.ucp.version }],
+        };
+        return json({
+          ...profile,
+          ucp: { ...profile.ucp, capabilities },
+          signing_keys: [agentKey.publicJwk],
+        });
+      },
       cached: () => json(buildExampleAgentProfile(base), "max-age=5"),
       newer: () => json(buildExampleAgentProfile(base, "2099-01-01")),
       malformed: () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{not json" }),

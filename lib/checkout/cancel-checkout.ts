@@ -3,6 +3,7 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation } from "@/lib/http/operation";
+import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { CheckoutIdInputSchema } from "./schemas";
@@ -36,7 +37,10 @@ export const cancelCheckout = defineOperation({
         data: { status: "canceled", version: { increment: 1 } },
       });
       // a concurrent update moved the version: read again (a completion meanwhile makes it not modifiable)
-      if (count === 1) return { body: await renderCheckout(db, ctx, { ...session, status: "canceled" }) };
+      if (count === 1) {
+        const body = await renderCheckout(db, ctx, { ...session, status: "canceled" });
+        return { body: await withMerchantAuthorization(ctx, body) };
+      }
     }
     throw new AppError("conflict", `Checkout ${input.id} kept changing while canceling; retry the cancel`);
   },

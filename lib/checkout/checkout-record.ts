@@ -98,8 +98,31 @@ export const renderCheckout = async (db: Db, ctx: OperationContext, session: Che
       baseUrl: ctx.baseUrl,
       ucpVersion: ctx.ucpVersion,
       order: order ? { id: order.id, permalinkUrl: orderPermalink(store, ctx.baseUrl, order.id) } : null,
+      escalation: await escalationOf(db, store, ctx.baseUrl, session),
     },
   );
+};
+
+/** issue #5: the hosted payment link of a session in requires_escalation (dropped once it is terminal). */
+export const continueUrlOf = (store: { slug: string }, baseUrl: string, token: string): string =>
+  `${baseUrl}/s/${store.slug}/pay/${token}`;
+
+const escalationOf = async (
+  db: Db,
+  store: { slug: string },
+  baseUrl: string,
+  session: Pick<CheckoutRecord, "id" | "status" | "continueToken">,
+) => {
+  if (session.status !== "requires_escalation" || !session.continueToken) return null;
+  const payment = await db.cardPayment.findUnique({ where: { checkoutId: session.id } });
+  const threeDs = payment?.status === "requires_action";
+  return {
+    continueUrl: continueUrlOf(store, baseUrl, session.continueToken),
+    code: threeDs ? "requires_3ds" : "payment_required",
+    content: threeDs
+      ? "The card needs 3-D Secure authentication: send the buyer to continue_url to finish the payment"
+      : "No card credential was sent: send the buyer to continue_url to enter a card",
+  };
 };
 
 export type LineRow = {

@@ -4,6 +4,7 @@ import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/http/operation";
+import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";
 import { CHECKOUT_TTL_MS, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
@@ -70,7 +71,8 @@ export const createCheckout = defineOperation({
         select: { id: true },
       });
       if (existing) {
-        return { body: await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, existing.id)) };
+        const body = await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, existing.id));
+        return { body: await withMerchantAuthorization(ctx, body) };
       }
     }
     const fromCart = input.cart_id ? await cartLinesOrThrow(db, ctx, input.cart_id) : null;
@@ -142,6 +144,6 @@ export const createCheckout = defineOperation({
       ucpVersion: ctx.ucpVersion,
       order: null,
     });
-    return { body, status: 201 };
+    return { body: await withMerchantAuthorization(ctx, body), status: 201 };
   },
 });

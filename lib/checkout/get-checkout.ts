@@ -2,6 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { defineOperation } from "@/lib/http/operation";
+import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { CheckoutIdInputSchema } from "./schemas";
@@ -22,6 +23,7 @@ export const getCheckout = defineOperation({
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
   run: async (ctx, input) => {
     const db = await getDb();
-    return { body: await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, input.id)) };
+    const body = await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, input.id));
+    return { body: await withMerchantAuthorization(ctx, body) };
   },
 });

@@ -143,6 +143,32 @@ export const UpdateCheckoutInputSchema = CommonFieldsSchema.extend({
 
 export const CheckoutIdInputSchema = z.object({ id: ID });
 
+/** issue #5: complete_checkout. The instrument may carry its credential (token_credential.json); never echoed. */
+export const CompleteCheckoutInputSchema = z.object({
+  id: ID,
+  payment: z
+    .object({
+      instruments: z
+        .array(
+          z.object({
+            id: ID.optional(),
+            handler_id: ID,
+            type: z.string().min(1).max(50).optional(),
+            selected: z.boolean().optional(),
+            credential: z
+              .object({ type: z.string().min(1).max(50), token: z.string().min(1).max(500) })
+              .optional(),
+          }),
+        )
+        .max(5),
+    })
+    .optional(),
+  ap2: z.object({ checkout_mandate: z.string().min(1).max(16_384).optional() }).optional(),
+  signals: z.record(z.string(), z.unknown()).optional(),
+  attribution: z.record(z.string(), z.string()).optional(),
+});
+export type CompleteCheckoutInput = z.infer<typeof CompleteCheckoutInputSchema>;
+
 export type BuyerInput = z.infer<typeof BuyerInputSchema>;
 export type PostalAddressInput = z.infer<typeof PostalAddressInputSchema>;
 export type FulfillmentInput = z.infer<typeof FulfillmentInputSchema>;

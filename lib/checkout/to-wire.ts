@@ -29,6 +29,8 @@ export type CheckoutWireContext = {
   baseUrl: string;
   ucpVersion: string;
   order: { id: string; permalinkUrl: string } | null;
+  /** issue #5: a session in requires_escalation carries the hosted payment link and the buyer-input message. */
+  escalation?: { continueUrl: string; code: string; content: string } | null;
 };
 
 export type CheckoutWireSession = Pick<
@@ -45,7 +47,7 @@ export type CheckoutWireSession = Pick<
 export const checkoutToWire = (
   session: CheckoutWireSession,
   priced: PricedCheckout,
-  { store, baseUrl, ucpVersion, order }: CheckoutWireContext,
+  { store, baseUrl, ucpVersion, order, escalation = null }: CheckoutWireContext,
 ) => {
   const lineIds = priced.lines.map((l) => l.id);
   const { destination, selectedOptionId } = readFulfillmentState(session.fulfillment);
@@ -108,8 +110,20 @@ export const checkoutToWire = (
     discounts: { codes: priced.discounts.codes, applied: priced.discounts.applied },
     payment: { instruments: session.paymentInstruments },
     totals: priced.totals,
-    messages: priced.messages,
+    messages: escalation
+      ? [
+          ...priced.messages,
+          {
+            type: "error" as const,
+            code: escalation.code,
+            content: escalation.content,
+            severity: "requires_buyer_input" as const,
+            path: "$.payment",
+          },
+        ]
+      : priced.messages,
     links: [],
+    ...(escalation ? { continue_url: escalation.continueUrl } : {}),
     expires_at: session.expiresAt.toISOString(),
     ...(session.notes !== null ? { notes: session.notes } : {}),
     ...(session.cartId ? { cart_id: session.cartId } : {}),

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf } from "@/lib/http/operation";
+import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";
 import { draftOf, loadCheckoutOrThrow, sameLines, saveCheckout, VersionConflict } from "./checkout-record";
@@ -88,7 +89,7 @@ export const updateCheckout = defineOperation({
         priced,
         { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion, order: null },
       );
-      return { body };
+      return { body: await withMerchantAuthorization(ctx, body) };
     }
     throw new AppError("conflict", `Checkout ${input.id} is being updated concurrently; retry the update`);
   },

@@ -220,6 +220,29 @@ export const ERROR_CODES = {
   mandate_expired: business("seed", "Mint a fresh checkout mandate."),
   /** Thrown by verifyCheckoutMandate: mandate bound to another store or checkout (seed §7). */
   mandate_scope_mismatch: business("seed", "Bind the mandate to this store slug and checkout."),
+  // ── issue #5: card completion and AP2 checkout mandates ──────────────────────────────
+  /** Thrown by verifyCheckoutMandate: a card completion without ap2.checkout_mandate (UCP AP2 error code). */
+  mandate_required: business("ucp", "Send ap2.checkout_mandate: a detached ES256 JWS over mandateTerms()."),
+  /** Thrown by verifyCheckoutMandate: malformed JWS, wrong alg or a signature over other terms (UCP AP2). */
+  mandate_invalid_signature: business(
+    "ucp",
+    "Re-read the checkout, sign the JCS of mandateTerms(checkout, slug) with ES256 and send <h>..<sig>.",
+  ),
+  /** Thrown by verifyCheckoutMandate: the mandate's kid is not in the agent profile's signing_keys (UCP AP2). */
+  agent_missing_key: business("ucp", "Publish the mandate's signing key (kid) in your agent profile."),
+  /** Thrown by selectRail: handler_id is not an inner rail id we offer (a registry key such as sh.svc.card too). */
+  unknown_payment_handler: business(
+    "ours",
+    "Use an inner handler id from ucp.payment_handlers (svc.card / svc.crypto), not the registry key.",
+  ),
+  /** Thrown by selectRail: more than one instrument is marked selected. */
+  multiple_payment_selections: business("ours", "Mark exactly one payment instrument selected: true."),
+  /** Thrown by completeCheckout: svc.crypto completion is a later issue (use the card rail for now). */
+  rail_not_available: business("ours", "This rail cannot complete checkouts yet: use svc.card."),
+  /** Thrown by the card rail: the card was declined; the session stays open for another attempt. */
+  payment_declined: business("ours", "Ask the buyer for another card and complete again."),
+  /** Thrown by the card rail: the payment provider could not be reached or failed (nothing was charged). */
+  payment_provider_error: business("ours", "Retry the completion with the same idempotency key shortly."),
   /** Thrown by crypto prepare: the wallet cannot cover the total (seed §7). */
   insufficient_funds: business("seed", "The wallet balance does not cover the total."),
   /** Thrown by crypto prepare: coin not in the store's accepted coins (seed §7). */

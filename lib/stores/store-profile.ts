@@ -23,6 +23,8 @@ export const STORE_CAPABILITIES: readonly CapabilityName[] = [
   "dev.ucp.shopping.buyer_consent",
   "dev.ucp.shopping.order",
   "dev.ucp.shopping.catalog.search",
+  // issue #5: AP2 mandates (checkout_mandate verified at completion; merchant_authorization when negotiated)
+  "dev.ucp.shopping.ap2_mandate",
 ];
 
 /** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */

@@ -39,5 +39,6 @@ test("GET /s/:slug/.well-known/ucp lists checkout, its extensions with extends, 
     "dev.ucp.shopping.checkout",
     "dev.ucp.shopping.cart",
   ]);
-  assert.equal(caps["dev.ucp.shopping.ap2_mandate"], undefined, "AP2 is issue #5's to advertise");
+  // issue #5 advertises AP2 mandates (an extension of checkout)
+  assert.equal(extendsOf("dev.ucp.shopping.ap2_mandate"), "dev.ucp.shopping.checkout");
 });

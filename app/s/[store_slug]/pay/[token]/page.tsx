@@ -1,0 +1,41 @@
+import type { Metadata } from "next";
+
+import { PaymentView } from "@/components/payment/payment-view";
+import { getPaymentPage } from "@/lib/checkout/hosted-payment";
+
+// The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3).
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Payment — Agent Commerce Service", robots: { index: false } };
+
+type Props = {
+  params: Promise<{ store_slug: string; token: string }>;
+  searchParams: Promise<{ result?: string }>;
+};
+
+export default async function PaymentPageRoute({ params, searchParams }: Props) {
+  const { store_slug, token } = await params;
+  const { result } = await searchParams;
+  const page = await getPaymentPage(store_slug, token);
+  if (!page) {
+    return (
+      <main>
+        <h1>{result === "paid" ? "Payment received" : "Payment link"}</h1>
+        <p role="status" data-testid="pay-gone">
+          {result === "paid"
+            ? "Thank you: your order is placed. This payment link is no longer active."
+            : "This payment link is no longer active: the checkout is completed, canceled or unknown."}
+        </p>
+      </main>
+    );
+  }
+  return (
+    <main>
+      <PaymentView
+        page={page}
+        action={`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}/submit`}
+        notice={result ?? null}
+      />
+    </main>
+  );
+}

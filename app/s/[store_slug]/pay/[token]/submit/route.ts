@@ -1,0 +1,26 @@
+import { payHostedCheckout, type PaymentAction } from "@/lib/checkout/hosted-payment";
+import { getBaseUrl } from "@/lib/config/env";
+
+export const dynamic = "force-dynamic";
+
+// The hosted payment page's form target (issue #5 §3): runs the buyer's step, then 303 back to the page.
+type Params = { params: Promise<{ store_slug: string; token: string }> };
+
+export async function POST(request: Request, { params }: Params) {
+  const { store_slug, token } = await params;
+  const form = await request.formData().catch(() => null);
+  const action = form?.get("action");
+  const paymentMethod = form?.get("payment_method");
+  const step: PaymentAction | null =
+    action === "approve" || action === "fail"
+      ? { action }
+      : action === "card" &&
+          typeof paymentMethod === "string" &&
+          /^pm_[A-Za-z0-9_]{1,100}$/.test(paymentMethod)
+        ? { action: "card", paymentMethod }
+        : null;
+  const page = `${getBaseUrl()}/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}`;
+  if (!step) return Response.redirect(`${page}?result=invalid`, 303);
+  const result = await payHostedCheckout(store_slug, token, step);
+  return Response.redirect(`${page}?result=${result}`, 303);
+}

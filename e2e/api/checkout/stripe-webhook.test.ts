@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, test } from "node:test";
+
+import type { JWK } from "jose";
+import Stripe from "stripe";
+
+import { getDb } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
+import { mandateTerms } from "@/lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
+import {
+  answerSandboxChallenge,
+  SANDBOX_SECRET_KEY,
+  stripeSandbox,
+} from "@/lib/payments/card/stripe-sandbox";
+import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/stripe-webhook";
+
+import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { profileServer } from "../../helpers/agent-profile-server";
+import { callApp, readJson, rest } from "../../helpers/app-client";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import { BUYER, SEED_ADDRESS, type Checkout } from "./helpers";
+
+// Inbound Stripe webhooks (issue #5): signature checked with the SDK's constructEvent before anything else,
+// payment_intent.succeeded finishes the order of a charge that succeeded outside a completion call, each event
+// id handled once. Events are signed here with the SDK's own test-header helper and the sandbox secret.
+
+let store: Store;
+let key: string;
+let signedProfile: string;
+let agentKey: { kid: string; privateJwk: JWK };
+let sock: { id: string };
+const stripe = new Stripe(SANDBOX_SECRET_KEY);
+
+before(async () => {
+  await prepareTestDatabase();
+  const profiles = await profileServer();
+  signedProfile = profiles.url("signed");
+  agentKey = profiles.agentKey as never;
+  store = await seedStore();
+  sock = (await seedProduct(store, { variants: [{ priceMinor: 800, inventory: 10 }] })).variants[0]!;
+  await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 0 }]);
+  key = (await seedPlatformKey(["purchase:complete"])).key;
+});
+after(closeTestDatabase);
+
+const headers = () => ({
+  "x-api-key": key,
+  "ucp-agent": `profile="${signedProfile}"`,
+  "idempotency-key": randomUUID(),
+});
+
+const send = async (payload: string, signature: string | null) =>
+  readJson<{ received?: boolean; duplicate?: boolean; error?: string }>(
+    await callApp("POST", `/s/${store.slug}/stripe/webhook`, {
+      headers: {
+        "content-type": "application/json",
+        ...(signature ? { "stripe-signature": signature } : {}),
+      },
+      rawBody: payload,
+    }),
+  );
+
+const eventFor = (type: string, object: unknown, id = `evt_${randomUUID().replaceAll("-", "")}`) =>
+  JSON.stringify({ id, object: "event", type, api_version: "2026-01-28", created: 1, data: { object } });
+
+const sign = (payload: string, secret = SANDBOX_WEBHOOK_SECRET) =>
+  stripe.webhooks.generateTestHeaderString({ payload, secret });
+
+test("bad or missing signatures are refused before anything is read; nothing changes", async () => {
+  const payload = eventFor("payment_intent.succeeded", { id: "pi_x", object: "payment_intent" });
+  assert.equal((await send(payload, null)).status, 400);
+  assert.equal((await send(payload, sign(payload, "whsec_other"))).status, 400);
+  assert.equal((await send(`${payload} `, sign(payload))).status, 400, "body changed after signing");
+  assert.equal(await (await getDb()).stripeWebhookEvent.count(), 0);
+});
+
+test("payment_intent.succeeded after 3-DS outside the API places the order once; a repeat is a duplicate", async () => {
+  const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
+    headers: headers(),
+    body: {
+      line_items: [{ item: { id: sock.id }, quantity: 1 }],
+      buyer: BUYER,
+      shipping_address: SEED_ADDRESS,
+      shipping_method_id: "standard",
+    },
+  });
+  const c = created.body;
+  const mandate = await signCheckoutMandate(mandateTerms(c, store.slug), {
+    privateJwk: agentKey.privateJwk,
+    kid: agentKey.kid,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const escalated = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions/${c.id}/complete`, {
+    headers: headers(),
+    body: {
+      payment: {
+        instruments: [
+          {
+            handler_id: "svc.card",
+            selected: true,
+            credential: { type: "stripe_token", token: "pm_card_threeDSecure2Required" },
+          },
+        ],
+      },
+      ap2: { checkout_mandate: mandate },
+    },
+  });
+  assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+  const pi = (await stripeSandbox()).paymentIntents().find((p) => p.metadata.checkout_id === c.id)!;
+  await answerSandboxChallenge(pi.id, true);
+  const succeeded = (await stripeSandbox()).paymentIntents().find((p) => p.id === pi.id)!;
+  assert.equal(succeeded.status, "succeeded");
+
+  const ignored = eventFor("charge.refunded", { id: "ch_1", object: "charge" });
+  assert.deepEqual((await send(ignored, sign(ignored))).body, { received: true });
+
+  const payload = eventFor("payment_intent.succeeded", succeeded);
+  const first = await send(payload, sign(payload));
+  assert.equal(first.status, 200, first.text);
+  assert.deepEqual(first.body, { received: true });
+  const read = await rest<Checkout>("GET", `/s/${store.slug}/checkout-sessions/${c.id}`, {
+    headers: { "x-api-key": key },
+  });
+  assert.equal(read.body.status, "completed");
+  assert.ok(read.body.order?.id);
+  const again = await send(payload, sign(payload));
+  assert.deepEqual(again.body, { received: true, duplicate: true });
+  // the same outcome in a new event (Stripe may send several) still gives one order
+  const other = eventFor("payment_intent.succeeded", succeeded);
+  assert.equal((await send(other, sign(other))).status, 200);
+  const db = await getDb();
+  assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
+  assert.equal((await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } })).paymentRef, pi.id);
+});
+
+test("live store: set-stripe-keys validates and stores the webhook secret the route then verifies with", async () => {
+  const { setStripeKeys } = await import("@/lib/stores/set-stripe-keys");
+  const live = await seedStore({ mode: "live" });
+  await assert.rejects(setStripeKeys(live.slug, { webhookSecret: "nope" }), /whsec_/);
+  await assert.rejects(setStripeKeys(live.slug, { secretKey: "pk_live_abcdefgh" }), /sk_live_/);
+  const payload = eventFor("charge.refunded", { id: "ch_2", object: "charge" });
+  const post = async () =>
+    (
+      await callApp("POST", `/s/${live.slug}/stripe/webhook`, {
+        headers: {
+          "content-type": "application/json",
+          "stripe-signature": sign(payload, "whsec_livesecret123"),
+        },
+        rawBody: payload,
+      })
+    ).status;
+  assert.equal(await post(), 400, "no secret configured yet");
+  await setStripeKeys(live.slug, { secretKey: "sk_live_abcdefgh12", webhookSecret: "whsec_livesecret123" });
+  assert.equal(await post(), 200);
+});

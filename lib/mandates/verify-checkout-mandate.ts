@@ -1,0 +1,101 @@
+import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
+
+import { AppError } from "@/lib/http/errors";
+
+import { mandatePayload, type MandateTerms } from "./mandate-terms";
+
+// Verification of `ap2.checkout_mandate` exactly as DECISIONS.md B5: an ES256 compact JWS with a detached
+// payload `<b64url(header)>..<b64url(signature)>`; protected header alg/kid/exp/merchant/checkout_id; payload =
+// JCS of the mandate terms of the live, re-priced checkout. The signing key is found by `kid` in the agent
+// profile's `signing_keys` (the caller fetches the profile through the guarded, cached fetcher).
+
+const DETACHED = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/;
+const PATH = "$.ap2.checkout_mandate";
+
+export type MandateHeader = { alg: "ES256"; kid: string; exp: number; merchant: string; checkout_id: string };
+
+const invalid = (why: string) =>
+  new AppError("mandate_invalid_signature", `Checkout mandate ${why}`, { path: PATH });
+
+const readHeader = (jws: string): Record<string, unknown> => {
+  try {
+    return decodeProtectedHeader(jws) as Record<string, unknown>;
+  } catch {
+    throw invalid("has an unreadable protected header");
+  }
+};
+
+/**
+ * Verifies a checkout mandate against the live terms. Order: shape, header claims (alg, exp, merchant,
+ * checkout_id), key lookup, then the signature over the JCS terms (so a stale price fails the signature).
+ * @throws AppError mandate_required, mandate_invalid_signature, mandate_expired, mandate_scope_mismatch,
+ *   agent_missing_key
+ */
+export const verifyCheckoutMandate = async (
+  mandate: string | undefined,
+  {
+    terms,
+    signingKeys,
+    now,
+  }: { terms: MandateTerms; signingKeys: readonly Record<string, unknown>[]; now: Date },
+): Promise<MandateHeader> => {
+  if (!mandate) {
+    throw new AppError(
+      "mandate_required",
+      "Card completion needs ap2.checkout_mandate: a detached ES256 JWS over the checkout's mandate terms",
+      { path: PATH },
+    );
+  }
+  const match = DETACHED.exec(mandate);
+  if (!match) throw invalid("must be a detached compact JWS: <b64url(header)>..<b64url(signature)>");
+  const header = readHeader(mandate);
+  if (header.alg !== "ES256") throw invalid(`must use alg ES256 (got ${String(header.alg)})`);
+  if (typeof header.kid !== "string" || header.kid === "") throw invalid("header has no kid");
+  if (typeof header.exp !== "number" || !Number.isFinite(header.exp)) {
+    throw new AppError("mandate_expired", "Checkout mandate header has no numeric exp", { path: PATH });
+  }
+  if (header.exp * 1000 <= now.getTime()) {
+    throw new AppError(
+      "mandate_expired",
+      `Checkout mandate expired at ${new Date(header.exp * 1000).toISOString()}`,
+      { path: PATH },
+    );
+  }
+  if (header.merchant !== terms.merchant) {
+    throw new AppError(
+      "mandate_scope_mismatch",
+      `Checkout mandate is for merchant "${String(header.merchant)}", not "${terms.merchant}"`,
+      { path: PATH },
+    );
+  }
+  if (header.checkout_id !== terms.checkout_id) {
+    throw new AppError(
+      "mandate_scope_mismatch",
+      `Checkout mandate is for checkout "${String(header.checkout_id)}", not "${terms.checkout_id}"`,
+      { path: PATH },
+    );
+  }
+  const jwk = signingKeys.find((k) => k.kid === header.kid);
+  if (!jwk) {
+    throw new AppError(
+      "agent_missing_key",
+      `Key "${header.kid}" is not in the agent profile's signing_keys`,
+      { path: PATH },
+    );
+  }
+  let key;
+  try {
+    key = await importJWK({ ...(jwk as JWK), alg: "ES256" }, "ES256");
+  } catch {
+    throw invalid(`key "${header.kid}" in the agent profile is not a usable P-256 key`);
+  }
+  const payload = Buffer.from(mandatePayload(terms)).toString("base64url");
+  try {
+    await compactVerify(`${match[1]}.${payload}.${match[2]}`, key, { algorithms: ["ES256"] });
+  } catch {
+    throw invalid(
+      "signature does not verify over this checkout's current terms (prices or lines changed: re-read and re-sign)",
+    );
+  }
+  return header as MandateHeader;
+};

@@ -1,0 +1,37 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/http/errors";
+
+import { getStoreOrThrow } from "./get-store-or-throw";
+
+// Operator command (admin set-stripe-keys, issue #5): a live store's Stripe secret key (card charges) and the
+// signing secret of its Stripe webhook endpoint (/s/<slug>/stripe/webhook). Test stores use the sandbox PSP.
+
+const SECRET_KEY = /^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$/;
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=]{8,}$/;
+
+/** Sets whichever of the two is given ("" clears it). @throws AppError store_not_found, invalid_request */
+export const setStripeKeys = async (
+  slug: string,
+  { secretKey, webhookSecret }: { secretKey?: string; webhookSecret?: string },
+): Promise<void> => {
+  const store = await getStoreOrThrow(slug);
+  if (secretKey === undefined && webhookSecret === undefined) {
+    throw new AppError("invalid_request", "Give --secret-key and/or --webhook-secret");
+  }
+  if (secretKey && !SECRET_KEY.test(secretKey)) {
+    throw new AppError("invalid_request", "The Stripe secret key must look like sk_live_… (or rk_live_…)");
+  }
+  if (webhookSecret && !WEBHOOK_SECRET.test(webhookSecret)) {
+    throw new AppError("invalid_request", "The Stripe webhook signing secret must look like whsec_…");
+  }
+  const db = await getDb();
+  await db.store.update({
+    where: { id: store.id },
+    data: {
+      ...(secretKey !== undefined ? { stripeSecretKey: secretKey || null } : {}),
+      ...(webhookSecret !== undefined ? { stripeWebhookSecret: webhookSecret || null } : {}),
+    },
+  });
+};
