@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { allowsPrivateFor } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
 import type { Store } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/http/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/http/operation";
@@ -229,7 +230,7 @@ export const completeCheckout = defineOperation({
         throw error;
       }
       // fault injection for the crash test: die after the provider charged, before we recorded the PaymentIntent
-      if (process.env.ACS_FAULT === "crash-after-provider" && outcome.kind === "succeeded") process.exit(137);
+      if (getEnv().ACS_FAULT === "crash-after-provider" && outcome.kind === "succeeded") process.exit(137);
       await db.cardPayment.updateMany({
         where: { checkoutId: session.id, attempt: payment.attempt },
         data: {
@@ -240,7 +241,7 @@ export const completeCheckout = defineOperation({
       });
       if (outcome.kind === "succeeded") {
         // fault injection for the crash test (scripts/crash-test-card.ts): die after the charge, before the order
-        if (process.env.ACS_FAULT === "crash-after-charge") process.exit(137);
+        if (getEnv().ACS_FAULT === "crash-after-charge") process.exit(137);
         try {
           await placeOrder(db, {
             checkoutId: session.id,

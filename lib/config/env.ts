@@ -40,6 +40,11 @@ const EnvSchema = z.object({
    */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
   /**
+   * Fault injection for `npm run test:crash:card` only: the process exits right after the provider charged
+   * (`crash-after-provider`) or right after the charge was recorded (`crash-after-charge`). Unset: no effect.
+   */
+  ACS_FAULT: z.enum(["crash-after-provider", "crash-after-charge"]).optional(),
+  /**
    * Buyer identity test mode (issue #6): the sandbox wallet on the sign-in page, and CIMD client ids on loopback
    * http / private addresses. Default: on, except in production on PostgreSQL (NODE_ENV=production with
    * DATABASE_URL set) — so the embedded demo has it and a real deployment does not.
