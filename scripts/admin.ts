@@ -13,7 +13,10 @@ import { toAppError } from "@/lib/http/errors";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
+import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
+import { refundOrder } from "@/lib/orders/refund-order";
+import { settlePendingRefunds } from "@/lib/orders/settle-refund";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
@@ -56,6 +59,13 @@ Commands:
   fulfill-order --store <slug> --order <order id> [--type shipped|in_transit|delivered|…]
                 [--carrier <name>] [--tracking-number <n>] [--tracking-url <https URL>] [--description <text>]
                  Appends a fulfilment event (default shipped: every remaining unit); webhooks follow.
+  cancel-order --store <slug> --order <order id> [--reason <text>]
+                 Cancels an order with no shipped units: restocks it and pays everything back through its rail.
+  refund-order --store <slug> --order <order id> [--amount <minor units>] [--reason <text>]
+                 Refunds a paid order through its rail, in full (default) or in part; one refund at a time.
+  settle-refunds [--store <slug>]
+                 Retries refunds left pending by a provider outage or a crash (same idempotency key; the server's
+                 worker does this every minute).
   Card payments (issue #5):
   set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
                  A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
@@ -82,6 +92,8 @@ const run = async (argv: string[]): Promise<number> => {
       "tracking-number": { type: "string" },
       "tracking-url": { type: "string" },
       description: { type: "string" },
+      amount: { type: "string" },
+      reason: { type: "string" },
       json: { type: "boolean", default: false },
       "secret-key": { type: "string" },
       "webhook-secret": { type: "string" },
@@ -230,6 +242,35 @@ const run = async (argv: string[]): Promise<number> => {
         `Order ${order.id} is ${order.status}; ${order.fulfillmentEvents?.length ?? 0} fulfilment event(s)`,
       );
       return 0;
+    }
+    case "cancel-order":
+    case "refund-order": {
+      if (!values.store || !values.order) throw new Error("--store and --order are required");
+      if (values.amount !== undefined && !/^\d+$/.test(values.amount)) {
+        throw new Error("--amount must be a whole number of minor units (e.g. 1250 for 12.50)");
+      }
+      const order =
+        command === "cancel-order"
+          ? await cancelOrder(values.store, values.order, { reason: values.reason })
+          : await refundOrder(values.store, values.order, {
+              amount: values.amount === undefined ? undefined : Number(values.amount),
+              reason: values.reason,
+            });
+      const last = order.adjustments?.at(-1);
+      console.log(
+        `Order ${order.id} is ${order.status}; ${last?.type ?? "adjustment"} ${last?.id ?? ""} ${last?.status ?? ""}` +
+          (last?.refundMinor ? `, ${last.refundMinor} ${order.currency} minor units back to the buyer` : ""),
+      );
+      return 0;
+    }
+    case "settle-refunds": {
+      const store = values.store ? await getStoreOrThrow(values.store) : null;
+      const report = await settlePendingRefunds(store ? { storeId: store.id } : {});
+      for (const r of report) {
+        console.log(`${r.adjustmentId} (order ${r.orderId}): ${r.status}${r.error ? ` — ${r.error}` : ""}`);
+      }
+      console.log(`${report.length} pending refund(s) processed`);
+      return report.some((r) => r.error) ? 1 : 0;
     }
     case "redeliver-webhook":
     case "enable-webhook-endpoint": {

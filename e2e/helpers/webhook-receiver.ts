@@ -136,6 +136,7 @@ export const startWebhookReceiver = async (): Promise<WebhookReceiver> => {
  */
 export const servePlatformProfile = async (
   webhookUrl: string,
+  { signingKeys }: { signingKeys?: Record<string, unknown>[] } = {},
 ): Promise<{ url: string; close: () => void }> => {
   const profile = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" }).end(
@@ -146,6 +147,8 @@ export const servePlatformProfile = async (
             "dev.ucp.shopping.order": [{ version: "2026-04-08", config: { webhook_url: webhookUrl } }],
           },
         },
+        // the platform's AP2 mandate keys (card completion), when it completes checkouts
+        ...(signingKeys ? { signing_keys: signingKeys } : {}),
       }),
     );
   });

@@ -14,10 +14,9 @@ import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
 import { placeOrder } from "@/lib/orders/place-order";
-import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
-import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
+import type { ChargeOutcome } from "@/lib/payments/rail";
+import { railFor } from "@/lib/payments/rails";
 import { selectRail } from "@/lib/payments/select-rail";
-import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import {
   continueUrlOf,
@@ -40,9 +39,6 @@ import { checkoutToWire } from "./to-wire";
 // idempotent (one order). A decline opens the next attempt and leaves the session open.
 
 const MAX_ATTEMPTS = 8;
-
-/** The rail adapters by inner handler id (svc.crypto arrives with its own issue). */
-const RAILS: Partial<Record<string, PaymentRail>> = { [RAIL_HANDLER_IDS.card]: stripeCardRail };
 
 /**
  * The provider idempotency key of one payment attempt of a checkout, for one amount and one payment method
@@ -134,7 +130,7 @@ export const completeCheckout = defineOperation({
         );
       }
       const rail = selectRail(input.payment?.instruments ?? [], offeredHandlers(store));
-      const adapter = RAILS[rail.handlerId];
+      const adapter = railFor(rail.handlerId);
       if (!adapter) {
         throw new AppError(
           "rail_not_available",

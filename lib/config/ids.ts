@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   idempotency: "idem",
   orderEvent: "evt",
   fulfillmentEvent: "fev",
+  orderAdjustment: "adj",
   webhookEndpoint: "whe",
   webhookAttempt: "wha",
   shippingRate: "shr",

@@ -238,7 +238,7 @@ export const ERROR_CODES = {
   /** Thrown by selectRail: more than one instrument is marked selected. */
   multiple_payment_selections: business("ours", "Mark exactly one payment instrument selected: true."),
   /** Thrown by completeCheckout: svc.crypto completion is a later issue (use the card rail for now). */
-  rail_not_available: business("ours", "This rail cannot complete checkouts yet: use svc.card."),
+  rail_not_available: business("ours", "This rail cannot move money yet (complete, refund): use svc.card."),
   /** Thrown by the card rail: the card was declined; the session stays open for another attempt. */
   payment_declined: business("ours", "Ask the buyer for another card and complete again."),
   /** Thrown by the card rail: the payment provider could not be reached or failed (nothing was charged). */

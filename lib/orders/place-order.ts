@@ -23,7 +23,7 @@ export type PlaceOrderInput = {
   storeId: string;
   /** Inner handler id of the rail that paid ("svc.card" | "svc.crypto"). */
   handlerId: string;
-  /** Provider reference (PaymentIntent id, transaction digest). */
+  /** Provider reference (PaymentIntent id, transaction digest) of the payment; set → the order is placed paid. */
   paymentRef: string | null;
   now: Date;
 };
@@ -127,15 +127,29 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         },
         include: ORDER_INCLUDE,
       });
-      // issue #7: the order event commits with the order (transactional outbox); its payload is the snapshot
+      // issue #7: the order events commit with the order (transactional outbox); each payload is the snapshot
       const store = await tx.store.findUniqueOrThrow({ where: { id: input.storeId } });
+      const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
       await appendOrderEvent(tx, {
         storeId: input.storeId,
         orderId: order.id,
         kind: "order.placed",
-        payload: orderToWire(order, { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION }),
+        payload: orderToWire(order, wire),
       });
-      return order;
+      if (!input.paymentRef) return order;
+      // the rail charged before the order was placed: the order is paid at once (placed → paid, two events)
+      const paid = await tx.order.update({
+        where: { id: order.id },
+        data: { status: "paid" },
+        include: ORDER_INCLUDE,
+      });
+      await appendOrderEvent(tx, {
+        storeId: input.storeId,
+        orderId: order.id,
+        kind: "order.paid",
+        payload: orderToWire(paid, wire),
+      });
+      return paid;
     });
   } catch (error) {
     // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it

@@ -10,6 +10,7 @@ import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 // Order → UCP wire shape (order.json, CONTRACT §10): the full current-state snapshot. Line statuses are derived
 // from quantities (total 0 → removed, fulfilled = total → fulfilled, fulfilled > 0 → partial, else processing).
+// Money after the order (cancellations, refunds) shows as adjustments with negative totals.
 
 /** The order's permalink: its REST resource under the store endpoint (no merchant order page yet). */
 export const orderPermalink = (store: Pick<Store, "slug">, baseUrl: string, orderId: string): string =>
@@ -52,6 +53,7 @@ const adjustmentToWire = (a: OrderAdjustment) => ({
   type: a.type,
   occurred_at: a.occurredAt.toISOString(),
   status: a.status,
+  ...(a.lineItems ? { line_items: a.lineItems as { id: string; quantity: number }[] } : {}),
   totals: a.totals as { type: string; amount: number }[],
   ...(a.description ? { description: a.description } : {}),
 });
@@ -66,12 +68,17 @@ export const orderToWire = (
     return {
       id: l.id,
       item: { id: l.variantId, title: l.title, price: l.priceMinor },
-      quantity: { original: l.quantity, total: l.quantity, fulfilled: l.quantityFulfilled },
+      // a cancellation takes units off (total); totals stay what was bought, the refund is an adjustment
+      quantity: {
+        original: l.quantity,
+        total: l.quantity - l.quantityCanceled,
+        fulfilled: l.quantityFulfilled,
+      },
       totals: [
         { type: "subtotal", amount },
         { type: "total", amount },
       ],
-      status: lineStatus(l.quantity, l.quantityFulfilled),
+      status: lineStatus(l.quantity - l.quantityCanceled, l.quantityFulfilled),
     };
   });
   const { id: _destinationId, ...destination } = snapshot.destination ?? {};
@@ -82,17 +89,21 @@ export const orderToWire = (
     permalink_url: orderPermalink(store, baseUrl, order.id),
     line_items: lines,
     fulfillment: {
-      expectations: snapshot.destination
-        ? [
-            {
-              id: "exp_1",
-              line_items: lines.map((l) => ({ id: l.id, quantity: l.quantity.total })),
-              method_type: "shipping",
-              destination,
-              ...(snapshot.option ? { description: snapshot.option.title } : {}),
-            },
-          ]
-        : [],
+      // what is still to be delivered (lines a cancellation removed are no longer expected)
+      expectations:
+        snapshot.destination && lines.some((l) => l.quantity.total > 0)
+          ? [
+              {
+                id: "exp_1",
+                line_items: lines
+                  .filter((l) => l.quantity.total > 0)
+                  .map((l) => ({ id: l.id, quantity: l.quantity.total })),
+                method_type: "shipping",
+                destination,
+                ...(snapshot.option ? { description: snapshot.option.title } : {}),
+              },
+            ]
+          : [],
       events: (order.fulfillmentEvents ?? []).map(fulfillmentEventToWire),
     },
     ...(order.adjustments?.length ? { adjustments: order.adjustments.map(adjustmentToWire) } : {}),

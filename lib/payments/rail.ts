@@ -26,12 +26,22 @@ export type ChargeOutcome =
   | { kind: "requires_payment_method"; paymentRef: string }
   | { kind: "declined"; paymentRef: string | null; reason: string };
 
+export type RefundOutcome = { kind: "succeeded"; refundRef: string } | { kind: "refused"; reason: string };
+
 export type PaymentRail = {
   charge: (request: ChargeRequest) => Promise<ChargeOutcome>;
   /** The provider's current state of a payment (reconciliation, hosted page return, webhooks). */
   retrieve: (store: Store, paymentRef: string) => Promise<ChargeOutcome>;
-  /** Refunds a succeeded payment in full (the order could not be placed after the charge). */
-  refund: (store: Store, paymentRef: string, idempotencyKey: string) => Promise<void>;
+  /**
+   * Refunds a succeeded payment, in full or `amount` minor units of it. `refused` is the provider's definite no
+   * (already refunded, over the captured amount); a transient failure throws (retry with the same key).
+   */
+  refund: (
+    store: Store,
+    paymentRef: string,
+    idempotencyKey: string,
+    amount?: number,
+  ) => Promise<RefundOutcome>;
   /** Confirms an existing payment with a payment method the buyer entered on the hosted page. */
   confirm: (store: Store, paymentRef: string, token: string, returnUrl: string) => Promise<ChargeOutcome>;
 };

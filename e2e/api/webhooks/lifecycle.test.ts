@@ -11,6 +11,7 @@ import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
+import { completeCardOrder, newPlatformSigner, type PlatformSigner } from "../../helpers/paid-order";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
 import {
   servePlatformProfile,
@@ -20,7 +21,7 @@ import {
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS } from "../checkout/helpers";
 
-// Placing, shipping and delivering an order produces verified webhooks at both targets — the store's URL and
+// Placing and paying (the real card completion), shipping and delivering an order produces verified webhooks at both targets — the store's URL and
 // the webhook_url the platform declares in its profile — in order, each the full order snapshot (issue #7,
 // "Done when"), and get_order shows the same fulfilment facts.
 
@@ -38,13 +39,15 @@ let closeProfile: () => void;
 let store: Store;
 let variantId: string;
 let key: string;
+let signer: PlatformSigner;
 
 before(async () => {
   await prepareTestDatabase();
   receiver = await startWebhookReceiver();
   receiver.setMode("ok");
   // The platform's profile: its order capability declares where its webhooks go.
-  const profile = await servePlatformProfile(receiver.url("/platform"));
+  signer = newPlatformSigner();
+  const profile = await servePlatformProfile(receiver.url("/platform"), { signingKeys: [signer.publicJwk] });
   profileUrl = profile.url;
   closeProfile = profile.close;
 
@@ -55,7 +58,7 @@ before(async () => {
   receiver.trust({ ...(signingKey.publicJwk as JsonWebKey), kid: signingKey.kid });
   await seedShippingRates(store, [{ code: "standard", priceMinor: 500 }]);
   variantId = (await seedProduct(store, { variants: [{ priceMinor: 4200, inventory: 5 }] })).variants[0]!.id;
-  key = (await seedPlatformKey(["orders:read"])).key;
+  key = (await seedPlatformKey(["orders:read", "purchase:complete"])).key;
 });
 after(async () => {
   closeProfile();
@@ -72,25 +75,14 @@ const statusesAt = (path: string, orderId: string) =>
     });
 
 describe("order lifecycle webhooks", () => {
-  test("placed → shipped (carrier, tracking) → delivered: verified snapshots at both targets, in order", async () => {
-    const created = await rest<{ id: string; status: string }>("POST", `/s/${store.slug}/checkout-sessions`, {
-      headers: { "x-api-key": key, "idempotency-key": randomUUID(), "ucp-agent": `profile="${profileUrl}"` },
-      body: {
-        line_items: [{ item: { id: variantId }, quantity: 2 }],
-        buyer: BUYER,
-        shipping_address: SEED_ADDRESS,
-        shipping_method_id: "standard",
-      },
+  test("placed → paid (real card completion) → shipped (carrier, tracking) → delivered: verified snapshots at both targets, in order", async () => {
+    const { orderId } = await completeCardOrder(store, {
+      apiKey: key,
+      profileUrl,
+      signer,
+      lines: [{ variantId, quantity: 2 }],
     });
-    assert.equal(created.body.status, "ready_for_complete", created.text);
-    const db = await getDb();
-    const order = await placeOrder(db, {
-      checkoutId: created.body.id,
-      storeId: store.id,
-      handlerId: "svc.card",
-      paymentRef: "pi_test",
-      now: new Date(),
-    });
+    const order = { id: orderId };
     await webhookWorkerStep(new Date(), { storeId: store.id });
 
     await recordFulfillmentEvent(store.slug, order.id, {
@@ -100,9 +92,10 @@ describe("order lifecycle webhooks", () => {
       trackingUrl: "https://www.ups.com/track?tracknum=1Z999AA10123456784",
     });
     await recordFulfillmentEvent(store.slug, order.id, { type: "delivered" });
-    for (let i = 0; i < 3; i++) await webhookWorkerStep(new Date(), { storeId: store.id });
+    for (let i = 0; i < 4; i++) await webhookWorkerStep(new Date(), { storeId: store.id });
 
     const expected = [
+      ["processing", ""],
       ["processing", ""],
       ["fulfilled", "shipped"],
       ["fulfilled", "shipped,delivered"],
@@ -132,7 +125,11 @@ describe("order lifecycle webhooks", () => {
     });
     assert.deepEqual(
       feed.body.events.map((e) => e.type),
-      ["order.placed", "order.fulfilled", "order.delivered"],
+      ["order.placed", "order.paid", "order.fulfilled", "order.delivered"],
+    );
+    assert.equal(
+      (await (await getDb()).order.findUniqueOrThrow({ where: { id: order.id } })).status,
+      "delivered",
     );
   });
 

@@ -73,11 +73,21 @@ export const stripeCardRail: PaymentRail = {
       throw providerError(error);
     }
   },
-  refund: async (store, paymentRef, idempotencyKey) => {
+  refund: async (store, paymentRef, idempotencyKey, amount) => {
     const stripe = await clientFor(store);
     try {
-      await stripe.refunds.create({ payment_intent: paymentRef }, { idempotencyKey });
+      const refund = await stripe.refunds.create(
+        { payment_intent: paymentRef, ...(amount === undefined ? {} : { amount }) },
+        { idempotencyKey },
+      );
+      return refund.status === "failed" || refund.status === "canceled"
+        ? { kind: "refused", reason: refund.failure_reason ?? `refund ${refund.status}` }
+        : { kind: "succeeded", refundRef: refund.id };
     } catch (error) {
+      // Stripe's definite answers (already refunded, over the charge) are 4xx invalid-request errors; anything
+      // else (network, 5xx, rate limit) may be retried with the same key
+      if (error instanceof Stripe.errors.StripeInvalidRequestError)
+        return { kind: "refused", reason: error.message };
       throw providerError(error);
     }
   },

@@ -140,18 +140,29 @@ const start = async (): Promise<StripeSandbox> => {
       const pi = typeof params.payment_intent === "string" ? intents.get(params.payment_intent) : undefined;
       if (!pi)
         return error(400, "invalid_request_error", "No such payment_intent", { param: "payment_intent" });
-      if (pi.status !== "succeeded" || pi.amount_refunded > 0) {
+      if (pi.status !== "succeeded" || pi.amount_refunded >= pi.amount) {
         return error(400, "invalid_request_error", "This PaymentIntent cannot be refunded", {
           code: "charge_already_refunded",
         });
       }
-      pi.amount_refunded = pi.amount;
+      // Stripe: amount defaults to what is left; a partial refund may not exceed it
+      const left = pi.amount - pi.amount_refunded;
+      const amount = params.amount === undefined ? left : Number(params.amount);
+      if (!Number.isInteger(amount) || amount < 1 || amount > left) {
+        return error(
+          400,
+          "invalid_request_error",
+          `Refund amount (${String(params.amount)}) is greater than unrefunded amount on charge (${left})`,
+          { code: "amount_too_large", param: "amount" },
+        );
+      }
+      pi.amount_refunded += amount;
       return {
         status: 200,
         body: {
           id: `re_${randomBytes(12).toString("hex")}`,
           object: "refund",
-          amount: pi.amount,
+          amount,
           currency: pi.currency,
           payment_intent: pi.id,
           status: "succeeded",
