@@ -1,0 +1,322 @@
+// The admin CLI's commands (scripts/admin.ts is the process entry point). Each command is a thin adapter over one
+// lib/ operation; tests call runAdmin in-process, so the CLI surface is tested on both databases.
+import { parseArgs } from "node:util";
+
+import { Presets, SingleBar } from "cli-progress";
+
+import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
+import { createApiKey } from "@/lib/credentials/create-api-key";
+import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
+import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
+import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
+import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
+import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
+import { cancelOrder } from "@/lib/orders/cancel-order";
+import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
+import { refundOrder } from "@/lib/orders/refund-order";
+import { settlePendingRefunds } from "@/lib/orders/settle-refund";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
+import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
+import { listDeliveries } from "@/lib/webhooks/list-deliveries";
+import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
+import { webhookWorkerStep } from "@/lib/webhooks/worker";
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-api-key --name <name> [--permissions ${PLATFORM_PERMISSIONS.join(",")}]
+                 Creates a platform API key (X-API-Key) and prints it ONCE; only its hash is stored.
+  list-api-keys  Lists keys (id, name, prefix, permissions, revoked) — never the secrets.
+  revoke-api-key --id <key id>
+                 Revokes a key; requests with it then get 401 invalid_api_key.
+  purge-idempotency
+                 Deletes expired idempotency records (also done automatically while serving).
+  create-oauth-client --name <name> [--scopes ${PLATFORM_PERMISSIONS.join(",")}]
+                 Registers a confidential platform client for the client_credentials grant and prints its
+                 client_id and secret ONCE; only the secret's hash is stored.
+  list-oauth-clients
+                 Lists registered platform OAuth clients — never their secrets.
+  revoke-oauth-client --id <client id>
+                 Revokes a client; its tokens stop working at once.
+  purge-oauth    Deletes expired consent requests, authorization codes (a day after expiry) and refresh tokens.
+
+  Order webhooks (docs/webhooks.md):
+  set-webhook-url --store <slug> --url <https URL or "">
+                 Sets the store's webhook URL ("" disables webhooks); live stores need https and a public host.
+  webhook-log --store <slug> [--limit <n>] [--json]
+                 The delivery log: each Webhook-Id, its state and every attempt.
+  deliver-webhooks [--store <slug>]
+                 Runs one delivery step now (the server does this every second unless WEBHOOK_WORKER=off).
+  redeliver-webhook --store <slug> --id <webhook id>
+                 Sends a delivery again with a fresh retry schedule (same Webhook-Id and bytes).
+  enable-webhook-endpoint --store <slug> --id <endpoint id>
+                 Re-enables an endpoint disabled after sustained failure.
+
+  Orders (merchant):
+  fulfill-order --store <slug> --order <order id> [--type shipped|in_transit|delivered|…]
+                [--carrier <name>] [--tracking-number <n>] [--tracking-url <https URL>] [--description <text>]
+                 Appends a fulfilment event (default shipped: every remaining unit); webhooks follow.
+  cancel-order --store <slug> --order <order id> [--reason <text>]
+                 Cancels an order with no shipped units: restocks it and pays everything back through its rail.
+  refund-order --store <slug> --order <order id> [--amount <minor units>] [--reason <text>]
+                 Refunds a paid order through its rail, in full (default) or in part; one refund at a time.
+  settle-refunds [--store <slug>]
+                 Retries refunds left pending by a provider outage or a crash (same idempotency key; the server's
+                 worker does this every minute).
+  Card payments (issue #5):
+  set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
+                 A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
+                 sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook.
+  reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
+                 settings, every product document, then the outbox of changes made meanwhile.
+`;
+
+/** Runs one admin command; returns the process exit code (thrown errors are the caller's to print). */
+export const runAdmin = async (argv: string[]): Promise<number> => {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: "string" },
+      permissions: { type: "string" },
+      scopes: { type: "string" },
+      id: { type: "string" },
+      store: { type: "string" },
+      url: { type: "string" },
+      limit: { type: "string" },
+      order: { type: "string" },
+      type: { type: "string" },
+      carrier: { type: "string" },
+      "tracking-number": { type: "string" },
+      "tracking-url": { type: "string" },
+      description: { type: "string" },
+      amount: { type: "string" },
+      reason: { type: "string" },
+      json: { type: "boolean", default: false },
+      "secret-key": { type: "string" },
+      "webhook-secret": { type: "string" },
+    },
+    strict: true,
+  });
+  switch (command) {
+    case "create-api-key": {
+      const permissions = (values.permissions ?? "")
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const created = await createApiKey({ name: values.name ?? "", permissions: permissions as never[] });
+      if (values.json) {
+        console.log(
+          JSON.stringify({
+            id: created.id,
+            name: created.name,
+            permissions: created.permissions,
+            key: created.key,
+          }),
+        );
+      } else {
+        console.log(`Created platform key ${created.id} "${created.name}"`);
+        console.log(`Permissions: ${created.permissions.join(", ") || "(none)"}`);
+        console.log(`\n  X-API-Key: ${created.key}\n`);
+        console.log("Store it now: it is shown only once (only its SHA-256 hash is kept).");
+      }
+      return 0;
+    }
+    case "list-api-keys": {
+      const keys = await listApiKeys();
+      if (values.json) console.log(JSON.stringify(keys));
+      else if (keys.length === 0) console.log("No platform keys.");
+      else
+        console.table(
+          keys.map((k) => ({
+            id: k.id,
+            name: k.name,
+            prefix: `acs_${k.prefix}_…`,
+            permissions: k.permissions.join(","),
+            revoked: k.revokedAt ? k.revokedAt.toISOString() : "",
+          })),
+        );
+      return 0;
+    }
+    case "revoke-api-key": {
+      if (!values.id) throw new Error("--id is required");
+      const key = await revokeApiKey(values.id);
+      console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt?.toISOString()}`);
+      return 0;
+    }
+    case "purge-idempotency": {
+      console.log(`Deleted ${await purgeExpiredIdempotencyRecords()} expired idempotency records`);
+      return 0;
+    }
+    case "create-oauth-client": {
+      const scopes = (values.scopes ?? "")
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const created = await createOAuthClient({ name: values.name ?? "", scopes: scopes as never[] });
+      if (values.json) console.log(JSON.stringify(created));
+      else {
+        console.log(`Created OAuth client "${created.name}" (client_credentials)`);
+        console.log(`Scopes: ${created.scopes.join(" ") || "(none)"}`);
+        console.log(`\n  client_id:     ${created.clientId}\n  client_secret: ${created.clientSecret}\n`);
+        console.log("Store the secret now: it is shown only once (only its SHA-256 hash is kept).");
+      }
+      return 0;
+    }
+    case "list-oauth-clients": {
+      const clients = await listOAuthClients();
+      if (values.json) console.log(JSON.stringify(clients));
+      else if (clients.length === 0) console.log("No OAuth clients.");
+      else
+        console.table(
+          clients.map((c) => ({
+            client_id: c.clientId,
+            name: c.name,
+            scopes: c.scopes.join(" "),
+            revoked: c.revokedAt ? c.revokedAt.toISOString() : "",
+          })),
+        );
+      return 0;
+    }
+    case "revoke-oauth-client": {
+      if (!values.id) throw new Error("--id is required");
+      const client = await revokeOAuthClient(values.id);
+      console.log(`Revoked ${client.clientId} "${client.name}" at ${client.revokedAt?.toISOString()}`);
+      return 0;
+    }
+    case "purge-oauth": {
+      const counts = await purgeExpiredOAuthRecords();
+      console.log(
+        `Deleted ${counts.pendingAuthorizations} consent requests, ${counts.authorizationCodes} codes, ${counts.refreshTokens} refresh tokens`,
+      );
+      return 0;
+    }
+    case "set-webhook-url": {
+      if (!values.store || values.url === undefined) throw new Error("--store and --url are required");
+      const url = await setStoreWebhookUrl(values.store, values.url);
+      console.log(
+        url ? `Webhooks of ${values.store} go to ${url}` : `Webhooks of ${values.store} are disabled`,
+      );
+      return 0;
+    }
+    case "webhook-log": {
+      if (!values.store) throw new Error("--store is required");
+      const store = await getStoreOrThrow(values.store);
+      const log = await listDeliveries(store.id, { limit: Number(values.limit ?? 50) || 50 });
+      if (values.json) console.log(JSON.stringify(log, null, 2));
+      else if (log.length === 0) console.log("No deliveries.");
+      else
+        console.table(
+          log.map((d) => ({
+            webhook_id: d.webhook_id,
+            order: d.order_id,
+            seq: d.sequence,
+            target: `${d.target} ${d.endpoint.url}${d.endpoint.disabled_at ? " (disabled)" : ""}`,
+            state: d.state,
+            attempts: d.attempts.length,
+            last: d.attempts[0]
+              ? `${d.attempts[0].status ?? d.attempts[0].error} ${d.attempts[0].latency_ms} ms`
+              : "",
+          })),
+        );
+      return 0;
+    }
+    case "deliver-webhooks": {
+      const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
+      const outcomes = await webhookWorkerStep(new Date(), { storeId });
+      console.log(`${outcomes.length} attempt(s): ${outcomes.filter((o) => o.ok).length} delivered`);
+      return 0;
+    }
+    case "fulfill-order": {
+      if (!values.store || !values.order) throw new Error("--store and --order are required");
+      const order = await recordFulfillmentEvent(values.store, values.order, {
+        type: values.type ?? "shipped",
+        carrier: values.carrier,
+        trackingNumber: values["tracking-number"],
+        trackingUrl: values["tracking-url"],
+        description: values.description,
+      });
+      console.log(
+        `Order ${order.id} is ${order.status}; ${order.fulfillmentEvents?.length ?? 0} fulfilment event(s)`,
+      );
+      return 0;
+    }
+    case "cancel-order":
+    case "refund-order": {
+      if (!values.store || !values.order) throw new Error("--store and --order are required");
+      if (values.amount !== undefined && !/^\d+$/.test(values.amount)) {
+        throw new Error("--amount must be a whole number of minor units (e.g. 1250 for 12.50)");
+      }
+      const order =
+        command === "cancel-order"
+          ? await cancelOrder(values.store, values.order, { reason: values.reason })
+          : await refundOrder(values.store, values.order, {
+              amount: values.amount === undefined ? undefined : Number(values.amount),
+              reason: values.reason,
+            });
+      const last = order.adjustments?.at(-1);
+      console.log(
+        `Order ${order.id} is ${order.status}; ${last?.type ?? "adjustment"} ${last?.id ?? ""} ${last?.status ?? ""}` +
+          (last?.refundMinor ? `, ${last.refundMinor} ${order.currency} minor units back to the buyer` : ""),
+      );
+      return 0;
+    }
+    case "settle-refunds": {
+      const store = values.store ? await getStoreOrThrow(values.store) : null;
+      const report = await settlePendingRefunds(store ? { storeId: store.id } : {});
+      for (const r of report) {
+        console.log(`${r.adjustmentId} (order ${r.orderId}): ${r.status}${r.error ? ` — ${r.error}` : ""}`);
+      }
+      console.log(`${report.length} pending refund(s) processed`);
+      return report.some((r) => r.error) ? 1 : 0;
+    }
+    case "redeliver-webhook":
+    case "enable-webhook-endpoint": {
+      if (!values.store || !values.id) throw new Error("--store and --id are required");
+      const store = await getStoreOrThrow(values.store);
+      if (command === "redeliver-webhook") await redeliverWebhook(values.id, store.id);
+      else await enableWebhookEndpoint(values.id, store.id);
+      console.log(command === "redeliver-webhook" ? `Queued ${values.id} again` : `Enabled ${values.id}`);
+      return 0;
+    }
+    case "set-stripe-keys": {
+      if (!values.store) throw new Error("--store is required");
+      await setStripeKeys(values.store, {
+        secretKey: values["secret-key"],
+        webhookSecret: values["webhook-secret"],
+      });
+      console.log(`Stripe keys of ${values.store} updated`);
+      return 0;
+    }
+    case "reindex": {
+      const config = meiliConfigFromEnv();
+      const bar = new SingleBar(
+        {
+          format: "Reindexing |{bar}| {percentage}% | {value}/{total} products | ETA {eta_formatted}",
+          stream: process.stderr,
+          hideCursor: true,
+        },
+        Presets.shades_classic,
+      );
+      let started = false;
+      const t0 = performance.now();
+      const result = await reindex(config, ({ done, total }) => {
+        if (!started) bar.start(total, done);
+        started = true;
+        bar.update(done);
+      });
+      bar.stop();
+      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+      console.log(
+        `Indexed ${result.done} products into ${config.host} index "${config.indexUid}" in ${seconds} s`,
+      );
+      return 0;
+    }
+    default:
+      console.error(command ? `Unknown command "${command}"\n` : "");
+      console.error(USAGE);
+      return 2;
+  }
+};
+
