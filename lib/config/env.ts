@@ -77,14 +77,18 @@ export type Env = z.infer<typeof CheckedEnvSchema>;
 
 let cached: Env | undefined;
 
-export const getEnv = (): Env => {
-  if (cached) return cached;
-  const parsed = CheckedEnvSchema.safeParse(process.env);
+/** Validates an environment; throws a readable error listing every bad variable. */
+export const parseEnv = (source: Record<string, string | undefined>): Env => {
+  const parsed = CheckedEnvSchema.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
     throw new Error(`Invalid environment:\n${lines}`);
   }
-  cached = parsed.data;
+  return parsed.data;
+};
+
+export const getEnv = (): Env => {
+  cached ??= parseEnv(process.env);
   return cached;
 };
 
