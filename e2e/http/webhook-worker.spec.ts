@@ -147,7 +147,7 @@ test("the in-server worker delivers a placed order's webhook, signed with the st
     // the worker polls every second: wait (bounded) until the delivery of this order has arrived
     const ours = () => receiver.received.filter((r) => r.body.includes(orderId));
     await expect
-      .poll(() => ours().length, { timeout: 30_000, message: "a delivery of the order arrives" })
+      .poll(() => ours().length, { timeout: 20_000, message: "a delivery of the order arrives" })
       .toBeGreaterThan(0);
 
     const [delivery] = ours();
