@@ -29,6 +29,8 @@ const STEPS: Step[] = [
   { name: "end-to-end tests (Playwright http + ui)", script: "test:e2e", counts: "playwright" },
   // issue #4: a few checkout flows over HTTP on PostgreSQL (reuses the build the e2e step made; ~20 s)
   { name: "checkout bench smoke (PostgreSQL)", script: "bench:checkout:smoke" },
+  // issues #5 and #7: real-process crash tests on PostgreSQL (card charge, webhook worker); reuse the e2e build
+  { name: "crash tests (card, webhooks; PostgreSQL)", script: "test:crash" },
 ];
 
 type StepResult = { step: Step; ok: boolean; seconds: number; counts?: TestCounts };

@@ -40,6 +40,17 @@ const EnvSchema = z.object({
    */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
   /**
+   * Per-attempt webhook delivery timeout in ms (unset: 10 000, lib/webhooks/schedule.ts). For operators and the
+   * crash test (`npm run test:crash:webhooks`); receivers are promised 10 s (docs/webhooks.md).
+   */
+  WEBHOOK_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(120_000).optional(),
+  /**
+   * How long a worker's claim on a delivery lasts in ms (unset: the timeout + 20 000). A worker that dies
+   * mid-delivery leaves its claim; another worker retakes the delivery when it lapses. Must exceed the timeout,
+   * so a live worker's attempt is never retaken while it still waits for an answer (checked below).
+   */
+  WEBHOOK_CLAIM_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).optional(),
+  /**
    * Fault injection for `npm run test:crash:card` only: the process exits right after the provider charged
    * (`crash-after-provider`) or right after the charge was recorded (`crash-after-charge`). Unset: no effect.
    */
@@ -54,18 +65,30 @@ const EnvSchema = z.object({
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
+/** Rules across variables. 10 000 ms is the delivery timeout's default (lib/webhooks/schedule.ts). */
+const CheckedEnvSchema = EnvSchema.refine(
+  (env) =>
+    env.WEBHOOK_CLAIM_TTL_MS === undefined ||
+    env.WEBHOOK_CLAIM_TTL_MS > (env.WEBHOOK_DELIVERY_TIMEOUT_MS ?? 10_000),
+  { path: ["WEBHOOK_CLAIM_TTL_MS"], message: "must exceed WEBHOOK_DELIVERY_TIMEOUT_MS (default 10000)" },
+);
+
+export type Env = z.infer<typeof CheckedEnvSchema>;
 
 let cached: Env | undefined;
 
-export const getEnv = (): Env => {
-  if (cached) return cached;
-  const parsed = EnvSchema.safeParse(process.env);
+/** Validates an environment; throws a readable error listing every bad variable. */
+export const parseEnv = (source: Record<string, string | undefined>): Env => {
+  const parsed = CheckedEnvSchema.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
     throw new Error(`Invalid environment:\n${lines}`);
   }
-  cached = parsed.data;
+  return parsed.data;
+};
+
+export const getEnv = (): Env => {
+  cached ??= parseEnv(process.env);
   return cached;
 };
 

@@ -4,7 +4,7 @@ import type { JsonWebKey } from "node:crypto";
 
 import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { getDb } from "@/lib/config/db";
-import { getBaseUrl } from "@/lib/config/env";
+import { getBaseUrl, getEnv } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import type { WebhookDelivery, WebhookEndpoint } from "@/lib/generated/prisma/client";
 import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
@@ -23,9 +23,20 @@ import { signWebhook } from "./sign-webhook";
 
 // The delivery worker's step: claim due deliveries, POST each once (signed, through the outbound guard), log
 // the attempt, and schedule the next one (schedule.ts). At least once: a delivery is marked delivered only
-// after a 2xx; a worker that dies mid-attempt leaves a claim that lapses after CLAIM_MS, and the delivery goes
-// out again with the same Webhook-Id, timestamp and bytes. Per order and endpoint, a later event waits while an
-// earlier one is still pending, so receivers see an order's snapshots in order.
+// after a 2xx; a worker that dies mid-attempt leaves a claim that lapses after CLAIM_MS (or the operator's
+// WEBHOOK_CLAIM_TTL_MS), and the delivery goes out again with the same Webhook-Id, timestamp and bytes. Per
+// order and endpoint, a later event waits while an earlier one is still pending, so receivers see an order's
+// snapshots in order.
+
+/** Per-attempt timeout and claim lease: the published defaults unless the operator set them (lib/config/env.ts). */
+const deliveryTimeoutMs = (): number => getEnv().WEBHOOK_DELIVERY_TIMEOUT_MS ?? DELIVERY_TIMEOUT_MS;
+const claimMs = (): number => {
+  const env = getEnv();
+  if (env.WEBHOOK_CLAIM_TTL_MS !== undefined) return env.WEBHOOK_CLAIM_TTL_MS;
+  return env.WEBHOOK_DELIVERY_TIMEOUT_MS === undefined
+    ? CLAIM_MS
+    : deliveryTimeoutMs() + (CLAIM_MS - DELIVERY_TIMEOUT_MS);
+};
 
 export type AttemptOutcome = { deliveryId: string; ok: boolean; status: number | null; error: string | null };
 
@@ -70,7 +81,7 @@ const claim = async (id: string, now: Date): Promise<boolean> => {
   const db = await getDb();
   const { count } = await db.webhookDelivery.updateMany({
     where: { id, state: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lte: now } }] },
-    data: { lockedUntil: new Date(now.getTime() + CLAIM_MS) },
+    data: { lockedUntil: new Date(now.getTime() + claimMs()) },
   });
   return count === 1;
 };
@@ -112,7 +123,7 @@ export const attemptDelivery = async (delivery: WebhookDelivery, now: Date): Pro
         allowPrivate,
         maxBytes: RESPONSE_SNIPPET_BYTES,
         overflow: "truncate",
-        timeoutMs: DELIVERY_TIMEOUT_MS,
+        timeoutMs: deliveryTimeoutMs(),
       });
       status = response.status;
       snippet = response.body;
