@@ -1,7 +1,10 @@
 "use client";
 
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
-import { loadStripe, type Stripe, type StripeError } from "@stripe/stripe-js";
+import type { Stripe, StripeError } from "@stripe/stripe-js";
+// the "pure" entry of the official loader injects Stripe.js only when loadStripe is called (not on import), so
+// test-mode pages, which share this bundle, never load it
+import { loadStripe } from "@stripe/stripe-js/pure";
 import { useRef, useState, type FormEvent } from "react";
 
 // The live card step of the hosted payment page (issue #5 §3): Stripe.js through the official loader, the Payment
@@ -65,7 +68,7 @@ function CardStep({ returnUrl, action }: Pick<Props, "returnUrl" | "action">) {
   return (
     <>
       <form onSubmit={(e) => void pay(e)} aria-label="Card payment" aria-busy={busy}>
-        <div style={{ minHeight: ELEMENT_MIN_HEIGHT }} aria-label="Card details">
+        <div style={{ minHeight: ELEMENT_MIN_HEIGHT }} role="group" aria-label="Card details">
           <PaymentElement
             onReady={() => setReady(true)}
             onLoadError={() => setError(LOAD_FAILED)}

@@ -226,6 +226,7 @@ test("live store: no card token → requires_escalation; the buyer pays in the P
   // the page names no sandbox card: the Payment Element collects the card
   await expect(page.getByText("sandbox", { exact: false })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Pay" })).toBeEnabled();
+  expect(await page.content(), "the secret key never reaches the browser").not.toContain(SECRET_KEY);
   const before = stripeApi.confirmations();
   await payWith(page, CARDS.visa);
   await expect(page.getByText(/your order is placed/i)).toBeVisible();
