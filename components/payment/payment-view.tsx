@@ -1,12 +1,17 @@
 import { Money } from "@/components/cart/money";
 import type { PaymentPage } from "@/lib/checkout/hosted-payment";
 
+import { LiveCardForm } from "./live-card-form";
+
 // The hosted payment page's view (issue #5 §3): the store, items and total, then the card step. Test mode: the
-// sandbox 3-DS challenge or a sandbox card form (plain HTML forms, no client script).
+// sandbox 3-DS challenge or a sandbox card form (plain HTML forms, no client script). Live mode: Stripe's
+// Payment Element (LiveCardForm, a client component), or why it cannot run.
 
 const NOTICES: Record<string, string> = {
   declined: "The card was declined. Try another card.",
   challenge: "Your bank asks you to confirm this payment.",
+  mismatch: "That payment does not belong to this checkout: nothing was charged here. Pay below.",
+  provider_error: "The card payment service could not be reached. Please try again in a moment.",
 };
 
 export function PaymentView({
@@ -52,11 +57,25 @@ export function PaymentView({
           <Money amountMinor={page.totalMinor} currency={page.currency} />
         </strong>
       </p>
-      {page.mode === "live" ? (
-        <p className="notice" role="status">
-          Live card payments on this page need Stripe&apos;s Payment Element, which this build does not
-          include yet.
-        </p>
+      {page.live ? (
+        <section aria-label="Card">
+          <h2>Card</h2>
+          {page.live.status === "ready" ? (
+            <>
+              {page.lastError ? <p className="problem">{page.lastError}</p> : null}
+              <LiveCardForm
+                publishableKey={page.live.publishableKey}
+                clientSecret={page.live.clientSecret}
+                returnUrl={page.live.returnUrl}
+                action={action}
+              />
+            </>
+          ) : (
+            <p className="problem" role="status" data-testid="pay-unavailable">
+              {page.live.message}
+            </p>
+          )}
+        </section>
       ) : page.step === "challenge" ? (
         <section aria-label="3-D Secure">
           <h2>3-D Secure (sandbox)</h2>

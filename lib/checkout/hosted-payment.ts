@@ -2,6 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
+import { toAppError } from "@/lib/http/errors";
 import { placeOrder } from "@/lib/orders/place-order";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
@@ -13,9 +14,11 @@ import { priceCheckout } from "./price-checkout";
 
 // The hosted payment page behind a checkout's continue_url (issue #5 §3): the buyer finishes a card payment the
 // agent could not (3-DS required, or no card token). The continue token is the capability, as with cart links.
-// Test-mode stores run the sandbox card form and 3-DS challenge served by us; live stores would run Stripe's
-// Payment Element (not in this build: the page says so). Once the order is placed the token is dropped
-// (placeOrder clears it), so the link stops working.
+// Test-mode stores run the sandbox card form and 3-DS challenge served by us; live stores run Stripe's Payment
+// Element in the buyer's browser (Stripe.js confirms the PaymentIntent with its client secret and the store's
+// publishable key; 3-DS may redirect back here with ?payment_intent=…). Either way the server then trusts only
+// the provider's state: one "retrieve and finish" (settle below) records it and places the order on success.
+// Once the order is placed the token is dropped (placeOrder clears it), so the link stops working.
 
 const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
@@ -29,6 +32,40 @@ export type PaymentPage = {
   step: "challenge" | "card";
   lastError: string | null;
   testCards: { id: string; label: string }[];
+  /** Live mode only: what Stripe.js needs in the browser, or why the card step cannot run. */
+  live: LiveCard | null;
+};
+
+export type LiveCard =
+  | { status: "ready"; publishableKey: string; clientSecret: string; returnUrl: string }
+  /** The store lacks its Stripe keys (admin set-stripe-keys), or the provider could not be reached. */
+  | { status: "not_configured" | "unavailable"; message: string };
+
+type Found = NonNullable<Awaited<ReturnType<typeof findSession>>>;
+
+const liveCardOf = async ({ session, paymentIntentId }: Found, token: string): Promise<LiveCard> => {
+  const { store } = session;
+  if (!store.stripeSecretKey || !store.stripePublishableKey) {
+    return {
+      status: "not_configured",
+      message: "Card payments are not configured for this store yet. Please contact the merchant.",
+    };
+  }
+  try {
+    const { clientSecret, publishableKey } = await stripeCardRail.clientSession(store, paymentIntentId);
+    return {
+      status: "ready",
+      publishableKey,
+      clientSecret,
+      returnUrl: continueUrlOf(store, getBaseUrl(), token),
+    };
+  } catch (error) {
+    console.error(`hosted payment ${session.id}: ${toAppError(error).message}`);
+    return {
+      status: "unavailable",
+      message: "The card payment service could not be reached. Please reload this page in a moment.",
+    };
+  }
 };
 
 const findSession = async (slug: string, token: string) => {
@@ -52,6 +89,7 @@ export const getPaymentPage = async (
   const found = await findSession(slug, token);
   if (!found) return null;
   const { db, session, payment } = found;
+  const live = session.store.mode === "live" ? await liveCardOf(found, token) : null;
   const priced = await priceCheckout(db, session.store, draftOf(session), { now, frozen: true });
   return {
     storeName: session.store.name,
@@ -73,16 +111,72 @@ export const getPaymentPage = async (
       { id: SANDBOX_PAYMENT_METHODS.requires3ds, label: "Visa 3155 (3-D Secure required)" },
       { id: SANDBOX_PAYMENT_METHODS.declined, label: "Visa 0002 (declined)" },
     ],
+    live,
   };
 };
 
-export type PaymentAction = { action: "approve" | "fail" } | { action: "card"; paymentMethod: string };
-export type PaymentResult = "paid" | "challenge" | "declined" | "gone" | "unavailable";
+export type PaymentAction =
+  | { action: "approve" | "fail" }
+  | { action: "card"; paymentMethod: string }
+  /** Live mode, after Stripe.js confirmed in the browser without a redirect: read the provider's state. */
+  | { action: "refresh" };
+/**
+ * paid: order placed; challenge: the bank still asks the buyer (3-DS); declined: try another card; open: no
+ * payment attempted yet; gone: the link is not active; unavailable: this step does not exist in the store's
+ * mode; mismatch: a PaymentIntent that is not this checkout's; provider_error: the provider failed.
+ */
+export type PaymentResult =
+  "paid" | "challenge" | "declined" | "open" | "gone" | "unavailable" | "mismatch" | "provider_error";
 
 /**
- * The buyer's step on the hosted page: answer the sandbox 3-DS challenge or pay with a (test) card. A succeeded
- * payment places the order (idempotent); a provider state that already succeeded is finished without a new
- * confirmation, which also reconciles a payment whose order was not written yet.
+ * Retrieve and finish, shared by both modes: read the PaymentIntent's state from the provider (never from the
+ * browser), record it, and place the order when it succeeded (placeOrder is idempotent, so a webhook or a
+ * retried completion that got there first changes nothing). `before` may act on a payment that has not
+ * succeeded (test mode: confirm a sandbox card, answer the sandbox challenge) and returns the new state.
+ */
+const settle = async (
+  found: Found,
+  now: Date,
+  before?: (current: ChargeOutcome) => Promise<ChargeOutcome>,
+): Promise<PaymentResult> => {
+  const { db, session, paymentIntentId } = found;
+  let outcome = await stripeCardRail.retrieve(session.store, paymentIntentId);
+  if (outcome.kind !== "succeeded" && before) outcome = await before(outcome);
+  await db.cardPayment.update({
+    where: { checkoutId: session.id },
+    data: { status: outcome.kind === "declined" ? "declined" : outcome.kind },
+  });
+  switch (outcome.kind) {
+    case "succeeded":
+      await placeOrder(db, {
+        checkoutId: session.id,
+        storeId: session.storeId,
+        handlerId: RAIL_HANDLER_IDS.card,
+        paymentRef: paymentIntentId,
+        now,
+      });
+      return "paid";
+    case "requires_action":
+      return "challenge";
+    case "declined":
+      return "declined";
+    default:
+      return "open";
+  }
+};
+
+const providerFailure = (error: unknown): PaymentResult => {
+  const appError = toAppError(error);
+  if (appError.code !== "payment_provider_error") throw error;
+  console.error(`hosted payment: ${appError.message}`);
+  return "provider_error";
+};
+
+/**
+ * The buyer's step on the hosted page. Test mode: answer the sandbox 3-DS challenge or pay with a (test) card.
+ * Both modes: `refresh` reads the provider's state (live mode: after Stripe.js confirmed in the browser). A
+ * payment that already succeeded is finished without a new confirmation, which also reconciles a payment whose
+ * order was not written yet.
  */
 export const payHostedCheckout = async (
   slug: string,
@@ -92,35 +186,39 @@ export const payHostedCheckout = async (
 ): Promise<PaymentResult> => {
   const found = await findSession(slug, token);
   if (!found) return "gone";
-  const { db, session, paymentIntentId } = found;
+  const { session, paymentIntentId } = found;
+  if (step.action === "refresh") return settle(found, now).catch(providerFailure);
   if (session.store.mode !== "test") return "unavailable";
-  let outcome: ChargeOutcome = await stripeCardRail.retrieve(session.store, paymentIntentId);
-  if (outcome.kind !== "succeeded") {
+  return settle(found, now, async (current) => {
     if (step.action === "card") {
-      outcome = await stripeCardRail.confirm(
+      return stripeCardRail.confirm(
         session.store,
         paymentIntentId,
         step.paymentMethod,
         continueUrlOf(session.store, getBaseUrl(), token),
       );
-    } else if (outcome.kind === "requires_action") {
-      await answerSandboxChallenge(paymentIntentId, step.action === "approve");
-      outcome = await stripeCardRail.retrieve(session.store, paymentIntentId);
     }
-  }
-  await db.cardPayment.update({
-    where: { checkoutId: session.id },
-    data: { status: outcome.kind === "declined" ? "declined" : outcome.kind },
-  });
-  if (outcome.kind === "succeeded") {
-    await placeOrder(db, {
-      checkoutId: session.id,
-      storeId: session.storeId,
-      handlerId: RAIL_HANDLER_IDS.card,
-      paymentRef: paymentIntentId,
-      now,
-    });
-    return "paid";
-  }
-  return outcome.kind === "requires_action" ? "challenge" : "declined";
+    if (current.kind !== "requires_action") return current;
+    await answerSandboxChallenge(paymentIntentId, step.action === "approve");
+    return stripeCardRail.retrieve(session.store, paymentIntentId);
+  }).catch(providerFailure);
+};
+
+const PAYMENT_INTENT = /^pi_[A-Za-z0-9_]{1,200}$/;
+
+/**
+ * The provider sent the buyer back to the page (Stripe's return_url after 3-DS, with ?payment_intent=…). The
+ * query string is only a hint: the PaymentIntent must be the one recorded for this checkout (anything else is
+ * refused as `mismatch` without asking the provider), and its state is read from the provider.
+ */
+export const returnFromProvider = async (
+  slug: string,
+  token: string,
+  paymentIntent: string,
+  now = new Date(),
+): Promise<PaymentResult> => {
+  const found = await findSession(slug, token);
+  if (!found) return "gone";
+  if (!PAYMENT_INTENT.test(paymentIntent) || paymentIntent !== found.paymentIntentId) return "mismatch";
+  return settle(found, now).catch(providerFailure);
 };

@@ -61,6 +61,15 @@ const EnvSchema = z.object({
    * DATABASE_URL set) — so the embedded demo has it and a real deployment does not.
    */
   OAUTH_TEST_MODE: z.enum(["true", "false"]).optional(),
+  /**
+   * Where live-mode Stripe API calls go (default https://api.stripe.com). Only for a Stripe-compatible test server
+   * (stripe-mock style, or the e2e fake): the adapter passes its host/port/protocol to the official SDK.
+   */
+  STRIPE_API_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), "STRIPE_API_URL must be an http(s) URL")
+    .default("https://api.stripe.com"),
   /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
 });

@@ -44,4 +44,12 @@ export type PaymentRail = {
   ) => Promise<RefundOutcome>;
   /** Confirms an existing payment with a payment method the buyer entered on the hosted page. */
   confirm: (store: Store, paymentRef: string, token: string, returnUrl: string) => Promise<ChargeOutcome>;
+  /**
+   * What the buyer's browser needs to confirm the payment itself (live hosted page: Stripe.js Payment Element):
+   * the payment's client secret and the store's publishable key. Never the secret key.
+   * @throws AppError payment_provider_error (provider unreachable, store not configured)
+   */
+  clientSession: (store: Store, paymentRef: string) => Promise<ClientSession>;
 };
+
+export type ClientSession = { clientSecret: string; publishableKey: string };

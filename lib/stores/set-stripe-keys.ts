@@ -6,19 +6,26 @@ import { AppError } from "@/lib/http/errors";
 import { getStoreOrThrow } from "./get-store-or-throw";
 
 // Operator command (admin set-stripe-keys, issue #5): a live store's Stripe secret key (card charges) and the
-// signing secret of its Stripe webhook endpoint (/s/<slug>/stripe/webhook). Test stores use the sandbox PSP.
+// signing secret of its Stripe webhook endpoint (/s/<slug>/stripe/webhook), and the publishable key Stripe.js
+// uses on the hosted payment page. Test stores use the sandbox PSP.
 
 const SECRET_KEY = /^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$/;
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=]{8,}$/;
+/** Publishable key for Stripe.js on the hosted payment page (public by design, never the secret key). */
+const PUBLISHABLE_KEY = /^pk_(live|test)_[A-Za-z0-9]{8,}$/;
 
-/** Sets whichever of the two is given ("" clears it). @throws AppError store_not_found, invalid_request */
+/** Sets whichever of the three is given ("" clears it). @throws AppError store_not_found, invalid_request */
 export const setStripeKeys = async (
   slug: string,
-  { secretKey, webhookSecret }: { secretKey?: string; webhookSecret?: string },
+  {
+    secretKey,
+    webhookSecret,
+    publishableKey,
+  }: { secretKey?: string; webhookSecret?: string; publishableKey?: string },
 ): Promise<void> => {
   const store = await getStoreOrThrow(slug);
-  if (secretKey === undefined && webhookSecret === undefined) {
-    throw new AppError("invalid_request", "Give --secret-key and/or --webhook-secret");
+  if (secretKey === undefined && webhookSecret === undefined && publishableKey === undefined) {
+    throw new AppError("invalid_request", "Give --secret-key, --webhook-secret and/or --publishable-key");
   }
   if (secretKey && !SECRET_KEY.test(secretKey)) {
     throw new AppError("invalid_request", "The Stripe secret key must look like sk_live_… (or rk_live_…)");
@@ -26,12 +33,19 @@ export const setStripeKeys = async (
   if (webhookSecret && !WEBHOOK_SECRET.test(webhookSecret)) {
     throw new AppError("invalid_request", "The Stripe webhook signing secret must look like whsec_…");
   }
+  if (publishableKey && !PUBLISHABLE_KEY.test(publishableKey)) {
+    throw new AppError(
+      "invalid_request",
+      "The Stripe publishable key must look like pk_live_… (or pk_test_…)",
+    );
+  }
   const db = await getDb();
   await db.store.update({
     where: { id: store.id },
     data: {
       ...(secretKey !== undefined ? { stripeSecretKey: secretKey || null } : {}),
       ...(webhookSecret !== undefined ? { stripeWebhookSecret: webhookSecret || null } : {}),
+      ...(publishableKey !== undefined ? { stripePublishableKey: publishableKey || null } : {}),
     },
   });
 };

@@ -66,8 +66,10 @@ Commands:
                  worker does this every minute).
   Card payments (issue #5):
   set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
+                  [--publishable-key <pk_live_…|pk_test_…>]
                  A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
-                 sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook.
+                 sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook. The publishable
+                 key (public) lets the hosted payment page run Stripe's Payment Element for live stores.
   reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
@@ -96,6 +98,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       json: { type: "boolean", default: false },
       "secret-key": { type: "string" },
       "webhook-secret": { type: "string" },
+      "publishable-key": { type: "string" },
     },
     strict: true,
   });
@@ -285,6 +288,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       await setStripeKeys(values.store, {
         secretKey: values["secret-key"],
         webhookSecret: values["webhook-secret"],
+        publishableKey: values["publishable-key"],
       });
       console.log(`Stripe keys of ${values.store} updated`);
       return 0;
@@ -319,4 +323,3 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       return 2;
   }
 };
-

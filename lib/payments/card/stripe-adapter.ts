@@ -2,6 +2,7 @@ import "server-only";
 
 import Stripe from "stripe";
 
+import { getEnv } from "@/lib/config/env";
 import type { Store } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/http/errors";
 
@@ -21,7 +22,16 @@ const clientFor = async (store: Store): Promise<Stripe> => {
         `Store ${store.slug} has no Stripe credentials configured`,
       );
     }
-    return new Stripe(store.stripeSecretKey, { maxNetworkRetries: 2, timeout: 20_000 });
+    // STRIPE_API_URL: api.stripe.com unless the operator points live calls at a Stripe-compatible test server
+    const api = new URL(getEnv().STRIPE_API_URL);
+    const protocol = api.protocol === "http:" ? "http" : "https";
+    return new Stripe(store.stripeSecretKey, {
+      host: api.hostname,
+      port: Number(api.port || (protocol === "https" ? 443 : 80)),
+      protocol,
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+    });
   }
   const { host, port, protocol } = await sandboxEndpoint();
   return new Stripe(SANDBOX_SECRET_KEY, { host, port, protocol, maxNetworkRetries: 2, timeout: 10_000 });
@@ -103,6 +113,23 @@ export const stripeCardRail: PaymentRail = {
       }
       throw providerError(error);
     }
+  },
+  clientSession: async (store, paymentRef) => {
+    if (!store.stripePublishableKey) {
+      throw new AppError(
+        "payment_provider_error",
+        `Store ${store.slug} has no Stripe publishable key configured`,
+      );
+    }
+    const stripe = await clientFor(store);
+    let pi: Stripe.PaymentIntent;
+    try {
+      pi = await stripe.paymentIntents.retrieve(paymentRef);
+    } catch (error) {
+      throw providerError(error);
+    }
+    if (!pi.client_secret) throw providerError(new Error(`PaymentIntent ${pi.id} has no client_secret`));
+    return { clientSecret: pi.client_secret, publishableKey: store.stripePublishableKey };
   },
   retrieve: async (store, paymentRef) => {
     const stripe = await clientFor(store);

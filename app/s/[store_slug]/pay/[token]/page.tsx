@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 
 import { PaymentView } from "@/components/payment/payment-view";
-import { getPaymentPage } from "@/lib/checkout/hosted-payment";
+import { getPaymentPage, returnFromProvider } from "@/lib/checkout/hosted-payment";
 
 // The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3).
 export const dynamic = "force-dynamic";
@@ -10,12 +11,21 @@ export const metadata: Metadata = { title: "Payment — Agent Commerce Service",
 
 type Props = {
   params: Promise<{ store_slug: string; token: string }>;
-  searchParams: Promise<{ result?: string }>;
+  searchParams: Promise<{ result?: string; payment_intent?: string | string[] }>;
 };
 
 export default async function PaymentPageRoute({ params, searchParams }: Props) {
   const { store_slug, token } = await params;
-  const { result } = await searchParams;
+  const { result, payment_intent } = await searchParams;
+  if (payment_intent !== undefined) {
+    // Stripe's return_url after a redirect (3-DS): finish from the provider's state, then drop the query string
+    const returned = await returnFromProvider(
+      store_slug,
+      token,
+      typeof payment_intent === "string" ? payment_intent : "",
+    );
+    redirect(`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}?result=${returned}`);
+  }
   const page = await getPaymentPage(store_slug, token);
   if (!page) {
     return (

@@ -4,6 +4,8 @@ import { getBaseUrl } from "@/lib/config/env";
 export const dynamic = "force-dynamic";
 
 // The hosted payment page's form target (issue #5 §3): runs the buyer's step, then 303 back to the page.
+// Test mode: approve | fail (sandbox 3-DS) and card (a sandbox payment method). Live mode: refresh, posted by
+// the page after Stripe.js confirmed the payment in the browser — the server then reads the provider's state.
 type Params = { params: Promise<{ store_slug: string; token: string }> };
 
 export async function POST(request: Request, { params }: Params) {
@@ -12,7 +14,7 @@ export async function POST(request: Request, { params }: Params) {
   const action = form?.get("action");
   const paymentMethod = form?.get("payment_method");
   const step: PaymentAction | null =
-    action === "approve" || action === "fail"
+    action === "approve" || action === "fail" || action === "refresh"
       ? { action }
       : action === "card" &&
           typeof paymentMethod === "string" &&

@@ -1,0 +1,115 @@
+"use client";
+
+import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import type { Stripe, StripeError } from "@stripe/stripe-js";
+// the "pure" entry of the official loader injects Stripe.js only when loadStripe is called (not on import), so
+// test-mode pages, which share this bundle, never load it
+import { loadStripe } from "@stripe/stripe-js/pure";
+import { useRef, useState, type FormEvent } from "react";
+
+// The live card step of the hosted payment page (issue #5 §3): Stripe.js through the official loader, the Payment
+// Element for the PaymentIntent's client secret, and confirmPayment in the browser. Card data never reaches our
+// server. Without a redirect the page then asks the server to read the provider's state (action=refresh);
+// when the bank's 3-D Secure step redirects, Stripe sends the buyer back to return_url with ?payment_intent=….
+
+type Props = {
+  publishableKey: string;
+  clientSecret: string;
+  /** The page's own continue URL: where Stripe returns the buyer after a redirect. */
+  returnUrl: string;
+  /** The submit route (form target) of this page. */
+  action: string;
+};
+
+/** Errors in plain words: Stripe's card and validation messages are written for buyers; the rest are not. */
+const plainError = (error: StripeError): string =>
+  (error.type === "card_error" || error.type === "validation_error") && error.message
+    ? error.message
+    : "The payment could not be completed. Please try again, or use another card.";
+
+const LOAD_FAILED =
+  "The secure card form could not be loaded. Check your connection and reload this page to try again.";
+
+// Room reserved for the Payment Element while Stripe.js loads, so the page does not jump when it appears.
+const ELEMENT_MIN_HEIGHT = 220;
+
+function CardStep({ returnUrl, action }: Pick<Props, "returnUrl" | "action">) {
+  const stripe = useStripe();
+  const elements = useElements();
+  const [ready, setReady] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const refresh = useRef<HTMLFormElement>(null);
+
+  const pay = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!stripe || !elements || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await stripe.confirmPayment({
+        elements,
+        confirmParams: { return_url: returnUrl },
+        redirect: "if_required",
+      });
+      if (result.error) {
+        setError(plainError(result.error));
+        setBusy(false);
+        return;
+      }
+      // confirmed without a redirect: the server reads the PaymentIntent from Stripe and finishes the order
+      refresh.current?.submit();
+    } catch {
+      setError("The payment could not be completed. Please try again.");
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <form onSubmit={(e) => void pay(e)} aria-label="Card payment" aria-busy={busy}>
+        <div style={{ minHeight: ELEMENT_MIN_HEIGHT }} role="group" aria-label="Card details">
+          <PaymentElement
+            onReady={() => setReady(true)}
+            onLoadError={() => setError(LOAD_FAILED)}
+            options={{ layout: "tabs" }}
+          />
+        </div>
+        <p role="alert" className="problem" style={{ minHeight: "1.5em" }} data-testid="pay-error">
+          {error ?? ""}
+        </p>
+        <button type="submit" disabled={!stripe || !elements || !ready || busy}>
+          {busy ? "Paying…" : "Pay"}
+        </button>
+      </form>
+      <form ref={refresh} method="post" action={action} hidden>
+        <input type="hidden" name="action" value="refresh" />
+      </form>
+    </>
+  );
+}
+
+export function LiveCardForm({ publishableKey, clientSecret, returnUrl, action }: Props) {
+  const [loadFailed, setLoadFailed] = useState(false);
+  // loadStripe injects https://js.stripe.com/<release>/stripe.js once (on the server it resolves to null); it
+  // rejects when the script cannot load. Created once per page: Elements must keep the same stripe prop.
+  const [stripe] = useState<Promise<Stripe | null>>(() =>
+    loadStripe(publishableKey).catch(() => {
+      setLoadFailed(true);
+      return null;
+    }),
+  );
+
+  if (loadFailed) {
+    return (
+      <p role="alert" className="problem" data-testid="pay-error">
+        {LOAD_FAILED}
+      </p>
+    );
+  }
+  return (
+    <Elements stripe={stripe} options={{ clientSecret }}>
+      <CardStep returnUrl={returnUrl} action={action} />
+    </Elements>
+  );
+}

@@ -1,0 +1,293 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect, test, type Page } from "@playwright/test";
+import type { JWK } from "jose";
+import pg from "pg";
+
+import { mandateTerms, type MandateCheckout } from "../../lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
+import { seedId } from "../../prisma/seed/seed-ids";
+import { findFreePort } from "../../scripts/lib/free-port";
+import { REPO_ROOT } from "../../scripts/lib/paths";
+import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
+import { startFakeStripeApi, type FakeStripeApi } from "../helpers/fake-stripe-api";
+import { fakeStripeJsSource, STRIPE_JS_URL_PATTERN } from "../helpers/fake-stripe-js";
+
+// Issue #5 §3, live mode in Chromium: a LIVE store's hosted payment page runs Stripe's Payment Element
+// (@stripe/stripe-js loader + @stripe/react-stripe-js). Chromium cannot reach js.stripe.com here, so the Stripe.js
+// URL the loader injects is served by page.route with a test double of Stripe.js (e2e/helpers/fake-stripe-js.ts),
+// which talks HTTP to a fake Stripe API server (e2e/helpers/fake-stripe-api.ts) exactly as Stripe.js talks to
+// api.stripe.com (publishable key + client_secret). The service reaches the same fake through STRIPE_API_URL.
+//
+// This spec runs its own instance of the built service (scripts/serve.ts, as the crash test does) on a real
+// PostgreSQL from scripts/pg-harness.ts, because it needs STRIPE_API_URL/STRIPE_SANDBOX_URL set and direct
+// database access while the server runs. How a live store gets an escalated checkout: live stores refuse agent
+// profiles on private addresses (allowsPrivateFor) and this agent's profile is on 127.0.0.1, so the agent's real
+// completion (no card token → requires_escalation) runs while the demo store is in test mode, with its sandbox
+// PSP pointed (STRIPE_SANDBOX_URL) at the same fake Stripe account; then the store is switched to live with its
+// Stripe keys (secret, publishable), as an operator would with admin set-stripe-keys. The PaymentIntent, the
+// card-payment row and the link are what completion made. Everything after that is the live path.
+
+const STORE = "summit-trail-outfitters";
+const SECRET_KEY = "sk_live_fakeaccount123";
+const PUBLISHABLE_KEY = "pk_live_fakeaccount123";
+const CARDS = {
+  visa: "4242 4242 4242 4242",
+  threeDS: "4000 0027 6000 3184",
+  declined: "4000 0000 0000 0002",
+};
+
+test.describe.configure({ mode: "serial" });
+
+let stripeApi: FakeStripeApi;
+let postgres: PostgresServer;
+let db: pg.Client;
+let service: ChildProcess | undefined;
+let baseUrl = "";
+let profileServer: Server;
+let agentProfileUrl = "";
+let apiKey = "";
+let tempDir = "";
+const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const kid = "e2e-live-agent";
+
+const startService = async (port: number): Promise<void> => {
+  baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/serve.ts"], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      DATABASE_URL: postgres.url,
+      DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
+      STRIPE_API_URL: stripeApi.url,
+      STRIPE_SANDBOX_URL: stripeApi.url,
+      WEBHOOK_WORKER: "off",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  service = child;
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (c: Buffer) => {
+      output += c.toString();
+      if (output.includes("Ready on")) resolve();
+    });
+    child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+    child.once("exit", (code) => reject(new Error(`service exited (${code}):\n${output.slice(-3000)}`)));
+  });
+};
+
+test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  tempDir = mkdtempSync(path.join(tmpdir(), "acs-live-pay-"));
+  stripeApi = await startFakeStripeApi({
+    secretKeys: ["sk_test_sandbox", SECRET_KEY],
+    publishableKey: PUBLISHABLE_KEY,
+  });
+  postgres = await startPostgres();
+  await startService(await findFreePort());
+  db = new pg.Client({ connectionString: postgres.url });
+  db.on("error", () => undefined);
+  await db.connect();
+  apiKey = (JSON.parse(readFileSync(path.join(tempDir, "demo-platform-key.json"), "utf8")) as { key: string })
+    .key;
+  // the agent's profile: the demo agent profile plus its ES256 mandate key
+  const demo = (await (await fetch(`${baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
+  const profile = JSON.stringify({
+    ...demo,
+    signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }],
+  });
+  profileServer = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(profile),
+  );
+  await new Promise<void>((resolve) => profileServer.listen(0, "127.0.0.1", resolve));
+  agentProfileUrl = `http://127.0.0.1:${(profileServer.address() as AddressInfo).port}/.well-known/ucp`;
+});
+
+test.afterAll(async () => {
+  service?.kill("SIGTERM");
+  if (service && service.exitCode === null) {
+    await new Promise((resolve) => service!.once("exit", resolve));
+  }
+  await db?.end().catch(() => undefined);
+  await postgres?.stop();
+  await stripeApi?.close();
+  profileServer?.close();
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
+
+type Checkout = {
+  id: string;
+  status: string;
+  continue_url?: string;
+  messages: { code?: string; content: string }[];
+};
+
+const call = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`${baseUrl}/s/${STORE}${p}`, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      "request-id": randomUUID(),
+      "idempotency-key": randomUUID(),
+      "ucp-agent": `profile="${agentProfileUrl}"`,
+      "x-api-key": apiKey,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as T;
+};
+
+const setStore = (mode: "test" | "live", publishableKey: string | null = PUBLISHABLE_KEY) =>
+  db.query(
+    "UPDATE stores SET mode = $1, stripe_secret_key = $2, stripe_publishable_key = $3 WHERE slug = $4",
+    [mode, SECRET_KEY, publishableKey, STORE],
+  );
+
+/** The agent completes without a card token → requires_escalation; then the store goes live (see above). */
+const escalatedCheckout = async (): Promise<{ id: string; link: string }> => {
+  await setStore("test");
+  let variantId = "";
+  for (let i = 0; i < 20 && !variantId; i++) {
+    const p = await call<{
+      product?: { variants: { id: string; availability?: { available?: boolean } }[] };
+    }>("POST", "/catalog/product", { id: seedId("product", STORE, i) });
+    variantId = p.product?.variants.find((v) => v.availability?.available !== false)?.id ?? "";
+  }
+  const checkout = await call<Checkout>("POST", "/checkout-sessions", {
+    line_items: [{ item: { id: variantId }, quantity: 1 }],
+    buyer: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
+    shipping_address: {
+      line1: "1 Market St",
+      city: "Denver",
+      region: "CO",
+      postal_code: "80202",
+      country: "US",
+    },
+    shipping_method_id: "standard",
+    payment: { instruments: [{ handler_id: "svc.card", selected: true }] },
+  });
+  expect(checkout.status, JSON.stringify(checkout.messages)).toBe("ready_for_complete");
+  const mandate = await signCheckoutMandate(mandateTerms(checkout as unknown as MandateCheckout, STORE), {
+    privateJwk: privateKey.export({ format: "jwk" }) as JWK,
+    kid,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const completed = await call<Checkout>("POST", `/checkout-sessions/${checkout.id}/complete`, {
+    payment: { instruments: [{ handler_id: "svc.card", selected: true }] },
+    ap2: { checkout_mandate: mandate },
+  });
+  expect(completed.status, JSON.stringify(completed.messages)).toBe("requires_escalation");
+  expect(completed.continue_url).toMatch(new RegExp(`/s/${STORE}/pay/`));
+  await setStore("live");
+  return { id: checkout.id, link: completed.continue_url! };
+};
+
+const stateOf = async (checkoutId: string) => {
+  const session = await db.query<{ status: string; continue_token: string | null }>(
+    "SELECT status, continue_token FROM checkout_sessions WHERE id = $1",
+    [checkoutId],
+  );
+  const orders = await db.query<{ n: string }>("SELECT count(*) AS n FROM orders WHERE checkout_id = $1", [
+    checkoutId,
+  ]);
+  return { ...session.rows[0]!, orders: Number(orders.rows[0]!.n) };
+};
+
+const serveFakeStripeJs = (page: Page) =>
+  page.route(STRIPE_JS_URL_PATTERN, (route) =>
+    route.fulfill({ contentType: "application/javascript", body: fakeStripeJsSource(stripeApi.url) }),
+  );
+
+const payWith = async (page: Page, card: string) => {
+  await page.getByLabel("Card number").fill(card);
+  await page.getByLabel("Expiration date").fill("12 / 34");
+  await page.getByLabel("Security code").fill("123");
+  await page.getByRole("button", { name: "Pay" }).click();
+};
+
+test("live store: no card token → requires_escalation; the buyer pays in the Payment Element; completed, one order, link gone", async ({
+  page,
+}) => {
+  const { id, link } = await escalatedCheckout();
+  await serveFakeStripeJs(page);
+  await page.goto(link);
+  await expect(page.getByRole("heading", { level: 1, name: "Pay Summit Trail Outfitters" })).toBeVisible();
+  await expect(page.getByTestId("pay-total")).toContainText("$");
+  // the page names no sandbox card: the Payment Element collects the card
+  await expect(page.getByText("sandbox", { exact: false })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Pay" })).toBeEnabled();
+  expect(await page.content(), "the secret key never reaches the browser").not.toContain(SECRET_KEY);
+  const before = stripeApi.confirmations();
+  await payWith(page, CARDS.visa);
+  await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  // confirmed once, by the browser with the publishable key; the server only read the result
+  expect(stripeApi.confirmations()).toEqual({ publishable: before.publishable + 1, secret: before.secret });
+  expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });
+  await page.goto(link);
+  await expect(page.getByTestId("pay-gone")).toContainText("no longer active");
+});
+
+test("3-D Secure: the bank redirects back to return_url with payment_intent; the session completes", async ({
+  page,
+}) => {
+  const { id, link } = await escalatedCheckout();
+  await serveFakeStripeJs(page);
+  await page.goto(link);
+  await payWith(page, CARDS.threeDS);
+  // Stripe.js navigated to the bank's page (here the fake API's 3-DS page)
+  await expect(page.getByRole("heading", { name: /confirm this payment/i })).toBeVisible();
+  expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+  await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  // the query string was dropped after the server finished from the provider's state
+  expect(new URL(page.url()).searchParams.get("payment_intent")).toBeNull();
+  expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });
+});
+
+test("a declined card: the buyer sees why, the session stays open; another card then pays", async ({
+  page,
+}) => {
+  const { id, link } = await escalatedCheckout();
+  await serveFakeStripeJs(page);
+  await page.goto(link);
+  await payWith(page, CARDS.declined);
+  // (getByRole("alert") would also match Next's route announcer)
+  const error = page.getByTestId("pay-error");
+  await expect(error).toHaveText("Your card was declined.");
+  await expect(error).toHaveAttribute("role", "alert");
+  expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
+  await expect(page.getByRole("button", { name: "Pay" })).toBeEnabled();
+  await payWith(page, CARDS.visa);
+  await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });
+});
+
+test("Stripe.js fails to load → a plain message; a store without a publishable key → not configured", async ({
+  page,
+}) => {
+  const { id, link } = await escalatedCheckout();
+  await page.route(STRIPE_JS_URL_PATTERN, (route) => route.abort("internetdisconnected"));
+  await page.goto(link);
+  await expect(page.getByTestId("pay-error")).toContainText("could not be loaded");
+  await expect(page.getByRole("button", { name: "Pay" })).toHaveCount(0);
+
+  await setStore("live", null);
+  try {
+    await page.goto(link);
+    await expect(page.getByTestId("pay-unavailable")).toContainText("not configured");
+    await expect(page.getByLabel("Card number")).toHaveCount(0);
+  } finally {
+    await setStore("live");
+  }
+  expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
+});

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "stores" ADD COLUMN     "stripe_publishable_key" TEXT;
