@@ -14,6 +14,11 @@ import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempoten
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
+import {
+  RECONCILE_BATCH,
+  RECONCILE_GRACE_MS,
+  reconcileCardPayments,
+} from "@/lib/payments/card/reconcile-card-payments";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
@@ -60,6 +65,10 @@ Commands:
   set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
                  A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
                  sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook.
+  reconcile-payments [--store <slug>] [--grace-seconds <n>] [--limit <n>] [--json]
+                 Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
+                 PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
+                 succeeded one gets its order (never a second charge), a decline is recorded. Prints each payment.
   reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
@@ -85,6 +94,7 @@ const run = async (argv: string[]): Promise<number> => {
       json: { type: "boolean", default: false },
       "secret-key": { type: "string" },
       "webhook-secret": { type: "string" },
+      "grace-seconds": { type: "string" },
     },
     strict: true,
   });
@@ -248,6 +258,25 @@ const run = async (argv: string[]): Promise<number> => {
       });
       console.log(`Stripe keys of ${values.store} updated`);
       return 0;
+    }
+    case "reconcile-payments": {
+      const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
+      const graceSeconds = Number(values["grace-seconds"] ?? RECONCILE_GRACE_MS / 1000);
+      const limit = Number(values.limit ?? RECONCILE_BATCH);
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error("--grace-seconds must be ≥ 0");
+      if (!Number.isInteger(limit) || limit < 1) throw new Error("--limit must be a positive integer");
+      const results = await reconcileCardPayments({ storeId, graceMs: graceSeconds * 1000, limit });
+      if (values.json) console.log(JSON.stringify(results));
+      else {
+        for (const r of results) {
+          console.log(
+            `${r.store} checkout ${r.checkoutId} payment ${r.paymentIntentId ?? "(none recorded)"}: ${r.result}${r.orderId ? ` → order ${r.orderId}` : ""}${r.detail ? ` (${r.detail})` : ""}`,
+          );
+        }
+        const placed = results.filter((r) => r.result === "order_placed").length;
+        console.log(`${results.length} payment(s) checked: ${placed} order(s) placed`);
+      }
+      return results.some((r) => r.result === "error") ? 1 : 0;
     }
     case "reindex": {
       const config = meiliConfigFromEnv();

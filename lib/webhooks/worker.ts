@@ -18,13 +18,31 @@ export const webhookWorkerStep = async (
   return runDueDeliveries(now, scope);
 };
 
-/** Starts the poller; returns a stop function that resolves once the running step (if any) has finished. */
+/** A slower job the loop also runs (e.g. the card payment reconciliation sweep): at most every `everyMs`. */
+export type PeriodicJob = { name: string; everyMs: number; run: () => Promise<unknown> };
+
+/**
+ * Starts the poller; returns a stop function that resolves once the running step and jobs have finished.
+ * `periodic` jobs run on the same timer, each at most every `everyMs` and never overlapping itself.
+ */
 export const startWebhookWorker = ({
   intervalMs = POLL_INTERVAL_MS,
   onError = (e: unknown) => console.error("webhook worker:", e),
+  periodic = [] as PeriodicJob[],
 } = {}): (() => Promise<void>) => {
   let running: Promise<unknown> | null = null;
+  const jobs = periodic.map((job) => ({ job, lastStart: 0, running: null as Promise<unknown> | null }));
   const timer = setInterval(() => {
+    for (const j of jobs) {
+      if (j.running || Date.now() - j.lastStart < j.job.everyMs) continue;
+      j.lastStart = Date.now();
+      j.running = j.job
+        .run()
+        .catch((e: unknown) => onError(new Error(`${j.job.name}: ${(e as Error).message}`, { cause: e })))
+        .finally(() => {
+          j.running = null;
+        });
+    }
     if (running) return;
     running = webhookWorkerStep()
       .catch(onError)
@@ -35,6 +53,6 @@ export const startWebhookWorker = ({
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    await Promise.all([running, ...jobs.map((j) => j.running)]);
   };
 };
