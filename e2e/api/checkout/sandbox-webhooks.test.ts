@@ -25,7 +25,7 @@ import {
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
-import { callApp, readJson, rest } from "../../helpers/app-client";
+import { callApp, rest } from "../../helpers/app-client";
 import { connectMcpClient, type McpClient } from "../../helpers/mcp-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "./helpers";
