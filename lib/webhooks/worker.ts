@@ -2,6 +2,7 @@ import "server-only";
 
 import { runDueDeliveries, type AttemptOutcome } from "./deliver";
 import { fanOutEvents } from "./fan-out";
+import { periodicJobs, type PeriodicJob } from "./periodic-jobs";
 
 // The outbox poller: one step fans new order events out to deliveries and attempts what is due. The server runs
 // it every POLL_INTERVAL_MS (scripts/serve.ts); tests call webhookWorkerStep with their own clock. Steps never
@@ -18,12 +19,9 @@ export const webhookWorkerStep = async (
   return runDueDeliveries(now, scope);
 };
 
-/** A slower job the loop also runs (e.g. the card payment reconciliation sweep): at most every `everyMs`. */
-export type PeriodicJob = { name: string; everyMs: number; run: () => Promise<unknown> };
-
 /**
  * Starts the poller; returns a stop function that resolves once the running step and jobs have finished.
- * `periodic` jobs run on the same timer, each at most every `everyMs` and never overlapping itself.
+ * `periodic` jobs (periodic-jobs.ts) run on the same timer, each at most every `everyMs`, never overlapping itself.
  */
 export const startWebhookWorker = ({
   intervalMs = POLL_INTERVAL_MS,
@@ -31,18 +29,9 @@ export const startWebhookWorker = ({
   periodic = [] as PeriodicJob[],
 } = {}): (() => Promise<void>) => {
   let running: Promise<unknown> | null = null;
-  const jobs = periodic.map((job) => ({ job, lastStart: 0, running: null as Promise<unknown> | null }));
+  const jobs = periodicJobs(periodic, onError);
   const timer = setInterval(() => {
-    for (const j of jobs) {
-      if (j.running || Date.now() - j.lastStart < j.job.everyMs) continue;
-      j.lastStart = Date.now();
-      j.running = j.job
-        .run()
-        .catch((e: unknown) => onError(new Error(`${j.job.name}: ${(e as Error).message}`, { cause: e })))
-        .finally(() => {
-          j.running = null;
-        });
-    }
+    jobs.tick(Date.now());
     if (running) return;
     running = webhookWorkerStep()
       .catch(onError)
@@ -53,6 +42,6 @@ export const startWebhookWorker = ({
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await Promise.all([running, ...jobs.map((j) => j.running)]);
+    await Promise.all([running, jobs.idle()]);
   };
 };
