@@ -20,6 +20,7 @@ import {
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
+import { connectMcpClient } from "../../helpers/mcp-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, totalOf, type Checkout } from "./helpers";
 
@@ -224,6 +225,19 @@ test("3-DS answered on the provider's page, webhook and return both lost: the sw
   assert.equal(read.body.status, "completed");
   assert.equal(read.body.order?.id, results[0]!.orderId);
   assert.equal(sandbox.executed(), executed);
+  // the agent sees the same on MCP (official SDK client)
+  const client = await connectMcpClient(`/s/${store.slug}/mcp`, { headers: { "x-api-key": key } });
+  try {
+    const viaMcp = await client.callTool({
+      name: "get_checkout",
+      arguments: { meta: { "ucp-agent": { profile: signedProfile } }, id: c.id },
+    });
+    const body = viaMcp.structuredContent as Checkout;
+    assert.equal(body.status, "completed", JSON.stringify(viaMcp));
+    assert.equal(body.order?.id, results[0]!.orderId);
+  } finally {
+    await client.close();
+  }
 });
 
 test("a payment still waiting for 3-DS stays open: no order, the session stays requires_escalation", async () => {
