@@ -38,6 +38,9 @@ export const SANDBOX_EVENT_TYPES = [
 ] as const;
 export type SandboxEventType = (typeof SANDBOX_EVENT_TYPES)[number];
 
+/** How many recent events and deliveries the sandbox keeps for inspection (a long-running demo stays bounded). */
+const KEEP_RECENT = 1_000;
+
 /** Delay before each delivery attempt of one event to one endpoint: at most 4 attempts (a test double). */
 export const SANDBOX_WEBHOOK_RETRY_DELAYS_MS = [0, 250, 1_000, 3_000] as const;
 
@@ -178,6 +181,7 @@ const start = async (): Promise<StripeSandbox> => {
       delivered: false,
     };
     deliveries.push(delivery);
+    if (deliveries.length > KEEP_RECENT) deliveries.shift();
     const payload = JSON.stringify(event, null, 2);
     for (const delay of SANDBOX_WEBHOOK_RETRY_DELAYS_MS) {
       if (delay) await sleep(delay, undefined, { ref: false });
@@ -229,6 +233,7 @@ const start = async (): Promise<StripeSandbox> => {
       type,
     };
     events.push(event);
+    if (events.length > KEEP_RECENT) events.shift();
     if (!deliver) return;
     for (const endpoint of targets) {
       // sent after the API response, like Stripe's asynchronous webhooks
