@@ -286,8 +286,21 @@ test("a failed 3-DS challenge sends payment_intent.payment_failed: the decline i
   assert.equal(failed.length, 1);
   assert.equal(failed[0]!.status, 200);
   const db = await getDb();
-  assert.equal((await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } })).status, "declined");
+  const payment = await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } });
+  assert.equal(payment.status, "declined");
+  assert.equal(payment.attempt, 2, "the next completion is a new attempt");
   assert.equal(await orderCount(c.id), 0);
+  // so completing again with the same card makes a new PaymentIntent rather than replaying the failed one
+  const again = await completeRest(store, c, "pm_card_threeDSecure2Required");
+  assert.equal(again.body.status, "requires_escalation", again.text);
+  const intents = sandbox.paymentIntents().filter((p) => p.metadata.checkout_id === c.id);
+  assert.deepEqual(
+    intents.map((p) => [p.id === pi.id, p.status]),
+    [
+      [true, "requires_payment_method"],
+      [false, "requires_action"],
+    ],
+  );
 });
 
 test("a tampered event, a forged signature or a stale timestamp is refused (400) and places nothing", async () => {

@@ -60,9 +60,15 @@ export const handleStripeWebhook = async (
         // a refunded payment (its order could not be placed) is never turned into an order by a late event
         await finishSucceededCardPayment(db, store, payment.checkoutId, intent.id, { now });
       } else if (payment) {
+        // recorded as a completion records a decline: the next attempt gets a new provider key (a retry with the
+        // same card must not replay this attempt's answer); compare-and-set, so a repeat changes nothing
         await db.cardPayment.updateMany({
-          where: { checkoutId: payment.checkoutId, status: { notIn: ["succeeded", "refunded"] } },
-          data: { status: "declined", paymentIntentId: intent.id },
+          where: {
+            checkoutId: payment.checkoutId,
+            paymentIntentId: payment.paymentIntentId,
+            status: { notIn: ["succeeded", "refunded", "declined"] },
+          },
+          data: { status: "declined", paymentIntentId: intent.id, attempt: { increment: 1 } },
         });
       }
     }
