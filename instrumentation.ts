@@ -1,11 +1,37 @@
 // Next's server start-up hook (runs once per server process, never during `next build`): starts the order-webhook
-// delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off. It shares the app's
-// database handle, which matters for the embedded PGlite (one process, one handle).
+// delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off, with the card
+// payment reconciliation sweep as its periodic job (every 60 s). It shares the app's database handle, which
+// matters for the embedded PGlite (one process, one handle). Because this process serves HTTP, test-mode stores
+// register their Stripe webhook endpoint on the sandbox PSP ({BASE_URL}/s/<slug>/stripe/webhook) before their
+// first charge (lib/payments/card/sandbox-webhooks.ts).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { enableSandboxWebhooks } = await import("@/lib/payments/card/sandbox-webhooks");
+  enableSandboxWebhooks();
   const { getEnv } = await import("@/lib/config/env");
   if (getEnv().WEBHOOK_WORKER === "off") return;
   const { startWebhookWorker } = await import("@/lib/webhooks/worker");
-  startWebhookWorker();
-  console.log("webhook worker started (order events → signed deliveries)");
+  const { reconcileCardPayments, RECONCILE_INTERVAL_MS } =
+    await import("@/lib/payments/card/reconcile-card-payments");
+  startWebhookWorker({
+    periodic: [
+      {
+        name: "card payment reconciliation",
+        everyMs: RECONCILE_INTERVAL_MS,
+        run: async () => {
+          const done = (await reconcileCardPayments()).filter(
+            (r) => r.result !== "open" && r.result !== "not_found",
+          );
+          for (const r of done) {
+            console.log(
+              `reconcile: ${r.store} ${r.checkoutId} ${r.paymentIntentId ?? "-"} → ${r.result}${r.orderId ? ` ${r.orderId}` : ""}${r.detail ? ` (${r.detail})` : ""}`,
+            );
+          }
+        },
+      },
+    ],
+  });
+  console.log(
+    "webhook worker started (order events → signed deliveries; card payment reconciliation every 60 s)",
+  );
 }

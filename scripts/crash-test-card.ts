@@ -1,11 +1,14 @@
 // `npm run test:crash:card`: kills the server between the card charge and the order, then checks that the next
-// completion finishes the order from the same PaymentIntent without a second charge (issue #5 §5). Real
-// processes: the built service (scripts/serve.ts) on a real PostgreSQL (scripts/pg-harness.ts), an external
-// sandbox PSP in this process (STRIPE_SANDBOX_URL, so the provider outlives the server), and an agent profile
-// with this script's mandate key. Server A runs with ACS_FAULT=crash-after-charge (process.exit right after a
-// succeeded charge, before the order) and then with ACS_FAULT=crash-after-provider (right after Stripe answered,
-// before the PaymentIntent id is even recorded); server B, on the same database, runs without a fault and
-// retries. Exits non-zero when a check fails.
+// completion — or the reconciliation CLI — finishes the order from the same PaymentIntent without a second charge
+// (issue #5 §5). Real processes: the built service (scripts/serve.ts) on a real PostgreSQL
+// (scripts/pg-harness.ts), an external sandbox PSP in this process (STRIPE_SANDBOX_URL, so the provider outlives
+// the server), and an agent profile with this script's mandate key. Server A runs with
+// ACS_FAULT=crash-after-charge (process.exit right after a succeeded charge, before the order) or with
+// ACS_FAULT=crash-after-provider (right after Stripe answered, before the PaymentIntent id is even recorded).
+// Then either server B, on the same database, runs without a fault and retries, or (no server at all) the admin
+// CLI `reconcile-payments` sweeps. The sandbox's webhook deliveries are switched off here so a Stripe event cannot
+// finish the order before the path under test does (the servers still register their endpoints, checked below;
+// e2e/api/checkout/sandbox-webhooks.test.ts tests the webhook path). Exits non-zero when a check fails.
 // Usage: npm run test:crash:card [-- --build]
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -34,7 +37,49 @@ const keyFile = path.join(dir, "demo-platform-key.json");
 type Server = { child: ChildProcess; baseUrl: string; exited: Promise<number | null> };
 
 type Fault = "crash-after-provider" | "crash-after-charge";
-const FAULTS: Fault[] = ["crash-after-provider", "crash-after-charge"];
+/** Who finishes the order after the crash: a completion retry on server B, or the reconciliation CLI. */
+type Finisher = "retry" | "reconcile-cli";
+const SCENARIOS: { fault: Fault; finisher: Finisher }[] = [
+  { fault: "crash-after-provider", finisher: "retry" },
+  { fault: "crash-after-charge", finisher: "retry" },
+  { fault: "crash-after-charge", finisher: "reconcile-cli" },
+];
+
+const cliEnv = (databaseUrl: string, sandboxUrl: string): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    STRIPE_SANDBOX_URL: sandboxUrl,
+  };
+  delete env.ACS_FAULT;
+  return env;
+};
+
+/** `npm run admin -- reconcile-payments` as its own process on the same database and sandbox. */
+const reconcileCli = (databaseUrl: string, sandboxUrl: string) =>
+  new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(
+      path.join(REPO_ROOT, "node_modules/.bin/tsx"),
+      [
+        "--conditions=react-server",
+        "scripts/admin.ts",
+        "reconcile-payments",
+        "--store",
+        STORE,
+        "--grace-seconds",
+        "0",
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: cliEnv(databaseUrl, sandboxUrl),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.once("exit", (code) => resolve({ code, output }));
+  });
 
 const start = async (
   databaseUrl: string,
@@ -83,13 +128,16 @@ const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256
 const kid = "crash-test-agent";
 
 const sandbox = await stripeSandbox();
+sandbox.setWebhookDelivery(false);
 const postgres = await startPostgres();
 let serverB: Server | undefined;
 const profileHttp = createServer();
 let build = process.argv.includes("--build");
 try {
-  for (const fault of FAULTS) {
-    console.log(`\n=== ${fault}: PostgreSQL ${postgres.url}, sandbox PSP ${sandbox.url} ===`);
+  for (const { fault, finisher } of SCENARIOS) {
+    console.log(
+      `\n=== ${fault}, then ${finisher}: PostgreSQL ${postgres.url}, sandbox PSP ${sandbox.url} ===`,
+    );
     // one deployment: server B comes back on server A's address (the base URL is part of the charge's return_url)
     const port = await findFreePort();
     const serverA = await start(postgres.url, sandbox.url, fault, build, port);
@@ -194,6 +242,36 @@ try {
       ["succeeded"],
     );
     assert.equal(ordersAfterCrash, 0);
+    // server A served HTTP, so it registered the store's endpoint on the sandbox before its first charge
+    assert.ok(
+      sandbox
+        .webhookEndpoints()
+        .some((e) => e.url === `${serverA.baseUrl}/s/${STORE}/stripe/webhook` && e.metadata.store === STORE),
+      "server A registered its Stripe webhook endpoint",
+    );
+
+    if (finisher === "reconcile-cli") {
+      // 2'. no retry: the reconciliation CLI finishes the order from the recorded PaymentIntent
+      const cli = await reconcileCli(postgres.url, sandbox.url);
+      const paymentRef = (await db.query("SELECT payment_ref FROM orders WHERE checkout_id = $1", [id]))
+        .rows[0]?.payment_ref as string | undefined;
+      console.log(`reconcile-payments (exit ${cli.code}):\n${cli.output.trim().replace(/^/gm, "  ")}`);
+      console.log(
+        `after the sweep: PaymentIntents ${sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === id).length}; provider confirmations since the crash ${sandbox.executed() - executedAfterCrash}; orders ${await orders()} (payment_ref ${paymentRef})`,
+      );
+      assert.equal(cli.code, 0);
+      assert.match(
+        cli.output,
+        new RegExp(`checkout ${id} payment ${intentsAfterCrash[0]!.id}: order_placed`),
+      );
+      assert.equal(await orders(), 1);
+      assert.equal(paymentRef, intentsAfterCrash[0]!.id);
+      assert.equal(sandbox.executed() - executedAfterCrash, 0, "no second charge");
+      assert.equal(sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === id).length, 1);
+      await db.end();
+      console.log(`${fault} + ${finisher}: passed (one charge, one order)`);
+      continue;
+    }
 
     // 2. server B on the same database: the retry finishes the order from the same PaymentIntent
     serverB = await start(postgres.url, sandbox.url, null, false, port);
@@ -212,9 +290,11 @@ try {
     await db.end();
     serverB.child.kill("SIGTERM");
     await serverB.exited;
-    console.log(`${fault}: passed (one charge, one order)`);
+    console.log(`${fault} + ${finisher}: passed (one charge, one order)`);
   }
-  console.log("\nCrash test passed at both points: one charge, one order.");
+  console.log(
+    "\nCrash test passed at both points, by retry and by the reconciliation CLI: one charge, one order.",
+  );
 } finally {
   profileHttp.close();
   if (serverB?.child.exitCode === null) {

@@ -2,6 +2,7 @@ import "server-only";
 
 import { runDueDeliveries, type AttemptOutcome } from "./deliver";
 import { fanOutEvents } from "./fan-out";
+import { periodicJobs, type PeriodicJob } from "./periodic-jobs";
 
 // The outbox poller: one step fans new order events out to deliveries and attempts what is due. The server runs
 // it every POLL_INTERVAL_MS (scripts/serve.ts); tests call webhookWorkerStep with their own clock. Steps never
@@ -18,13 +19,19 @@ export const webhookWorkerStep = async (
   return runDueDeliveries(now, scope);
 };
 
-/** Starts the poller; returns a stop function that resolves once the running step (if any) has finished. */
+/**
+ * Starts the poller; returns a stop function that resolves once the running step and jobs have finished.
+ * `periodic` jobs (periodic-jobs.ts) run on the same timer, each at most every `everyMs`, never overlapping itself.
+ */
 export const startWebhookWorker = ({
   intervalMs = POLL_INTERVAL_MS,
   onError = (e: unknown) => console.error("webhook worker:", e),
+  periodic = [] as PeriodicJob[],
 } = {}): (() => Promise<void>) => {
   let running: Promise<unknown> | null = null;
+  const jobs = periodicJobs(periodic, onError);
   const timer = setInterval(() => {
+    jobs.tick(Date.now());
     if (running) return;
     running = webhookWorkerStep()
       .catch(onError)
@@ -35,6 +42,6 @@ export const startWebhookWorker = ({
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    await Promise.all([running, jobs.idle()]);
   };
 };

@@ -15,6 +15,11 @@ import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds } from "@/lib/orders/settle-refund";
+import {
+  RECONCILE_BATCH,
+  RECONCILE_GRACE_MS,
+  reconcileCardPayments,
+} from "@/lib/payments/card/reconcile-card-payments";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
@@ -70,6 +75,10 @@ Commands:
                  A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
                  sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook. The publishable
                  key (public) lets the hosted payment page run Stripe's Payment Element for live stores.
+  reconcile-payments [--store <slug>] [--grace-seconds <n>] [--limit <n>] [--json]
+                 Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
+                 PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
+                 succeeded one gets its order (never a second charge), a decline is recorded. Prints each payment.
   reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
@@ -99,6 +108,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       "secret-key": { type: "string" },
       "webhook-secret": { type: "string" },
       "publishable-key": { type: "string" },
+      "grace-seconds": { type: "string" },
     },
     strict: true,
   });
@@ -292,6 +302,25 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       });
       console.log(`Stripe keys of ${values.store} updated`);
       return 0;
+    }
+    case "reconcile-payments": {
+      const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
+      const graceSeconds = Number(values["grace-seconds"] ?? RECONCILE_GRACE_MS / 1000);
+      const limit = Number(values.limit ?? RECONCILE_BATCH);
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error("--grace-seconds must be ≥ 0");
+      if (!Number.isInteger(limit) || limit < 1) throw new Error("--limit must be a positive integer");
+      const results = await reconcileCardPayments({ storeId, graceMs: graceSeconds * 1000, limit });
+      if (values.json) console.log(JSON.stringify(results));
+      else {
+        for (const r of results) {
+          console.log(
+            `${r.store} checkout ${r.checkoutId} payment ${r.paymentIntentId ?? "(none recorded)"}: ${r.result}${r.orderId ? ` → order ${r.orderId}` : ""}${r.detail ? ` (${r.detail})` : ""}`,
+          );
+        }
+        const placed = results.filter((r) => r.result === "order_placed").length;
+        console.log(`${results.length} payment(s) checked: ${placed} order(s) placed`);
+      }
+      return results.some((r) => r.result === "error") ? 1 : 0;
     }
     case "reindex": {
       const config = meiliConfigFromEnv();

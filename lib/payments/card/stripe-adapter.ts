@@ -7,6 +7,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/http/errors";
 
 import type { ChargeOutcome, ChargeRequest, PaymentRail } from "../rail";
+import { ensureSandboxWebhookEndpoint } from "./sandbox-webhooks";
 import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./stripe-sandbox";
 
 // The card rail on the official Stripe SDK (DECISIONS.md A: stripe@23.1.0). Live stores use their own secret
@@ -14,7 +15,7 @@ import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./stripe-sandbox";
 // the same adapter code either way. One PaymentIntent per attempt, created and confirmed in one call with the
 // payment-method token, for the live re-priced total, with our idempotency key forwarded.
 
-const clientFor = async (store: Store): Promise<Stripe> => {
+export const clientFor = async (store: Store): Promise<Stripe> => {
   if (store.mode === "live") {
     if (!store.stripeSecretKey) {
       throw new AppError(
@@ -34,10 +35,19 @@ const clientFor = async (store: Store): Promise<Stripe> => {
     });
   }
   const { host, port, protocol } = await sandboxEndpoint();
-  return new Stripe(SANDBOX_SECRET_KEY, { host, port, protocol, maxNetworkRetries: 2, timeout: 10_000 });
+  const sandbox = new Stripe(SANDBOX_SECRET_KEY, {
+    host,
+    port,
+    protocol,
+    maxNetworkRetries: 2,
+    timeout: 10_000,
+  });
+  // the store's webhook endpoint on the sandbox, once per process, when this service serves HTTP
+  await ensureSandboxWebhookEndpoint(sandbox, store);
+  return sandbox;
 };
 
-const outcomeOf = (pi: Stripe.PaymentIntent): ChargeOutcome => {
+export const outcomeOf = (pi: Stripe.PaymentIntent): ChargeOutcome => {
   switch (pi.status) {
     case "succeeded":
       return { kind: "succeeded", paymentRef: pi.id };
@@ -53,7 +63,7 @@ const outcomeOf = (pi: Stripe.PaymentIntent): ChargeOutcome => {
   }
 };
 
-const providerError = (error: unknown): AppError => {
+export const providerError = (error: unknown): AppError => {
   const message = error instanceof Error ? error.message : String(error);
   return new AppError("payment_provider_error", `The payment provider failed: ${message}`);
 };

@@ -1,8 +1,11 @@
 import "server-only";
 
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import Stripe from "stripe";
 
 // The sandbox PSP (issue #5 §6, DECISIONS.md A/B4): a local HTTP server speaking the subset of the Stripe API
 // the card adapter calls — POST /v1/payment_intents (create, optionally confirm), GET /v1/payment_intents/:id,
@@ -12,8 +15,34 @@ import type { AddressInfo } from "node:net";
 // official SDK's host/port/protocol options, exactly like the real API. Started in-process on first use
 // (127.0.0.1, random port, unref'd), or an external one named by STRIPE_SANDBOX_URL. `/sandbox/3ds/:id` is the
 // sandbox's own 3-DS challenge outcome (real Stripe shows its challenge page at next_action.redirect_to_url).
+//
+// Webhooks (issue #5 §6): POST/GET /v1/webhook_endpoints registers and lists endpoints (`url`,
+// `enabled_events[]`, `metadata`; the returned `secret` is SANDBOX_WEBHOOK_SECRET). When a PaymentIntent reaches
+// succeeded / requires_action / a failed payment — on create+confirm, confirm, or the 3-DS answer — the sandbox
+// POSTs Stripe's Event object as JSON with a `Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.payload">`
+// header (signed afresh per attempt), retried on failure with a bounded backoff. Its one simplification: all
+// test stores share one sandbox account, so to model "one Stripe account per store" a PaymentIntent's events go
+// only to endpoints whose metadata.store equals the PaymentIntent's metadata.store.
+// GET /v1/payment_intents/search supports Stripe's search query `metadata['<key>']:'<value>'` (reconciliation).
 
 export const SANDBOX_SECRET_KEY = "sk_test_sandbox";
+
+/** The signing secret of every sandbox webhook endpoint (our route verifies test-mode stores with it). */
+export const SANDBOX_WEBHOOK_SECRET = "whsec_sandbox";
+
+/** The PaymentIntent events the sandbox sends. */
+export const SANDBOX_EVENT_TYPES = [
+  "payment_intent.succeeded",
+  "payment_intent.payment_failed",
+  "payment_intent.requires_action",
+] as const;
+export type SandboxEventType = (typeof SANDBOX_EVENT_TYPES)[number];
+
+/** How many recent events and deliveries the sandbox keeps for inspection (a long-running demo stays bounded). */
+const KEEP_RECENT = 1_000;
+
+/** Delay before each delivery attempt of one event to one endpoint: at most 4 attempts (a test double). */
+export const SANDBOX_WEBHOOK_RETRY_DELAYS_MS = [0, 250, 1_000, 3_000] as const;
 
 /** Stripe's documented test payment methods, and what the sandbox does with them. */
 export const SANDBOX_PAYMENT_METHODS = {
@@ -44,6 +73,47 @@ type PaymentIntent = {
 
 type Answer = { status: number; body: unknown };
 
+export type SandboxWebhookEndpoint = {
+  id: string;
+  object: "webhook_endpoint";
+  api_version: string | null;
+  application: null;
+  created: number;
+  description: string | null;
+  enabled_events: string[];
+  livemode: false;
+  metadata: Record<string, string>;
+  secret: string;
+  status: "enabled";
+  url: string;
+};
+
+/** Stripe's Event object (https://docs.stripe.com/api/events/object), for PaymentIntents. */
+export type SandboxEvent = {
+  id: string;
+  object: "event";
+  api_version: string;
+  created: number;
+  data: { object: PaymentIntent };
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: string | null; idempotency_key: string | null };
+  type: SandboxEventType;
+};
+
+/** One event sent to one endpoint, with every attempt (status, or the network error). */
+export type SandboxDelivery = {
+  eventId: string;
+  type: SandboxEventType;
+  endpointId: string;
+  url: string;
+  attempts: { status: number | null; error?: string }[];
+  delivered: boolean;
+};
+
+/** Who caused a state change: the API request (id, Idempotency-Key), or nobody (the buyer's 3-DS answer). */
+type RequestInfo = { id: string | null; idempotency_key: string | null };
+
 export type StripeSandbox = {
   url: string;
   host: string;
@@ -53,6 +123,14 @@ export type StripeSandbox = {
   paymentIntents: () => PaymentIntent[];
   /** Number of create/confirm requests that actually ran (replays excluded). */
   executed: () => number;
+  /** Registered webhook endpoints, events generated and deliveries made (tests read them). */
+  webhookEndpoints: () => SandboxWebhookEndpoint[];
+  events: () => SandboxEvent[];
+  deliveries: () => SandboxDelivery[];
+  /** Resolves once every delivery under way (retries included) has finished. */
+  webhooksSettled: () => Promise<void>;
+  /** Turns sending on or off (events are still generated); e.g. the crash test, which tests other paths. */
+  setWebhookDelivery: (on: boolean) => void;
 };
 
 const parseForm = (raw: string): Record<string, unknown> => {
@@ -68,6 +146,10 @@ const parseForm = (raw: string): Record<string, unknown> => {
   return out;
 };
 
+/** Stripe's documented webhook signature: `t=<unix>,v1=<hex HMAC-SHA256("<t>.<payload>", secret)>`. */
+export const stripeSignatureHeader = (payload: string, secret: string, timestamp: number): string =>
+  `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${payload}`).digest("hex")}`;
+
 const error = (
   status: number,
   type: string,
@@ -81,11 +163,94 @@ const error = (
 const start = async (): Promise<StripeSandbox> => {
   const intents = new Map<string, PaymentIntent>();
   const idempotency = new Map<string, { params: string; answer: Answer }>();
+  const endpoints = new Map<string, SandboxWebhookEndpoint>();
+  const events: SandboxEvent[] = [];
+  const deliveries: SandboxDelivery[] = [];
+  const inflight = new Set<Promise<void>>();
+  let deliver = true;
   let executed = 0;
   let base = "";
 
+  const post = async (event: SandboxEvent, endpoint: SandboxWebhookEndpoint): Promise<void> => {
+    const delivery: SandboxDelivery = {
+      eventId: event.id,
+      type: event.type,
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      attempts: [],
+      delivered: false,
+    };
+    deliveries.push(delivery);
+    if (deliveries.length > KEEP_RECENT) deliveries.shift();
+    const payload = JSON.stringify(event, null, 2);
+    for (const delay of SANDBOX_WEBHOOK_RETRY_DELAYS_MS) {
+      if (delay) await sleep(delay, undefined, { ref: false });
+      try {
+        const response = await fetch(endpoint.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json; charset=utf-8",
+            "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+            "stripe-signature": stripeSignatureHeader(
+              payload,
+              endpoint.secret,
+              Math.floor(Date.now() / 1000),
+            ),
+          },
+          body: payload,
+          redirect: "manual",
+          signal: AbortSignal.timeout(5_000),
+        });
+        await response.body?.cancel();
+        delivery.attempts.push({ status: response.status });
+        if (response.status >= 200 && response.status < 300) {
+          delivery.delivered = true;
+          return;
+        }
+      } catch (thrown) {
+        delivery.attempts.push({ status: null, error: (thrown as Error).message });
+      }
+    }
+  };
+
+  /** A PaymentIntent reached `type`: the event, sent to the endpoints of the PaymentIntent's store. */
+  const emit = (type: SandboxEventType, pi: PaymentIntent, request: RequestInfo) => {
+    const targets = [...endpoints.values()].filter(
+      (e) =>
+        (e.enabled_events.includes(type) || e.enabled_events.includes("*")) &&
+        e.metadata.store !== undefined &&
+        e.metadata.store === pi.metadata.store,
+    );
+    const event: SandboxEvent = {
+      id: `evt_${randomBytes(12).toString("hex")}`,
+      object: "event",
+      api_version: Stripe.API_VERSION,
+      created: Math.floor(Date.now() / 1000),
+      data: { object: JSON.parse(JSON.stringify(pi)) as PaymentIntent },
+      livemode: false,
+      pending_webhooks: deliver ? targets.length : 0,
+      request,
+      type,
+    };
+    events.push(event);
+    if (events.length > KEEP_RECENT) events.shift();
+    if (!deliver) return;
+    for (const endpoint of targets) {
+      // sent after the API response, like Stripe's asynchronous webhooks
+      const sending: Promise<void> = sleep(0, undefined, { ref: false })
+        .then(() => post(event, endpoint))
+        .finally(() => inflight.delete(sending));
+      inflight.add(sending);
+    }
+  };
+
   /** Confirms `pi` with `pm` in place: the outcome of each test payment method. */
-  const confirm = (pi: PaymentIntent, pm: string | undefined, returnUrl: string | null): Answer => {
+  const confirm = (
+    pi: PaymentIntent,
+    pm: string | undefined,
+    returnUrl: string | null,
+    request: RequestInfo,
+  ): Answer => {
     executed += 1;
     pi.payment_method = pm ?? pi.payment_method;
     pi.return_url = returnUrl ?? pi.return_url;
@@ -93,6 +258,7 @@ const start = async (): Promise<StripeSandbox> => {
       case SANDBOX_PAYMENT_METHODS.succeeds:
         pi.status = "succeeded";
         pi.next_action = null;
+        emit("payment_intent.succeeded", pi, request);
         return { status: 200, body: pi };
       case SANDBOX_PAYMENT_METHODS.requires3ds:
         pi.status = "requires_action";
@@ -100,6 +266,7 @@ const start = async (): Promise<StripeSandbox> => {
           type: "redirect_to_url",
           redirect_to_url: { url: `${base}/sandbox/3ds/${pi.id}`, return_url: pi.return_url },
         };
+        emit("payment_intent.requires_action", pi, request);
         return { status: 200, body: pi };
       case SANDBOX_PAYMENT_METHODS.declined: {
         pi.status = "requires_payment_method";
@@ -108,6 +275,7 @@ const start = async (): Promise<StripeSandbox> => {
           decline_code: "generic_decline",
           message: "Your card was declined.",
         };
+        emit("payment_intent.payment_failed", pi, request);
         return error(402, "card_error", "Your card was declined.", {
           code: "card_declined",
           decline_code: "generic_decline",
@@ -122,19 +290,33 @@ const start = async (): Promise<StripeSandbox> => {
     }
   };
 
-  const route = (method: string, path: string, params: Record<string, unknown>): Answer => {
+  const route = (
+    method: string,
+    path: string,
+    params: Record<string, unknown>,
+    request: RequestInfo,
+  ): Answer => {
     const [, v1, resource, id, action] = path.split("/");
     if (v1 === "sandbox" && resource === "3ds" && id && method === "POST") {
       const pi = intents.get(id);
       if (!pi || pi.status !== "requires_action")
         return error(400, "invalid_request_error", "No challenge pending");
-      if (params.outcome === "approve") pi.status = "succeeded";
-      else {
+      pi.next_action = null;
+      // the buyer's answer, not an API request: Stripe's event then has request.id null
+      const buyer = { id: null, idempotency_key: null };
+      if (params.outcome === "approve") {
+        pi.status = "succeeded";
+        emit("payment_intent.succeeded", pi, buyer);
+      } else {
         pi.status = "requires_payment_method";
         pi.last_payment_error = { code: "payment_intent_authentication_failure", message: "3-DS failed" };
+        emit("payment_intent.payment_failed", pi, buyer);
       }
-      pi.next_action = null;
       return { status: 200, body: pi };
+    }
+    if (v1 === "v1" && resource === "webhook_endpoints" && !id) return webhookEndpoints(method, params);
+    if (v1 === "v1" && resource === "payment_intents" && id === "search" && method === "GET") {
+      return search(params);
     }
     if (v1 === "v1" && resource === "refunds" && method === "POST" && !id) {
       const pi = typeof params.payment_intent === "string" ? intents.get(params.payment_intent) : undefined;
@@ -199,7 +381,7 @@ const start = async (): Promise<StripeSandbox> => {
       };
       pi.client_secret = `${pi.id}_secret_${randomBytes(8).toString("hex")}`;
       intents.set(pi.id, pi);
-      if (pi.payment_method && params.confirm === "true") return confirm(pi, undefined, null);
+      if (pi.payment_method && params.confirm === "true") return confirm(pi, undefined, null, request);
       if (pi.payment_method) pi.status = "requires_confirmation";
       return { status: 200, body: pi };
     }
@@ -219,17 +401,88 @@ const start = async (): Promise<StripeSandbox> => {
         pi,
         typeof params.payment_method === "string" ? params.payment_method : undefined,
         typeof params.return_url === "string" ? params.return_url : null,
+        request,
       );
     }
     return error(404, "invalid_request_error", "Unrecognized request URL");
   };
 
+  /** Stripe's POST /v1/webhook_endpoints (create) and GET /v1/webhook_endpoints (list). */
+  const webhookEndpoints = (method: string, params: Record<string, unknown>): Answer => {
+    if (method === "GET") {
+      const data = [...endpoints.values()].reverse();
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/webhook_endpoints" } };
+    }
+    if (method !== "POST") return error(404, "invalid_request_error", "Unrecognized request URL");
+    let url: URL | null = null;
+    try {
+      url = typeof params.url === "string" ? new URL(params.url) : null;
+    } catch {
+      url = null;
+    }
+    if (!url || !/^https?:$/.test(url.protocol)) {
+      return error(400, "invalid_request_error", "Invalid URL: An explicit scheme must be provided.", {
+        param: "url",
+      });
+    }
+    const enabled = Object.values((params.enabled_events as Record<string, string> | undefined) ?? {});
+    const unknown = enabled.find((e) => e !== "*" && !(SANDBOX_EVENT_TYPES as readonly string[]).includes(e));
+    if (enabled.length === 0 || unknown !== undefined) {
+      return error(400, "invalid_request_error", `Invalid enabled_events: ${unknown ?? "(none)"}`, {
+        param: "enabled_events",
+      });
+    }
+    const endpoint: SandboxWebhookEndpoint = {
+      id: `we_${randomBytes(12).toString("hex")}`,
+      object: "webhook_endpoint",
+      api_version: null,
+      application: null,
+      created: Math.floor(Date.now() / 1000),
+      description: typeof params.description === "string" ? params.description : null,
+      enabled_events: enabled,
+      livemode: false,
+      metadata: (params.metadata as Record<string, string>) ?? {},
+      secret: SANDBOX_WEBHOOK_SECRET,
+      status: "enabled",
+      url: url.toString(),
+    };
+    endpoints.set(endpoint.id, endpoint);
+    return { status: 200, body: endpoint };
+  };
+
+  /** Stripe's GET /v1/payment_intents/search, for the one clause the service sends: metadata['k']:'v'. */
+  const search = (params: Record<string, unknown>): Answer => {
+    const clause = /^metadata\['([\w-]+)'\]:'([^']*)'$/.exec(String(params.query ?? "").trim());
+    if (!clause) {
+      return error(400, "invalid_request_error", "The sandbox supports only metadata['key']:'value'", {
+        param: "query",
+      });
+    }
+    const [, key, value] = clause;
+    const data = [...intents.values()].filter((pi) => pi.metadata[key!] === value).reverse();
+    return {
+      status: 200,
+      body: {
+        object: "search_result",
+        data,
+        has_more: false,
+        next_page: null,
+        url: "/v1/payment_intents/search",
+      },
+    };
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    const key = req.headers["idempotency-key"];
+    const request: RequestInfo = {
+      id: `req_${randomBytes(8).toString("hex")}`,
+      idempotency_key: typeof key === "string" ? key : null,
+    };
     const send = (a: Answer, replayed = false) =>
       res
         .writeHead(a.status, {
           "content-type": "application/json",
-          "request-id": `req_${randomBytes(8).toString("hex")}`,
+          "request-id": request.id!,
           ...(replayed ? { "idempotent-replayed": "true" } : {}),
         })
         .end(JSON.stringify(a.body));
@@ -237,9 +490,9 @@ const start = async (): Promise<StripeSandbox> => {
       return send(error(401, "invalid_request_error", "Invalid API Key provided"));
     }
     const method = req.method ?? "GET";
-    const path = new URL(req.url ?? "/", base).pathname;
-    const params = parseForm(raw);
-    const key = req.headers["idempotency-key"];
+    const url = new URL(req.url ?? "/", base);
+    const path = url.pathname;
+    const params = parseForm(method === "GET" ? url.search.slice(1) : raw);
     if (method === "POST" && typeof key === "string") {
       const scoped = `${req.headers.authorization} ${key}`;
       const previous = idempotency.get(scoped);
@@ -256,12 +509,12 @@ const start = async (): Promise<StripeSandbox> => {
         }
         return send(previous.answer, true);
       }
-      const answer = route(method, path, params);
+      const answer = route(method, path, params, request);
       // Stripe keeps the first result (errors included) as a snapshot
       idempotency.set(scoped, { params: fingerprint, answer: JSON.parse(JSON.stringify(answer)) as Answer });
       return send(answer);
     }
-    return send(route(method, path, params));
+    return send(route(method, path, params, request));
   };
 
   const server: Server = createServer((req, res) => {
@@ -281,6 +534,15 @@ const start = async (): Promise<StripeSandbox> => {
     protocol: "http",
     paymentIntents: () => [...intents.values()],
     executed: () => executed,
+    webhookEndpoints: () => [...endpoints.values()],
+    events: () => [...events],
+    deliveries: () => [...deliveries],
+    webhooksSettled: async () => {
+      while (inflight.size > 0) await Promise.all([...inflight]);
+    },
+    setWebhookDelivery: (on) => {
+      deliver = on;
+    },
   };
 };
 

@@ -3,22 +3,21 @@ import "server-only";
 import Stripe from "stripe";
 
 import { getDb } from "@/lib/config/db";
-import { placeOrder } from "@/lib/orders/place-order";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
-import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
-import { SANDBOX_SECRET_KEY } from "./stripe-sandbox";
+import { finishSucceededCardPayment } from "./finish-card-payment";
+import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "./stripe-sandbox";
 
 // Inbound Stripe webhooks (issue #5 §2) at POST /s/<slug>/stripe/webhook. The signature is verified with
-// stripe.webhooks.constructEvent over the raw body before anything else is read; only PaymentIntent outcomes
-// are handled; each event id is handled once (stripe_webhook_events). payment_intent.succeeded finishes the
-// order of a checkout whose charge succeeded outside a completion call (3-DS on Stripe's page, a lost
-// response, a crash): placeOrder is idempotent, so a late or repeated event never places a second order.
+// stripe.webhooks.constructEvent over the raw body before anything else is read; each event id is claimed once
+// (stripe_webhook_events) before it is handled, so a repeated or concurrent delivery is acknowledged as a
+// duplicate, and a failed handling releases the claim and answers 500 so Stripe retries. Handled:
+// payment_intent.succeeded finishes the order of a charge that succeeded outside a completion call (3-DS answered
+// on Stripe's page, a lost response, a crash) — placeOrder is idempotent, so a late or repeated event never places
+// a second order; payment_intent.payment_failed records the decline. payment_intent.requires_action and every
+// other type are acknowledged (200) and ignored: the completion already escalated the checkout.
 
-/** The sandbox's webhook signing secret (test-mode stores). */
-export const SANDBOX_WEBHOOK_SECRET = "whsec_sandbox";
-
-const HANDLED = new Set(["payment_intent.succeeded", "payment_intent.payment_failed"]);
+export { SANDBOX_WEBHOOK_SECRET };
 
 export type WebhookAnswer = { status: number; body: Record<string, unknown> };
 
@@ -40,39 +39,43 @@ export const handleStripeWebhook = async (
     return { status: 400, body: { error: "invalid Stripe-Signature" } };
   }
   const db = await getDb();
-  if (await db.stripeWebhookEvent.findUnique({ where: { id: event.id } })) {
-    return { status: 200, body: { received: true, duplicate: true } };
-  }
-  if (HANDLED.has(event.type)) {
-    const intent = event.data.object as Stripe.PaymentIntent;
-    const payment = await db.cardPayment.findFirst({
-      where: { storeId: store.id, paymentIntentId: intent.id },
-    });
-    // a refunded payment (its order could not be placed) is never turned into an order by a late event
-    if (payment?.status === "refunded") {
-      // nothing to do
-    } else if (payment && event.type === "payment_intent.succeeded") {
-      await db.cardPayment.update({
-        where: { checkoutId: payment.checkoutId },
-        data: { status: "succeeded" },
-      });
-      await placeOrder(db, {
-        checkoutId: payment.checkoutId,
-        storeId: store.id,
-        handlerId: RAIL_HANDLER_IDS.card,
-        paymentRef: intent.id,
-        now,
-      });
-    } else if (payment) {
-      await db.cardPayment.updateMany({
-        where: { checkoutId: payment.checkoutId, status: { not: "succeeded" } },
-        data: { status: "declined" },
-      });
-    }
-  }
-  await db.stripeWebhookEvent.createMany({
+  const claimed = await db.stripeWebhookEvent.createMany({
     data: [{ id: event.id, type: event.type }],
     skipDuplicates: true,
   });
+  if (claimed.count === 0) return { status: 200, body: { received: true, duplicate: true } };
+  try {
+    if (event.type === "payment_intent.succeeded" || event.type === "payment_intent.payment_failed") {
+      const intent = event.data.object;
+      // the payment by its recorded PaymentIntent; else (the process died right after Stripe answered, so the id
+      // was never recorded) the first attempt of the checkout named in the PaymentIntent's metadata
+      const payment =
+        (await db.cardPayment.findFirst({ where: { storeId: store.id, paymentIntentId: intent.id } })) ??
+        (intent.metadata?.checkout_id
+          ? await db.cardPayment.findFirst({
+              where: { storeId: store.id, checkoutId: intent.metadata.checkout_id, paymentIntentId: null },
+            })
+          : null);
+      if (payment && event.type === "payment_intent.succeeded") {
+        // a refunded payment (its order could not be placed) is never turned into an order by a late event
+        await finishSucceededCardPayment(db, store, payment.checkoutId, intent.id, { now });
+      } else if (payment) {
+        // recorded as a completion records a decline: the next attempt gets a new provider key (a retry with the
+        // same card must not replay this attempt's answer); compare-and-set, so a repeat changes nothing
+        await db.cardPayment.updateMany({
+          where: {
+            checkoutId: payment.checkoutId,
+            paymentIntentId: payment.paymentIntentId,
+            status: { notIn: ["succeeded", "refunded", "declined"] },
+          },
+          data: { status: "declined", paymentIntentId: intent.id, attempt: { increment: 1 } },
+        });
+      }
+    }
+  } catch (error) {
+    await db.stripeWebhookEvent.deleteMany({ where: { id: event.id } });
+    console.error(`stripe webhook ${event.id} (${event.type}) for ${slug}:`, error);
+    return { status: 500, body: { error: "the event could not be handled; retry" } };
+  }
   return { status: 200, body: { received: true } };
 };

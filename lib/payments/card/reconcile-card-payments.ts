@@ -1,0 +1,136 @@
+import "server-only";
+
+import { getDb, type Db } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
+
+import type { ChargeOutcome, PaymentRail } from "../rail";
+import { findCardCharges } from "./find-card-charges";
+import { finishSucceededCardPayment } from "./finish-card-payment";
+import { stripeCardRail } from "./stripe-adapter";
+
+// The payment reconciliation sweep (issue #5 §5: "the next retry or a reconciliation job finishes the order from
+// the PaymentIntent — never a second charge"). It finds card payments whose provider state may be ahead of ours —
+// a PaymentIntent recorded, not declined or refunded, the checkout neither completed nor canceled, untouched for a
+// grace period — retrieves each PaymentIntent through the rail port and, when it succeeded, places the order
+// (placeOrder is idempotent; nothing is ever charged here); declines are recorded. A payment whose PaymentIntent
+// id was never recorded (the process died right after Stripe answered) is looked up by the checkout id in the
+// PaymentIntent metadata through Stripe's search API, for a checkout still held in complete_in_progress.
+// Bounded batches, oldest first; a checked payment is touched so the next batch moves on. Runs from the worker
+// loop (instrumentation.ts, every RECONCILE_INTERVAL_MS) and the admin CLI `reconcile-payments`.
+
+export const RECONCILE_INTERVAL_MS = 60_000;
+export const RECONCILE_GRACE_MS = 2 * 60_000;
+export const RECONCILE_BATCH = 50;
+
+export type ReconciledPayment = {
+  checkoutId: string;
+  store: string;
+  paymentIntentId: string | null;
+  /** What the sweep did: placed (or found) the order, refunded, recorded a decline, left open, found nothing. */
+  result: "order_placed" | "refunded" | "declined" | "open" | "not_found" | "ignored" | "error";
+  orderId?: string;
+  detail?: string;
+};
+
+export type ReconcileOptions = {
+  now?: Date;
+  /** Only this store's payments (the CLI's --store). */
+  storeId?: string;
+  graceMs?: number;
+  limit?: number;
+  rail?: PaymentRail;
+  findCharges?: (store: Store, checkoutId: string) => Promise<ChargeOutcome[]>;
+};
+
+type Candidate = {
+  checkout_id: string;
+  store_id: string;
+  payment_intent_id: string | null;
+  status: string;
+};
+
+const candidates = (db: Db, before: Date, storeId: string | null, limit: number) =>
+  db.$queryRawUnsafe<Candidate[]>(
+    `SELECT cp.checkout_id, cp.store_id, cp.payment_intent_id, cp.status
+       FROM card_payments cp JOIN checkout_sessions cs ON cs.id = cp.checkout_id
+      WHERE cp.updated_at < $1
+        AND ($2::text IS NULL OR cp.store_id = $2)
+        AND cs.status NOT IN ('completed', 'canceled')
+        AND ((cp.payment_intent_id IS NOT NULL AND cp.status NOT IN ('declined', 'refunded'))
+          OR (cp.payment_intent_id IS NULL AND cp.status = 'pending' AND cs.status = 'complete_in_progress'))
+      ORDER BY cp.updated_at, cp.checkout_id
+      LIMIT $3`,
+    before,
+    storeId,
+    limit,
+  );
+
+/** One sweep: at most `limit` payments; returns what it did with each. */
+export const reconcileCardPayments = async ({
+  now = new Date(),
+  storeId,
+  graceMs = RECONCILE_GRACE_MS,
+  limit = RECONCILE_BATCH,
+  rail = stripeCardRail,
+  findCharges = findCardCharges,
+}: ReconcileOptions = {}): Promise<ReconciledPayment[]> => {
+  const db = await getDb();
+  const rows = await candidates(db, new Date(now.getTime() - graceMs), storeId ?? null, limit);
+  const stores = new Map<string, Store>();
+  const results: ReconciledPayment[] = [];
+  for (const row of rows) {
+    const store =
+      stores.get(row.store_id) ?? (await db.store.findUniqueOrThrow({ where: { id: row.store_id } }));
+    stores.set(store.id, store);
+    const report = (r: Omit<ReconciledPayment, "checkoutId" | "store">) =>
+      results.push({ checkoutId: row.checkout_id, store: store.slug, ...r });
+    try {
+      let outcome: ChargeOutcome | null;
+      if (row.payment_intent_id) outcome = await rail.retrieve(store, row.payment_intent_id);
+      else {
+        const found = await findCharges(store, row.checkout_id);
+        outcome = found.find((o) => o.kind === "succeeded") ?? null;
+      }
+      if (outcome?.kind === "succeeded") {
+        const finished = await finishSucceededCardPayment(db, store, row.checkout_id, outcome.paymentRef, {
+          now,
+          rail,
+        });
+        if (finished.result === "order_placed") {
+          report({ paymentIntentId: outcome.paymentRef, result: "order_placed", orderId: finished.orderId });
+        } else
+          report({ paymentIntentId: outcome.paymentRef, result: finished.result, detail: finished.reason });
+        continue;
+      }
+      if (outcome?.kind === "declined") {
+        // recorded as a completion records it: the next attempt gets a new provider key; a held session reopens
+        const { count } = await db.cardPayment.updateMany({
+          where: { checkoutId: row.checkout_id, status: row.status, paymentIntentId: row.payment_intent_id },
+          data: { status: "declined", attempt: { increment: 1 } },
+        });
+        if (count === 1) {
+          await db.checkoutSession.updateMany({
+            where: { id: row.checkout_id, status: "complete_in_progress" },
+            data: { status: "ready_for_complete", version: { increment: 1 } },
+          });
+        }
+        report({ paymentIntentId: row.payment_intent_id, result: "declined", detail: outcome.reason });
+        continue;
+      }
+      // still open at the provider (3-DS pending, no card yet) or nothing charged: touched only if unchanged,
+      // so the next batch moves on and a concurrent finisher's write is never overwritten
+      await db.cardPayment.updateMany({
+        where: { checkoutId: row.checkout_id, status: row.status, paymentIntentId: row.payment_intent_id },
+        data: { status: outcome?.kind ?? row.status },
+      });
+      report({
+        paymentIntentId: outcome?.paymentRef ?? row.payment_intent_id,
+        result: outcome ? "open" : "not_found",
+        ...(outcome ? { detail: outcome.kind } : {}),
+      });
+    } catch (error) {
+      report({ paymentIntentId: row.payment_intent_id, result: "error", detail: (error as Error).message });
+    }
+  }
+  return results;
+};
