@@ -1,6 +1,7 @@
 // Next's server start-up hook (runs once per server process, never during `next build`): starts the order-webhook
-// delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off, with the card
-// payment reconciliation sweep as its periodic job (every 60 s). It shares the app's database handle, which
+// delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off, with two periodic
+// jobs, each every 60 s: the card payment reconciliation sweep and the settlement of refunds left pending
+// (lib/orders/settle-refund.ts). It shares the app's database handle, which
 // matters for the embedded PGlite (one process, one handle). Because this process serves HTTP, test-mode stores
 // register their Stripe webhook endpoint on the sandbox PSP ({BASE_URL}/s/<slug>/stripe/webhook) before their
 // first charge (lib/payments/card/sandbox-webhooks.ts).
@@ -13,6 +14,7 @@ export async function register(): Promise<void> {
   const { startWebhookWorker } = await import("@/lib/webhooks/worker");
   const { reconcileCardPayments, RECONCILE_INTERVAL_MS } =
     await import("@/lib/payments/card/reconcile-card-payments");
+  const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
   startWebhookWorker({
     periodic: [
       {
@@ -29,9 +31,20 @@ export async function register(): Promise<void> {
           }
         },
       },
+      {
+        name: "pending refund settlement",
+        everyMs: RECONCILE_INTERVAL_MS,
+        run: async () => {
+          for (const r of await settlePendingRefunds()) {
+            console.log(
+              `refund: ${r.adjustmentId} (order ${r.orderId}) → ${r.status}${r.error ? ` (${r.error})` : ""}`,
+            );
+          }
+        },
+      },
     ],
   });
   console.log(
-    "webhook worker started (order events → signed deliveries; card payment reconciliation every 60 s)",
+    "webhook worker started (order events → signed deliveries; card reconciliation and pending refunds every 60 s)",
   );
 }

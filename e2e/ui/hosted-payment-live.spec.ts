@@ -237,6 +237,24 @@ test("live store: no card token → requires_escalation; the buyer pays in the P
   await expect(page.getByTestId("pay-gone")).toContainText("no longer active");
 });
 
+test("the browser's refresh after paying is lost: opening the link again finishes the order from Stripe's state", async ({
+  page,
+}) => {
+  const { id, link } = await escalatedCheckout();
+  await serveFakeStripeJs(page);
+  await page.goto(link);
+  // the post that tells our server to read the provider's state never arrives
+  await page.route("**/submit", (route) => route.abort("connectionreset"));
+  const before = stripeApi.confirmations().publishable;
+  await payWith(page, CARDS.visa);
+  await expect.poll(() => stripeApi.confirmations().publishable).toBe(before + 1);
+  expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
+  await page.unroute("**/submit");
+  await page.goto(link);
+  await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });
+});
+
 test("3-D Secure: the bank redirects back to return_url with payment_intent; the session completes", async ({
   page,
 }) => {

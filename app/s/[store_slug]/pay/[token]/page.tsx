@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 
 import { PaymentView } from "@/components/payment/payment-view";
-import { getPaymentPage, returnFromProvider } from "@/lib/checkout/hosted-payment";
+import { getPaymentPage, payHostedCheckout, returnFromProvider } from "@/lib/checkout/hosted-payment";
 
 // The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3).
 export const dynamic = "force-dynamic";
@@ -25,6 +25,13 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
       typeof payment_intent === "string" ? payment_intent : "",
     );
     redirect(`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}?result=${returned}`);
+  }
+  if (result === undefined) {
+    // a payment the provider already took (the browser's refresh was lost, a webhook is late) finishes on sight
+    const state = await payHostedCheckout(store_slug, token, { action: "refresh" });
+    if (state === "paid") {
+      redirect(`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}?result=paid`);
+    }
   }
   const page = await getPaymentPage(store_slug, token);
   if (!page) {
