@@ -321,13 +321,13 @@ try {
   await waitFor("the held delivery again", () => redelivered() > 0);
   const redeliveredAt = performance.now();
   const redelivery = redelivered();
-  await waitFor("placed + shipped at both targets", allDelivered(4));
+  await waitFor("placed + paid + shipped at both targets", allDelivered(6));
 
   // 3. A further event after the crash arrives too.
   console.log(
     await admin(postgres.url, ["fulfill-order", "--store", STORE, "--order", orderId, "--type", "delivered"]),
   );
-  await waitFor("delivered at both targets", allDelivered(6));
+  await waitFor("delivered at both targets", allDelivered(8));
   killGroup(serverB, "SIGTERM");
   await serverB.exited;
 
@@ -338,8 +338,8 @@ try {
   ).rows as { sequence: number }[];
   assert.deepEqual(
     events.map((e) => e.sequence),
-    [1, 2, 3],
-    "placed, shipped, delivered",
+    [1, 2, 3, 4],
+    "placed, paid, shipped, delivered",
   );
   const seen = receiver.received.filter((r) => r.body.includes(orderId));
   assert.equal(seen.length, receiver.received.length, "nothing else arrived");
@@ -366,7 +366,11 @@ try {
           .map((e) => e.type)
           .join(","),
       );
-    assert.deepEqual(shipments, ["", "shipped", "shipped,delivered"], `${target}: the snapshots in order`);
+    assert.deepEqual(
+      shipments,
+      ["", "", "shipped", "shipped,delivered"],
+      `${target}: the snapshots in order`,
+    );
   }
   const again: Received = receiver.received[redelivery]!;
   assert.equal(again.path, held.path);
@@ -391,7 +395,7 @@ try {
 
   console.log("\n── Summary ──");
   console.log(
-    `  deliveries received ${receiver.received.length}: 2 targets × 3 events + 1 redelivery of the held one`,
+    `  deliveries received ${receiver.received.length}: 2 targets × 4 events + 1 redelivery of the held one`,
   );
   console.log(
     `  all verified (RFC 9421 + Content-Digest): ${receiver.received.every((r) => r.verified && r.digestOk)}`,
