@@ -11,7 +11,6 @@
 // e2e/api/checkout/sandbox-webhooks.test.ts tests the webhook path). Exits non-zero when a check fails.
 // Usage: npm run test:crash:card [-- --build]
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -27,14 +26,14 @@ import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { stripeSandbox } from "../lib/payments/card/stripe-sandbox";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT } from "./lib/paths";
+import { runAdminProcess, startServedApp, type ServedApp } from "./lib/served-app";
 import { startPostgres } from "./pg-harness";
 
 const STORE = "summit-trail-outfitters";
 const dir = mkdtempSync(path.join(tmpdir(), "acs-crash-"));
 const keyFile = path.join(dir, "demo-platform-key.json");
 
-type Server = { child: ChildProcess; baseUrl: string; exited: Promise<number | null> };
+type Server = ServedApp;
 
 type Fault = "crash-after-provider" | "crash-after-charge";
 /** Who finishes the order after the crash: a completion retry on server B, or the reconciliation CLI. */
@@ -45,84 +44,31 @@ const SCENARIOS: { fault: Fault; finisher: Finisher }[] = [
   { fault: "crash-after-charge", finisher: "reconcile-cli" },
 ];
 
-const cliEnv = (databaseUrl: string, sandboxUrl: string): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    STRIPE_SANDBOX_URL: sandboxUrl,
-  };
-  delete env.ACS_FAULT;
-  return env;
-};
-
 /** `npm run admin -- reconcile-payments` as its own process on the same database and sandbox. */
 const reconcileCli = (databaseUrl: string, sandboxUrl: string) =>
-  new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(
-      path.join(REPO_ROOT, "node_modules/.bin/tsx"),
-      [
-        "--conditions=react-server",
-        "scripts/admin.ts",
-        "reconcile-payments",
-        "--store",
-        STORE,
-        "--grace-seconds",
-        "0",
-      ],
-      {
-        cwd: REPO_ROOT,
-        env: cliEnv(databaseUrl, sandboxUrl),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.once("exit", (code) => resolve({ code, output }));
+  runAdminProcess(["reconcile-payments", "--store", STORE, "--grace-seconds", "0"], {
+    DATABASE_URL: databaseUrl,
+    STRIPE_SANDBOX_URL: sandboxUrl,
+    ACS_FAULT: undefined,
   });
 
-const start = async (
+const start = (
   databaseUrl: string,
   sandboxUrl: string,
   fault: Fault | null,
   build: boolean,
   port: number,
-): Promise<Server> => {
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    BASE_URL: baseUrl,
-    DATABASE_URL: databaseUrl,
-    DEMO_KEY_FILE: keyFile,
-    STRIPE_SANDBOX_URL: sandboxUrl,
-    NEXT_TELEMETRY_DISABLED: "1",
-  };
-  if (fault) env.ACS_FAULT = fault;
-  else delete env.ACS_FAULT;
-  const child = spawn(
-    path.join(REPO_ROOT, "node_modules/.bin/tsx"),
-    ["scripts/serve.ts", ...(build ? ["--build"] : [])],
-    {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
+): Promise<Server> =>
+  startServedApp({
+    port,
+    args: build ? ["--build"] : [],
+    env: {
+      DATABASE_URL: databaseUrl,
+      DEMO_KEY_FILE: keyFile,
+      STRIPE_SANDBOX_URL: sandboxUrl,
+      ACS_FAULT: fault ?? undefined,
     },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (c: Buffer) => {
-      output += c.toString();
-      if (output.includes("Ready on")) resolve();
-    });
-    child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-    void exited.then((code) =>
-      reject(new Error(`server exited (${code}) before ready:\n${output.slice(-2000)}`)),
-    );
   });
-  return { child, baseUrl, exited };
-};
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const kid = "crash-test-agent";
@@ -236,7 +182,7 @@ try {
     console.log(
       `after the crash: PaymentIntents ${intentsAfterCrash.map((pi) => `${pi.id}=${pi.status}`).join(", ")}; orders ${ordersAfterCrash}`,
     );
-    assert.equal(exitCode, 137);
+    assert.equal(exitCode, "exit 137");
     assert.deepEqual(
       intentsAfterCrash.map((pi) => pi.status),
       ["succeeded"],

@@ -15,7 +15,6 @@
 // check fails; prints a summary (time to redelivery, counts).
 // Usage: npm run test:crash:webhooks [-- --build]
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomUUID, type JsonWebKey } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -31,7 +30,7 @@ import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-term
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT } from "./lib/paths";
+import { runAdminProcess, startServedApp, type ServedApp } from "./lib/served-app";
 import { startPostgres } from "./pg-harness";
 
 const STORE = "summit-trail-outfitters";
@@ -44,11 +43,10 @@ const WAIT_MS = 30_000;
 
 const dir = mkdtempSync(path.join(tmpdir(), "acs-crash-webhooks-"));
 const keyFile = path.join(dir, "demo-platform-key.json");
-const TSX = path.join(REPO_ROOT, "node_modules/.bin/tsx");
 const startedAll = performance.now();
 const seconds = (from: number, to = performance.now()) => `${((to - from) / 1000).toFixed(1)} s`;
 
-type Server = { child: ChildProcess; baseUrl: string; exited: Promise<string>; output: () => string };
+type Server = ServedApp;
 
 /** The built service in its own process group (so SIGKILL reaches every process of it), ready to serve. */
 const start = async (
@@ -56,45 +54,29 @@ const start = async (
   port: number,
   mode: "--build" | "--no-setup" | null,
 ): Promise<Server> => {
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    BASE_URL: baseUrl,
-    DATABASE_URL: databaseUrl,
-    DEMO_KEY_FILE: keyFile,
-    NEXT_TELEMETRY_DISABLED: "1",
-    WEBHOOK_WORKER: "on",
-    WEBHOOK_CLAIM_TTL_MS: String(CLAIM_TTL_MS),
-  };
-  delete env.ACS_FAULT;
-  delete env.WEBHOOK_DELIVERY_TIMEOUT_MS;
-  delete env.STRIPE_SANDBOX_URL;
-  const child = spawn(TSX, ["scripts/serve.ts", ...(mode ? [mode] : [])], {
-    cwd: REPO_ROOT,
-    env,
+  const server = await startServedApp({
+    port,
+    args: mode ? [mode] : [],
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      DATABASE_URL: databaseUrl,
+      DEMO_KEY_FILE: keyFile,
+      WEBHOOK_WORKER: "on",
+      WEBHOOK_CLAIM_TTL_MS: String(CLAIM_TTL_MS),
+      ACS_FAULT: undefined,
+      WEBHOOK_DELIVERY_TIMEOUT_MS: undefined,
+      STRIPE_SANDBOX_URL: undefined,
+    },
   });
-  const exited = new Promise<string>((resolve) =>
-    child.once("exit", (code, signal) => resolve(signal ?? `exit ${code}`)),
-  );
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (c: Buffer) => {
-      output += c.toString();
-      if (output.includes("Ready on")) resolve();
-    });
-    child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-    void exited.then((how) =>
-      reject(new Error(`server exited (${how}) before ready:\n${output.slice(-2000)}`)),
-    );
-  });
-  if (!output.includes("webhook worker started")) {
+  if (!server.output().includes("webhook worker started")) {
     // instrumentation.ts logs once the worker runs; give it a moment after "Ready on"
-    await waitFor("the in-server webhook worker", () => output.includes("webhook worker started"), 5_000);
+    await waitFor(
+      "the in-server webhook worker",
+      () => server.output().includes("webhook worker started"),
+      5_000,
+    );
   }
-  return { child, baseUrl, exited, output: () => output };
+  return server;
 };
 
 const killGroup = (server: Server, signal: NodeJS.Signals) => {
@@ -114,23 +96,11 @@ const waitFor = async (what: string, done: () => boolean | Promise<boolean>, tim
 };
 
 /** `npm run admin -- …` against the test database (the merchant's operator path). */
-const admin = (databaseUrl: string, args: string[]): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(TSX, ["--conditions=react-server", "scripts/admin.ts", ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) =>
-      code === 0
-        ? resolve(output.trim())
-        : reject(new Error(`admin ${args[0]} failed (${code}):\n${output}`)),
-    );
-  });
+const admin = async (databaseUrl: string, args: string[]): Promise<string> => {
+  const { code, output } = await runAdminProcess(args, { DATABASE_URL: databaseUrl });
+  if (code !== 0) throw new Error(`admin ${args[0]} failed (${code}):\n${output}`);
+  return output.trim();
+};
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const kid = "crash-test-webhooks-agent";

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -14,7 +13,7 @@ import { mandateTerms, type MandateCheckout } from "../../lib/mandates/mandate-t
 import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../../prisma/seed/seed-ids";
 import { findFreePort } from "../../scripts/lib/free-port";
-import { REPO_ROOT } from "../../scripts/lib/paths";
+import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
 import { startFakeStripeApi, type FakeStripeApi } from "../helpers/fake-stripe-api";
 import { fakeStripeJsSource, STRIPE_JS_URL_PATTERN } from "../helpers/fake-stripe-js";
@@ -48,7 +47,7 @@ test.describe.configure({ mode: "serial" });
 let stripeApi: FakeStripeApi;
 let postgres: PostgresServer;
 let db: pg.Client;
-let service: ChildProcess | undefined;
+let service: ServedApp | undefined;
 let baseUrl = "";
 let profileServer: Server;
 let agentProfileUrl = "";
@@ -58,32 +57,17 @@ const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256
 const kid = "e2e-live-agent";
 
 const startService = async (port: number): Promise<void> => {
-  baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/serve.ts"], {
-    cwd: REPO_ROOT,
+  service = await startServedApp({
+    port,
     env: {
-      ...process.env,
-      PORT: String(port),
-      BASE_URL: baseUrl,
       DATABASE_URL: postgres.url,
       DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
       STRIPE_API_URL: stripeApi.url,
       STRIPE_SANDBOX_URL: stripeApi.url,
       WEBHOOK_WORKER: "off",
-      NEXT_TELEMETRY_DISABLED: "1",
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  service = child;
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (c: Buffer) => {
-      output += c.toString();
-      if (output.includes("Ready on")) resolve();
-    });
-    child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-    child.once("exit", (code) => reject(new Error(`service exited (${code}):\n${output.slice(-3000)}`)));
-  });
+  baseUrl = service.baseUrl;
 };
 
 test.beforeAll(async () => {
@@ -114,9 +98,9 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  service?.kill("SIGTERM");
-  if (service && service.exitCode === null) {
-    await new Promise((resolve) => service!.once("exit", resolve));
+  if (service && service.child.exitCode === null) {
+    service.child.kill("SIGTERM");
+    await service.exited;
   }
   await db?.end().catch(() => undefined);
   await postgres?.stop();
