@@ -14,6 +14,7 @@ import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
 import { placeOrder } from "@/lib/orders/place-order";
+import { refundUnplacedCardPayment } from "@/lib/payments/card/finish-card-payment";
 import type { ChargeOutcome } from "@/lib/payments/rail";
 import { railFor } from "@/lib/payments/rails";
 import { selectRail } from "@/lib/payments/select-rail";
@@ -197,6 +198,11 @@ export const completeCheckout = defineOperation({
         where: { id: session.id },
         select: { continueToken: true },
       });
+      if (payment.status === "refunding" && payment.paymentIntentId) {
+        // a refund of an earlier attempt was interrupted: finish it (same key), then charge a new attempt
+        await refundUnplacedCardPayment(db, store, session.id, payment.paymentIntentId, adapter);
+        continue;
+      }
       let outcome: ChargeOutcome;
       try {
         // a payment of this attempt that already succeeded (hosted page, a lost response) is finished without
@@ -251,16 +257,7 @@ export const completeCheckout = defineOperation({
           if (error instanceof AppError && error.code === "conflict") continue;
           if (error instanceof AppError && error.code === "out_of_stock") {
             // another order took the last units between the re-price and the order: give the money back
-            await adapter.refund(store, outcome.paymentRef, `acs-refund-${outcome.paymentRef}`);
-            // a refunded payment is never finished: the next completion is a new attempt with a new key
-            await db.cardPayment.update({
-              where: { checkoutId: session.id },
-              data: { status: "refunded", attempt: { increment: 1 } },
-            });
-            await db.checkoutSession.updateMany({
-              where: { id: session.id, status: "complete_in_progress" },
-              data: { status: "ready_for_complete", version: { increment: 1 } },
-            });
+            await refundUnplacedCardPayment(db, store, session.id, outcome.paymentRef, adapter);
             throw new AppError("out_of_stock", `${error.message}; the payment was refunded`, {
               ...(error.path ? { path: error.path } : {}),
             });

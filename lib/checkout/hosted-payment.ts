@@ -3,11 +3,10 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/http/errors";
-import { placeOrder } from "@/lib/orders/place-order";
+import { finishSucceededCardPayment } from "@/lib/payments/card/finish-card-payment";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
 import type { ChargeOutcome } from "@/lib/payments/rail";
-import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import { continueUrlOf, draftOf } from "./checkout-record";
 import { priceCheckout } from "./price-checkout";
@@ -121,12 +120,21 @@ export type PaymentAction =
   /** Live mode, after Stripe.js confirmed in the browser without a redirect: read the provider's state. */
   | { action: "refresh" };
 /**
- * paid: order placed; challenge: the bank still asks the buyer (3-DS); declined: try another card; open: no
+ * paid: order placed; refunded: the payment succeeded but the items sold out meanwhile, so it was given back
+ * and the link closed; challenge: the bank still asks the buyer (3-DS); declined: try another card; open: no
  * payment attempted yet; gone: the link is not active; unavailable: this step does not exist in the store's
  * mode; mismatch: a PaymentIntent that is not this checkout's; provider_error: the provider failed.
  */
 export type PaymentResult =
-  "paid" | "challenge" | "declined" | "open" | "gone" | "unavailable" | "mismatch" | "provider_error";
+  | "paid"
+  | "refunded"
+  | "challenge"
+  | "declined"
+  | "open"
+  | "gone"
+  | "unavailable"
+  | "mismatch"
+  | "provider_error";
 
 /**
  * Retrieve and finish, shared by both modes: read the PaymentIntent's state from the provider (never from the
@@ -142,20 +150,20 @@ const settle = async (
   const { db, session, paymentIntentId } = found;
   let outcome = await stripeCardRail.retrieve(session.store, paymentIntentId);
   if (outcome.kind !== "succeeded" && before) outcome = await before(outcome);
-  await db.cardPayment.update({
-    where: { checkoutId: session.id },
-    data: { status: outcome.kind === "declined" ? "declined" : outcome.kind },
-  });
+  if (outcome.kind !== "succeeded") {
+    await db.cardPayment.updateMany({
+      where: { checkoutId: session.id, status: { notIn: ["refunded", "refunding"] } },
+      data: { status: outcome.kind === "declined" ? "declined" : outcome.kind },
+    });
+  }
   switch (outcome.kind) {
-    case "succeeded":
-      await placeOrder(db, {
-        checkoutId: session.id,
-        storeId: session.storeId,
-        handlerId: RAIL_HANDLER_IDS.card,
-        paymentRef: paymentIntentId,
+    case "succeeded": {
+      // the webhook's and the sweep's finisher: places the order, or (stock gone meanwhile) refunds once
+      const finished = await finishSucceededCardPayment(db, session.store, session.id, paymentIntentId, {
         now,
       });
-      return "paid";
+      return finished.result === "order_placed" ? "paid" : "refunded";
+    }
     case "requires_action":
       return "challenge";
     case "declined":

@@ -126,6 +126,41 @@ describe("hosted payment page (test mode)", () => {
     assert.equal(await (await getDb()).order.count({ where: { checkoutId: c.id } }), 1);
   });
 
+  test("the items sell out while the buyer passes 3-DS: the payment is refunded once, no order, the link closes", async () => {
+    const db = await getDb();
+    const scarce = (
+      await seedProduct(store, { title: "Last cap", variants: [{ priceMinor: 2500, inventory: 1 }] })
+    ).variants[0]!;
+    const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
+      headers: headers(),
+      body: {
+        line_items: [{ item: { id: scarce.id }, quantity: 1 }],
+        buyer: BUYER,
+        shipping_address: SEED_ADDRESS,
+        shipping_method_id: "standard",
+      },
+    });
+    const escalated = await completeWith(created.body, "pm_card_threeDSecure2Required");
+    assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+    // someone else buys the last unit meanwhile
+    await db.variant.update({ where: { id: scarce.id }, data: { inventory: 0 } });
+    const url = escalated.body.continue_url!;
+    assert.equal(await submit(url, { action: "approve" }), "refunded");
+    const [pi] = await intentsFor(created.body.id);
+    assert.equal(pi?.status, "succeeded");
+    assert.equal(pi?.amount_refunded, pi?.amount, "the whole charge went back");
+    assert.equal(await db.order.count({ where: { checkoutId: created.body.id } }), 0);
+    // the session is open again (re-priced on read: the item is out of stock now)
+    const after = await read(created.body.id);
+    assert.equal(after.body.status, "incomplete", after.text);
+    assert.equal(after.body.continue_url, undefined);
+    assert.equal(await getPaymentPage(store.slug, tokenOf(url)), null);
+    assert.equal(
+      (await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: created.body.id } })).status,
+      "refunded",
+    );
+  });
+
   test("failed 3-DS then a declined card keep the session escalated; a good card pays", async () => {
     const c = await readyCheckout();
     const url = (await completeWith(c, "pm_card_threeDSecure2Required")).body.continue_url!;

@@ -295,6 +295,49 @@ test("the last units sold meanwhile: the sweep refunds the charge once and place
   assert.deepEqual(resultFor(await sweep(), c.id), []);
 });
 
+test("a refund interrupted by a crash (status refunding) is finished by the sweep with the same key: refunded once, never ordered", async () => {
+  const db = await getDb();
+  for (const providerRefunded of [true, false]) {
+    const { c, pi } = await crashedAfterCharge(true);
+    // the process wrote its intent, then died — after the provider refunded, or before it was asked
+    await db.cardPayment.update({ where: { checkoutId: c.id }, data: { status: "refunding" } });
+    if (providerRefunded) {
+      await stripe.refunds.create({ payment_intent: pi.id }, { idempotencyKey: `acs-refund-${pi.id}` });
+    }
+    const results = resultFor(await sweep(), c.id);
+    assert.deepEqual(
+      results.map((r) => r.result),
+      ["refunded"],
+      JSON.stringify(results),
+    );
+    assert.equal(await orderOf(c.id), null, "never ordered");
+    const [intent] = intentsFor(c.id);
+    assert.equal(intent?.amount_refunded, intent?.amount, "refunded exactly once, in full");
+    assert.equal(
+      (await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } })).status,
+      "refunded",
+    );
+    assert.equal(
+      (await db.checkoutSession.findUniqueOrThrow({ where: { id: c.id } })).status,
+      "ready_for_complete",
+    );
+  }
+});
+
+test("the agent's retry after an interrupted refund finishes that refund, then pays with a new attempt: one order", async () => {
+  const db = await getDb();
+  const { c, pi } = await crashedAfterCharge(true);
+  await db.cardPayment.update({ where: { checkoutId: c.id }, data: { status: "refunding" } });
+  const retried = await complete(c, "pm_card_visa");
+  assert.equal(retried.body.status, "completed", retried.text);
+  const old = intentsFor(c.id).find((p) => p.id === pi.id);
+  assert.equal(old?.amount_refunded, old?.amount, "the interrupted refund went through");
+  const order = await orderOf(c.id);
+  assert.ok(order);
+  assert.notEqual(order.paymentRef, pi.id, "the order is paid by the new attempt's PaymentIntent");
+  assert.equal(intentsFor(c.id).filter((p) => p.status === "succeeded" && p.amount_refunded === 0).length, 1);
+});
+
 test("--store scope and the batch bound: another store's sweep does not touch this store's payments", async () => {
   const { c } = await crashedAfterCharge(true);
   assert.deepEqual(

@@ -21,6 +21,35 @@ export type FinishedCardPayment =
   | { result: "refunded"; reason: string }
   | { result: "ignored"; reason: string };
 
+/**
+ * Gives back a charge whose order cannot be placed (stock gone, checkout canceled). The intent is written first
+ * (`refunding`), then the provider refunds with the completion's key (`acs-refund-<pi>`), then the payment is
+ * `refunded` and the session reopens without its hosted link: a crash in between leaves `refunding`, which every
+ * finisher (retry, webhook, sweep) completes with the same key — one refund, and never an order.
+ */
+export const refundUnplacedCardPayment = async (
+  db: Db,
+  store: Store,
+  checkoutId: string,
+  paymentIntentId: string,
+  rail: PaymentRail = stripeCardRail,
+): Promise<void> => {
+  await db.cardPayment.updateMany({
+    where: { checkoutId, status: { not: "refunded" } },
+    data: { status: "refunding", paymentIntentId },
+  });
+  await rail.refund(store, paymentIntentId, `acs-refund-${paymentIntentId}`);
+  // a refunded payment is never finished: the next completion is a new attempt with a new key
+  await db.cardPayment.updateMany({
+    where: { checkoutId, status: "refunding" },
+    data: { status: "refunded", attempt: { increment: 1 } },
+  });
+  await db.checkoutSession.updateMany({
+    where: { id: checkoutId, status: { in: ["complete_in_progress", "requires_escalation"] } },
+    data: { status: "ready_for_complete", continueToken: null, version: { increment: 1 } },
+  });
+};
+
 export const finishSucceededCardPayment = async (
   db: Db,
   store: Store,
@@ -28,9 +57,15 @@ export const finishSucceededCardPayment = async (
   paymentIntentId: string,
   { now = new Date(), rail = stripeCardRail }: { now?: Date; rail?: PaymentRail } = {},
 ): Promise<FinishedCardPayment> => {
+  // a refund that was interrupted (crash between the provider and our record) is finished, never ordered
+  const current = await db.cardPayment.findFirst({ where: { checkoutId, storeId: store.id } });
+  if (current?.status === "refunding") {
+    await refundUnplacedCardPayment(db, store, checkoutId, current.paymentIntentId ?? paymentIntentId, rail);
+    return { result: "refunded", reason: "an interrupted refund was finished" };
+  }
   // record the provider's state (and the PaymentIntent id, when it was never recorded) unless refunded
   const { count } = await db.cardPayment.updateMany({
-    where: { checkoutId, storeId: store.id, status: { not: "refunded" } },
+    where: { checkoutId, storeId: store.id, status: { notIn: ["refunded", "refunding"] } },
     data: { status: "succeeded", paymentIntentId },
   });
   if (count === 0) return { result: "ignored", reason: "the payment was refunded" };
@@ -50,15 +85,7 @@ export const finishSucceededCardPayment = async (
       (await db.checkoutSession.findUnique({ where: { id: checkoutId }, select: { status: true } }))
         ?.status === "canceled";
     if (!(error instanceof AppError) || !(error.code === "out_of_stock" || canceled)) throw error;
-    await rail.refund(store, paymentIntentId, `acs-refund-${paymentIntentId}`);
-    await db.cardPayment.updateMany({
-      where: { checkoutId, status: "succeeded" },
-      data: { status: "refunded", attempt: { increment: 1 } },
-    });
-    await db.checkoutSession.updateMany({
-      where: { id: checkoutId, status: "complete_in_progress" },
-      data: { status: "ready_for_complete", version: { increment: 1 } },
-    });
+    await refundUnplacedCardPayment(db, store, checkoutId, paymentIntentId, rail);
     return { result: "refunded", reason: error.message };
   }
 };

@@ -66,7 +66,7 @@ export const handleStripeWebhook = async (
           where: {
             checkoutId: payment.checkoutId,
             paymentIntentId: payment.paymentIntentId,
-            status: { notIn: ["succeeded", "refunded", "declined"] },
+            status: { notIn: ["succeeded", "refunding", "refunded", "declined"] },
           },
           data: { status: "declined", paymentIntentId: intent.id, attempt: { increment: 1 } },
         });

@@ -41,7 +41,9 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
         <p role="status" data-testid="pay-gone">
           {result === "paid"
             ? "Thank you: your order is placed. This payment link is no longer active."
-            : "This payment link is no longer active: the checkout is completed, canceled or unknown."}
+            : result === "refunded"
+              ? "The items sold out while you were paying, so no order was placed and your payment was refunded in full. This payment link is no longer active."
+              : "This payment link is no longer active: the checkout is completed, canceled or unknown."}
         </p>
       </main>
     );
