@@ -40,6 +40,32 @@ const cartLinesOrThrow = async (db: Db, ctx: OperationContext, cartId: string) =
   };
 };
 
+/** The caller's open, unexpired checkout of a cart (a second create for the cart returns it). */
+const openCheckoutOfCart = async (
+  db: Pick<Db, "checkoutSession">,
+  ctx: OperationContext,
+  cartId: string,
+): Promise<string | null> =>
+  (
+    await db.checkoutSession.findFirst({
+      where: {
+        cartId,
+        storeId: storeOf(ctx).id,
+        principalId: ctx.principal.id,
+        status: { in: [...OPEN_STATUSES] },
+        expiresAt: { gt: ctx.now },
+      },
+      select: { id: true },
+    })
+  )?.id ?? null;
+
+const reuse = async (db: Db, ctx: OperationContext, id: string) => ({
+  body: await withMerchantAuthorization(
+    ctx,
+    await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id)),
+  ),
+});
+
 /**
  * create_checkout / POST /s/<slug>/checkout-sessions (UCP checkout; REST 201). From `line_items` or a `cart_id`;
  * for a cart that already has an open checkout of this caller, that checkout is returned (200) instead of a
@@ -60,20 +86,8 @@ export const createCheckout = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     if (input.cart_id) {
-      const existing = await db.checkoutSession.findFirst({
-        where: {
-          cartId: input.cart_id,
-          storeId: store.id,
-          principalId: ctx.principal.id,
-          status: { in: [...OPEN_STATUSES] },
-          expiresAt: { gt: ctx.now },
-        },
-        select: { id: true },
-      });
-      if (existing) {
-        const body = await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, existing.id));
-        return { body: await withMerchantAuthorization(ctx, body) };
-      }
+      const existing = await openCheckoutOfCart(db, ctx, input.cart_id);
+      if (existing) return reuse(db, ctx, existing);
     }
     const fromCart = input.cart_id ? await cartLinesOrThrow(db, ctx, input.cart_id) : null;
     const lineItems = fromCart?.lineItems ?? input.line_items!;
@@ -115,9 +129,19 @@ export const createCheckout = defineOperation({
       attribution: input.attribution ?? null,
       expiresAt: new Date(ctx.now.getTime() + CHECKOUT_TTL_MS),
     };
-    // two plain inserts in one transaction (a nested create would also read the row back)
-    await db.$transaction([
-      db.checkoutSession.createMany({
+    // two plain inserts in one transaction (a nested create would also read the row back). From a cart, the
+    // cart's row is locked first and its open checkout looked up again, so two first creates racing for one cart
+    // give one checkout (the loser returns the winner's)
+    const raced = await db.$transaction(async (tx) => {
+      if (input.cart_id) {
+        await tx.cart.updateMany({
+          where: { id: input.cart_id, storeId: store.id },
+          data: { updatedAt: ctx.now },
+        });
+        const winner = await openCheckoutOfCart(tx, ctx, input.cart_id);
+        if (winner) return winner;
+      }
+      await tx.checkoutSession.createMany({
         data: [
           {
             ...session,
@@ -126,8 +150,8 @@ export const createCheckout = defineOperation({
             attribution: session.attribution ?? undefined,
           },
         ],
-      }),
-      db.checkoutLineItem.createMany({
+      });
+      await tx.checkoutLineItem.createMany({
         data: priced.lines.map((l, position) => ({
           id: l.id,
           checkoutId: id,
@@ -136,8 +160,10 @@ export const createCheckout = defineOperation({
           priceMinor: l.unitPrice,
           position,
         })),
-      }),
-    ]);
+      });
+      return null;
+    });
+    if (raced) return reuse(db, ctx, raced);
     const body = checkoutToWire(session, priced, {
       store,
       baseUrl: ctx.baseUrl,

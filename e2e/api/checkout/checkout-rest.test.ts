@@ -390,6 +390,16 @@ describe("cart → checkout", () => {
     assert.notEqual(third.body.id, first.body.id);
   });
 
+  test("two first creates racing for one cart give one checkout: one 201, the other returns it", async () => {
+    const cartId = await newCart([{ item: { id: socks.id }, quantity: 1 }]);
+    const results = await Promise.all([1, 2, 3].map(() => create({ cart_id: cartId })));
+    const ids = new Set(results.map((r) => r.body.id));
+    assert.equal(ids.size, 1, JSON.stringify(results.map((r) => [r.status, r.body.id])));
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 201]);
+    const db = await getDb();
+    assert.equal(await db.checkoutSession.count({ where: { cartId } }), 1);
+  });
+
   test("a canceled cart, another store's cart and an unknown cart are not_found on $.cart_id", async () => {
     const canceled = await newCart([{ item: { id: socks.id }, quantity: 1 }]);
     await rest("POST", `/s/${store.slug}/carts/${canceled}/cancel`, { headers: h() });
