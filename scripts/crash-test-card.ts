@@ -21,8 +21,7 @@ import path from "node:path";
 import type { JWK } from "jose";
 import pg from "pg";
 
-import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
+import { cardCompletionBody } from "../e2e/helpers/card-completion";
 import { stripeSandbox } from "../lib/payments/card/stripe-sandbox";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
@@ -72,6 +71,7 @@ const start = (
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const kid = "crash-test-agent";
+const signer = { privateJwk: privateKey.export({ format: "jwk" }) as JWK, kid };
 
 const sandbox = await stripeSandbox();
 sandbox.setWebhookDelivery(false);
@@ -142,27 +142,7 @@ try {
     });
     assert.equal(checkout.status, "ready_for_complete", JSON.stringify(checkout.messages));
     const id = checkout.id as string;
-    const completion = {
-      payment: {
-        instruments: [
-          {
-            handler_id: "svc.card",
-            selected: true,
-            credential: { type: "stripe_token", token: "pm_card_visa" },
-          },
-        ],
-      },
-      ap2: {
-        checkout_mandate: await signCheckoutMandate(
-          mandateTerms(checkout as unknown as MandateCheckout, STORE),
-          {
-            privateJwk: privateKey.export({ format: "jwk" }) as JWK,
-            kid,
-            exp: Math.floor(Date.now() / 1000) + 600,
-          },
-        ),
-      },
-    };
+    const completion = await cardCompletionBody(checkout, STORE, signer, "pm_card_visa");
 
     // 1. server A charges, then dies before writing the order
     const crashed = await call(serverA.baseUrl, "POST", `/checkout-sessions/${id}/complete`, completion).then(

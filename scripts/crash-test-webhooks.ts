@@ -25,9 +25,8 @@ import path from "node:path";
 import type { JWK } from "jose";
 import pg from "pg";
 
+import { cardCompletionBody } from "../e2e/helpers/card-completion";
 import { startWebhookReceiver, type Received } from "../e2e/helpers/webhook-receiver";
-import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
 import { runAdminProcess, startServedApp, type ServedApp } from "./lib/served-app";
@@ -104,6 +103,7 @@ const admin = async (databaseUrl: string, args: string[]): Promise<string> => {
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const kid = "crash-test-webhooks-agent";
+const signer = { privateJwk: privateKey.export({ format: "jwk" }) as JWK, kid };
 
 const postgres = await startPostgres();
 const receiver = await startWebhookReceiver();
@@ -198,27 +198,11 @@ try {
   });
   assert.equal(checkout.status, "ready_for_complete", JSON.stringify(checkout.messages));
   console.log(await setUrl);
-  const completed = await call("POST", `/checkout-sessions/${checkout.id as string}/complete`, {
-    payment: {
-      instruments: [
-        {
-          handler_id: "svc.card",
-          selected: true,
-          credential: { type: "stripe_token", token: "pm_card_visa" },
-        },
-      ],
-    },
-    ap2: {
-      checkout_mandate: await signCheckoutMandate(
-        mandateTerms(checkout as unknown as MandateCheckout, STORE),
-        {
-          privateJwk: privateKey.export({ format: "jwk" }) as JWK,
-          kid,
-          exp: Math.floor(Date.now() / 1000) + 600,
-        },
-      ),
-    },
-  });
+  const completed = await call(
+    "POST",
+    `/checkout-sessions/${checkout.id as string}/complete`,
+    await cardCompletionBody(checkout, STORE, signer, "pm_card_visa"),
+  );
   assert.equal(completed.status, "completed", JSON.stringify(completed).slice(0, 500));
   const orderId = (completed.order as { id: string }).id;
   console.log(`order ${orderId} placed on server A`);

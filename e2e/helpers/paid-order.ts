@@ -4,12 +4,11 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import type { JWK } from "jose";
 
 import type { Store } from "@/lib/generated/prisma/client";
-import { mandateTerms } from "@/lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
 
 import { BUYER, SEED_ADDRESS, type Checkout } from "../api/checkout/helpers";
 import { rest } from "./app-client";
+import { cardCompletionBody } from "./card-completion";
 
 // A paid order the way a platform gets one: create a checkout, then complete it on the card rail (sandbox PSP,
 // the succeeding test card) with an AP2 mandate signed by the platform's own key — the key the platform's
@@ -55,30 +54,12 @@ export const completeCardOrder = async (
     },
   });
   assert.equal(created.body.status, "ready_for_complete", created.text);
-  const mandate = await signCheckoutMandate(mandateTerms(created.body, store.slug), {
-    privateJwk: opts.signer.privateJwk,
-    kid: opts.signer.kid,
-    exp: Math.floor(Date.now() / 1000) + 600,
-  });
   const done = await rest<Checkout & { order?: { id: string } }>(
     "POST",
     `/s/${store.slug}/checkout-sessions/${created.body.id}/complete`,
     {
       headers: headers(),
-      body: {
-        payment: {
-          instruments: [
-            {
-              id: "card-1",
-              handler_id: "svc.card",
-              type: "card",
-              selected: true,
-              credential: { type: "stripe_token", token: SANDBOX_PAYMENT_METHODS.succeeds },
-            },
-          ],
-        },
-        ap2: { checkout_mandate: mandate },
-      },
+      body: await cardCompletionBody(created.body, store.slug, opts.signer, SANDBOX_PAYMENT_METHODS.succeeds),
     },
   );
   assert.equal(done.body.status, "completed", done.text);

@@ -9,12 +9,11 @@ import { expect, test, type Page } from "@playwright/test";
 import type { JWK } from "jose";
 import pg from "pg";
 
-import { mandateTerms, type MandateCheckout } from "../../lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../../prisma/seed/seed-ids";
 import { findFreePort } from "../../scripts/lib/free-port";
 import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
+import { cardCompletionBody } from "../helpers/card-completion";
 import { startFakeStripeApi, type FakeStripeApi } from "../helpers/fake-stripe-api";
 import { fakeStripeJsSource, STRIPE_JS_URL_PATTERN } from "../helpers/fake-stripe-js";
 
@@ -55,6 +54,7 @@ let apiKey = "";
 let tempDir = "";
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const kid = "e2e-live-agent";
+const signer = { privateJwk: privateKey.export({ format: "jwk" }) as JWK, kid };
 
 const startService = async (port: number): Promise<void> => {
   service = await startServedApp({
@@ -161,15 +161,11 @@ const escalatedCheckout = async (): Promise<{ id: string; link: string }> => {
     payment: { instruments: [{ handler_id: "svc.card", selected: true }] },
   });
   expect(checkout.status, JSON.stringify(checkout.messages)).toBe("ready_for_complete");
-  const mandate = await signCheckoutMandate(mandateTerms(checkout as unknown as MandateCheckout, STORE), {
-    privateJwk: privateKey.export({ format: "jwk" }) as JWK,
-    kid,
-    exp: Math.floor(Date.now() / 1000) + 600,
-  });
-  const completed = await call<Checkout>("POST", `/checkout-sessions/${checkout.id}/complete`, {
-    payment: { instruments: [{ handler_id: "svc.card", selected: true }] },
-    ap2: { checkout_mandate: mandate },
-  });
+  const completed = await call<Checkout>(
+    "POST",
+    `/checkout-sessions/${checkout.id}/complete`,
+    await cardCompletionBody(checkout, STORE, signer),
+  );
   expect(completed.status, JSON.stringify(completed.messages)).toBe("requires_escalation");
   expect(completed.continue_url).toMatch(new RegExp(`/s/${STORE}/pay/`));
   await setStore("live");

@@ -1,0 +1,35 @@
+import type { JWK } from "jose";
+
+import { mandateTerms, type MandateCheckout } from "../../lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
+
+// The body an agent sends to complete a checkout on the card rail: one selected svc.card instrument (with a
+// payment-method token, or none so the buyer pays on the hosted page) and an AP2 checkout mandate over the
+// checkout's terms, signed with the agent's key (the one its profile publishes). Light on imports, so the crash
+// tests (scripts/) and Playwright specs use it as well as the in-process tests.
+
+export type MandateSigner = { privateJwk: JWK; kid: string };
+
+export const cardCompletionBody = async (
+  checkout: unknown,
+  storeSlug: string,
+  signer: MandateSigner,
+  token?: string,
+) => ({
+  payment: {
+    instruments: [
+      {
+        handler_id: "svc.card",
+        selected: true,
+        ...(token ? { credential: { type: "stripe_token", token } } : {}),
+      },
+    ],
+  },
+  ap2: {
+    checkout_mandate: await signCheckoutMandate(mandateTerms(checkout as MandateCheckout, storeSlug), {
+      privateJwk: signer.privateJwk,
+      kid: signer.kid,
+      exp: Math.floor(Date.now() / 1000) + 600,
+    }),
+  },
+});
