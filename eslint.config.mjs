@@ -1,5 +1,5 @@
 // ESLint 9 flat config: Next's core-web-vitals + TypeScript rules, and the import direction of STYLE.md §4:
-// app → {http, mcp, bridge} → domain folders → {config, ucp}.
+// app → {http, mcp, bridge} → domain folders → {core, config, ucp}.
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
@@ -59,13 +59,26 @@ const config = [
         message: "Domains never import surfaces (STYLE.md §4).",
       },
       {
-        group: [
-          "@/lib/http/render-*",
-          "@/lib/http/ucp-route",
-          "@/lib/http/discovery-route",
-          "@/lib/http/not-found-route",
-        ],
-        message: "Domains throw AppError; surfaces render (STYLE.md §6).",
+        group: ["@/lib/http", "@/lib/http/*"],
+        message:
+          "Domains import the transport-free core (lib/core), never the REST adapter (STYLE.md §4, §6).",
+      },
+    ]),
+  },
+  {
+    // The core is the vocabulary every domain shares: errors, the error table, the operation contract, the
+    // envelope. It knows no transport and no domain (the operation context names the principal's type from
+    // lib/credentials/principal, a type-only import).
+    files: ["lib/core/**/*.ts"],
+    rules: restrict([
+      { group: ["next", "next/*"], message: "lib/core is framework-free (STYLE.md §4)." },
+      {
+        group: ["@/app/*", "@/lib/http", "@/lib/http/*", "@/lib/mcp*", "@/lib/bridge*"],
+        message: "lib/core never imports a surface (STYLE.md §4).",
+      },
+      {
+        group: DOMAINS.map((d) => `@/lib/${d}/*`).filter((g) => g !== "@/lib/credentials/*"),
+        message: "lib/core never imports a domain folder (STYLE.md §4).",
       },
     ]),
   },
@@ -74,15 +87,7 @@ const config = [
     files: ["lib/config/**/*.ts", "lib/ucp/**/*.ts"],
     rules: restrict([
       {
-        group: [
-          "next",
-          "next/*",
-          "@/app/*",
-          "@/lib/mcp*",
-          "@/lib/bridge*",
-          "@/lib/http/render-*",
-          "@/lib/http/ucp-route",
-        ],
+        group: ["next", "next/*", "@/app/*", "@/lib/mcp*", "@/lib/bridge*", "@/lib/http", "@/lib/http/*"],
         message: "config/ucp are the bottom layer (STYLE.md §4).",
       },
       {

@@ -2,7 +2,7 @@
 // keys, and orders (fulfil, cancel, refund) here (seed §5: how keys are issued is ours). Runs with the
 // react-server condition so lib/ modules marked "server-only" load. The commands live in scripts/lib/admin-commands.ts.
 import { closeDb } from "@/lib/config/db";
-import { toAppError } from "@/lib/http/errors";
+import { toAppError } from "@/lib/core/errors";
 
 import { runAdmin } from "./lib/admin-commands";
 

@@ -12,8 +12,8 @@ import next from "next";
 import { demoKeyFile } from "@/lib/config/constants";
 import { closeSharedDb } from "@/lib/config/database";
 import { getBaseUrl, getEnv } from "@/lib/config/env";
-import { errorBody } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
+import { errorBody } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
 import { SURFACES } from "@/lib/surfaces";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

@@ -3,7 +3,7 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 
 // The platform (agent) profile named in UCP-Agent (CONTRACT.md §4): fetched through the outbound guard, cached for

@@ -3,8 +3,8 @@ import "server-only";
 import { createHash, type JsonWebKey } from "node:crypto";
 
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 import { verifyRequestSignature, type HttpMessage, type VerifiedSignature } from "@/lib/httpsig/signature";
 
 import { getAgentProfile } from "./agent-profile";

@@ -1,5 +1,5 @@
+import { AppError } from "@/lib/core/errors";
 import type { Principal } from "@/lib/credentials/principal";
-import { AppError } from "@/lib/http/errors";
 
 /** The buyer behind a request on the account surface. @throws AppError identity_required for anyone else */
 export const buyerIdOrThrow = (principal: Principal): string => {

@@ -2,7 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 // Consents = linked agents: one row per buyer and client (issue #6 §2, §7). Consent is not spending authorization
 // (seed §5 rule 7). Revoking one revokes every token family under it, so its refresh and access tokens die at once.

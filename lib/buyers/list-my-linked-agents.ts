@@ -2,7 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
-import { defineOperation } from "@/lib/http/operation";
+import { defineOperation } from "@/lib/core/operation";
 
 import { linkedAgentToWire } from "./account-wire";
 import { buyerIdOrThrow } from "./buyer-of";

@@ -2,8 +2,8 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 import { CART_TTL_MS, toLineRows } from "./load-cart";
 import { priceCart } from "./price-cart";

@@ -2,8 +2,8 @@ import "server-only";
 
 import type { Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/http/errors";
-import { storeOf, type OperationContext } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { storeOf, type OperationContext } from "@/lib/core/operation";
 
 import { priceCart } from "./price-cart";
 import type { PricedLine } from "./price-lines";

@@ -2,8 +2,8 @@ import "server-only";
 
 import { evaluateDiscounts, normalizeCode, type AppliedDiscount } from "@/lib/checkout/discounts";
 import type { Db } from "@/lib/config/db";
+import type { UcpMessage } from "@/lib/core/envelope";
 import type { Store } from "@/lib/generated/prisma/client";
-import type { UcpMessage } from "@/lib/http/envelope";
 
 import { priceLines, type PricedLine } from "./price-lines";
 import type { LineItemInput } from "./schemas";

@@ -1,8 +1,8 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import type { UcpMessage } from "@/lib/core/envelope";
 import type { Store } from "@/lib/generated/prisma/client";
-import type { UcpMessage } from "@/lib/http/envelope";
 
 import type { LineItemInput } from "./schemas";
 

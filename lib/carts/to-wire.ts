@@ -1,5 +1,5 @@
+import { successEnvelope } from "@/lib/core/envelope";
 import type { Store } from "@/lib/generated/prisma/client";
-import { successEnvelope } from "@/lib/http/envelope";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 import type { PricedCart } from "./price-cart";

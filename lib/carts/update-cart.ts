@@ -1,7 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 import { loadCartOrThrow, toLineRows } from "./load-cart";
 import { priceCart } from "./price-cart";

@@ -3,9 +3,9 @@ import "server-only";
 import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
-import { successEnvelope } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation } from "@/lib/http/operation";
+import { successEnvelope } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation } from "@/lib/core/operation";
 
 import { productToWire } from "./to-wire";
 

@@ -1,6 +1,6 @@
 import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 
 import { mergeFulfillment } from "./fulfillment";
 import { offeredHandlers, type CheckoutDraft, type DraftLine, type StoredInstrument } from "./price-checkout";

@@ -1,8 +1,8 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";

@@ -1,9 +1,9 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
+import { storeOf, type OperationContext } from "@/lib/core/operation";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
-import { storeOf, type OperationContext } from "@/lib/http/operation";
 import { orderPermalink } from "@/lib/orders/to-wire";
 
 import { readFulfillmentState } from "./fulfillment";

@@ -2,8 +2,8 @@ import "server-only";
 
 import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf, type OperationContext } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";

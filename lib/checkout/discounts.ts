@@ -1,5 +1,5 @@
+import type { UcpMessage } from "@/lib/core/envelope";
 import type { DiscountCode } from "@/lib/generated/prisma/client";
-import type { UcpMessage } from "@/lib/http/envelope";
 
 import { allocateProportionally, percentOfFloor } from "./money";
 

@@ -2,7 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
-import { toAppError } from "@/lib/http/errors";
+import { toAppError } from "@/lib/core/errors";
 import { finishSucceededCardPayment } from "@/lib/payments/card/finish-card-payment";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";

@@ -1,4 +1,4 @@
-import type { UcpMessage } from "@/lib/http/envelope";
+import type { UcpMessage } from "@/lib/core/envelope";
 
 import { missingAddressFields, type FulfillmentState } from "./fulfillment";
 import type { BuyerInput } from "./schemas";

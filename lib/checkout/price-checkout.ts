@@ -2,8 +2,8 @@ import "server-only";
 
 import { priceLines, type PricedLine } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
+import type { UcpMessage } from "@/lib/core/envelope";
 import type { CheckoutStatus, Store } from "@/lib/generated/prisma/client";
-import type { UcpMessage } from "@/lib/http/envelope";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import { evaluateDiscounts, normalizeCode, type AppliedDiscount } from "./discounts";

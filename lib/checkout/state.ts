@@ -1,5 +1,5 @@
+import { AppError } from "@/lib/core/errors";
 import type { CheckoutStatus } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 
 // The checkout status machine (UCP checkout, CONTRACT §7.2; exact spellings). This issue moves sessions between
 // `incomplete` and `ready_for_complete` (by the preflight) and to `canceled`; `complete_in_progress`,

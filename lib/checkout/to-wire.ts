@@ -1,5 +1,5 @@
+import { successEnvelope } from "@/lib/core/envelope";
 import type { CheckoutSession, Store } from "@/lib/generated/prisma/client";
-import { successEnvelope } from "@/lib/http/envelope";
 import { paymentHandlers } from "@/lib/stores/store-profile";
 import type { CapabilityName } from "@/lib/ucp/capabilities";
 

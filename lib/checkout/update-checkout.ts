@@ -3,8 +3,8 @@ import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";

@@ -1,7 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 export type ApiKeySummary = {
   id: string;

@@ -1,5 +1,5 @@
 import { getBaseUrl } from "@/lib/config/env";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 
 // Who is calling, and how much we trust it (seed §5, DECISIONS.md B7).

@@ -2,7 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 
 import { hashApiKey, isSameHash, parseApiKeyPrefix } from "./api-key-format";

@@ -1,8 +1,8 @@
 import "server-only";
 
 import { getBaseUrl } from "@/lib/config/env";
+import { toAppError } from "@/lib/core/errors";
 
-import { toAppError } from "./errors";
 import { errorResponse, jsonResponse } from "./render-rest";
 import { echoableRequestId } from "./request-envelope";
 import type { RouteContext } from "./ucp-route";

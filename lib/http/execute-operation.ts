@@ -1,13 +1,12 @@
 import "server-only";
 
+import { errorBody, type ErrorBody } from "@/lib/core/envelope";
+import { isErrorCode } from "@/lib/core/error-codes";
+import { AppError, toAppError } from "@/lib/core/errors";
+import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { assertPermission, assertTier } from "@/lib/credentials/principal";
 import { requestHash } from "@/lib/idempotency/request-hash";
 import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
-
-import { errorBody, type ErrorBody } from "./envelope";
-import { isErrorCode } from "./error-codes";
-import { AppError, toAppError } from "./errors";
-import type { AnyOperation, OperationContext } from "./operation";
 
 // The single path from a surface to an operation: trust and scope checks, input validation, idempotency,
 // and the conversion of the operation's outcome into stored bytes. REST and MCP both call this.

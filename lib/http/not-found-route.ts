@@ -1,8 +1,8 @@
 import "server-only";
 
+import { AppError, toAppError } from "@/lib/core/errors";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
-import { AppError, toAppError } from "./errors";
 import { errorResponse } from "./render-rest";
 import { echoableRequestId } from "./request-envelope";
 import type { RouteContext } from "./ucp-route";

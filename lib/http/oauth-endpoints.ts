@@ -3,12 +3,12 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 
 import { getBaseUrl, isOAuthTestMode } from "@/lib/config/env";
+import { AppError, toAppError } from "@/lib/core/errors";
 import { exchangeToken } from "@/lib/oauth/exchange-token";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { revokeToken } from "@/lib/oauth/revoke-token";
 import { startAuthorization } from "@/lib/oauth/start-authorization";
 
-import { AppError, toAppError } from "./errors";
 import { readBodyText } from "./parse-body";
 import { echoableRequestId } from "./request-envelope";
 

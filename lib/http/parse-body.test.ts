@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { AppError } from "./errors";
+import { AppError } from "@/lib/core/errors";
+
 import { parseJsonBody } from "./parse-body";
 
 const post = (

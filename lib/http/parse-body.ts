@@ -1,4 +1,4 @@
-import { AppError } from "./errors";
+import { AppError } from "@/lib/core/errors";
 
 // Reads a JSON request body with a size cap, before anything is parsed or stored (issue #2 "Bad input").
 

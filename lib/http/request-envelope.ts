@@ -1,8 +1,7 @@
 import { parseDictionary, type Dictionary } from "structured-headers";
 
+import { AppError } from "@/lib/core/errors";
 import { negotiateVersion } from "@/lib/ucp/version";
-
-import { AppError } from "./errors";
 
 // The request-envelope rules shared by every shopping surface (seed §4 "Request-envelope rules", §7):
 // Request-Id always required and echoed; UCP-Agent an RFC 8941 dictionary with a required `profile` URL.

@@ -4,12 +4,12 @@ import { randomUUID } from "node:crypto";
 
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { getBaseUrl } from "@/lib/config/env";
+import { AppError, toAppError } from "@/lib/core/errors";
+import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
-import { AppError, toAppError } from "./errors";
 import { executeOperation } from "./execute-operation";
-import type { AnyOperation, OperationContext } from "./operation";
 import { parseJsonText, readBodyBytes } from "./parse-body";
 import { errorResponse, jsonResponse } from "./render-rest";
 import {

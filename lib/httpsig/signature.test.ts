@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 
 import { createSigner, createVerifier, httpbis } from "http-message-signatures";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { WEBHOOK_COMPONENTS } from "@/lib/webhooks/sign-webhook";
 
 import { checkContentDigest, contentDigest } from "./content-digest";

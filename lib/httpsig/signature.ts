@@ -9,7 +9,7 @@ import {
   type InnerList,
 } from "structured-headers";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { checkContentDigest, contentDigest } from "./content-digest";
 

@@ -2,7 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { scopeHash } from "./request-hash";
 

@@ -3,9 +3,9 @@ import "server-only";
 import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
-import { successEnvelope, type UcpMessage } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { successEnvelope, type UcpMessage } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 import { locationToWire } from "./to-wire";
 

@@ -4,9 +4,9 @@ import { z } from "zod";
 
 import { decodeCursor, encodeCursor, searchFingerprint } from "@/lib/catalog/search/cursor";
 import { getDb } from "@/lib/config/db";
-import { successEnvelope } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { successEnvelope } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 import { distanceMeters } from "./distance";
 import { locationToWire } from "./to-wire";

@@ -5,7 +5,7 @@ import canonicalize from "canonicalize";
 import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { allowsPrivateFor } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
-import { storeOf, type OperationContext } from "@/lib/http/operation";
+import { storeOf, type OperationContext } from "@/lib/core/operation";
 import { signDetachedWithStoreKey } from "@/lib/stores/sign-detached";
 import { responseCapabilities } from "@/lib/ucp/capabilities";
 

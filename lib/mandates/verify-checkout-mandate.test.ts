@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import type { JWK } from "jose";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { mandatePayload, mandateTerms, type MandateTerms } from "./mandate-terms";
 import { signCheckoutMandate } from "./sign-checkout-mandate";

@@ -1,6 +1,6 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { mandatePayload, type MandateTerms } from "./mandate-terms";
 

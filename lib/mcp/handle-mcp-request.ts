@@ -5,10 +5,10 @@ import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
 import { getBaseUrl } from "@/lib/config/env";
+import { AppError, toAppError } from "@/lib/core/errors";
+import type { AnyOperation } from "@/lib/core/operation";
 import { tierOf } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
-import { AppError, toAppError } from "@/lib/http/errors";
-import type { AnyOperation } from "@/lib/http/operation";
 import { parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import { jsonResponse } from "@/lib/http/render-rest";
 import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";

@@ -1,6 +1,6 @@
-import type { ErrorBody } from "@/lib/http/envelope";
-import type { AppError } from "@/lib/http/errors";
-import { logError } from "@/lib/http/log";
+import type { ErrorBody } from "@/lib/core/envelope";
+import type { AppError } from "@/lib/core/errors";
+import { logError } from "@/lib/core/log";
 
 // MCP renderer (STYLE.md §6): protocol errors become JSON-RPC errors (code from the error table, the UCP code
 // and content in `data`); business outcomes and resources are tool results whose `structuredContent` is the

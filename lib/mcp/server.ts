@@ -4,9 +4,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
-import { AppError, toAppError } from "@/lib/http/errors";
+import { AppError, toAppError } from "@/lib/core/errors";
+import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
-import type { AnyOperation, OperationContext } from "@/lib/http/operation";
 import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
 
 import { toMcpProtocolError, toolResult } from "./render-mcp";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-import type { AnyOperation } from "@/lib/http/operation";
+import type { AnyOperation } from "@/lib/core/operation";
 
 // The JSON Schema advertised for each tool in tools/list: `meta` (ucp-agent profile, and the idempotency key on
 // state-changing tools), a top-level `id` where the UCP MCP binding puts one, and the payload under its namespace.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { type AppError } from "@/lib/http/errors";
+import { type AppError } from "@/lib/core/errors";
 
 import {
   cacheSecondsFor,

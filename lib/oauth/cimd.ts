@@ -3,7 +3,7 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { guardedFetch, OutboundError, type GuardedResponse } from "@/lib/outbound/guarded-fetch";
 
 import { CIMD_CACHE_SECONDS, CIMD_MAX_BYTES, CIMD_MAX_REDIRECTS, CIMD_TIMEOUT_MS } from "./constants";

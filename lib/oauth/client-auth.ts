@@ -1,8 +1,8 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import { hashApiKey, isSameHash } from "@/lib/credentials/api-key-format";
-import { AppError } from "@/lib/http/errors";
 
 import { isUrlClientId } from "./cimd";
 

@@ -4,9 +4,9 @@ import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
 import { generateApiKey, hashApiKey } from "@/lib/credentials/api-key-format";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
-import { AppError } from "@/lib/http/errors";
 
 // Confidential platform clients for client_credentials (issue #6 §3), registered by operators with the admin CLI.
 // The secret is shown once; only its SHA-256 is stored (256-bit random secret, so no stretching is needed).

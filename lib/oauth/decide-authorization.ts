@@ -3,7 +3,7 @@ import "server-only";
 import { recordConsent } from "@/lib/buyers/consents";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { AUTHORIZATION_CODE_TTL_SECONDS } from "./constants";
 import { authorizationResponseUrl } from "./start-authorization";

@@ -1,6 +1,6 @@
 import "server-only";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { authenticateClient } from "./client-auth";
 import { exchangeAuthorizationCode } from "./grants/authorization-code";

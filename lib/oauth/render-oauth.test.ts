@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { oauthErrorResponse, renderOAuthError } from "./render-oauth";
 

@@ -1,5 +1,5 @@
-import type { AppError } from "@/lib/http/errors";
-import { logError } from "@/lib/http/log";
+import type { AppError } from "@/lib/core/errors";
+import { logError } from "@/lib/core/log";
 
 // The OAuth renderer (STYLE.md §6): OAuth endpoints (token, revocation, authorization errors) always answer in the
 // RFC 6749 §5.2 form `{error, error_description}`, never the UCP envelope. Our table's codes map onto the RFC's

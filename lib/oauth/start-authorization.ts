@@ -2,7 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { AppError, toAppError } from "@/lib/http/errors";
+import { AppError, toAppError } from "@/lib/core/errors";
 
 import { isValidS256Challenge } from "./checks/pkce";
 import { isRegisteredRedirectUri } from "./checks/redirect-uri";

@@ -3,8 +3,8 @@ import "server-only";
 import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 

@@ -4,8 +4,8 @@ import { z } from "zod";
 
 import { buyerIdOrThrow } from "@/lib/buyers/buyer-of";
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation } from "@/lib/http/operation";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation } from "@/lib/core/operation";
 
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 

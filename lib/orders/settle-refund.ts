@@ -2,8 +2,8 @@ import "server-only";
 
 import { getDb, type Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
+import { AppError } from "@/lib/core/errors";
 import type { Order, OrderAdjustment, Prisma } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 import { railFor } from "@/lib/payments/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";

@@ -1,3 +1,4 @@
+import { successEnvelope } from "@/lib/core/envelope";
 import type {
   Order,
   OrderAdjustment,
@@ -5,7 +6,6 @@ import type {
   OrderLineItem,
   Store,
 } from "@/lib/generated/prisma/client";
-import { successEnvelope } from "@/lib/http/envelope";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 // Order → UCP wire shape (order.json, CONTRACT §10): the full current-state snapshot. Line statuses are derived

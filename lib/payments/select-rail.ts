@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, type HandlerId } from "@/lib/ucp/rails";
 
 // Rail selection at completion (seed §1/§4, DECISIONS.md B2): by the inner handler id of the selected

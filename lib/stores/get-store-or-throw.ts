@@ -1,8 +1,8 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 
 const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 

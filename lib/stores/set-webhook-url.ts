@@ -5,7 +5,7 @@ import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 import { isPublicAddress } from "@/lib/outbound/guarded-fetch";
 
 import { getStoreOrThrow } from "./get-store-or-throw";

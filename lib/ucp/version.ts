@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 // UCP protocol version negotiation (CONTRACT.md §4, DECISIONS.md B1). We serve exactly one dated version.
 

@@ -3,9 +3,9 @@ import "server-only";
 import { z } from "zod";
 
 import { getDb } from "@/lib/config/db";
-import { successEnvelope } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { successEnvelope } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 // list_order_events / GET /s/<slug>/order-events: the events-since-cursor feed (issue #7). A receiver that missed
 // deliveries catches up from its last cursor without guessing: events come in the order they were recorded,

@@ -2,8 +2,8 @@ import "server-only";
 
 import { z } from "zod";
 
-import { successEnvelope } from "@/lib/http/envelope";
-import { defineOperation, storeOf } from "@/lib/http/operation";
+import { successEnvelope } from "@/lib/core/envelope";
+import { defineOperation, storeOf } from "@/lib/core/operation";
 
 import { listDeliveries } from "./list-deliveries";
 

@@ -1,7 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 // Merchant/operator actions on deliveries: redeliver one (a fresh schedule, same Webhook-Id and bytes) and
 // re-enable an endpoint that was disabled after sustained failure.

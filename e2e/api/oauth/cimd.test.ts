@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
 
-import { type AppError } from "@/lib/http/errors";
+import { type AppError } from "@/lib/core/errors";
 import { clearCimdCache, isCimdCached, resolveCimdClient } from "@/lib/oauth/cimd";
 
 import { callApp } from "../../helpers/app-client";

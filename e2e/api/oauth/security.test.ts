@@ -4,9 +4,9 @@ import { after, before, describe, test } from "node:test";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import * as oauth from "oauth4webapi";
 
+import { type AppError } from "@/lib/core/errors";
 import { assertPermission } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
-import { type AppError } from "@/lib/http/errors";
 import { createOAuthClient } from "@/lib/oauth/create-oauth-client";
 import { decideAuthorization } from "@/lib/oauth/decide-authorization";
 import { getAccessTokenKey } from "@/lib/oauth/server-keys";

@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
+import { isAppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { isAppError } from "@/lib/http/errors";
 import { placeOrder } from "@/lib/orders/place-order";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";

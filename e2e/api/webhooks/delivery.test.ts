@@ -4,8 +4,8 @@ import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-order-event";
 import { attemptDelivery } from "@/lib/webhooks/deliver";

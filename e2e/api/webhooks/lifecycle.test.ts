@@ -3,8 +3,8 @@ import { randomUUID, type JsonWebKey } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 import { placeOrder } from "@/lib/orders/place-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";

@@ -6,7 +6,7 @@ import canonicalize from "canonicalize";
 
 import { getDb } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 // Pagination cursors: opaque, tamper-evident and bound to the search they came from. A cursor is
 // base64url(JSON {v, e, f, a}) "." base64url(HMAC-SHA256): `e` the engine, `f` a hash of the canonical search

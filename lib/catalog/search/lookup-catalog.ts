@@ -1,10 +1,10 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { successEnvelope, type UcpMessage } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation } from "@/lib/core/operation";
 import type { Variant } from "@/lib/generated/prisma/client";
-import { successEnvelope, type UcpMessage } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation } from "@/lib/http/operation";
 
 import { productToWire, variantToWire } from "../to-wire";
 import { inStockFirst, loadProducts } from "./load-products";

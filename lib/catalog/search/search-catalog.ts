@@ -1,8 +1,8 @@
 import "server-only";
 
-import { successEnvelope } from "@/lib/http/envelope";
-import { AppError } from "@/lib/http/errors";
-import { defineOperation, type OperationContext } from "@/lib/http/operation";
+import { successEnvelope } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, type OperationContext } from "@/lib/core/operation";
 
 import { productToWire } from "../to-wire";
 import { decodeCursor, encodeCursor, searchFingerprint } from "./cursor";

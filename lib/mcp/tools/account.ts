@@ -2,7 +2,7 @@ import "server-only";
 
 import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
-import type { AnyOperation } from "@/lib/http/operation";
+import type { AnyOperation } from "@/lib/core/operation";
 import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
 
 import type { McpSurface } from "../handle-mcp-request";

@@ -3,7 +3,7 @@ import "server-only";
 import { getProduct } from "@/lib/catalog/get-product";
 import { lookupCatalog } from "@/lib/catalog/search/lookup-catalog";
 import { searchCatalog } from "@/lib/catalog/search/search-catalog";
-import type { AnyOperation } from "@/lib/http/operation";
+import type { AnyOperation } from "@/lib/core/operation";
 
 import type { McpSurface } from "../handle-mcp-request";
 

@@ -12,7 +12,7 @@ import { completeCheckout } from "@/lib/checkout/complete-checkout";
 import { createCheckout } from "@/lib/checkout/create-checkout";
 import { getCheckout } from "@/lib/checkout/get-checkout";
 import { updateCheckout } from "@/lib/checkout/update-checkout";
-import type { AnyOperation } from "@/lib/http/operation";
+import type { AnyOperation } from "@/lib/core/operation";
 import { lookupLocations } from "@/lib/locations/lookup-locations";
 import { searchLocations } from "@/lib/locations/search-locations";
 import { getOrder } from "@/lib/orders/get-order";

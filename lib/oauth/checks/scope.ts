@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { BUYER_SCOPES, DEFAULT_BUYER_SCOPE, SCOPE_ALIASES } from "../constants";
 

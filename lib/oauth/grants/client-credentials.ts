@@ -1,6 +1,6 @@
 import "server-only";
 
-import { AppError } from "@/lib/http/errors";
+import { AppError } from "@/lib/core/errors";
 
 import { formatScope, narrowScopes } from "../checks/scope";
 import type { AuthenticatedClient } from "../client-auth";

@@ -1,8 +1,8 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 import { placeOrder } from "@/lib/orders/place-order";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 

@@ -3,8 +3,8 @@ import "server-only";
 import Stripe from "stripe";
 
 import { getEnv } from "@/lib/config/env";
+import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { AppError } from "@/lib/http/errors";
 
 import type { ChargeOutcome, ChargeRequest, PaymentRail } from "../rail";
 import { ensureSandboxWebhookEndpoint } from "./sandbox-webhooks";
