@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 
+import { PageShell } from "@/components/layout/page-shell";
+import { PaymentDone } from "@/components/payment/payment-done";
 import { PaymentView } from "@/components/payment/payment-view";
 import { getPaymentPage, payHostedCheckout, returnFromProvider } from "@/lib/checkout/hosted-payment";
 
-// The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3).
+// The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3). Not framable
+// (proxy.ts: frame-ancestors 'none'); its CSP allows Stripe.js and Stripe's frames and API.
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "Payment — Agent Commerce Service", robots: { index: false } };
@@ -36,25 +39,18 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
   const page = await getPaymentPage(store_slug, token);
   if (!page) {
     return (
-      <main>
-        <h1>{result === "paid" ? "Payment received" : "Payment link"}</h1>
-        <p role="status" data-testid="pay-gone">
-          {result === "paid"
-            ? "Thank you: your order is placed. This payment link is no longer active."
-            : result === "refunded"
-              ? "The items sold out while you were paying, so no order was placed and your payment was refunded in full. This payment link is no longer active."
-              : "This payment link is no longer active: the checkout is completed, canceled or unknown."}
-        </p>
-      </main>
+      <PageShell width="narrow">
+        <PaymentDone result={result ?? null} />
+      </PageShell>
     );
   }
   return (
-    <main>
+    <PageShell>
       <PaymentView
         page={page}
         action={`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}/submit`}
         notice={result ?? null}
       />
-    </main>
+    </PageShell>
   );
 }
