@@ -44,7 +44,7 @@ export function CartView({ cart }: { cart: CartPage }) {
             <TableHead scope="col" className="text-right">
               Quantity
             </TableHead>
-            <TableHead scope="col" className="text-right">
+            <TableHead scope="col" className="hidden text-right sm:table-cell">
               Price
             </TableHead>
             <TableHead scope="col" className="text-right">
@@ -55,14 +55,14 @@ export function CartView({ cart }: { cart: CartPage }) {
         <TableBody>
           {cart.lines.map((line) => (
             <TableRow key={line.title} data-testid="cart-line">
-              <TableCell className="min-w-40">
+              <TableCell>
                 <span className="font-medium">{line.title}</span>
                 {line.problem ? (
                   <span className="text-destructive mt-1 block text-xs font-medium">{line.problem}</span>
                 ) : null}
               </TableCell>
               <TableCell className="text-right">{line.quantity}</TableCell>
-              <TableCell className="text-right">
+              <TableCell className="hidden text-right sm:table-cell">
                 <Money amountMinor={line.unitPriceMinor} currency={cart.currency} />
               </TableCell>
               <TableCell className="text-right">
@@ -74,18 +74,20 @@ export function CartView({ cart }: { cart: CartPage }) {
         <TableFooter>
           {cart.discountMinor > 0 ? (
             <TableRow>
-              <TableHead scope="row" colSpan={3} className="text-right">
+              <TableHead scope="row" colSpan={2} className="text-right">
                 Discount
               </TableHead>
+              <TableCell aria-hidden className="hidden sm:table-cell" />
               <TableCell data-testid="cart-discount" className="text-right">
                 <Money amountMinor={-cart.discountMinor} currency={cart.currency} />
               </TableCell>
             </TableRow>
           ) : null}
           <TableRow>
-            <TableHead scope="row" colSpan={3} className="text-foreground text-right text-sm">
+            <TableHead scope="row" colSpan={2} className="text-foreground text-right text-sm">
               Estimated total (before shipping and tax)
             </TableHead>
+            <TableCell aria-hidden className="hidden sm:table-cell" />
             <TableCell data-testid="cart-total" className="text-right font-semibold">
               <Money amountMinor={cart.totalMinor} currency={cart.currency} />
             </TableCell>

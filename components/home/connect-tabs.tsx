@@ -6,7 +6,8 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 // (one MCP server that shops every store). Each shows the address to use and the first call.
 
 const Code = ({ children }: { children: string }) => (
-  <pre className="bg-muted overflow-x-auto rounded-lg border p-4 text-xs leading-relaxed">
+  // focusable: keyboard users can scroll a long line sideways
+  <pre tabIndex={0} className="bg-muted overflow-x-auto rounded-lg border p-4 text-xs leading-relaxed">
     <code>{children}</code>
   </pre>
 );

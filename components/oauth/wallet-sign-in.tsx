@@ -118,7 +118,12 @@ export function WalletSignIn({ sandbox }: { sandbox: boolean }) {
             Connect a wallet
           </Button>
           {sandbox ? (
-            <Button variant="secondary" disabled={busy} onClick={() => signInWith(sandboxSigner)}>
+            <Button
+              variant="secondary"
+              className="h-auto min-h-10 py-2 whitespace-normal"
+              disabled={busy}
+              onClick={() => signInWith(sandboxSigner)}
+            >
               Sign in with the sandbox wallet (test mode)
             </Button>
           ) : null}

@@ -44,8 +44,8 @@ export function PaymentDone({ result }: { result: string | null }) {
         </p>
         {result === "paid" ? (
           <p className="text-muted-foreground text-sm">
-            Signed in with your wallet? Your order and its receipt are under{" "}
-            <Link href="/account/orders">My orders</Link>.
+            Your agent has the order confirmation. Orders your linked agents place for your wallet account are
+            also under <Link href="/account/orders">My orders</Link>.
           </p>
         ) : null}
       </CardContent>
