@@ -300,6 +300,11 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
   expect(escalated.body.status, JSON.stringify(escalated.body.messages)).toBe("requires_escalation");
   const payLink = escalated.body.continue_url!;
 
+  // the nonce CSP must not block anything the pages themselves need
+  const blocked: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) blocked.push(`${page.url()}: ${m.text()}`);
+  });
   const tour = async (name: string, url: string | null) => {
     for (const theme of THEMES) {
       await setTheme(page, theme);
@@ -346,4 +351,32 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
   expect(paid.body.status).toBe("completed");
   await tour("my-orders", "/account/orders");
   await tour("linked-agents", "/account/agents");
+  expect(blocked).toEqual([]);
+});
+
+test("header from the keyboard: the theme menu persists the choice (rendered by the server on reload), the narrow menu opens and closes", async ({
+  page,
+}) => {
+  await page.goto("/");
+  await expect(page.locator("html")).not.toHaveAttribute("data-theme");
+  await page.getByTestId("theme-menu").focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("menuitemradio", { name: "Dark" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  // a full reload: the server renders the choice on <html>, so the first paint is already dark
+  const html = await (await page.request.get("/")).text();
+  expect(html).toMatch(/<html[^>]*data-theme="dark"/);
+  await page.reload();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+
+  await page.setViewportSize({ width: 375, height: 800 });
+  const open = page.getByRole("button", { name: "Open menu" });
+  await open.focus();
+  await page.keyboard.press("Enter");
+  const sheet = page.getByRole("dialog", { name: "Menu" });
+  await expect(sheet.getByRole("link", { name: "My orders" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(sheet).toHaveCount(0);
+  await expect(open).toBeFocused();
 });
