@@ -1,12 +1,75 @@
 import { CircleCheck, CircleSlash, RotateCcw } from "lucide-react";
 import Link from "next/link";
 
+import { Money } from "@/components/cart/money";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { DataItem, DataList } from "@/components/ui/data-list";
+import type { PaymentReceipt } from "@/lib/checkout/payment-receipt";
 
-// What the payment link shows once it is no longer active: paid (the order is placed), refunded (the items sold out
-// while the buyer paid), or simply inactive.
+// What the payment link shows once it is no longer active: paid (the order number and its receipt), refunded
+// (the items sold out while the buyer paid), or simply inactive.
 
-export function PaymentDone({ result }: { result: string | null }) {
+const TOTAL_LABELS: Record<string, string> = {
+  subtotal: "Subtotal",
+  discount: "Discount",
+  fulfillment: "Shipping",
+  tax: "Tax",
+  total: "Total paid",
+};
+
+function Receipt({ receipt }: { receipt: PaymentReceipt }) {
+  return (
+    <section aria-labelledby="receipt-title" className="grid gap-4 text-left" data-testid="receipt">
+      <h2 id="receipt-title" className="border-t pt-4 text-base font-semibold">
+        Receipt
+      </h2>
+      <DataList>
+        <DataItem label="Order number">
+          <code data-testid="receipt-order-id">{receipt.orderId}</code>
+        </DataItem>
+        <DataItem label="Store">{receipt.storeName}</DataItem>
+        <DataItem label="Placed">
+          {receipt.placedAt.toISOString().replace("T", " ").slice(0, 16)} UTC
+        </DataItem>
+        {receipt.rail ? (
+          <DataItem label="Paid by">
+            {receipt.rail === "card" ? "Card" : "Crypto (Sui)"}
+            {receipt.reference ? (
+              <code className="text-muted-foreground ml-2 text-xs break-all">{receipt.reference}</code>
+            ) : null}
+          </DataItem>
+        ) : null}
+      </DataList>
+      <ul className="grid gap-1.5 border-t pt-3 text-sm">
+        {receipt.lines.map((l, i) => (
+          <li key={i} className="flex justify-between gap-3">
+            <span>
+              {l.title} <span className="text-muted-foreground">× {l.quantity}</span>
+            </span>
+            <Money amountMinor={l.amountMinor} currency={receipt.currency} />
+          </li>
+        ))}
+      </ul>
+      <dl className="grid gap-1 border-t pt-3 text-sm">
+        {receipt.totals.map((t) => (
+          <div
+            key={t.type}
+            className={t.type === "total" ? "flex justify-between font-semibold" : "flex justify-between"}
+          >
+            <dt className={t.type === "total" ? undefined : "text-muted-foreground"}>
+              {t.type === "total" ? TOTAL_LABELS.total : (t.display_text ?? TOTAL_LABELS[t.type] ?? t.type)}
+            </dt>
+            <dd data-testid={t.type === "total" ? "receipt-total" : undefined}>
+              <Money amountMinor={t.amount} currency={receipt.currency} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+export function PaymentDone({ result, receipt }: { result: string | null; receipt: PaymentReceipt | null }) {
   const [Icon, title, text, tone] =
     result === "paid"
       ? ([
@@ -42,10 +105,11 @@ export function PaymentDone({ result }: { result: string | null }) {
         <p role="status" data-testid="pay-gone">
           {text}
         </p>
+        {receipt ? <Receipt receipt={receipt} /> : null}
         {result === "paid" ? (
           <p className="text-muted-foreground text-sm">
-            Your agent has the order confirmation. Orders your linked agents place for your wallet account are
-            also under <Link href="/account/orders">My orders</Link>.
+            Orders your linked agents place for your wallet account are also under{" "}
+            <Link href="/account/orders">My orders</Link>.
           </p>
         ) : null}
       </CardContent>

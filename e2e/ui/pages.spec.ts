@@ -329,7 +329,12 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
   await tour("pay", payLink);
   await expect(page.getByTestId("pay-breakdown")).toContainText("Subtotal");
   await expect(page.getByTestId("test-cards")).toContainText("4242 4242 4242 4242");
-  await tour("pay-done", `/s/${STORE}/pay/${"x".repeat(32)}?result=paid`);
+  // pay with the first sandbox card: the page then shows the order number and the receipt
+  const payTotal = await page.getByTestId("pay-total").innerText();
+  await page.getByRole("button", { name: "Pay" }).click();
+  await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
+  await expect(page.getByTestId("receipt-total")).toHaveText(payTotal);
+  await tour("pay-done", null);
   await tour("not-found", `/s/${STORE}/cart/ct_${"x".repeat(22)}`);
   await tour("orders-signed-out", "/account/orders");
   const { verifier, state } = await startAuthorization(page, "tour");

@@ -5,6 +5,7 @@ import { PageShell } from "@/components/layout/page-shell";
 import { PaymentDone } from "@/components/payment/payment-done";
 import { PaymentView } from "@/components/payment/payment-view";
 import { getPaymentPage, payHostedCheckout, returnFromProvider } from "@/lib/checkout/hosted-payment";
+import { checkoutOfPaymentLink, getPaymentReceipt, sealReceipt } from "@/lib/checkout/payment-receipt";
 
 // The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3). Not framable
 // (proxy.ts: frame-ancestors 'none'); its CSP allows Stripe.js and Stripe's frames and API.
@@ -14,12 +15,17 @@ export const metadata: Metadata = { title: "Payment — Agent Commerce Service",
 
 type Props = {
   params: Promise<{ store_slug: string; token: string }>;
-  searchParams: Promise<{ result?: string; payment_intent?: string | string[] }>;
+  searchParams: Promise<{ result?: string; payment_intent?: string | string[]; receipt?: string | string[] }>;
 };
 
 export default async function PaymentPageRoute({ params, searchParams }: Props) {
   const { store_slug, token } = await params;
-  const { result, payment_intent } = await searchParams;
+  const { result, payment_intent, receipt } = await searchParams;
+  const here = `/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}`;
+  // a paid link no longer names its checkout: remember it first, for the receipt
+  const checkoutId = result === undefined ? await checkoutOfPaymentLink(store_slug, token) : null;
+  const paidUrl = async () =>
+    `${here}?result=paid${checkoutId ? `&receipt=${await sealReceipt(store_slug, checkoutId)}` : ""}`;
   if (payment_intent !== undefined) {
     // Stripe's return_url after a redirect (3-DS): finish from the provider's state, then drop the query string
     const returned = await returnFromProvider(
@@ -27,30 +33,31 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
       token,
       typeof payment_intent === "string" ? payment_intent : "",
     );
-    redirect(`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}?result=${returned}`);
+    redirect(returned === "paid" ? await paidUrl() : `${here}?result=${returned}`);
   }
   if (result === undefined) {
     // a payment the provider already took (the browser's refresh was lost, a webhook is late) finishes on sight
     const state = await payHostedCheckout(store_slug, token, { action: "refresh" });
-    if (state === "paid") {
-      redirect(`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}?result=paid`);
-    }
+    if (state === "paid") redirect(await paidUrl());
   }
   const page = await getPaymentPage(store_slug, token);
   if (!page) {
     return (
       <PageShell width="narrow">
-        <PaymentDone result={result ?? null} />
+        <PaymentDone
+          result={result ?? null}
+          receipt={
+            result === "paid" && typeof receipt === "string"
+              ? await getPaymentReceipt(store_slug, receipt)
+              : null
+          }
+        />
       </PageShell>
     );
   }
   return (
     <PageShell>
-      <PaymentView
-        page={page}
-        action={`/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}/submit`}
-        notice={result ?? null}
-      />
+      <PaymentView page={page} action={`${here}/submit`} notice={result ?? null} />
     </PageShell>
   );
 }
