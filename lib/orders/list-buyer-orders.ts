@@ -81,7 +81,10 @@ const railOf = (handlerId: string | null): BuyerOrderView["payment"]["rail"] =>
 
 export type BuyerOrderFilter = { store?: string; status?: string };
 
-/** The signed-in buyer's orders, newest first, optionally filtered by store slug and status (unknown values: none). */
+/**
+ * The signed-in buyer's orders, newest first, filtered by store slug (an unknown one: none) and status (a value that
+ * is not an order status is ignored).
+ */
 export const listBuyerOrders = async (
   buyerId: string,
   filter: BuyerOrderFilter = {},
