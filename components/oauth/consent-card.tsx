@@ -58,55 +58,8 @@ export function ConsentCard({
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-6">
-        <section aria-labelledby="identity-heading" className="grid gap-3">
-          <h2 id="identity-heading" className="text-sm font-semibold">
-            Who is asking
-          </h2>
-          <DataList className="bg-muted/50 rounded-lg border p-4">
-            <DataItem label="Agent">{request.clientName}</DataItem>
-            <DataItem label="Client id">
-              <code data-testid="client-id" className="text-xs break-all">
-                {request.clientId}
-              </code>
-            </DataItem>
-            {request.clientUri ? (
-              <DataItem label="Website">
-                <a
-                  href={request.clientUri}
-                  rel="noreferrer noopener"
-                  target="_blank"
-                  className="inline-flex items-center gap-1 break-all"
-                >
-                  {request.clientUri}
-                  <ExternalLink aria-hidden className="size-3.5 shrink-0" />
-                  <span className="sr-only">(opens in a new tab)</span>
-                </a>
-              </DataItem>
-            ) : null}
-            <DataItem label="Sends you back to">
-              <span className="inline-flex items-center gap-1.5" data-testid="redirect-host">
-                <Globe aria-hidden className="text-muted-foreground size-4 shrink-0" />
-                <strong className="break-all">{hostOf(request.redirectUri)}</strong>
-              </span>
-            </DataItem>
-          </DataList>
-        </section>
-        <section aria-labelledby="scopes-heading" className="grid gap-3">
-          <h2 id="scopes-heading" className="text-sm font-semibold">
-            It asks to
-          </h2>
-          <ul className="grid gap-3">
-            {request.scopes.map((scope) => (
-              <li key={scope} className="flex gap-3 rounded-lg border p-3">
-                <ShieldCheck aria-hidden className="text-primary mt-0.5 size-5 shrink-0" />
-                <div className="grid gap-1">
-                  <code className="text-xs font-semibold">{scope}</code>
-                  <p className="text-sm">{describeScope(scope)}</p>
-                </div>
-              </li>
-            ))}
-          </ul>
-        </section>
+        <AgentIdentity request={request} />
+        <RequestedScopes request={request} />
         <p className="text-muted-foreground text-sm">
           Signed in as{" "}
           <code data-testid="buyer-address" className="text-foreground text-xs break-all">
@@ -127,5 +80,66 @@ export function ConsentCard({
         </form>
       </CardFooter>
     </Card>
+  );
+}
+
+/** The agent's identity from its client metadata document, and the host the answer goes back to. */
+export function AgentIdentity({ request }: { request: PendingAuthorization }) {
+  return (
+    <section aria-labelledby="identity-heading" className="grid gap-3">
+      <h2 id="identity-heading" className="text-sm font-semibold">
+        Who is asking
+      </h2>
+      <DataList className="bg-muted/50 rounded-lg border p-4">
+        <DataItem label="Agent">{request.clientName}</DataItem>
+        <DataItem label="Client id">
+          <code data-testid="client-id" className="text-xs break-all">
+            {request.clientId}
+          </code>
+        </DataItem>
+        {request.clientUri ? (
+          <DataItem label="Website">
+            <a
+              href={request.clientUri}
+              rel="noreferrer noopener"
+              target="_blank"
+              className="inline-flex items-center gap-1 break-all"
+            >
+              {request.clientUri}
+              <ExternalLink aria-hidden className="size-3.5 shrink-0" />
+              <span className="sr-only">(opens in a new tab)</span>
+            </a>
+          </DataItem>
+        ) : null}
+        <DataItem label="Sends you back to">
+          <span className="inline-flex items-center gap-1.5" data-testid="redirect-host">
+            <Globe aria-hidden className="text-muted-foreground size-4 shrink-0" />
+            <strong className="break-all">{hostOf(request.redirectUri)}</strong>
+          </span>
+        </DataItem>
+      </DataList>
+    </section>
+  );
+}
+
+/** Each requested scope, in plain words. */
+export function RequestedScopes({ request }: { request: PendingAuthorization }) {
+  return (
+    <section aria-labelledby="scopes-heading" className="grid gap-3">
+      <h2 id="scopes-heading" className="text-sm font-semibold">
+        It asks to
+      </h2>
+      <ul className="grid gap-3">
+        {request.scopes.map((scope) => (
+          <li key={scope} className="flex gap-3 rounded-lg border p-3">
+            <ShieldCheck aria-hidden className="text-primary mt-0.5 size-5 shrink-0" />
+            <div className="grid gap-1">
+              <code className="text-xs font-semibold">{scope}</code>
+              <p className="text-sm">{describeScope(scope)}</p>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

@@ -216,6 +216,8 @@ test("buyer story — sandbox wallet sign-in, approve the agent, the agent buys 
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
   await expect(page.getByTestId("client-name")).toHaveText(AGENT_NAME);
+  // who is asking, and where the answer goes, before the buyer even signs in
+  await expect(page.getByTestId("redirect-host")).toHaveText(new URL(origin).host);
   await signInWithSandbox(page);
   await expect(page.getByTestId("redirect-host")).toHaveText(new URL(origin).host);
   await expect(page.getByText(/not permission to spend/)).toBeVisible();

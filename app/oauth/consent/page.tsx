@@ -1,7 +1,7 @@
 import { Clock } from "lucide-react";
 
 import { PageShell } from "@/components/layout/page-shell";
-import { ConsentCard } from "@/components/oauth/consent-card";
+import { AgentIdentity, ConsentCard, RequestedScopes } from "@/components/oauth/consent-card";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
 import { EmptyState } from "@/components/ui/empty-state";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
@@ -46,9 +46,15 @@ export default async function ConsentPage({ searchParams }: Props) {
           <span data-testid="client-name">{request.clientName}</span> wants to link to your account
         </>
       }
-      description="Sign in first: then you will see exactly what it asks for, and choose."
+      description="Here is who is asking and what for. Sign in with your wallet to answer."
     >
-      <WalletSignIn sandbox={isOAuthTestMode()} />
+      <div className="grid gap-6">
+        <WalletSignIn sandbox={isOAuthTestMode()} />
+        <div className="bg-card grid gap-6 rounded-xl border p-5 sm:p-6">
+          <AgentIdentity request={request} />
+          <RequestedScopes request={request} />
+        </div>
+      </div>
     </PageShell>
   );
 }
