@@ -50,4 +50,5 @@ export const SURFACES = [
   },
   { path: "/account/mcp", transport: "MCP (buyer account: linked agents)", credential: "buyer bearer token" },
   { path: "/account/agents", transport: "web page (consent centre)", credential: "Sui wallet sign-in" },
+  { path: "/account/orders", transport: "web page (My orders)", credential: "Sui wallet sign-in" },
 ] as const;

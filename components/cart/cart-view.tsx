@@ -1,3 +1,15 @@
+import { Info, TriangleAlert } from "lucide-react";
+
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableFooter,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@/components/ui/table";
 import type { CartPage } from "@/lib/carts/get-cart-page";
 
 import { Money } from "./money";
@@ -7,69 +19,97 @@ import { Money } from "./money";
 
 export function CartView({ cart }: { cart: CartPage }) {
   return (
-    <>
-      <h1>Your cart at {cart.storeName}</h1>
-      <p className="lead">
-        An agent prepared this cart for you. Prices and availability are live; checkout and payment happen
-        through your agent.
-      </p>
+    <div className="grid gap-6">
+      <div className="grid gap-2">
+        <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Your cart at {cart.storeName}</h1>
+        <p className="text-muted-foreground max-w-prose">
+          An agent prepared this cart for you. Prices and availability are live; checkout and payment happen
+          through your agent.
+        </p>
+      </div>
       {cart.notices.map((n) => (
-        <p key={n} className="notice" role="status">
+        <p
+          key={n}
+          role="status"
+          className="bg-warning-soft text-warning-soft-foreground flex items-start gap-2 rounded-lg p-3 text-sm"
+        >
+          <TriangleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
           {n}
         </p>
       ))}
-      <table aria-label="Cart items">
-        <thead>
-          <tr>
-            <th>Item</th>
-            <th>Quantity</th>
-            <th>Price</th>
-            <th>Amount</th>
-          </tr>
-        </thead>
-        <tbody>
+      <Table aria-label="Cart items">
+        <TableHeader>
+          <TableRow>
+            <TableHead scope="col">Item</TableHead>
+            <TableHead scope="col" className="text-right">
+              Quantity
+            </TableHead>
+            <TableHead scope="col" className="hidden text-right sm:table-cell">
+              Price
+            </TableHead>
+            <TableHead scope="col" className="text-right">
+              Amount
+            </TableHead>
+          </TableRow>
+        </TableHeader>
+        <TableBody>
           {cart.lines.map((line) => (
-            <tr key={line.title} data-testid="cart-line">
-              <td>
-                {line.title}
+            <TableRow key={line.title} data-testid="cart-line">
+              <TableCell>
+                <span className="font-medium">{line.title}</span>
                 {line.problem ? (
-                  <>
-                    <br />
-                    <small className="problem">{line.problem}</small>
-                  </>
+                  <span className="text-destructive mt-1 block text-xs font-medium">{line.problem}</span>
                 ) : null}
-              </td>
-              <td>{line.quantity}</td>
-              <td>
+              </TableCell>
+              <TableCell className="text-right">{line.quantity}</TableCell>
+              <TableCell className="hidden text-right sm:table-cell">
                 <Money amountMinor={line.unitPriceMinor} currency={cart.currency} />
-              </td>
-              <td>
+              </TableCell>
+              <TableCell className="text-right">
                 <Money amountMinor={line.amountMinor} currency={cart.currency} />
-              </td>
-            </tr>
+              </TableCell>
+            </TableRow>
           ))}
-        </tbody>
-        <tfoot>
+        </TableBody>
+        <TableFooter>
           {cart.discountMinor > 0 ? (
-            <tr>
-              <th colSpan={3}>Discount</th>
-              <td data-testid="cart-discount">
+            <TableRow>
+              <TableHead scope="row" colSpan={2} className="text-right">
+                Discount
+              </TableHead>
+              <TableCell aria-hidden className="hidden sm:table-cell" />
+              <TableCell data-testid="cart-discount" className="text-right">
                 <Money amountMinor={-cart.discountMinor} currency={cart.currency} />
-              </td>
-            </tr>
+              </TableCell>
+            </TableRow>
           ) : null}
-          <tr>
-            <th colSpan={3}>Estimated total (before shipping and tax)</th>
-            <td data-testid="cart-total">
+          <TableRow>
+            <TableHead scope="row" colSpan={2} className="text-foreground text-right text-sm">
+              Estimated total (before shipping and tax)
+            </TableHead>
+            <TableCell aria-hidden className="hidden sm:table-cell" />
+            <TableCell data-testid="cart-total" className="text-right font-semibold">
               <Money amountMinor={cart.totalMinor} currency={cart.currency} />
-            </td>
-          </tr>
-        </tfoot>
-      </table>
-      <p className="muted">
-        This cart is kept until {cart.expiresAt.toISOString().slice(0, 10)}. Store:{" "}
-        <code>{cart.storeSlug}</code>
-      </p>
-    </>
+            </TableCell>
+          </TableRow>
+        </TableFooter>
+      </Table>
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2 text-base">
+            <Info aria-hidden className="text-primary size-4" />
+            What happens next
+          </CardTitle>
+          <CardDescription>
+            Ask your agent to check out. It will show you the final total with shipping and tax, and you pay
+            through it — never on this page.
+          </CardDescription>
+        </CardHeader>
+        <CardContent className="text-muted-foreground text-sm">
+          This cart is kept until {cart.expiresAt.toISOString().slice(0, 10)}. Store:{" "}
+          <code>{cart.storeSlug}</code>
+        </CardContent>
+      </Card>
+    </div>
   );
 }

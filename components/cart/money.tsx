@@ -14,5 +14,5 @@ export const formatMinor = (amountMinor: number, currency: string): string => {
 };
 
 export function Money({ amountMinor, currency }: { amountMinor: number; currency: string }) {
-  return <span className="money">{formatMinor(amountMinor, currency)}</span>;
+  return <span className="money tabular-nums">{formatMinor(amountMinor, currency)}</span>;
 }

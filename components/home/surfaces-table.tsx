@@ -1,31 +1,33 @@
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+
 // The surfaces an agent can call, mirroring the README's surfaces table.
 
 type Surface = { path: string; transport: string; credential: string };
 
 export function SurfacesTable({ baseUrl, surfaces }: { baseUrl: string; surfaces: readonly Surface[] }) {
   return (
-    <table aria-label="Surfaces">
-      <thead>
-        <tr>
-          <th>Path</th>
-          <th>Transport</th>
-          <th>Credential</th>
-        </tr>
-      </thead>
-      <tbody>
+    <Table aria-label="Surfaces">
+      <TableHeader>
+        <TableRow>
+          <TableHead scope="col">Path</TableHead>
+          <TableHead scope="col">Transport</TableHead>
+          <TableHead scope="col">Credential</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
         {surfaces.map((s) => (
-          <tr key={s.path + s.transport}>
-            <td>
-              <code>
+          <TableRow key={s.path + s.transport}>
+            <TableCell>
+              <code className="text-xs break-all">
                 {baseUrl}
                 {s.path}
               </code>
-            </td>
-            <td>{s.transport}</td>
-            <td>{s.credential}</td>
-          </tr>
+            </TableCell>
+            <TableCell>{s.transport}</TableCell>
+            <TableCell>{s.credential}</TableCell>
+          </TableRow>
         ))}
-      </tbody>
-    </table>
+      </TableBody>
+    </Table>
   );
 }

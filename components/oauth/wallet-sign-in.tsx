@@ -1,9 +1,12 @@
 "use client";
 
+import { Wallet } from "lucide-react";
 import { getCsrfToken, signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { sandboxKeypair } from "@/lib/buyers/sandbox-wallet";
 import { buildSignInMessage } from "@/lib/buyers/sign-in-message";
 
@@ -98,35 +101,58 @@ export function WalletSignIn({ sandbox }: { sandbox: boolean }) {
   };
 
   return (
-    <section aria-label="Sign in">
-      <h2>Sign in with your Sui wallet</h2>
-      <p>
-        Your wallet signs a short message to prove the address is yours. It costs nothing and moves no funds.
-      </p>
-      <div className="actions">
-        <button type="button" disabled={busy} onClick={() => setWallets(discoverWallets())}>
-          Connect a wallet
-        </button>
-        {sandbox ? (
-          <button type="button" disabled={busy} onClick={() => signInWith(sandboxSigner)}>
-            Sign in with the sandbox wallet (test mode)
-          </button>
+    <Card aria-labelledby="sign-in-title">
+      <CardHeader>
+        <CardTitle id="sign-in-title" className="flex items-center gap-2">
+          <Wallet aria-hidden className="text-primary size-5" />
+          Sign in with your Sui wallet
+        </CardTitle>
+        <CardDescription>
+          Your wallet signs a short message to prove the address is yours. It costs nothing and moves no
+          funds.
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-3">
+        <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap">
+          <Button disabled={busy} onClick={() => setWallets(discoverWallets())}>
+            Connect a wallet
+          </Button>
+          {sandbox ? (
+            <Button
+              variant="secondary"
+              className="h-auto min-h-10 py-2 whitespace-normal"
+              disabled={busy}
+              onClick={() => signInWith(sandboxSigner)}
+            >
+              Sign in with the sandbox wallet (test mode)
+            </Button>
+          ) : null}
+        </div>
+        {wallets !== null && wallets.length === 0 ? (
+          <p className="text-muted-foreground text-sm" role="status">
+            No Sui wallet extension was found in this browser.
+          </p>
         ) : null}
-      </div>
-      {wallets !== null && wallets.length === 0 ? (
-        <p>No Sui wallet extension was found in this browser.</p>
-      ) : null}
-      {wallets?.map((wallet) => (
-        <button
-          key={wallet.name}
-          type="button"
-          disabled={busy}
-          onClick={() => signInWith(() => walletSigner(wallet))}
-        >
-          Sign in with {wallet.name}
-        </button>
-      ))}
-      {error ? <p role="alert">{error}</p> : null}
-    </section>
+        {wallets && wallets.length > 0 ? (
+          <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap">
+            {wallets.map((wallet) => (
+              <Button
+                key={wallet.name}
+                variant="outline"
+                disabled={busy}
+                onClick={() => signInWith(() => walletSigner(wallet))}
+              >
+                Sign in with {wallet.name}
+              </Button>
+            ))}
+          </div>
+        ) : null}
+        {error ? (
+          <p role="alert" className="text-destructive text-sm font-medium">
+            {error}
+          </p>
+        ) : null}
+      </CardContent>
+    </Card>
   );
 }

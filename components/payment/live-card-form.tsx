@@ -1,11 +1,15 @@
 "use client";
 
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
-import type { Stripe, StripeError } from "@stripe/stripe-js";
+import type { Appearance, Stripe, StripeError } from "@stripe/stripe-js";
 // the "pure" entry of the official loader injects Stripe.js only when loadStripe is called (not on import), so
 // test-mode pages, which share this bundle, never load it
 import { loadStripe } from "@stripe/stripe-js/pure";
-import { useRef, useState, type FormEvent } from "react";
+import { Lock } from "lucide-react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+
+import { formatMinor } from "@/components/cart/money";
+import { Button } from "@/components/ui/button";
 
 // The live card step of the hosted payment page (issue #5 §3): Stripe.js through the official loader, the Payment
 // Element for the PaymentIntent's client secret, and confirmPayment in the browser. Card data never reaches our
@@ -19,6 +23,31 @@ type Props = {
   returnUrl: string;
   /** The submit route (form target) of this page. */
   action: string;
+  totalMinor: number;
+  currency: string;
+};
+
+/**
+ * The Payment Element themed like the page (Stripe's Appearance API): our colour tokens read from the page's CSS
+ * variables, Stripe's "night" base in the dark theme. Runs in the browser only.
+ */
+const pageAppearance = (): Appearance => {
+  const css = getComputedStyle(document.documentElement);
+  const token = (name: string) => css.getPropertyValue(`--${name}`).trim();
+  const dark = css.colorScheme.includes("dark");
+  return {
+    theme: dark ? "night" : "stripe",
+    variables: {
+      colorPrimary: token("primary"),
+      colorBackground: token("background"),
+      colorText: token("foreground"),
+      colorTextSecondary: token("muted-foreground"),
+      colorDanger: token("destructive"),
+      fontFamily: css.fontFamily,
+      borderRadius: "6px",
+    },
+    rules: { ".Input": { borderColor: token("input") }, ".Label": { fontWeight: "500" } },
+  };
 };
 
 /** Errors in plain words: Stripe's card and validation messages are written for buyers; the rest are not. */
@@ -31,9 +60,14 @@ const LOAD_FAILED =
   "The secure card form could not be loaded. Check your connection and reload this page to try again.";
 
 // Room reserved for the Payment Element while Stripe.js loads, so the page does not jump when it appears.
-const ELEMENT_MIN_HEIGHT = 220;
+const ELEMENT_MIN_HEIGHT = "min-h-[220px]";
 
-function CardStep({ returnUrl, action }: Pick<Props, "returnUrl" | "action">) {
+function CardStep({
+  returnUrl,
+  action,
+  totalMinor,
+  currency,
+}: Omit<Props, "publishableKey" | "clientSecret">) {
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
@@ -67,20 +101,21 @@ function CardStep({ returnUrl, action }: Pick<Props, "returnUrl" | "action">) {
 
   return (
     <>
-      <form onSubmit={(e) => void pay(e)} aria-label="Card payment" aria-busy={busy}>
-        <div style={{ minHeight: ELEMENT_MIN_HEIGHT }} role="group" aria-label="Card details">
+      <form onSubmit={(e) => void pay(e)} aria-label="Card payment" aria-busy={busy} className="grid gap-3">
+        <div className={ELEMENT_MIN_HEIGHT} role="group" aria-label="Card details">
           <PaymentElement
             onReady={() => setReady(true)}
             onLoadError={() => setError(LOAD_FAILED)}
             options={{ layout: "tabs" }}
           />
         </div>
-        <p role="alert" className="problem" style={{ minHeight: "1.5em" }} data-testid="pay-error">
+        <p role="alert" className="text-destructive min-h-6 text-sm font-medium" data-testid="pay-error">
           {error ?? ""}
         </p>
-        <button type="submit" disabled={!stripe || !elements || !ready || busy}>
-          {busy ? "Paying…" : "Pay"}
-        </button>
+        <Button type="submit" size="lg" className="w-full" disabled={!stripe || !elements || !ready || busy}>
+          <Lock aria-hidden />
+          {busy ? "Paying…" : `Pay ${formatMinor(totalMinor, currency)}`}
+        </Button>
       </form>
       <form ref={refresh} method="post" action={action} hidden>
         <input type="hidden" name="action" value="refresh" />
@@ -89,8 +124,21 @@ function CardStep({ returnUrl, action }: Pick<Props, "returnUrl" | "action">) {
   );
 }
 
-export function LiveCardForm({ publishableKey, clientSecret, returnUrl, action }: Props) {
+export function LiveCardForm({ publishableKey, clientSecret, ...step }: Props) {
   const [loadFailed, setLoadFailed] = useState(false);
+  const [appearance, setAppearance] = useState<Appearance | undefined>(undefined);
+  useEffect(() => {
+    // the theme can change while the page is open (the header's theme menu, or the system setting)
+    const update = () => setAppearance(pageAppearance());
+    update();
+    const media = window.matchMedia("(prefers-color-scheme: dark)");
+    media.addEventListener("change", update);
+    window.addEventListener("acs-theme-change", update);
+    return () => {
+      media.removeEventListener("change", update);
+      window.removeEventListener("acs-theme-change", update);
+    };
+  }, []);
   // loadStripe injects https://js.stripe.com/<release>/stripe.js once (on the server it resolves to null); it
   // rejects when the script cannot load. Created once per page: Elements must keep the same stripe prop.
   const [stripe] = useState<Promise<Stripe | null>>(() =>
@@ -102,14 +150,14 @@ export function LiveCardForm({ publishableKey, clientSecret, returnUrl, action }
 
   if (loadFailed) {
     return (
-      <p role="alert" className="problem" data-testid="pay-error">
+      <p role="alert" className="text-destructive text-sm font-medium" data-testid="pay-error">
         {LOAD_FAILED}
       </p>
     );
   }
   return (
-    <Elements stripe={stripe} options={{ clientSecret }}>
-      <CardStep returnUrl={returnUrl} action={action} />
+    <Elements stripe={stripe} options={{ clientSecret, ...(appearance ? { appearance } : {}) }}>
+      <CardStep {...step} />
     </Elements>
   );
 }

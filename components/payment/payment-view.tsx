@@ -1,18 +1,39 @@
-import { Money } from "@/components/cart/money";
+import { Lock, ShieldCheck, TriangleAlert } from "lucide-react";
+
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import type { PaymentPage } from "@/lib/checkout/hosted-payment";
 
 import { LiveCardForm } from "./live-card-form";
+import { OrderSummary } from "./order-summary";
+import { TestCards } from "./test-cards";
 
-// The hosted payment page's view (issue #5 §3): the store, items and total, then the card step. Test mode: the
-// sandbox 3-DS challenge or a sandbox card form (plain HTML forms, no client script). Live mode: Stripe's
+// The hosted payment page's view (issue #5 §3): the store, the breakdown of the total, then the card step. Test
+// mode: the sandbox 3-DS challenge or a sandbox card form (plain HTML forms, no client script). Live mode: Stripe's
 // Payment Element (LiveCardForm, a client component), or why it cannot run.
 
-const NOTICES: Record<string, string> = {
-  declined: "The card was declined. Try another card.",
-  challenge: "Your bank asks you to confirm this payment.",
-  mismatch: "That payment does not belong to this checkout: nothing was charged here. Pay below.",
-  provider_error: "The card payment service could not be reached. Please try again in a moment.",
+const NOTICES: Record<string, { text: string; tone: "warning" | "danger" }> = {
+  declined: { text: "The card was declined. Try another card.", tone: "danger" },
+  challenge: { text: "Your bank asks you to confirm this payment.", tone: "warning" },
+  mismatch: {
+    text: "That payment does not belong to this checkout: nothing was charged here. Pay below.",
+    tone: "warning",
+  },
+  provider_error: {
+    text: "The card payment service could not be reached. Please try again in a moment.",
+    tone: "danger",
+  },
+  invalid: { text: "Choose a card, then pay.", tone: "warning" },
 };
+
+const TONE = {
+  warning: "bg-warning-soft text-warning-soft-foreground",
+  danger: "bg-danger-soft text-danger-soft-foreground",
+} as const;
+
+const Problem = ({ children }: { children: string }) => (
+  <p className="bg-danger-soft text-danger-soft-foreground rounded-md p-3 text-sm font-medium">{children}</p>
+);
 
 export function PaymentView({
   page,
@@ -23,88 +44,120 @@ export function PaymentView({
   action: string;
   notice: string | null;
 }) {
+  const shown = notice ? NOTICES[notice] : undefined;
   return (
-    <>
-      <h1>Pay {page.storeName}</h1>
-      {notice && NOTICES[notice] ? (
-        <p className="notice" role="status">
-          {NOTICES[notice]}
+    <div className="grid gap-6">
+      <div className="grid gap-1.5">
+        <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Pay {page.storeName}</h1>
+        <p className="text-muted-foreground flex items-center gap-1.5 text-sm">
+          <Lock aria-hidden className="size-4" /> Secure card payment for the order your agent prepared.
+        </p>
+      </div>
+      {shown ? (
+        <p
+          role="status"
+          className={`flex items-start gap-2 rounded-lg p-3 text-sm font-medium ${TONE[shown.tone]}`}
+        >
+          <TriangleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
+          {shown.text}
         </p>
       ) : null}
-      <table aria-label="Order items">
-        <thead>
-          <tr>
-            <th>Item</th>
-            <th>Quantity</th>
-            <th>Amount</th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.lines.map((line) => (
-            <tr key={line.title} data-testid="pay-line">
-              <td>{line.title}</td>
-              <td>{line.quantity}</td>
-              <td>
-                <Money amountMinor={line.amountMinor} currency={page.currency} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <p>
-        Total to pay:{" "}
-        <strong data-testid="pay-total">
-          <Money amountMinor={page.totalMinor} currency={page.currency} />
-        </strong>
-      </p>
-      {page.live ? (
-        <section aria-label="Card">
-          <h2>Card</h2>
-          {page.live.status === "ready" ? (
-            <>
-              {page.lastError ? <p className="problem">{page.lastError}</p> : null}
-              <LiveCardForm
-                publishableKey={page.live.publishableKey}
-                clientSecret={page.live.clientSecret}
-                returnUrl={page.live.returnUrl}
-                action={action}
-              />
-            </>
-          ) : (
-            <p className="problem" role="status" data-testid="pay-unavailable">
-              {page.live.message}
-            </p>
-          )}
-        </section>
-      ) : page.step === "challenge" ? (
-        <section aria-label="3-D Secure">
-          <h2>3-D Secure (sandbox)</h2>
-          <p>This is the sandbox bank challenge. Confirm or refuse the payment.</p>
-          <form method="post" action={action}>
-            <button type="submit" name="action" value="approve">
-              Complete authentication
-            </button>{" "}
-            <button type="submit" name="action" value="fail">
-              Fail authentication
-            </button>
-          </form>
-        </section>
-      ) : (
-        <section aria-label="Card">
-          <h2>Card (sandbox)</h2>
-          {page.lastError ? <p className="problem">{page.lastError}</p> : null}
-          <form method="post" action={action}>
-            <input type="hidden" name="action" value="card" />
-            {page.testCards.map((card, i) => (
-              <label key={card.id} style={{ display: "block" }}>
-                <input type="radio" name="payment_method" value={card.id} defaultChecked={i === 0} />{" "}
-                {card.label}
-              </label>
-            ))}
-            <button type="submit">Pay</button>
-          </form>
-        </section>
-      )}
-    </>
+      <div className="grid items-start gap-6 lg:grid-cols-[1fr_26rem]">
+        <OrderSummary page={page} />
+        {page.live ? (
+          <Card aria-labelledby="card-title">
+            <CardHeader>
+              <CardTitle id="card-title" className="text-base">
+                Card
+              </CardTitle>
+            </CardHeader>
+            <CardContent className="grid gap-4">
+              {page.live.status === "ready" ? (
+                <>
+                  {page.lastError ? <Problem>{page.lastError}</Problem> : null}
+                  {page.live.publishableKey.startsWith("pk_test_") ? <TestCards /> : null}
+                  <LiveCardForm
+                    publishableKey={page.live.publishableKey}
+                    clientSecret={page.live.clientSecret}
+                    returnUrl={page.live.returnUrl}
+                    action={action}
+                    totalMinor={page.totalMinor}
+                    currency={page.currency}
+                  />
+                </>
+              ) : (
+                <p
+                  role="status"
+                  data-testid="pay-unavailable"
+                  className="bg-warning-soft text-warning-soft-foreground rounded-md p-3 text-sm"
+                >
+                  {page.live.message}
+                </p>
+              )}
+            </CardContent>
+          </Card>
+        ) : page.step === "challenge" ? (
+          <Card aria-labelledby="challenge-title">
+            <CardHeader>
+              <CardTitle id="challenge-title" className="flex items-center gap-2 text-base">
+                <ShieldCheck aria-hidden className="text-primary size-5" /> 3-D Secure (sandbox)
+              </CardTitle>
+              <CardDescription>
+                This is the sandbox bank challenge. Confirm or refuse the payment.
+              </CardDescription>
+            </CardHeader>
+            <CardContent>
+              <form method="post" action={action} className="flex flex-col gap-2 sm:flex-row">
+                <Button type="submit" name="action" value="approve">
+                  Complete authentication
+                </Button>
+                <Button type="submit" name="action" value="fail" variant="outline">
+                  Fail authentication
+                </Button>
+              </form>
+            </CardContent>
+          </Card>
+        ) : (
+          <Card aria-labelledby="card-title">
+            <CardHeader>
+              <CardTitle id="card-title" className="text-base">
+                Card (sandbox)
+              </CardTitle>
+              <CardDescription>
+                This store is in test mode: pick a sandbox card. No real money moves.
+              </CardDescription>
+            </CardHeader>
+            <CardContent className="grid gap-4">
+              {page.lastError ? <Problem>{page.lastError}</Problem> : null}
+              <form method="post" action={action} className="grid gap-4">
+                <input type="hidden" name="action" value="card" />
+                <fieldset className="grid gap-2">
+                  <legend className="mb-2 text-sm font-medium">Sandbox card</legend>
+                  {page.testCards.map((card, i) => (
+                    <label
+                      key={card.id}
+                      className="has-[:checked]:border-primary has-[:checked]:bg-accent flex cursor-pointer items-center gap-3 rounded-lg border p-3 text-sm"
+                    >
+                      <input
+                        type="radio"
+                        name="payment_method"
+                        value={card.id}
+                        defaultChecked={i === 0}
+                        className="accent-primary size-4"
+                      />
+                      {card.label}
+                    </label>
+                  ))}
+                </fieldset>
+                <Button type="submit" size="lg" className="w-full">
+                  Pay
+                </Button>
+              </form>
+              <TestCards title="Sandbox card numbers" />
+            </CardContent>
+          </Card>
+        )}
+      </div>
+    </div>
   );
 }

@@ -130,6 +130,8 @@ test("/account/mcp — the MCP SDK agent discovers, gets consent, calls, refresh
   await page.goto("/account/agents");
   const row = page.getByTestId("linked-agent").filter({ hasText: NAME });
   await row.getByRole("button", { name: "Revoke" }).click();
+  // revoking asks for confirmation in a dialog first
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();
   await expect(page.getByTestId("linked-agent").filter({ hasText: NAME })).toHaveCount(0);
   box.authorizationUrl = undefined;
   // the SDK's silent refresh is refused (invalid_grant), so it drops its tokens…

@@ -133,6 +133,8 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
   await expect(row).toBeVisible();
   await expect(row.getByText("offline_access")).toBeVisible();
   await row.getByRole("button", { name: "Revoke" }).click();
+  // revoking asks for confirmation in a dialog first
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();
   await expect(page.getByTestId("linked-agent").filter({ hasText: "Playwright Shopping Agent" })).toHaveCount(
     0,
   );

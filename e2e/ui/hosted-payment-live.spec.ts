@@ -210,6 +210,8 @@ test("live store: no card token → requires_escalation; the buyer pays in the P
   const before = stripeApi.confirmations();
   await payWith(page, CARDS.visa);
   await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  // the receipt names the order
+  await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
   // confirmed once, by the browser with the publishable key; the server only read the result
   expect(stripeApi.confirmations()).toEqual({ publishable: before.publishable + 1, secret: before.secret });
   expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });
@@ -248,6 +250,7 @@ test("3-D Secure: the bank redirects back to return_url with payment_intent; the
   expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
   await page.getByRole("button", { name: "Complete authentication" }).click();
   await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
   // the query string was dropped after the server finished from the provider's state
   expect(new URL(page.url()).searchParams.get("payment_intent")).toBeNull();
   expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });

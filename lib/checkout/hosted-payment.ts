@@ -27,6 +27,8 @@ export type PaymentPage = {
   currency: string;
   lines: { title: string; quantity: number; amountMinor: number }[];
   totalMinor: number;
+  /** How the total was reached, as charged (subtotal, discount, fulfillment, tax…; minor units, signed). */
+  breakdown: { type: string; amount: number; display_text?: string }[];
   /** challenge: a 3-DS confirmation is pending; card: the buyer enters (picks) a card. */
   step: "challenge" | "card";
   lastError: string | null;
@@ -103,6 +105,7 @@ export const getPaymentPage = async (
       amountMinor: l.amount,
     })),
     totalMinor: payment.amount,
+    breakdown: ((session.totals ?? []) as PaymentPage["breakdown"]).filter((t) => t.type !== "total"),
     step: payment.status === "requires_action" ? "challenge" : "card",
     lastError: payment.status === "declined" ? "The last card was declined: try another card." : null,
     testCards: [

@@ -7,6 +7,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 
+import { buyerOrdersWhere } from "./list-buyer-orders";
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
 // The buyer's own orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path):
@@ -48,7 +49,7 @@ export const getMyOrder = defineOperation({
     const buyerId = buyerIdOrThrow(ctx.principal);
     const db = await getDb();
     const order = await db.order.findFirst({
-      where: { id: input.id, principalId: `buyer:${buyerId}` },
+      where: { id: input.id, ...buyerOrdersWhere(buyerId) },
       include: { ...ORDER_INCLUDE, store: true },
     });
     if (!order) throw new AppError("not_found", `No order "${input.id}" of yours`, { path: "$.id" });
@@ -83,7 +84,7 @@ export const listMyOrders = defineOperation({
     const db = await getDb();
     const rows = await db.order.findMany({
       where: {
-        principalId: `buyer:${buyerId}`,
+        ...buyerOrdersWhere(buyerId),
         ...(after
           ? {
               OR: [

@@ -1,4 +1,5 @@
 import { LinkedAgents } from "@/components/account/linked-agents";
+import { PageShell } from "@/components/layout/page-shell";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { listLinkedAgents } from "@/lib/buyers/consents";
@@ -13,19 +14,26 @@ export default async function LinkedAgentsPage() {
   const buyer = await getBuyerSession();
   if (!buyer) {
     return (
-      <main>
-        <h1>Your linked agents</h1>
+      <PageShell
+        width="narrow"
+        title="Your linked agents"
+        description="Sign in to see the agents that act for you."
+      >
         <WalletSignIn sandbox={isOAuthTestMode()} />
-      </main>
+      </PageShell>
     );
   }
   return (
-    <main>
-      <h1>Your linked agents</h1>
-      <p>
-        Signed in as <code>{buyer.suiAddress}</code>. Revoking an agent stops its access at once.
-      </p>
+    <PageShell
+      title="Your linked agents"
+      description={
+        <>
+          Signed in as <code className="text-xs break-all">{buyer.suiAddress}</code>. Revoking an agent stops
+          its access at once.
+        </>
+      }
+    >
       <LinkedAgents agents={await listLinkedAgents(buyer.id)} revoke={revokeAgent} />
-    </main>
+    </PageShell>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 
 import { CartView } from "@/components/cart/cart-view";
+import { PageShell } from "@/components/layout/page-shell";
 import { getCartPage } from "@/lib/carts/get-cart-page";
 
 // A cart's continue_url (seed §2 Cart: a continue-in-browser link, not a payment page).
@@ -16,8 +17,8 @@ export default async function CartPageRoute({ params }: Params) {
   const cart = await getCartPage(store_slug, token);
   if (!cart) notFound();
   return (
-    <main>
+    <PageShell width="narrow">
       <CartView cart={cart} />
-    </main>
+    </PageShell>
   );
 }

@@ -1,4 +1,5 @@
 import { payHostedCheckout, type PaymentAction } from "@/lib/checkout/hosted-payment";
+import { checkoutOfPaymentLink, sealReceipt } from "@/lib/checkout/payment-receipt";
 import { getBaseUrl } from "@/lib/config/env";
 
 export const dynamic = "force-dynamic";
@@ -23,6 +24,10 @@ export async function POST(request: Request, { params }: Params) {
         : null;
   const page = `${getBaseUrl()}/s/${encodeURIComponent(store_slug)}/pay/${encodeURIComponent(token)}`;
   if (!step) return Response.redirect(`${page}?result=invalid`, 303);
+  // read before paying: a paid link no longer names its checkout, and the receipt needs it
+  const checkoutId = await checkoutOfPaymentLink(store_slug, token);
   const result = await payHostedCheckout(store_slug, token, step);
-  return Response.redirect(`${page}?result=${result}`, 303);
+  const receipt =
+    result === "paid" && checkoutId ? `&receipt=${await sealReceipt(store_slug, checkoutId)}` : "";
+  return Response.redirect(`${page}?result=${result}${receipt}`, 303);
 }

@@ -1,0 +1,76 @@
+import { Package } from "lucide-react";
+import type { Metadata } from "next";
+import Link from "next/link";
+
+import { OrderCard } from "@/components/account/order-card";
+import { OrderFilters } from "@/components/account/order-filters";
+import { PageShell } from "@/components/layout/page-shell";
+import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
+import { EmptyState } from "@/components/ui/empty-state";
+import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import { isOAuthTestMode } from "@/lib/config/env";
+import { BUYER_ORDERS_PAGE, listBuyerOrders, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
+
+// My orders: what the buyer's agents bought, across stores (DECISIONS.md B17: the buyer sees all their orders).
+export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "My orders — Agent Commerce Service", robots: { index: false } };
+
+type Props = { searchParams: Promise<{ store?: string | string[]; status?: string | string[] }> };
+
+const one = (v: string | string[] | undefined) => (typeof v === "string" ? v : "");
+
+export default async function MyOrdersPage({ searchParams }: Props) {
+  const buyer = await getBuyerSession();
+  if (!buyer) {
+    return (
+      <PageShell
+        width="narrow"
+        title="My orders"
+        description="Sign in to see what your agents bought for you."
+      >
+        <WalletSignIn sandbox={isOAuthTestMode()} />
+      </PageShell>
+    );
+  }
+  const params = await searchParams;
+  const store = one(params.store);
+  const status = one(params.status);
+  const [orders, stores] = await Promise.all([
+    listBuyerOrders(buyer.id, { store, status }),
+    listBuyerOrderStores(buyer.id),
+  ]);
+  const filtered = Boolean(store || status);
+  return (
+    <PageShell title="My orders" description="Everything your agents bought for you, in every store.">
+      {stores.length > 0 ? <OrderFilters stores={stores} store={store} status={status} /> : null}
+      {orders.length === 0 ? (
+        <EmptyState
+          icon={<Package />}
+          title={filtered ? "No orders match these filters" : "No orders yet"}
+          action={
+            filtered ? (
+              <Link href="/account/orders">Show all orders</Link>
+            ) : (
+              <Link href="/account/agents">See your linked agents</Link>
+            )
+          }
+        >
+          {filtered
+            ? "Try another store or status."
+            : "When an agent you linked buys something for you, the order shows up here."}
+        </EmptyState>
+      ) : (
+        <div className="grid gap-5">
+          <p className="text-muted-foreground text-sm" role="status">
+            {orders.length === 1 ? "1 order" : `${orders.length} orders`}
+            {orders.length === BUYER_ORDERS_PAGE ? ` (the newest ${BUYER_ORDERS_PAGE})` : ""}
+          </p>
+          {orders.map((o) => (
+            <OrderCard key={o.id} order={o} />
+          ))}
+        </div>
+      )}
+    </PageShell>
+  );
+}

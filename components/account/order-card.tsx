@@ -1,0 +1,161 @@
+import { Coins, CreditCard, Undo2 } from "lucide-react";
+
+import { Money } from "@/components/cart/money";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { DataItem, DataList } from "@/components/ui/data-list";
+import type { BuyerOrderView } from "@/lib/orders/list-buyer-orders";
+
+import { OrderStatusBadge } from "./order-status-badge";
+
+// One order on My orders: where and when, its status and total; the items; how it was paid; money returned or
+// still owed back; and its timeline.
+
+const when = (date: Date) => date.toISOString().replace("T", " ").slice(0, 16) + " UTC";
+
+const TOTAL_LABELS: Record<string, string> = {
+  subtotal: "Subtotal",
+  discount: "Discount",
+  fulfillment: "Shipping",
+  tax: "Tax",
+};
+
+const REFUND_TONE = { pending: "warning", completed: "success", failed: "danger" } as const;
+const REFUND_LABEL: Record<string, string> = {
+  pending: "On its way back",
+  completed: "Refunded",
+  failed: "Refund failed",
+};
+
+function Payment({ order }: { order: BuyerOrderView }) {
+  const { rail, reference, paidMinor } = order.payment;
+  if (!rail) return <span className="text-muted-foreground">Not paid</span>;
+  const Icon = rail === "card" ? CreditCard : Coins;
+  return (
+    <span className="grid gap-0.5">
+      <span className="flex items-center gap-1.5 font-medium">
+        <Icon aria-hidden className="size-4" />
+        {rail === "card" ? "Card" : "Crypto (Sui)"} ·{" "}
+        <Money amountMinor={paidMinor} currency={order.currency} />
+      </span>
+      {reference ? (
+        <code
+          className="text-muted-foreground text-xs break-all"
+          title={rail === "card" ? "Payment" : "Transaction"}
+        >
+          {reference}
+        </code>
+      ) : null}
+    </span>
+  );
+}
+
+export function OrderCard({ order }: { order: BuyerOrderView }) {
+  const titleId = `order-${order.id}`;
+  return (
+    <Card aria-labelledby={titleId} data-testid="my-order" className="overflow-hidden">
+      <header className="bg-muted/50 flex flex-wrap items-start justify-between gap-3 border-b p-4 sm:px-6">
+        <div className="grid gap-0.5">
+          <h2 id={titleId} className="font-semibold">
+            {order.store.name}
+          </h2>
+          <p className="text-muted-foreground text-xs">
+            Order <code data-testid="order-id">{order.id}</code> · {when(order.createdAt)}
+          </p>
+        </div>
+        <div className="flex items-center gap-3">
+          <OrderStatusBadge status={order.status} />
+          <span className="font-semibold" data-testid="order-total">
+            <Money amountMinor={order.totalMinor} currency={order.currency} />
+          </span>
+        </div>
+      </header>
+      <div className="grid gap-6 p-4 sm:px-6 lg:grid-cols-[3fr_2fr]">
+        <section aria-label="Items and totals" className="grid content-start gap-3">
+          <ul className="grid gap-2 text-sm">
+            {order.lines.map((l) => (
+              <li key={l.id} className="flex justify-between gap-3" data-testid="my-order-line">
+                <span>
+                  <span className="font-medium">{l.title}</span>{" "}
+                  <span className="text-muted-foreground">× {l.quantity}</span>
+                  {l.canceled > 0 ? (
+                    <Badge tone="neutral" className="ml-2">
+                      {l.canceled} canceled
+                    </Badge>
+                  ) : null}
+                  {l.fulfilled > 0 ? (
+                    <Badge tone="info" className="ml-2">
+                      {l.fulfilled} shipped
+                    </Badge>
+                  ) : null}
+                </span>
+                <Money amountMinor={l.amountMinor} currency={order.currency} />
+              </li>
+            ))}
+          </ul>
+          <dl className="grid gap-1 border-t pt-2 text-sm">
+            {order.totals.map((t) => (
+              <div
+                key={t.type}
+                className={t.type === "total" ? "flex justify-between font-semibold" : "flex justify-between"}
+              >
+                <dt className={t.type === "total" ? undefined : "text-muted-foreground"}>
+                  {t.type === "total" ? "Total" : (t.display_text ?? TOTAL_LABELS[t.type] ?? t.type)}
+                </dt>
+                <dd>
+                  <Money amountMinor={t.amount} currency={order.currency} />
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+        <div className="grid content-start gap-5">
+          <DataList>
+            <DataItem label="Payment">
+              <Payment order={order} />
+            </DataItem>
+            {order.refunds.length > 0 ? (
+              <DataItem label="Money back">
+                <ul className="grid gap-1.5" data-testid="order-refunds">
+                  {order.refunds.map((r) => (
+                    <li key={r.id} className="flex flex-wrap items-center gap-2">
+                      <Undo2 aria-hidden className="text-muted-foreground size-4" />
+                      <Money amountMinor={r.amountMinor} currency={order.currency} />
+                      <Badge tone={REFUND_TONE[r.status as keyof typeof REFUND_TONE] ?? "neutral"}>
+                        {REFUND_LABEL[r.status] ?? r.status}
+                      </Badge>
+                    </li>
+                  ))}
+                </ul>
+                {order.owedMinor > 0 ? (
+                  <p className="text-muted-foreground mt-1 text-xs">
+                    <Money amountMinor={order.owedMinor} currency={order.currency} /> is owed back to you and
+                    on its way through the payment rail.
+                  </p>
+                ) : null}
+              </DataItem>
+            ) : null}
+          </DataList>
+          <section aria-label="Timeline">
+            <h3 className="text-muted-foreground mb-2 text-sm font-medium">Timeline</h3>
+            <ol className="relative grid gap-3 border-l pl-4 text-sm" data-testid="order-timeline">
+              {order.timeline.map((e, i) => (
+                <li key={i} className="relative">
+                  <span
+                    aria-hidden
+                    className="bg-primary absolute top-1.5 -left-[21px] size-2.5 rounded-full"
+                  />
+                  <p className="font-medium">{e.title}</p>
+                  <p className="text-muted-foreground text-xs">
+                    <time dateTime={e.at.toISOString()}>{when(e.at)}</time>
+                    {e.detail ? ` · ${e.detail}` : ""}
+                  </p>
+                </li>
+              ))}
+            </ol>
+          </section>
+        </div>
+      </div>
+    </Card>
+  );
+}

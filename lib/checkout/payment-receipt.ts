@@ -1,0 +1,84 @@
+import "server-only";
+
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+import { getDb } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import { getStoredSessionSecret } from "@/lib/oauth/server-keys";
+
+// The receipt the hosted payment page shows after the buyer paid. The page's link token dies with the payment
+// (the checkout is completed), so the page carries a sealed receipt reference instead: the checkout id with an HMAC
+// bound to the store, made only by the server that saw the link (a guessed or edited reference shows nothing).
+// Whoever holds the sealed reference may see that receipt, as whoever held the payment link could see the order.
+
+export type PaymentReceipt = {
+  orderId: string;
+  storeName: string;
+  currency: string;
+  placedAt: Date;
+  lines: { title: string; quantity: number; amountMinor: number }[];
+  totals: { type: string; amount: number; display_text?: string }[];
+  totalMinor: number;
+  rail: "card" | "crypto" | null;
+  /** The provider's payment reference (PaymentIntent id). */
+  reference: string | null;
+};
+
+const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
+const SEALED = /^([A-Za-z0-9_-]{1,100})\.([A-Za-z0-9_-]{43})$/;
+
+const macKey = async (): Promise<Buffer> =>
+  createHmac("sha256", getEnv().NEXTAUTH_SECRET ?? (await getStoredSessionSecret()))
+    .update("acs/payment-receipt/v1")
+    .digest();
+
+const mac = async (slug: string, checkoutId: string): Promise<string> =>
+  createHmac("sha256", await macKey())
+    .update(`${slug}\n${checkoutId}`)
+    .digest("base64url");
+
+/** The checkout a payment link belongs to (whatever its state), read before the buyer's step changes it. */
+export const checkoutOfPaymentLink = async (slug: string, token: string): Promise<string | null> => {
+  if (!TOKEN.test(token)) return null;
+  const db = await getDb();
+  const session = await db.checkoutSession.findFirst({
+    where: { continueToken: token, store: { slug } },
+    select: { id: true },
+  });
+  return session?.id ?? null;
+};
+
+/** A sealed receipt reference for the page's URL after payment. */
+export const sealReceipt = async (slug: string, checkoutId: string): Promise<string> =>
+  `${checkoutId}.${await mac(slug, checkoutId)}`;
+
+/** The receipt of a sealed reference: the order placed for that checkout in that store, or null. */
+export const getPaymentReceipt = async (slug: string, sealed: string): Promise<PaymentReceipt | null> => {
+  const match = SEALED.exec(sealed);
+  if (!match) return null;
+  const [, checkoutId, given] = match as unknown as [string, string, string];
+  const expected = Buffer.from(await mac(slug, checkoutId));
+  if (!timingSafeEqual(expected, Buffer.from(given))) return null;
+  const db = await getDb();
+  const order = await db.order.findFirst({
+    where: { checkoutId, store: { slug } },
+    include: { store: { select: { name: true } }, lineItems: { orderBy: { position: "asc" } } },
+  });
+  if (!order) return null;
+  const totals = (order.totals ?? []) as PaymentReceipt["totals"];
+  return {
+    orderId: order.id,
+    storeName: order.store.name,
+    currency: order.currency,
+    placedAt: order.createdAt,
+    lines: order.lineItems.map((l) => ({
+      title: l.title,
+      quantity: l.quantity,
+      amountMinor: l.priceMinor * l.quantity,
+    })),
+    totals,
+    totalMinor: totals.find((t) => t.type === "total")?.amount ?? 0,
+    rail: order.handlerId === "svc.card" ? "card" : order.handlerId === "svc.crypto" ? "crypto" : null,
+    reference: order.paymentRef,
+  };
+};

@@ -1,0 +1,167 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import type { OrderStatus, Prisma } from "@/lib/generated/prisma/client";
+
+import { paidMinor } from "./settle-refund";
+
+// The buyer's orders page (/account/orders): the orders of checkouts the buyer's agents created with the buyer's
+// bearer, across every store (the same rows list_my_orders returns on /account/mcp), with what a person wants to
+// see on one screen: items, totals, how it was paid, money returned or still owed back, and what happened when.
+
+/** Orders that belong to a buyer: their checkout was created (or bound) under the buyer's principal. */
+export const buyerOrdersWhere = (buyerId: string) => ({ principalId: `buyer:${buyerId}` });
+
+export const ORDER_STATUSES = ["placed", "paid", "fulfilled", "delivered", "canceled", "refunded"] as const;
+
+/** Newest orders shown on one page. */
+export const BUYER_ORDERS_PAGE = 50;
+
+type Total = { type: string; amount: number; display_text?: string };
+
+export type BuyerOrderView = {
+  id: string;
+  checkoutId: string;
+  store: { slug: string; name: string };
+  status: OrderStatus;
+  currency: string;
+  createdAt: Date;
+  lines: {
+    id: string;
+    title: string;
+    quantity: number;
+    canceled: number;
+    fulfilled: number;
+    amountMinor: number;
+  }[];
+  totals: Total[];
+  totalMinor: number;
+  payment: {
+    rail: "card" | "crypto" | null;
+    /** PaymentIntent id (card) or transaction digest (crypto). */
+    reference: string | null;
+    paidMinor: number;
+  };
+  /** Money going back: pending (on its way through the rail), completed, or failed (the provider refused it). */
+  refunds: {
+    id: string;
+    type: string;
+    status: string;
+    amountMinor: number;
+    at: Date;
+    description: string | null;
+  }[];
+  refundedMinor: number;
+  /** Refunds written but not yet paid back by the rail: money owed back to the buyer. */
+  owedMinor: number;
+  timeline: { at: Date; title: string; detail: string | null }[];
+};
+
+const EVENT_TITLES: Record<string, string> = {
+  "order.placed": "Order placed",
+  "order.paid": "Payment received",
+  "order.fulfilled": "Shipped",
+  "order.delivered": "Delivered",
+  "order.canceled": "Canceled",
+  "order.refunded": "Refunded",
+};
+
+const FULFILLMENT_TITLES: Record<string, string> = {
+  shipped: "Shipped",
+  in_transit: "In transit",
+  delivered: "Delivered",
+  failed_attempt: "Delivery attempt failed",
+};
+
+const titleOf = (raw: string, table: Record<string, string>) =>
+  table[raw] ?? raw.replace(/^order\./, "").replace(/_/g, " ");
+
+const railOf = (handlerId: string | null): BuyerOrderView["payment"]["rail"] =>
+  handlerId === "svc.card" ? "card" : handlerId === "svc.crypto" ? "crypto" : null;
+
+export type BuyerOrderFilter = { store?: string; status?: string };
+
+/**
+ * The signed-in buyer's orders, newest first, filtered by store slug (an unknown one: none) and status (a value that
+ * is not an order status is ignored).
+ */
+export const listBuyerOrders = async (
+  buyerId: string,
+  filter: BuyerOrderFilter = {},
+): Promise<BuyerOrderView[]> => {
+  const db = await getDb();
+  const status = (ORDER_STATUSES as readonly string[]).includes(filter.status ?? "")
+    ? (filter.status as OrderStatus)
+    : undefined;
+  const where: Prisma.OrderWhereInput = {
+    ...buyerOrdersWhere(buyerId),
+    ...(filter.store ? { store: { slug: filter.store } } : {}),
+    ...(status ? { status } : {}),
+  };
+  const rows = await db.order.findMany({
+    where,
+    include: {
+      store: { select: { slug: true, name: true } },
+      lineItems: { orderBy: { position: "asc" } },
+      fulfillmentEvents: { orderBy: { occurredAt: "asc" } },
+      adjustments: { orderBy: { occurredAt: "asc" } },
+      events: { orderBy: { sequence: "asc" }, select: { kind: true, createdAt: true } },
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: BUYER_ORDERS_PAGE,
+  });
+  return rows.map((o) => {
+    const totals = (o.totals ?? []) as Total[];
+    const refunds = o.adjustments
+      .filter((a) => a.refundMinor > 0)
+      .map((a) => ({
+        id: a.id,
+        type: a.type,
+        status: a.status,
+        amountMinor: a.refundMinor,
+        at: a.occurredAt,
+        description: a.description,
+      }));
+    const timeline = [
+      ...o.events.map((e) => ({ at: e.createdAt, title: titleOf(e.kind, EVENT_TITLES), detail: null })),
+      ...o.fulfillmentEvents.map((e) => ({
+        at: e.occurredAt,
+        title: titleOf(e.type, FULFILLMENT_TITLES),
+        detail: [e.carrier, e.trackingNumber, e.description].filter(Boolean).join(" · ") || null,
+      })),
+    ].sort((a, b) => a.at.getTime() - b.at.getTime());
+    return {
+      id: o.id,
+      checkoutId: o.checkoutId,
+      store: o.store,
+      status: o.status,
+      currency: o.currency,
+      createdAt: o.createdAt,
+      lines: o.lineItems.map((l) => ({
+        id: l.id,
+        title: l.title,
+        quantity: l.quantity,
+        canceled: l.quantityCanceled,
+        fulfilled: l.quantityFulfilled,
+        amountMinor: l.priceMinor * l.quantity,
+      })),
+      totals,
+      totalMinor: totals.find((t) => t.type === "total")?.amount ?? 0,
+      payment: { rail: railOf(o.handlerId), reference: o.paymentRef, paidMinor: paidMinor(o) },
+      refunds,
+      refundedMinor: refunds.filter((r) => r.status === "completed").reduce((s, r) => s + r.amountMinor, 0),
+      owedMinor: refunds.filter((r) => r.status === "pending").reduce((s, r) => s + r.amountMinor, 0),
+      timeline,
+    };
+  });
+};
+
+/** The stores the buyer has orders in, for the store filter. */
+export const listBuyerOrderStores = async (buyerId: string): Promise<{ slug: string; name: string }[]> => {
+  const db = await getDb();
+  return db.store.findMany({
+    where: { orders: { some: buyerOrdersWhere(buyerId) } },
+    select: { slug: true, name: true },
+    orderBy: { name: "asc" },
+  });
+};
