@@ -281,8 +281,8 @@ export const completeCheckout = defineOperation({
           ...(body.messages as object[]),
           {
             type: "error",
-            code: "payment_declined",
-            content: `The card was declined (${outcome.reason}); complete again with another card`,
+            code: "payment_failed",
+            content: `The payment failed: ${outcome.reason}. Complete again with another card`,
             severity: "recoverable",
             path: rail.index >= 0 ? `$.payment.instruments[${rail.index}]` : "$.payment",
           },
