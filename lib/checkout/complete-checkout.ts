@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { allowsPrivateFor } from "@/lib/agents/negotiate-agent";
+import { finishPayment, refundUnplacedCardPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb, type Db } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
@@ -13,8 +14,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
-import { placeOrder } from "@/lib/orders/place-order";
-import { refundUnplacedCardPayment } from "@/lib/payments/card/finish-card-payment";
+import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import type { ChargeOutcome } from "@/lib/payments/rail";
 import { railFor } from "@/lib/payments/rails";
 import { selectRail } from "@/lib/payments/select-rail";
@@ -241,28 +241,52 @@ export const completeCheckout = defineOperation({
           amount,
         },
       });
+      if (outcome.paymentRef) {
+        // B12: this payment becomes the checkout's one current attempt (a decline never supersedes a payment
+        // racing it); the previous one is canceled at the provider, or left to the sweep when it cannot be
+        const { superseded } = await recordAttempt(db, {
+          checkoutId: session.id,
+          storeId: store.id,
+          rail: rail.handlerId,
+          providerRef: outcome.paymentRef,
+          amount,
+          currency: session.currency,
+          state: outcome.kind,
+          current: outcome.kind !== "declined",
+        });
+        await cancelSuperseded(db, store, adapter, superseded);
+      }
       if (outcome.kind === "succeeded") {
         // fault injection for the crash test (scripts/crash-test-card.ts): die after the charge, before the order
         if (getEnv().ACS_FAULT === "crash-after-charge") process.exit(137);
+        let finished;
         try {
-          await placeOrder(db, {
-            checkoutId: session.id,
-            storeId: store.id,
-            handlerId: rail.handlerId,
-            paymentRef: outcome.paymentRef,
+          // the one finisher: places the order, or refunds this payment when another one paid for the checkout
+          finished = await finishPayment(db, store, session.id, outcome.paymentRef, {
             now: ctx.now,
+            rail: adapter,
           });
         } catch (error) {
           // a racing completion moved the version: go round again (the charge replays, the order is placed once)
           if (error instanceof AppError && error.code === "conflict") continue;
-          if (error instanceof AppError && error.code === "out_of_stock") {
-            // another order took the last units between the re-price and the order: give the money back
-            await refundUnplacedCardPayment(db, store, session.id, outcome.paymentRef, adapter);
-            throw new AppError("out_of_stock", `${error.message}; the payment was refunded`, {
-              ...(error.path ? { path: error.path } : {}),
-            });
-          }
           throw error;
+        }
+        if (finished.result === "refunded" && finished.cause?.code === "out_of_stock") {
+          // another order took the last units between the re-price and the order: the money was given back
+          throw new AppError("out_of_stock", `${finished.cause.message}; the payment was refunded`, {
+            ...(finished.cause.path ? { path: finished.cause.path } : {}),
+          });
+        }
+        const now = await db.checkoutSession.findUniqueOrThrow({
+          where: { id: session.id },
+          select: { status: true },
+        });
+        if (finished.result !== "order_placed" && now.status !== "completed") {
+          // this payment was superseded by another attempt still under way and has been refunded in full
+          throw new AppError(
+            "conflict",
+            `Another payment of checkout ${session.id} is under way; this one was refunded. Read the checkout`,
+          );
         }
         return finish(db, ctx, session.id);
       }
@@ -277,6 +301,9 @@ export const completeCheckout = defineOperation({
           data: { status: "ready_for_complete", version: { increment: 1 } },
         });
         const { body } = await finish(db, ctx, session.id);
+        // a good card racing this one already completed the checkout: answer completed, never beside an error
+        // inviting another payment (an agent obeying it would pay twice)
+        if (body.status === "completed") return { body };
         const messages = [
           ...(body.messages as object[]),
           {

@@ -80,6 +80,8 @@ test("preflight: every blocker at once, in a stable order, all recoverable", () 
     [["info", "payment_selection_required"]],
   );
   assert.ok(
-    messages.filter((m) => m.type === "error").every((m) => m.type === "error" && m.severity === "recoverable"),
+    messages
+      .filter((m) => m.type === "error")
+      .every((m) => m.type === "error" && m.severity === "recoverable"),
   );
 });

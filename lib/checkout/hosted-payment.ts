@@ -1,9 +1,9 @@
 import "server-only";
 
+import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
-import { finishSucceededCardPayment } from "@/lib/payments/card/finish-card-payment";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
 import type { ChargeOutcome } from "@/lib/payments/rail";
@@ -159,7 +159,7 @@ const settle = async (
   switch (outcome.kind) {
     case "succeeded": {
       // the webhook's and the sweep's finisher: places the order, or (stock gone meanwhile) refunds once
-      const finished = await finishSucceededCardPayment(db, session.store, session.id, paymentIntentId, {
+      const finished = await finishPayment(db, session.store, session.id, paymentIntentId, {
         now,
       });
       return finished.result === "order_placed" ? "paid" : "refunded";

@@ -28,7 +28,15 @@ export type ChargeOutcome =
 
 export type RefundOutcome = { kind: "succeeded"; refundRef: string } | { kind: "refused"; reason: string };
 
+/** canceled: the provider will never charge it; not_cancelable: it may still succeed (watched by the sweep). */
+export type CancelOutcome = { kind: "canceled" } | { kind: "not_cancelable"; reason: string };
+
 export type PaymentRail = {
+  /**
+   * Cancels a payment that has not succeeded (a superseded attempt). A provider that cannot cancel it now answers
+   * not_cancelable; a transient failure throws.
+   */
+  cancel: (store: Store, paymentRef: string) => Promise<CancelOutcome>;
   charge: (request: ChargeRequest) => Promise<ChargeOutcome>;
   /** The provider's current state of a payment (reconciliation, hosted page return, webhooks). */
   retrieve: (store: Store, paymentRef: string) => Promise<ChargeOutcome>;

@@ -93,6 +93,22 @@ export const stripeCardRail: PaymentRail = {
       throw providerError(error);
     }
   },
+  cancel: async (store, paymentRef) => {
+    const stripe = await clientFor(store);
+    try {
+      const pi = await stripe.paymentIntents.cancel(paymentRef, undefined, {
+        idempotencyKey: `acs-cancel-${paymentRef}`,
+      });
+      return pi.status === "canceled"
+        ? { kind: "canceled" }
+        : { kind: "not_cancelable", reason: `PaymentIntent is ${pi.status}` };
+    } catch (error) {
+      // Stripe's definite no (already succeeded, or not cancelable in its state) is a 4xx invalid request
+      if (error instanceof Stripe.errors.StripeInvalidRequestError)
+        return { kind: "not_cancelable", reason: error.message };
+      throw providerError(error);
+    }
+  },
   refund: async (store, paymentRef, idempotencyKey, amount) => {
     const stripe = await clientFor(store);
     try {
