@@ -5,19 +5,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import type { JWK } from "jose";
 
+import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
+import { handleStripeWebhook, SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
 import { returnFromProvider } from "@/lib/checkout/hosted-payment";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
-import { reconcileCardPayments } from "@/lib/payments/card/reconcile-card-payments";
 import {
   answerSandboxChallenge,
   stripeSandbox,
   stripeSignatureHeader,
   type StripeSandbox,
 } from "@/lib/payments/card/stripe-sandbox";
-import { handleStripeWebhook, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/stripe-webhook";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
@@ -53,7 +53,7 @@ before(async () => {
   store = await seedStore();
   variant = (await seedProduct(store, { variants: [{ priceMinor: 1200, inventory: 10_000 }] })).variants[0]!;
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 300 }]);
-  key = (await seedPlatformKey(["purchase:complete"])).key;
+  key = (await seedPlatformKey(["purchase:complete", "orders:read"])).key;
   sandbox = await stripeSandbox();
 });
 after(closeTestDatabase);
@@ -257,4 +257,77 @@ test(`a declined card racing a good one (${DECLINE_RUNS} runs): never "completed
     const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
     assert.equal(netCharged(c.id), total.amount, `run ${run}: charged once`);
   }
+});
+
+test("a superseded success whose refund was interrupted after its intent (attempt refunding) is finished by the sweep with the same key: refunded once, shown once", async () => {
+  const db = await getDb();
+  const c = await readyCheckout();
+  const escalated = await complete(c, "pm_card_threeDSecure2Required");
+  assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+  const firstIntent = intentsOf(c.id)[0]!;
+  const paid = await complete(c, "pm_card_visa");
+  assert.equal(paid.body.status, "completed", paid.text);
+  await answerSandboxChallenge(firstIntent.id, true);
+  // the process died right after writing the refund intent, before asking the provider
+  const { count } = await db.paymentAttempt.updateMany({
+    where: { providerRef: firstIntent.id },
+    data: { state: "refunding" },
+  });
+  assert.equal(count, 1);
+  await sweep();
+  await sweep();
+  assert.equal((await deliverWebhook(firstIntent.id)).status, 200);
+  const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
+  assert.equal(late.amount_refunded, late.amount, "refunded in full, once");
+  const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+  assert.notEqual(order.paymentRef, firstIntent.id, "the order keeps the payment that paid for it");
+  const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+  assert.equal(netCharged(c.id), total.amount);
+  assert.equal(
+    await db.orderAdjustment.count({ where: { orderId: order.id, type: "duplicate_payment_refund" } }),
+    1,
+  );
+  // the order's wire shows the refund of the extra payment
+  const read = await rest<{ adjustments?: { type: string }[] }>(
+    "GET",
+    `/s/${store.slug}/orders/${order.id}`,
+    {
+      headers: headers(),
+    },
+  );
+  assert.equal(read.status, 200, read.text);
+  assert.ok(
+    read.body.adjustments?.some((a) => a.type === "duplicate_payment_refund"),
+    read.text,
+  );
+});
+
+test("a webhook for a PaymentIntent of an unknown checkout or another store changes nothing", async () => {
+  const db = await getDb();
+  const other = await seedStore();
+  const c = await readyCheckout();
+  const escalated = await complete(c, "pm_card_threeDSecure2Required");
+  assert.equal(escalated.body.status, "requires_escalation");
+  const pi = intentsOf(c.id)[0]!;
+  await answerSandboxChallenge(pi.id, true);
+  const event = sandbox
+    .events()
+    .find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === pi.id)!;
+  const payload = JSON.stringify(event);
+  const answer = await handleStripeWebhook(
+    other.slug,
+    payload,
+    stripeSignatureHeader(payload, SANDBOX_WEBHOOK_SECRET, Math.floor(Date.now() / 1000)),
+  );
+  assert.equal(answer.status, 200);
+  assert.equal(
+    await db.order.count({ where: { checkoutId: c.id } }),
+    0,
+    "another store's event places nothing",
+  );
+  assert.equal(
+    sandbox.paymentIntents().find((p) => p.id === pi.id)!.amount_refunded,
+    0,
+    "and refunds nothing",
+  );
 });

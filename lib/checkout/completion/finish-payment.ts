@@ -16,6 +16,8 @@ import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
+import { moveCheckout } from "../state";
+
 // THE finisher (DECISIONS B12): every payment that succeeded at the provider goes through here, whoever saw it
 // first — the completing call itself, an agent's retry, the Stripe webhook, the hosted page's return and the
 // reconciliation sweep. It decides, for one succeeded provider payment of a checkout:
@@ -64,9 +66,11 @@ export const refundUnplacedCardPayment = async (
     where: { providerRef: paymentIntentId, state: "refunding" },
     data: { state: "refunded" },
   });
-  await db.checkoutSession.updateMany({
-    where: { id: checkoutId, status: { in: ["complete_in_progress", "requires_escalation"] } },
-    data: { status: "ready_for_complete", continueToken: null, version: { increment: 1 } },
+  await moveCheckout(db, {
+    id: checkoutId,
+    from: ["complete_in_progress", "requires_escalation"],
+    to: "ready_for_complete",
+    data: { continueToken: null },
   });
 };
 

@@ -1,13 +1,14 @@
 import "server-only";
 
-import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb, type Db } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
+import { OPEN_STATES, updateAttemptState } from "@/lib/payments/attempts";
+import { findCardCharges } from "@/lib/payments/card/find-card-charges";
+import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
+import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
 
-import { OPEN_STATES, updateAttemptState } from "../attempts";
-import type { ChargeOutcome, PaymentRail } from "../rail";
-import { findCardCharges } from "./find-card-charges";
-import { stripeCardRail } from "./stripe-adapter";
+import { moveCheckout } from "../state";
+import { finishPayment } from "./finish-payment";
 
 // The payment reconciliation sweep (issue #5 §5: "the next retry or a reconciliation job finishes the order from
 // the PaymentIntent — never a second charge"). It finds card payments whose provider state may be ahead of ours —
@@ -110,9 +111,10 @@ export const reconcileCardPayments = async ({
           data: { status: "declined", attempt: { increment: 1 } },
         });
         if (count === 1) {
-          await db.checkoutSession.updateMany({
-            where: { id: row.checkout_id, status: "complete_in_progress" },
-            data: { status: "ready_for_complete", version: { increment: 1 } },
+          await moveCheckout(db, {
+            id: row.checkout_id,
+            from: ["complete_in_progress"],
+            to: "ready_for_complete",
           });
         }
         report({ paymentIntentId: row.payment_intent_id, result: "declined", detail: outcome.reason });

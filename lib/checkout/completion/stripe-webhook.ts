@@ -2,12 +2,12 @@ import "server-only";
 
 import Stripe from "stripe";
 
-import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb } from "@/lib/config/db";
+import { updateAttemptState } from "@/lib/payments/attempts";
+import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/stripe-sandbox";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
-import { updateAttemptState } from "../attempts";
-import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "./stripe-sandbox";
+import { finishPayment } from "./finish-payment";
 
 // Inbound Stripe webhooks (issue #5 §2) at POST /s/<slug>/stripe/webhook. The signature is verified with
 // stripe.webhooks.constructEvent over the raw body before anything else is read; each event id is claimed once
