@@ -51,7 +51,9 @@ const liveCardOf = async ({ session, paymentIntentId }: Found, token: string): P
     };
   }
   try {
-    const { clientSecret, publishableKey } = await stripeCardRail.clientSession(store, paymentIntentId);
+    const step = await stripeCardRail.buyerStep(store, paymentIntentId);
+    if (step.kind !== "card_confirmation") throw new Error(`unexpected buyer step ${step.kind}`);
+    const { clientSecret, publishableKey } = step;
     return {
       status: "ready",
       publishableKey,

@@ -12,8 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const SCANNED = ["lib", "app", "scripts", "components", "prisma/seed.ts", "instrumentation.ts"];
 const SKIPPED = new Set(["lib/generated", "node_modules", ".next", "lib/checkout/state.ts"]);
 
-const WRITES_CHECKOUT_SQL =
-  /\b(update|insert\s+into|merge\s+into)\s+("?public"?\.)?"?checkout_sessions"?\b/i;
+const WRITES_CHECKOUT_SQL = /\b(update|insert\s+into|merge\s+into)\s+("?public"?\.)?"?checkout_sessions"?\b/i;
 
 const sourceFiles = (rel: string): string[] => {
   const abs = path.join(ROOT, rel);

@@ -109,4 +109,3 @@ export const answerBuyerStep = async (
   });
   return renderFinal(db, ctx, checkoutId);
 };
-

@@ -77,12 +77,12 @@ export const startAttempt = async (
   const outcome =
     known?.kind === "succeeded"
       ? known
-      : await adapter.charge({
+      : await adapter.start({
           store,
           checkoutId,
           amount,
           currency: input.currency,
-          token: input.token,
+          credential: input.token ? { type: "card_token", token: input.token } : null,
           idempotencyKey: chargeKey(checkoutId, payment.attempt, amount, input.token),
           returnUrl: input.returnUrl,
         });
