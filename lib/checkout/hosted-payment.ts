@@ -4,6 +4,7 @@ import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
+import { updateAttemptState } from "@/lib/payments/attempts";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
 import type { ChargeOutcome } from "@/lib/payments/rail";
@@ -153,6 +154,7 @@ const settle = async (
   let outcome = await stripeCardRail.retrieve(session.store, paymentIntentId);
   if (outcome.kind !== "succeeded" && before) outcome = await before(outcome);
   if (outcome.kind !== "succeeded") {
+    await updateAttemptState(db, paymentIntentId, outcome.kind);
     await db.cardPayment.updateMany({
       where: { checkoutId: session.id, status: { notIn: ["refunded", "refunding"] } },
       data: { status: outcome.kind === "declined" ? "declined" : outcome.kind },

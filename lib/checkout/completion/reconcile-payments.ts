@@ -110,6 +110,7 @@ export const reconcileCardPayments = async ({
           where: { checkoutId: row.checkout_id, status: row.status, paymentIntentId: row.payment_intent_id },
           data: { status: "declined", attempt: { increment: 1 } },
         });
+        if (row.payment_intent_id) await updateAttemptState(db, row.payment_intent_id, "declined");
         if (count === 1) {
           await moveCheckout(db, {
             id: row.checkout_id,
