@@ -78,12 +78,22 @@ export const recordAttempt = async (
         superseded: [],
       };
     }
-    if (!current) {
+    // a payment that already succeeded stays current against one that has not (yet): money already taken is
+    // what pays for the order; the newcomer is recorded not current, to be canceled (or refunded if it succeeds)
+    const holder = current
+      ? await db.paymentAttempt.findFirst({ where: { checkoutId: input.checkoutId, isCurrent: true } })
+      : null;
+    const yields = holder?.state === "succeeded" && input.state !== "succeeded";
+    if (!current || yields) {
       await db.paymentAttempt.createMany({
         data: [{ id: newId("paymentAttempt"), ...input, isCurrent: false }],
         skipDuplicates: true,
       });
-      return { attempt: (await findAttempt(db, input.providerRef))!, superseded: [] };
+      const attempt = (await findAttempt(db, input.providerRef))!;
+      return {
+        attempt,
+        superseded: yields && (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
+      };
     }
     try {
       return await db.$transaction(async (tx) => {

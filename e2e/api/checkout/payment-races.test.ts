@@ -331,3 +331,28 @@ test("a webhook for a PaymentIntent of an unknown checkout or another store chan
     "and refunds nothing",
   );
 });
+
+test("a good card racing a 3-DS card, the challenge approved late: one order, net charged = order total", async () => {
+  const db = await getDb();
+  for (let run = 0; run < (ON_POSTGRES ? 8 : 4); run++) {
+    const c = await readyCheckout();
+    const lead = (run % 4) - 2;
+    const answers = await Promise.all([
+      sleep(Math.max(lead, 0)).then(() => complete(c, "pm_card_visa")),
+      sleep(Math.max(-lead, 0)).then(() => complete(c, "pm_card_threeDSecure2Required")),
+    ]);
+    for (const a of answers) {
+      if (a.body.status === "completed") assert.ok(!a.body.messages.some((m) => m.type === "error"), a.text);
+    }
+    // the buyer approves any challenge anyway; then the webhook and the sweep arrive
+    for (const pi of intentsOf(c.id).filter((p) => p.status === "requires_action")) {
+      await answerSandboxChallenge(pi.id, true);
+      await deliverWebhook(pi.id);
+    }
+    await sweep();
+    const orders = await db.order.findMany({ where: { checkoutId: c.id } });
+    assert.equal(orders.length, 1, `run ${run}: ${answers.map((a) => a.text).join(" | ")}`);
+    const total = (orders[0]!.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+    assert.equal(netCharged(c.id), total.amount, `run ${run}: net charged = order total`);
+  }
+});
