@@ -23,6 +23,20 @@ const DOMAINS = [
   "locations",
 ];
 
+// What no domain folder imports (a later block for the same files repeats these: flat config replaces a rule's
+// options, it does not merge them).
+const DOMAIN_PATTERNS = [
+  { group: ["next", "next/*"], message: "Domain code is framework-free (STYLE.md §4)." },
+  {
+    group: ["@/app/*", "@/lib/mcp", "@/lib/mcp/*", "@/lib/bridge", "@/lib/bridge/*"],
+    message: "Domains never import surfaces (STYLE.md §4).",
+  },
+  {
+    group: ["@/lib/http", "@/lib/http/*"],
+    message: "Domains import the transport-free core (lib/core), never the REST adapter (STYLE.md §4, §6).",
+  },
+];
+
 const restrict = (patterns) => ({
   "no-restricted-imports": ["error", { patterns }],
 });
@@ -52,18 +66,7 @@ const config = [
   {
     // Domain folders never reach up into surfaces, Next or the app.
     files: DOMAINS.map((d) => `lib/${d}/**/*.{ts,tsx}`),
-    rules: restrict([
-      { group: ["next", "next/*"], message: "Domain code is framework-free (STYLE.md §4)." },
-      {
-        group: ["@/app/*", "@/lib/mcp", "@/lib/mcp/*", "@/lib/bridge", "@/lib/bridge/*"],
-        message: "Domains never import surfaces (STYLE.md §4).",
-      },
-      {
-        group: ["@/lib/http", "@/lib/http/*"],
-        message:
-          "Domains import the transport-free core (lib/core), never the REST adapter (STYLE.md §4, §6).",
-      },
-    ]),
+    rules: restrict(DOMAIN_PATTERNS),
   },
   {
     // The core is the vocabulary every domain shares: errors, the error table, the operation contract, the
@@ -95,6 +98,57 @@ const config = [
         message: "config/ucp never import domain folders (STYLE.md §4).",
       },
     ]),
+  },
+  {
+    // Imports one way inside the domain (STYLE.md §4): checkout/completion → {payments, orders}; payments never
+    // import orders or checkout (a late payment outcome reaches the order only through the completion's
+    // finisher); orders reach the rail only through the port (rail.ts / rails.ts), for refunds.
+    files: ["lib/payments/**/*.ts"],
+    rules: restrict([
+      ...DOMAIN_PATTERNS,
+      {
+        group: ["@/lib/orders", "@/lib/orders/*", "@/lib/checkout", "@/lib/checkout/*"],
+        message: "Payments never import orders or checkout: completion calls payments (STYLE.md §4).",
+      },
+    ]),
+  },
+  {
+    files: ["lib/orders/**/*.ts"],
+    rules: restrict([
+      ...DOMAIN_PATTERNS,
+      {
+        group: ["@/lib/payments/*", "!@/lib/payments/rail", "!@/lib/payments/rails"],
+        message: "Orders reach a rail only through the port, lib/payments/rail(s).ts (STYLE.md §4).",
+      },
+      {
+        group: ["@/lib/checkout/completion", "@/lib/checkout/completion/*"],
+        message: "Completion calls orders, never the other way round (STYLE.md §4).",
+      },
+    ]),
+  },
+  {
+    // lib/checkout/state.ts is the only writer of a checkout's status (STYLE.md §7): a checkoutSession create,
+    // update or upsert whose data names `status` anywhere else is refused; call a transition of state.ts
+    // (moveCheckout, insertCheckout). Raw SQL is caught by lib/checkout/state-writers.test.ts.
+    files: [
+      "lib/**/*.{ts,tsx}",
+      "app/**/*.{ts,tsx}",
+      "scripts/**/*.ts",
+      "prisma/**/*.ts",
+      "instrumentation.ts",
+    ],
+    ignores: ["lib/checkout/state.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "CallExpression[callee.object.property.name='checkoutSession'][callee.property.name=/^(create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert)$/] Property[key.name=/^(data|create|update)$/] Property[key.name='status']",
+          message:
+            "Only lib/checkout/state.ts writes a checkout's status: call moveCheckout / insertCheckout (STYLE.md §7).",
+        },
+      ],
+    },
   },
   {
     // Surfaces (route files, pages, components) never touch the database directly.

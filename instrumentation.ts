@@ -13,7 +13,7 @@ export async function register(): Promise<void> {
   if (getEnv().WEBHOOK_WORKER === "off") return;
   const { startWebhookWorker } = await import("@/lib/webhooks/worker");
   const { reconcileCardPayments, RECONCILE_INTERVAL_MS } =
-    await import("@/lib/payments/card/reconcile-card-payments");
+    await import("@/lib/checkout/completion/reconcile-payments");
   const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
   startWebhookWorker({
     periodic: [

@@ -7,7 +7,7 @@ import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization
 
 import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { CheckoutIdInputSchema } from "./schemas";
-import { assertModifiable } from "./state";
+import { assertModifiable, moveCheckout } from "./state";
 
 /** Optimistic retries when a concurrent update moves the version between the read and the write. */
 const MAX_ATTEMPTS = 5;
@@ -32,10 +32,7 @@ export const cancelCheckout = defineOperation({
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const session = await loadCheckoutOrThrow(db, ctx, input.id);
       assertModifiable(session.id, session.status, "cancel");
-      const { count } = await db.checkoutSession.updateMany({
-        where: { id: session.id, version: session.version },
-        data: { status: "canceled", version: { increment: 1 } },
-      });
+      const count = await moveCheckout(db, { id: session.id, version: session.version, to: "canceled" });
       // a concurrent update moved the version: read again (a completion meanwhile makes it not modifiable)
       if (count === 1) {
         const body = await renderCheckout(db, ctx, { ...session, status: "canceled" });

@@ -3,13 +3,13 @@ import "server-only";
 import type { Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { storeOf, type OperationContext } from "@/lib/core/operation";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
 
 import { readFulfillmentState } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft, type StoredInstrument } from "./price-checkout";
 import type { BuyerInput } from "./schemas";
-import { isTerminal } from "./state";
+import { isTerminal, moveCheckout } from "./state";
 import { checkoutToWire } from "./to-wire";
 
 // Reading, rendering and writing a stored checkout session. Writes are optimistic: a write names the version it
@@ -49,10 +49,7 @@ export const loadCheckoutOrThrow = async (
   });
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
   if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
-    await db.checkoutSession.updateMany({
-      where: { id, version: session.version },
-      data: { status: "canceled", version: { increment: 1 } },
-    });
+    await moveCheckout(db, { id, version: session.version, to: "canceled" });
     return loadCheckoutOrThrow(db, ctx, id);
   }
   return session;
@@ -158,29 +155,26 @@ export const saveCheckout = async (
   {
     id,
     version,
+    status,
     data,
     lines,
   }: {
     id: string;
     version: number;
-    data: Prisma.CheckoutSessionUpdateManyMutationInput;
+    /** The status the session moves to (through the state machine). */
+    status: CheckoutStatus;
+    data: Omit<Prisma.CheckoutSessionUpdateManyMutationInput, "status" | "version">;
     /** The new line rows, or null when the stored rows are still exact. */
     lines: LineRow[] | null;
   },
 ): Promise<void> => {
   if (lines === null) {
-    const { count } = await db.checkoutSession.updateMany({
-      where: { id, version },
-      data: { ...data, version: { increment: 1 } },
-    });
+    const count = await moveCheckout(db, { id, version, to: status, data });
     if (count !== 1) throw new VersionConflict();
     return;
   }
   await db.$transaction(async (tx) => {
-    const { count } = await tx.checkoutSession.updateMany({
-      where: { id, version },
-      data: { ...data, version: { increment: 1 } },
-    });
+    const count = await moveCheckout(tx, { id, version, to: status, data });
     if (count !== 1) throw new VersionConflict();
     await tx.checkoutLineItem.deleteMany({ where: { checkoutId: id } });
     await tx.checkoutLineItem.createMany({ data: lines.map((l) => ({ ...l, checkoutId: id })) });

@@ -11,6 +11,7 @@ import { CHECKOUT_TTL_MS, loadCheckoutOrThrow, renderCheckout } from "./checkout
 import { EMPTY_FULFILLMENT } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft } from "./price-checkout";
 import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
+import { insertCheckout } from "./state";
 import { checkoutToWire } from "./to-wire";
 
 const OPEN_STATUSES = ["incomplete", "ready_for_complete", "requires_escalation"] as const;
@@ -116,7 +117,6 @@ export const createCheckout = defineOperation({
       storeId: store.id,
       cartId: input.cart_id ?? null,
       principalId: ctx.principal.id,
-      status: priced.status,
       currency: store.currency,
       buyer: draft.buyer,
       fulfillment: draft.fulfillment,
@@ -141,16 +141,16 @@ export const createCheckout = defineOperation({
         const winner = await openCheckoutOfCart(tx, ctx, input.cart_id);
         if (winner) return winner;
       }
-      await tx.checkoutSession.createMany({
-        data: [
-          {
-            ...session,
-            buyer: session.buyer ?? undefined,
-            context: (session.context as object | null) ?? undefined,
-            attribution: session.attribution ?? undefined,
-          },
-        ],
-      });
+      await insertCheckout(
+        tx,
+        {
+          ...session,
+          buyer: session.buyer ?? undefined,
+          context: (session.context as object | null) ?? undefined,
+          attribution: session.attribution ?? undefined,
+        },
+        priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
+      );
       await tx.checkoutLineItem.createMany({
         data: priced.lines.map((l, position) => ({
           id: l.id,

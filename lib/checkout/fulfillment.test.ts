@@ -74,5 +74,14 @@ test("preflight: every blocker at once, in a stable order, all recoverable", () 
       ["payment_selection_required", "$.payment.instruments"],
     ],
   );
-  assert.ok(messages.every((m) => m.type === "error" && m.severity === "recoverable"));
+  // the rail choice is information (the completing call checks it); every other blocker is an error
+  assert.deepEqual(
+    messages.filter((m) => m.type !== "error").map((m) => [m.type, m.code]),
+    [["info", "payment_selection_required"]],
+  );
+  assert.ok(
+    messages
+      .filter((m) => m.type === "error")
+      .every((m) => m.type === "error" && m.severity === "recoverable"),
+  );
 });

@@ -1,9 +1,10 @@
 import "server-only";
 
+import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
-import { finishSucceededCardPayment } from "@/lib/payments/card/finish-card-payment";
+import { updateAttemptState } from "@/lib/payments/attempts";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
 import type { ChargeOutcome } from "@/lib/payments/rail";
@@ -53,7 +54,9 @@ const liveCardOf = async ({ session, paymentIntentId }: Found, token: string): P
     };
   }
   try {
-    const { clientSecret, publishableKey } = await stripeCardRail.clientSession(store, paymentIntentId);
+    const step = await stripeCardRail.buyerStep(store, paymentIntentId);
+    if (step.kind !== "card_confirmation") throw new Error(`unexpected buyer step ${step.kind}`);
+    const { clientSecret, publishableKey } = step;
     return {
       status: "ready",
       publishableKey,
@@ -154,6 +157,7 @@ const settle = async (
   let outcome = await stripeCardRail.retrieve(session.store, paymentIntentId);
   if (outcome.kind !== "succeeded" && before) outcome = await before(outcome);
   if (outcome.kind !== "succeeded") {
+    await updateAttemptState(db, paymentIntentId, outcome.kind);
     await db.cardPayment.updateMany({
       where: { checkoutId: session.id, status: { notIn: ["refunded", "refunding"] } },
       data: { status: outcome.kind === "declined" ? "declined" : outcome.kind },
@@ -162,7 +166,7 @@ const settle = async (
   switch (outcome.kind) {
     case "succeeded": {
       // the webhook's and the sweep's finisher: places the order, or (stock gone meanwhile) refunds once
-      const finished = await finishSucceededCardPayment(db, session.store, session.id, paymentIntentId, {
+      const finished = await finishPayment(db, session.store, session.id, paymentIntentId, {
         now,
       });
       return finished.result === "order_placed" ? "paid" : "refunded";

@@ -81,13 +81,14 @@ export const preflightMessages = ({
       }
     }
   }
-  // seed §4: several rails and none chosen → the agent must pick one (read ucp.payment_handlers)
+  // seed §4 checks the rail choice on the completing call (payment_selection_required, no order); UCP says a
+  // checkout with everything needed is ready_for_complete and `complete` carries the payment, so the missing
+  // choice is only information here and never holds the checkout incomplete
   if (offeredHandlers.length > 1 && selectedHandler === null) {
     messages.push({
-      type: "error",
+      type: "info",
       code: "payment_selection_required",
-      content: `Select a payment handler: payment.instruments[{ handler_id, selected: true }] with one of ${offeredHandlers.join(", ")}`,
-      severity: "recoverable",
+      content: `Select a payment handler when completing: payment.instruments[{ handler_id, selected: true }] with one of ${offeredHandlers.join(", ")}`,
       path: "$.payment.instruments",
     });
   }

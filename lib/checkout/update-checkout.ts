@@ -47,7 +47,6 @@ export const updateCheckout = defineOperation({
       const keepStatus = session.status === "requires_escalation" ? { status: session.status } : {};
       const priced = await priceCheckout(db, store, draft, { now: ctx.now, ...keepStatus });
       const data = {
-        status: priced.status,
         buyer: draft.buyer ?? undefined,
         fulfillment: draft.fulfillment,
         discountCodes: priced.discounts.codes,
@@ -68,6 +67,7 @@ export const updateCheckout = defineOperation({
         await saveCheckout(db, {
           id: session.id,
           version: session.version,
+          status: priced.status,
           data,
           lines: sameLines(session.lineItems, lines) ? null : lines,
         });

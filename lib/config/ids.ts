@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   refreshToken: "ort",
   oauthClient: "ocl",
   serverKey: "osk",
+  paymentAttempt: "pay",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -239,8 +239,9 @@ export const ERROR_CODES = {
   multiple_payment_selections: business("ours", "Mark exactly one payment instrument selected: true."),
   /** Thrown by completeCheckout: svc.crypto completion is a later issue (use the card rail for now). */
   rail_not_available: business("ours", "This rail cannot move money yet (complete, refund): use svc.card."),
-  /** Thrown by the card rail: the card was declined; the session stays open for another attempt. */
-  payment_declined: business("ours", "Ask the buyer for another card and complete again."),
+  /** Returned by completion when the rail's provider refused the payment (card declined, 3-DS failed; UCP
+   * standard code, DECISIONS B18): the provider's reason is in the message; the session stays open. */
+  payment_failed: business("ucp", "Ask the buyer for another payment method and complete again."),
   /** Thrown by the card rail: the payment provider could not be reached or failed (nothing was charged). */
   payment_provider_error: business("ours", "Retry the completion with the same idempotency key shortly."),
   /** Thrown by crypto prepare: the wallet cannot cover the total (seed §7). */

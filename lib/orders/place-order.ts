@@ -1,6 +1,7 @@
 import "server-only";
 
 import { readFulfillmentState } from "@/lib/checkout/fulfillment";
+import { moveCheckout } from "@/lib/checkout/state";
 import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
@@ -88,9 +89,11 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         destination: destination as Record<string, string> | null,
         option: selectedOptionId ? { id: selectedOptionId, title: rate?.title ?? selectedOptionId } : null,
       };
-      const { count } = await tx.checkoutSession.updateMany({
-        where: { id: checkout.id, version: checkout.version },
-        data: { status: "completed", continueToken: null, version: { increment: 1 } },
+      const count = await moveCheckout(tx, {
+        id: checkout.id,
+        version: checkout.version,
+        to: "completed",
+        data: { continueToken: null },
       });
       if (count !== 1)
         throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);

@@ -5,6 +5,11 @@ import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 
 import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
+import {
+  RECONCILE_BATCH,
+  RECONCILE_GRACE_MS,
+  reconcileCardPayments,
+} from "@/lib/checkout/completion/reconcile-payments";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
@@ -15,11 +20,6 @@ import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds } from "@/lib/orders/settle-refund";
-import {
-  RECONCILE_BATCH,
-  RECONCILE_GRACE_MS,
-  reconcileCardPayments,
-} from "@/lib/payments/card/reconcile-card-payments";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";

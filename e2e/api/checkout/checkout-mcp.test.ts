@@ -176,7 +176,7 @@ describe("per-store MCP checkout tools (official SDK client)", () => {
     assert.equal(second.id, first.id);
   });
 
-  test("payment_selection_required on a two-rail store until an instrument is selected", async () => {
+  test("a two-rail store is ready_for_complete without an instrument; the rail choice is an info message", async () => {
     const railsClient = await connectMcpClient(`/s/${twoRails.slug}/mcp`, { headers: { "x-api-key": key } });
     try {
       const created = await call(
@@ -191,7 +191,15 @@ describe("per-store MCP checkout tools (official SDK client)", () => {
         },
         { via: railsClient },
       );
-      assert.deepEqual(errorPaths(created), [["payment_selection_required", "$.payment.instruments"]]);
+      // UCP: everything needed is there, so ready_for_complete; complete carries the rail choice (seed §4)
+      assert.deepEqual(errorPaths(created), []);
+      assert.equal(created.status, "ready_for_complete");
+      assert.deepEqual(
+        created.messages
+          .filter((m: { type: string }) => m.type === "info")
+          .map((m: { code?: string; path?: string }) => [m.code, m.path]),
+        [["payment_selection_required", "$.payment.instruments"]],
+      );
       const picked = await call(
         "update_checkout",
         {

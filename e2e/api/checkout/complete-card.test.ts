@@ -174,7 +174,7 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal(await orderCount(c.id), 1);
   });
 
-  test("declined card: recoverable payment_declined, session stays open; another card then succeeds", async () => {
+  test("declined card: recoverable payment_failed with the provider's reason, session stays open; another card then succeeds", async () => {
     const c = await readyCheckout();
     const mandate = await mandateFor(c);
     const declined = await complete(store, c.id, {
@@ -184,8 +184,14 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal(declined.status, 200, declined.text);
     assertCheckoutSchema(declined.body);
     assert.equal(declined.body.status, "ready_for_complete");
-    const message = declined.body.messages.find((m) => m.code === "payment_declined");
+    const message = declined.body.messages.find((m) => m.code === "payment_failed");
     assert.equal(message?.severity, "recoverable");
+    // B18: the provider's reason is in the message
+    assert.match(message?.content ?? "", /declined/i);
+    assert.equal(
+      declined.body.messages.some((m) => m.code === "payment_declined"),
+      false,
+    );
     assert.equal(await orderCount(c.id), 0);
     const paid = await complete(store, c.id, {
       payment: card("pm_card_visa"),
@@ -347,6 +353,27 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal((await orderCount(c.id)) + (await orderCount(c2.id)), 0);
   });
 
+  test("two-rail store: ready_for_complete without an instrument (info message); complete without a selection is payment_selection_required, with svc.card it completes", async () => {
+    const c = await readyCheckout(twoRails, cup.id, 1);
+    assert.equal(c.status, "ready_for_complete", JSON.stringify(c.messages));
+    assert.deepEqual(
+      c.messages.filter((m) => m.type === "info").map((m) => m.code),
+      ["payment_selection_required"],
+    );
+    const mandate = await mandateFor(c, twoRails);
+    const none = await complete<ErrorEnvelope>(twoRails, c.id, { ap2: { checkout_mandate: mandate } });
+    assert.equal(none.status, 200, none.text);
+    assert.equal(none.body.messages[0]?.code, "payment_selection_required");
+    assert.equal(await orderCount(c.id), 0);
+    assert.equal((await intentsFor(c.id)).length, 0);
+    const paid = await complete(twoRails, c.id, {
+      payment: card("pm_card_visa"),
+      ap2: { checkout_mandate: mandate },
+    });
+    assert.equal(paid.body.status, "completed", paid.text);
+    assert.equal(await orderCount(c.id), 1);
+  });
+
   test("canceled session, missing permission", async () => {
     const c = await readyCheckout();
     await rest("POST", `/s/${store.slug}/checkout-sessions/${c.id}/cancel`, { headers: headers() });
@@ -428,7 +455,7 @@ describe("MCP complete_checkout (official SDK client)", () => {
     assert.equal(registry.messages[0]?.path, "$.payment.instruments[0].handler_id");
     const declined = await callComplete(card("pm_card_chargeDeclined"));
     assert.equal(declined.status, "ready_for_complete");
-    assert.equal(declined.messages.find((m) => m.code === "payment_declined")?.severity, "recoverable");
+    assert.equal(declined.messages.find((m) => m.code === "payment_failed")?.severity, "recoverable");
     const paid = await callComplete(card("pm_card_visa"));
     assert.equal(paid.status, "completed");
     const again = await callComplete(card("pm_card_visa"));

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import type { JWK } from "jose";
 
 import { continueUrlOf } from "@/lib/checkout/checkout-record";
-import { chargeKey } from "@/lib/checkout/complete-checkout";
+import { chargeKey } from "@/lib/checkout/completion/complete-checkout";
 import { getPaymentPage } from "@/lib/checkout/hosted-payment";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";

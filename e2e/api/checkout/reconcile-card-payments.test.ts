@@ -5,11 +5,11 @@ import { after, before, test } from "node:test";
 import type { JWK } from "jose";
 import Stripe from "stripe";
 
+import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
-import { reconcileCardPayments } from "@/lib/payments/card/reconcile-card-payments";
 import {
   answerSandboxChallenge,
   SANDBOX_SECRET_KEY,

@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import type { JWK } from "jose";
 import Stripe from "stripe";
 
+import { SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
@@ -14,7 +15,6 @@ import {
   SANDBOX_SECRET_KEY,
   stripeSandbox,
 } from "@/lib/payments/card/stripe-sandbox";
-import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/stripe-webhook";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";

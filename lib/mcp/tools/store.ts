@@ -8,7 +8,7 @@ import { getProduct } from "@/lib/catalog/get-product";
 import { lookupCatalog } from "@/lib/catalog/search/lookup-catalog";
 import { searchCatalog } from "@/lib/catalog/search/search-catalog";
 import { cancelCheckout } from "@/lib/checkout/cancel-checkout";
-import { completeCheckout } from "@/lib/checkout/complete-checkout";
+import { completeCheckout } from "@/lib/checkout/completion/complete-checkout";
 import { createCheckout } from "@/lib/checkout/create-checkout";
 import { getCheckout } from "@/lib/checkout/get-checkout";
 import { updateCheckout } from "@/lib/checkout/update-checkout";

@@ -6,7 +6,7 @@ import { getEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 
-import type { ChargeOutcome, ChargeRequest, PaymentRail } from "../rail";
+import type { ChargeOutcome, ChargeRequest, PaymentRail, RailCredential } from "../rail";
 import { ensureSandboxWebhookEndpoint } from "./sandbox-webhooks";
 import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./stripe-sandbox";
 
@@ -68,28 +68,81 @@ export const providerError = (error: unknown): AppError => {
   return new AppError("payment_provider_error", `The payment provider failed: ${message}`);
 };
 
-export const stripeCardRail: PaymentRail = {
-  charge: async (request: ChargeRequest) => {
-    const stripe = await clientFor(request.store);
+const cardToken = (credential: RailCredential): string => {
+  if (credential.type !== "card_token") {
+    throw new AppError("invalid_request", "The card rail settles with a card token", { path: "$.payment" });
+  }
+  return credential.token;
+};
+
+const charge = async (request: ChargeRequest): Promise<ChargeOutcome> => {
+  const stripe = await clientFor(request.store);
+  try {
+    const pi = await stripe.paymentIntents.create(
+      {
+        amount: request.amount,
+        currency: request.currency.toLowerCase(),
+        allowed_payment_method_types: ["card"],
+        ...(request.token
+          ? { payment_method: request.token, confirm: true, return_url: request.returnUrl }
+          : {}),
+        metadata: { checkout_id: request.checkoutId, store: request.store.slug },
+      },
+      { idempotencyKey: request.idempotencyKey },
+    );
+    return outcomeOf(pi);
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeCardError) {
+      const raw = error.raw as { payment_intent?: { id?: string } } | undefined;
+      return { kind: "declined", paymentRef: raw?.payment_intent?.id ?? null, reason: error.message };
+    }
+    throw providerError(error);
+  }
+};
+
+const confirm = async (
+  store: Store,
+  paymentRef: string,
+  token: string,
+  returnUrl: string,
+): Promise<ChargeOutcome> => {
+  const stripe = await clientFor(store);
+  try {
+    return outcomeOf(
+      await stripe.paymentIntents.confirm(paymentRef, { payment_method: token, return_url: returnUrl }),
+    );
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeCardError) {
+      return { kind: "declined", paymentRef, reason: error.message };
+    }
+    throw providerError(error);
+  }
+};
+
+/** The card rail on the port, plus its card names (`charge`, `confirm`) for card-only callers. */
+export const stripeCardRail: PaymentRail & {
+  charge: typeof charge;
+  confirm: typeof confirm;
+} = {
+  charge,
+  confirm,
+  start: ({ credential, ...request }) =>
+    charge({ ...request, token: credential ? cardToken(credential) : null }),
+  settle: (store, paymentRef, credential, returnUrl) =>
+    confirm(store, paymentRef, cardToken(credential), returnUrl),
+  cancel: async (store, paymentRef) => {
+    const stripe = await clientFor(store);
     try {
-      const pi = await stripe.paymentIntents.create(
-        {
-          amount: request.amount,
-          currency: request.currency.toLowerCase(),
-          allowed_payment_method_types: ["card"],
-          ...(request.token
-            ? { payment_method: request.token, confirm: true, return_url: request.returnUrl }
-            : {}),
-          metadata: { checkout_id: request.checkoutId, store: request.store.slug },
-        },
-        { idempotencyKey: request.idempotencyKey },
-      );
-      return outcomeOf(pi);
+      const pi = await stripe.paymentIntents.cancel(paymentRef, undefined, {
+        idempotencyKey: `acs-cancel-${paymentRef}`,
+      });
+      return pi.status === "canceled"
+        ? { kind: "canceled" }
+        : { kind: "not_cancelable", reason: `PaymentIntent is ${pi.status}` };
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeCardError) {
-        const raw = error.raw as { payment_intent?: { id?: string } } | undefined;
-        return { kind: "declined", paymentRef: raw?.payment_intent?.id ?? null, reason: error.message };
-      }
+      // Stripe's definite no (already succeeded, or not cancelable in its state) is a 4xx invalid request
+      if (error instanceof Stripe.errors.StripeInvalidRequestError)
+        return { kind: "not_cancelable", reason: error.message };
       throw providerError(error);
     }
   },
@@ -111,20 +164,7 @@ export const stripeCardRail: PaymentRail = {
       throw providerError(error);
     }
   },
-  confirm: async (store, paymentRef, token, returnUrl) => {
-    const stripe = await clientFor(store);
-    try {
-      return outcomeOf(
-        await stripe.paymentIntents.confirm(paymentRef, { payment_method: token, return_url: returnUrl }),
-      );
-    } catch (error) {
-      if (error instanceof Stripe.errors.StripeCardError) {
-        return { kind: "declined", paymentRef, reason: error.message };
-      }
-      throw providerError(error);
-    }
-  },
-  clientSession: async (store, paymentRef) => {
+  buyerStep: async (store, paymentRef) => {
     if (!store.stripePublishableKey) {
       throw new AppError(
         "payment_provider_error",
@@ -139,7 +179,11 @@ export const stripeCardRail: PaymentRail = {
       throw providerError(error);
     }
     if (!pi.client_secret) throw providerError(new Error(`PaymentIntent ${pi.id} has no client_secret`));
-    return { clientSecret: pi.client_secret, publishableKey: store.stripePublishableKey };
+    return {
+      kind: "card_confirmation",
+      clientSecret: pi.client_secret,
+      publishableKey: store.stripePublishableKey,
+    };
   },
   retrieve: async (store, paymentRef) => {
     const stripe = await clientFor(store);

@@ -1,4 +1,4 @@
-import { handleStripeWebhook } from "@/lib/payments/card/stripe-webhook";
+import { handleStripeWebhook } from "@/lib/checkout/completion/stripe-webhook";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { completeCheckout } from "@/lib/checkout/complete-checkout";
+import { completeCheckout } from "@/lib/checkout/completion/complete-checkout";
 import { ucpRoute, withMethods } from "@/lib/http/ucp-route";
 
 export const dynamic = "force-dynamic";

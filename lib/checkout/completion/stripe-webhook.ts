@@ -3,10 +3,11 @@ import "server-only";
 import Stripe from "stripe";
 
 import { getDb } from "@/lib/config/db";
+import { updateAttemptState } from "@/lib/payments/attempts";
+import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/stripe-sandbox";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
-import { finishSucceededCardPayment } from "./finish-card-payment";
-import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "./stripe-sandbox";
+import { finishPayment } from "./finish-payment";
 
 // Inbound Stripe webhooks (issue #5 §2) at POST /s/<slug>/stripe/webhook. The signature is verified with
 // stripe.webhooks.constructEvent over the raw body before anything else is read; each event id is claimed once
@@ -56,20 +57,40 @@ export const handleStripeWebhook = async (
               where: { storeId: store.id, checkoutId: intent.metadata.checkout_id, paymentIntentId: null },
             })
           : null);
-      if (payment && event.type === "payment_intent.succeeded") {
-        // a refunded payment (its order could not be placed) is never turned into an order by a late event
-        await finishSucceededCardPayment(db, store, payment.checkoutId, intent.id, { now });
-      } else if (payment) {
-        // recorded as a completion records a decline: the next attempt gets a new provider key (a retry with the
-        // same card must not replay this attempt's answer); compare-and-set, so a repeat changes nothing
-        await db.cardPayment.updateMany({
-          where: {
-            checkoutId: payment.checkoutId,
-            paymentIntentId: payment.paymentIntentId,
-            status: { notIn: ["succeeded", "refunding", "refunded", "declined"] },
-          },
-          data: { status: "declined", paymentIntentId: intent.id, attempt: { increment: 1 } },
-        });
+      // a PaymentIntent that is not the checkout's recorded one: a superseded attempt (its 3-DS answered after
+      // the agent paid with another card), known by its attempt row or by the checkout in its metadata
+      const attempt = await db.paymentAttempt.findFirst({
+        where: { storeId: store.id, providerRef: intent.id },
+      });
+      const checkoutId =
+        payment?.checkoutId ??
+        attempt?.checkoutId ??
+        (intent.metadata?.checkout_id
+          ? (
+              await db.checkoutSession.findFirst({
+                where: { id: intent.metadata.checkout_id, storeId: store.id },
+                select: { id: true },
+              })
+            )?.id
+          : undefined);
+      if (checkoutId && event.type === "payment_intent.succeeded") {
+        // the one finisher: the order for the current payment, a full refund for any other success; a refunded
+        // payment is never turned into an order by a late event
+        await finishPayment(db, store, checkoutId, intent.id, { now });
+      } else if (event.type === "payment_intent.payment_failed") {
+        await updateAttemptState(db, intent.id, "declined");
+        if (payment) {
+          // recorded as a completion records a decline: the next attempt gets a new provider key (a retry with
+          // the same card must not replay this attempt's answer); compare-and-set, so a repeat changes nothing
+          await db.cardPayment.updateMany({
+            where: {
+              checkoutId: payment.checkoutId,
+              paymentIntentId: payment.paymentIntentId,
+              status: { notIn: ["succeeded", "refunding", "refunded", "declined"] },
+            },
+            data: { status: "declined", paymentIntentId: intent.id, attempt: { increment: 1 } },
+          });
+        }
       }
     }
   } catch (error) {

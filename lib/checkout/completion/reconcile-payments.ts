@@ -2,11 +2,13 @@ import "server-only";
 
 import { getDb, type Db } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
+import { OPEN_STATES, updateAttemptState } from "@/lib/payments/attempts";
+import { findCardCharges } from "@/lib/payments/card/find-card-charges";
+import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
+import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
 
-import type { ChargeOutcome, PaymentRail } from "../rail";
-import { findCardCharges } from "./find-card-charges";
-import { finishSucceededCardPayment } from "./finish-card-payment";
-import { stripeCardRail } from "./stripe-adapter";
+import { moveCheckout } from "../state";
+import { finishPayment } from "./finish-payment";
 
 // The payment reconciliation sweep (issue #5 §5: "the next retry or a reconciliation job finishes the order from
 // the PaymentIntent — never a second charge"). It finds card payments whose provider state may be ahead of ours —
@@ -92,7 +94,7 @@ export const reconcileCardPayments = async ({
         outcome = found.find((o) => o.kind === "succeeded") ?? null;
       }
       if (outcome?.kind === "succeeded") {
-        const finished = await finishSucceededCardPayment(db, store, row.checkout_id, outcome.paymentRef, {
+        const finished = await finishPayment(db, store, row.checkout_id, outcome.paymentRef, {
           now,
           rail,
         });
@@ -108,10 +110,12 @@ export const reconcileCardPayments = async ({
           where: { checkoutId: row.checkout_id, status: row.status, paymentIntentId: row.payment_intent_id },
           data: { status: "declined", attempt: { increment: 1 } },
         });
+        if (row.payment_intent_id) await updateAttemptState(db, row.payment_intent_id, "declined");
         if (count === 1) {
-          await db.checkoutSession.updateMany({
-            where: { id: row.checkout_id, status: "complete_in_progress" },
-            data: { status: "ready_for_complete", version: { increment: 1 } },
+          await moveCheckout(db, {
+            id: row.checkout_id,
+            from: ["complete_in_progress"],
+            to: "ready_for_complete",
           });
         }
         report({ paymentIntentId: row.payment_intent_id, result: "declined", detail: outcome.reason });
@@ -132,5 +136,65 @@ export const reconcileCardPayments = async ({
       report({ paymentIntentId: row.payment_intent_id, result: "error", detail: (error as Error).message });
     }
   }
+  for (const attempt of await supersededCandidates(
+    db,
+    new Date(now.getTime() - graceMs),
+    storeId ?? null,
+    limit,
+  )) {
+    const store =
+      stores.get(attempt.storeId) ?? (await db.store.findUniqueOrThrow({ where: { id: attempt.storeId } }));
+    stores.set(store.id, store);
+    const ref = attempt.providerRef!;
+    const report = (r: Omit<ReconciledPayment, "checkoutId" | "store" | "paymentIntentId">) =>
+      results.push({ checkoutId: attempt.checkoutId, store: store.slug, paymentIntentId: ref, ...r });
+    try {
+      const outcome =
+        attempt.state === "refunding"
+          ? ({ kind: "succeeded", paymentRef: ref } as const)
+          : await rail.retrieve(store, ref);
+      if (outcome.kind === "succeeded") {
+        // a superseded attempt that succeeded after all (3-DS answered late): the finisher refunds it in full
+        const finished = await finishPayment(db, store, attempt.checkoutId, ref, { now, rail });
+        report({
+          result: finished.result,
+          ...(finished.result === "order_placed"
+            ? { orderId: finished.orderId }
+            : { detail: finished.reason }),
+        });
+        continue;
+      }
+      if (outcome.kind === "declined") {
+        await updateAttemptState(db, ref, "declined");
+        report({ result: "declined", detail: outcome.reason });
+        continue;
+      }
+      // still open at the provider: cancel it now if the provider lets us, else look again next sweep
+      const canceled = await rail.cancel(store, ref);
+      await db.paymentAttempt.updateMany({
+        where: { id: attempt.id, state: attempt.state },
+        data: { state: canceled.kind === "canceled" ? "canceled" : outcome.kind },
+      });
+      report({ result: "open", detail: canceled.kind === "canceled" ? "canceled" : outcome.kind });
+    } catch (error) {
+      report({ result: "error", detail: (error as Error).message });
+    }
+  }
   return results;
 };
+
+/**
+ * Attempts that may still turn into money nobody ordered: not current and still open at the provider (a
+ * superseded 3-DS the buyer may yet answer), or a refund whose intent was written but not its outcome.
+ */
+const supersededCandidates = (db: Db, before: Date, storeId: string | null, limit: number) =>
+  db.paymentAttempt.findMany({
+    where: {
+      updatedAt: { lt: before },
+      providerRef: { not: null },
+      ...(storeId ? { storeId } : {}),
+      OR: [{ isCurrent: false, state: { in: [...OPEN_STATES] } }, { state: "refunding" }],
+    },
+    orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
+    take: limit,
+  });

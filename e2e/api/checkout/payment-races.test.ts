@@ -1,0 +1,358 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import type { JWK } from "jose";
+
+import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
+import { handleStripeWebhook, SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
+import { returnFromProvider } from "@/lib/checkout/hosted-payment";
+import { getDb } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
+import { mandateTerms } from "@/lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
+import {
+  answerSandboxChallenge,
+  stripeSandbox,
+  stripeSignatureHeader,
+  type StripeSandbox,
+} from "@/lib/payments/card/stripe-sandbox";
+
+import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { profileServer } from "../../helpers/agent-profile-server";
+import { rest } from "../../helpers/app-client";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import { BUYER, SEED_ADDRESS, type Checkout, type Message } from "./helpers";
+
+// One payment per checkout (DECISIONS B12), raced: "3-DS, then a second card, then the late 3-DS approval". The
+// agent's first card escalates to 3-DS; the agent then completes with another card; the buyer approves the first
+// challenge at the provider anyway (Stripe.js / the bank's page), and its late outcome reaches us through the
+// Stripe webhook, the hosted page's return and the reconciliation sweep, in every order, while the second
+// completion runs or after it. Each run checks money from the fake provider's own ledger: the late PaymentIntent
+// really succeeded there, charges − refunds = the order total, and there is exactly one order.
+// PostgreSQL gets 50 runs (true concurrency over a pool); PGlite (one connection) a smaller run: it shows the
+// orderings, not true concurrency.
+
+const ON_POSTGRES = Boolean(process.env.DATABASE_URL);
+const RUNS = ON_POSTGRES ? 50 : 12;
+const DECLINE_RUNS = ON_POSTGRES ? 16 : 6;
+
+let store: Store;
+let key: string;
+let signedProfile: string;
+let agentKey: { kid: string; privateJwk: JWK };
+let variant: { id: string };
+let sandbox: StripeSandbox;
+
+before(async () => {
+  await prepareTestDatabase();
+  const profiles = await profileServer();
+  signedProfile = profiles.url("signed");
+  agentKey = profiles.agentKey as never;
+  store = await seedStore();
+  variant = (await seedProduct(store, { variants: [{ priceMinor: 1200, inventory: 10_000 }] })).variants[0]!;
+  await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 300 }]);
+  key = (await seedPlatformKey(["purchase:complete", "orders:read"])).key;
+  sandbox = await stripeSandbox();
+});
+after(closeTestDatabase);
+
+const headers = () => ({
+  "x-api-key": key,
+  "ucp-agent": `profile="${signedProfile}"`,
+  "idempotency-key": randomUUID(),
+});
+
+const readyCheckout = async () => {
+  const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
+    headers: headers(),
+    body: {
+      line_items: [{ item: { id: variant.id }, quantity: 1 }],
+      buyer: BUYER,
+      shipping_address: SEED_ADDRESS,
+      shipping_method_id: "standard",
+    },
+  });
+  assert.equal(created.body.status, "ready_for_complete", created.text);
+  return created.body;
+};
+
+const complete = async (c: Checkout, token: string) =>
+  rest<Checkout & { continue_url?: string; messages: Message[] }>(
+    "POST",
+    `/s/${store.slug}/checkout-sessions/${c.id}/complete`,
+    {
+      headers: headers(),
+      body: {
+        payment: {
+          instruments: [
+            { handler_id: "svc.card", selected: true, credential: { type: "stripe_token", token } },
+          ],
+        },
+        ap2: {
+          checkout_mandate: await signCheckoutMandate(mandateTerms(c, store.slug), {
+            privateJwk: agentKey.privateJwk,
+            kid: agentKey.kid,
+            exp: Math.floor(Date.now() / 1000) + 600,
+          }),
+        },
+      },
+    },
+  );
+
+const intentsOf = (checkoutId: string) =>
+  sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === checkoutId);
+
+/** Net charged for a checkout read from the fake provider's own ledger: captured charges − refunds. */
+const netCharged = (checkoutId: string) =>
+  intentsOf(checkoutId)
+    .filter((pi) => pi.status === "succeeded")
+    .reduce((sum, pi) => sum + pi.amount - pi.amount_refunded, 0);
+
+/** The provider's payment_intent.succeeded event, delivered to our endpoint signed as Stripe signs it. */
+const deliverWebhook = async (paymentIntentId: string) => {
+  const event = sandbox
+    .events()
+    .find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === paymentIntentId);
+  assert.ok(event, "the provider emitted the success");
+  const payload = JSON.stringify(event);
+  return handleStripeWebhook(
+    store.slug,
+    payload,
+    stripeSignatureHeader(payload, SANDBOX_WEBHOOK_SECRET, Math.floor(Date.now() / 1000)),
+  );
+};
+
+const sweep = () => reconcileCardPayments({ now: new Date(Date.now() + 3 * 60_000), storeId: store.id });
+
+type LateEvent = "webhook" | "return" | "sweep";
+const permutations = <T>(items: readonly T[]): T[][] =>
+  items.length <= 1
+    ? [[...items]]
+    : items.flatMap((item, i) =>
+        permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+      );
+const ORDERINGS = permutations<LateEvent>(["webhook", "return", "sweep"]);
+/** When the buyer approves the first challenge relative to the agent's second completion. */
+const TIMINGS = ["before", "during", "after"] as const;
+
+const jitter = () => sleep(Math.floor(Math.random() * 4));
+
+test(`3-DS, then a second card, then the late 3-DS approval — ${RUNS} runs over every ordering: the late payment really succeeded, net charged = order total, one order`, async () => {
+  const db = await getDb();
+  for (let run = 0; run < RUNS; run++) {
+    // deterministic enumeration: 3 timings × 6 orderings of the late events, cycled; random delays on top
+    const timing = TIMINGS[run % TIMINGS.length]!;
+    const ordering = ORDERINGS[Math.floor(run / TIMINGS.length) % ORDERINGS.length]!;
+    const label = `run ${run} (approval ${timing} the second card; late events ${ordering.join(" → ")})`;
+    const c = await readyCheckout();
+    const escalated = await complete(c, "pm_card_threeDSecure2Required");
+    assert.equal(escalated.body.status, "requires_escalation", `${label}: ${escalated.text}`);
+    const firstIntent = intentsOf(c.id)[0]!;
+    const token = new URL(escalated.body.continue_url!).pathname.split("/").at(-1)!;
+
+    const approve = async () => {
+      await jitter();
+      await answerSandboxChallenge(firstIntent.id, true);
+    };
+    const lateEvents = async () => {
+      const retries: LateEvent[] = [];
+      for (const event of ordering) {
+        await jitter();
+        if (event === "webhook") {
+          const answer = await deliverWebhook(firstIntent.id);
+          // Stripe redelivers an event we answered with a 5xx
+          if (answer.status !== 200) retries.push("webhook");
+        } else if (event === "return") await returnFromProvider(store.slug, token, firstIntent.id);
+        else await sweep();
+      }
+      for (const event of retries) if (event === "webhook") await deliverWebhook(firstIntent.id);
+    };
+    const secondCard = async () => {
+      await jitter();
+      return complete(c, "pm_card_visa");
+    };
+
+    let second: Awaited<ReturnType<typeof complete>>;
+    if (timing === "before") {
+      await approve();
+      [second] = await Promise.all([secondCard(), lateEvents()]);
+    } else if (timing === "during") {
+      [second] = await Promise.all([secondCard(), approve().then(lateEvents)]);
+    } else {
+      second = await secondCard();
+      await approve();
+      await lateEvents();
+    }
+
+    // never "completed" beside an error that invites another payment
+    assert.equal(second.body.status, "completed", `${label}: ${second.text}`);
+    assert.ok(
+      !second.body.messages.some((m) => m.type === "error"),
+      `${label}: ${JSON.stringify(second.body.messages)}`,
+    );
+    const orders = await db.order.findMany({ where: { checkoutId: c.id } });
+    assert.equal(orders.length, 1, `${label}: one order`);
+    const total = (orders[0]!.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+    const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
+    assert.equal(
+      late.status,
+      "succeeded",
+      `${label}: the late PaymentIntent really succeeded at the provider`,
+    );
+    assert.equal(netCharged(c.id), total.amount, `${label}: net charged (provider ledger) = order total`);
+    // the order keeps the payment that paid for it; any extra success is refunded in full and shown on it
+    const paid = intentsOf(c.id).find((pi) => pi.id === orders[0]!.paymentRef)!;
+    assert.equal(paid.amount_refunded, 0, `${label}: the order's own payment is not refunded`);
+    const extras = intentsOf(c.id).filter((pi) => pi.status === "succeeded" && pi.id !== paid.id);
+    for (const extra of extras)
+      assert.equal(extra.amount_refunded, extra.amount, `${label}: refunded in full`);
+    if (extras.length > 0) {
+      const adjustments = await db.orderAdjustment.findMany({
+        where: { orderId: orders[0]!.id, type: "duplicate_payment_refund" },
+      });
+      assert.equal(adjustments.length, extras.length, `${label}: each refund shown on the order once`);
+      const events = await db.orderEvent.findMany({
+        where: { orderId: orders[0]!.id, kind: "order.updated" },
+      });
+      assert.ok(events.length >= extras.length, `${label}: emitted as an order event`);
+      const attempts = await db.paymentAttempt.findMany({ where: { checkoutId: c.id } });
+      for (const extra of extras) {
+        assert.equal(attempts.find((a) => a.providerRef === extra.id)?.state, "refunded", label);
+      }
+    }
+    assert.equal(
+      await db.paymentAttempt.count({ where: { checkoutId: c.id, isCurrent: true } }),
+      1,
+      `${label}: one current attempt`,
+    );
+  }
+});
+
+test(`a declined card racing a good one (${DECLINE_RUNS} runs): never "completed" beside an error inviting another payment; one order, charged once`, async () => {
+  const db = await getDb();
+  for (let run = 0; run < DECLINE_RUNS; run++) {
+    const c = await readyCheckout();
+    // which card starts first and by how much (0–3 ms either way) is enumerated: the window in which the good
+    // card's order lands between the decline and its answer is narrow
+    const lead = (run % 8) - 4;
+    const [declined, good] = await Promise.all([
+      sleep(Math.max(lead, 0)).then(() => complete(c, "pm_card_chargeDeclined")),
+      sleep(Math.max(-lead, 0)).then(() => complete(c, "pm_card_visa")),
+    ]);
+    assert.equal(good.body.status, "completed", good.text);
+    for (const answer of [declined, good]) {
+      if (answer.body.status !== "completed") continue;
+      assert.ok(
+        !answer.body.messages.some((m) => m.type === "error"),
+        `run ${run}: completed beside ${JSON.stringify(answer.body.messages)}`,
+      );
+    }
+    if (declined.body.status !== "completed") {
+      assert.equal(declined.body.messages.find((m) => m.type === "error")?.code, "payment_failed");
+    }
+    assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
+    const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+    const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+    assert.equal(netCharged(c.id), total.amount, `run ${run}: charged once`);
+  }
+});
+
+test("a superseded success whose refund was interrupted after its intent (attempt refunding) is finished by the sweep with the same key: refunded once, shown once", async () => {
+  const db = await getDb();
+  const c = await readyCheckout();
+  const escalated = await complete(c, "pm_card_threeDSecure2Required");
+  assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+  const firstIntent = intentsOf(c.id)[0]!;
+  const paid = await complete(c, "pm_card_visa");
+  assert.equal(paid.body.status, "completed", paid.text);
+  await answerSandboxChallenge(firstIntent.id, true);
+  // the process died right after writing the refund intent, before asking the provider
+  const { count } = await db.paymentAttempt.updateMany({
+    where: { providerRef: firstIntent.id },
+    data: { state: "refunding" },
+  });
+  assert.equal(count, 1);
+  await sweep();
+  await sweep();
+  assert.equal((await deliverWebhook(firstIntent.id)).status, 200);
+  const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
+  assert.equal(late.amount_refunded, late.amount, "refunded in full, once");
+  const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+  assert.notEqual(order.paymentRef, firstIntent.id, "the order keeps the payment that paid for it");
+  const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+  assert.equal(netCharged(c.id), total.amount);
+  assert.equal(
+    await db.orderAdjustment.count({ where: { orderId: order.id, type: "duplicate_payment_refund" } }),
+    1,
+  );
+  // the order's wire shows the refund of the extra payment
+  const read = await rest<{ adjustments?: { type: string }[] }>(
+    "GET",
+    `/s/${store.slug}/orders/${order.id}`,
+    {
+      headers: headers(),
+    },
+  );
+  assert.equal(read.status, 200, read.text);
+  assert.ok(
+    read.body.adjustments?.some((a) => a.type === "duplicate_payment_refund"),
+    read.text,
+  );
+});
+
+test("a webhook for a PaymentIntent of an unknown checkout or another store changes nothing", async () => {
+  const db = await getDb();
+  const other = await seedStore();
+  const c = await readyCheckout();
+  const escalated = await complete(c, "pm_card_threeDSecure2Required");
+  assert.equal(escalated.body.status, "requires_escalation");
+  const pi = intentsOf(c.id)[0]!;
+  await answerSandboxChallenge(pi.id, true);
+  const event = sandbox
+    .events()
+    .find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === pi.id)!;
+  const payload = JSON.stringify(event);
+  const answer = await handleStripeWebhook(
+    other.slug,
+    payload,
+    stripeSignatureHeader(payload, SANDBOX_WEBHOOK_SECRET, Math.floor(Date.now() / 1000)),
+  );
+  assert.equal(answer.status, 200);
+  assert.equal(
+    await db.order.count({ where: { checkoutId: c.id } }),
+    0,
+    "another store's event places nothing",
+  );
+  assert.equal(
+    sandbox.paymentIntents().find((p) => p.id === pi.id)!.amount_refunded,
+    0,
+    "and refunds nothing",
+  );
+});
+
+test("a good card racing a 3-DS card, the challenge approved late: one order, net charged = order total", async () => {
+  const db = await getDb();
+  for (let run = 0; run < (ON_POSTGRES ? 8 : 4); run++) {
+    const c = await readyCheckout();
+    const lead = (run % 4) - 2;
+    const answers = await Promise.all([
+      sleep(Math.max(lead, 0)).then(() => complete(c, "pm_card_visa")),
+      sleep(Math.max(-lead, 0)).then(() => complete(c, "pm_card_threeDSecure2Required")),
+    ]);
+    for (const a of answers) {
+      if (a.body.status === "completed") assert.ok(!a.body.messages.some((m) => m.type === "error"), a.text);
+    }
+    // the buyer approves any challenge anyway; then the webhook and the sweep arrive
+    for (const pi of intentsOf(c.id).filter((p) => p.status === "requires_action")) {
+      await answerSandboxChallenge(pi.id, true);
+      await deliverWebhook(pi.id);
+    }
+    await sweep();
+    const orders = await db.order.findMany({ where: { checkoutId: c.id } });
+    assert.equal(orders.length, 1, `run ${run}: ${answers.map((a) => a.text).join(" | ")}`);
+    const total = (orders[0]!.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+    assert.equal(netCharged(c.id), total.amount, `run ${run}: net charged = order total`);
+  }
+});

@@ -1,0 +1,111 @@
+import "server-only";
+
+import { randomBytes } from "node:crypto";
+
+import type { Db } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import { AppError } from "@/lib/core/errors";
+import type { OperationContext } from "@/lib/core/operation";
+import type { Store } from "@/lib/generated/prisma/client";
+import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import type { PaymentRail } from "@/lib/payments/rail";
+
+import { loadCheckoutOrThrow, renderCheckout } from "../checkout-record";
+import { moveCheckout } from "../state";
+import { finishPayment } from "./finish-payment";
+
+// Step: what the completing call answers for the provider's outcome of its attempt. A success goes through the
+// one finisher (order, or a full refund when another payment paid); a decline reopens the session with
+// payment_failed — never beside `completed`; a buyer step escalates with the hosted link.
+
+export type CompletionAnswer = { body: Record<string, unknown> };
+
+/** The checkout as it now stands, rendered for this caller. */
+export const renderFinal = async (db: Db, ctx: OperationContext, id: string): Promise<CompletionAnswer> => ({
+  body: await withMerchantAuthorization(
+    ctx,
+    await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id)),
+  ),
+});
+
+/**
+ * A succeeded payment: the finisher places the order or refunds it. `retry`: a racing completion moved the
+ * version (go round again: the charge replays, the order is placed once).
+ * @throws AppError out_of_stock (the payment was refunded), conflict (this payment was superseded by another
+ *   still under way and refunded)
+ */
+export const answerSuccess = async (
+  db: Db,
+  ctx: OperationContext,
+  input: { store: Store; checkoutId: string; paymentRef: string; adapter: PaymentRail },
+): Promise<CompletionAnswer | "retry"> => {
+  // fault injection for the crash test (scripts/crash-test-card.ts): die after the charge, before the order
+  if (getEnv().ACS_FAULT === "crash-after-charge") process.exit(137);
+  let finished;
+  try {
+    finished = await finishPayment(db, input.store, input.checkoutId, input.paymentRef, {
+      now: ctx.now,
+      rail: input.adapter,
+    });
+  } catch (error) {
+    if (error instanceof AppError && error.code === "conflict") return "retry";
+    throw error;
+  }
+  if (finished.result === "refunded" && finished.cause?.code === "out_of_stock") {
+    // another order took the last units between the re-price and the order: the money was given back
+    throw new AppError("out_of_stock", `${finished.cause.message}; the payment was refunded`, {
+      ...(finished.cause.path ? { path: finished.cause.path } : {}),
+    });
+  }
+  const answer = await renderFinal(db, ctx, input.checkoutId);
+  if (finished.result !== "order_placed" && answer.body.status !== "completed") {
+    // this payment was superseded by another attempt still under way, and refunded in full
+    throw new AppError(
+      "conflict",
+      `Another payment of checkout ${input.checkoutId} is under way; this one was refunded. Read the checkout`,
+    );
+  }
+  return answer;
+};
+
+/** A declined payment: the session reopens with a recoverable payment_failed (B18: the provider's reason). */
+export const answerDecline = async (
+  db: Db,
+  ctx: OperationContext,
+  input: { checkoutId: string; reason: string; instrumentIndex: number },
+): Promise<CompletionAnswer> => {
+  await moveCheckout(db, { id: input.checkoutId, from: ["complete_in_progress"], to: "ready_for_complete" });
+  const { body } = await renderFinal(db, ctx, input.checkoutId);
+  // a good card racing this one already completed the checkout: answer completed, never beside an error
+  // inviting another payment (an agent obeying it would pay twice)
+  if (body.status === "completed") return { body };
+  const messages = [
+    ...(body.messages as object[]),
+    {
+      type: "error",
+      code: "payment_failed",
+      content: `The payment failed: ${input.reason}. Complete again with another card`,
+      severity: "recoverable",
+      path: input.instrumentIndex >= 0 ? `$.payment.instruments[${input.instrumentIndex}]` : "$.payment",
+    },
+  ];
+  return { body: await withMerchantAuthorization(ctx, { ...body, messages }) };
+};
+
+/** The buyer must act (3-DS, no card token): requires_escalation with the hosted link (kept when it exists). */
+export const answerBuyerStep = async (
+  db: Db,
+  ctx: OperationContext,
+  checkoutId: string,
+): Promise<CompletionAnswer> => {
+  const { continueToken } = await db.checkoutSession.findUniqueOrThrow({
+    where: { id: checkoutId },
+    select: { continueToken: true },
+  });
+  await moveCheckout(db, {
+    id: checkoutId,
+    to: "requires_escalation",
+    data: { continueToken: continueToken ?? randomBytes(24).toString("base64url") },
+  });
+  return renderFinal(db, ctx, checkoutId);
+};

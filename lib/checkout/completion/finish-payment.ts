@@ -1,0 +1,273 @@
+import "server-only";
+
+import { setTimeout as sleep } from "node:timers/promises";
+
+import type { Db } from "@/lib/config/db";
+import { getBaseUrl } from "@/lib/config/env";
+import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
+import type { Store } from "@/lib/generated/prisma/client";
+import { placeOrder } from "@/lib/orders/place-order";
+import { ORDER_INCLUDE, orderToWire } from "@/lib/orders/to-wire";
+import { findAttempt, recordAttempt } from "@/lib/payments/attempts";
+import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
+import type { PaymentRail } from "@/lib/payments/rail";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+import { UCP_VERSION } from "@/lib/ucp/version";
+import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
+
+import { moveCheckout } from "../state";
+
+// THE finisher (DECISIONS B12): every payment that succeeded at the provider goes through here, whoever saw it
+// first — the completing call itself, an agent's retry, the Stripe webhook, the hosted page's return and the
+// reconciliation sweep. It decides, for one succeeded provider payment of a checkout:
+// - the checkout's current attempt and no order yet → place the order (placeOrder is idempotent: one order);
+// - an attempt that is not current, or a checkout whose order holds another payment → refund it in full: the
+//   intent is written first (attempt state `refunding`), then the provider is asked with the stable key
+//   `acs-refund-<ref>`, then `refunded`; the refund is logged, shown on the order (an adjustment) and emitted as
+//   an order event. It never touches the order's payment reference.
+// So net charged = order total whatever arrives late, twice or out of order. When the order of the current
+// payment cannot be placed (stock gone, checkout canceled) that payment is refunded too (refundUnplacedCardPayment).
+
+export type FinishedPayment =
+  | { result: "order_placed"; orderId: string }
+  /** cause: why the order of the current payment could not be placed (out_of_stock, canceled checkout). */
+  | { result: "refunded"; reason: string; cause?: AppError }
+  | { result: "ignored"; reason: string };
+
+/**
+ * Gives back a charge whose order cannot be placed (stock gone, checkout canceled). The intent is written first
+ * (`refunding`), then the provider refunds with the completion's key (`acs-refund-<pi>`), then the payment is
+ * `refunded` and the session reopens without its hosted link: a crash in between leaves `refunding`, which every
+ * finisher (retry, webhook, sweep) completes with the same key — one refund, and never an order.
+ */
+export const refundUnplacedCardPayment = async (
+  db: Db,
+  store: Store,
+  checkoutId: string,
+  paymentIntentId: string,
+  rail: PaymentRail = stripeCardRail,
+): Promise<void> => {
+  await db.cardPayment.updateMany({
+    where: { checkoutId, status: { not: "refunded" } },
+    data: { status: "refunding", paymentIntentId },
+  });
+  await db.paymentAttempt.updateMany({
+    where: { providerRef: paymentIntentId, state: { not: "refunded" } },
+    data: { state: "refunding" },
+  });
+  await rail.refund(store, paymentIntentId, `acs-refund-${paymentIntentId}`);
+  // a refunded payment is never finished: the next completion is a new attempt with a new key
+  await db.cardPayment.updateMany({
+    where: { checkoutId, status: "refunding" },
+    data: { status: "refunded", attempt: { increment: 1 } },
+  });
+  await db.paymentAttempt.updateMany({
+    where: { providerRef: paymentIntentId, state: "refunding" },
+    data: { state: "refunded" },
+  });
+  await moveCheckout(db, {
+    id: checkoutId,
+    from: ["complete_in_progress", "requires_escalation"],
+    to: "ready_for_complete",
+    data: { continueToken: null },
+  });
+};
+
+/**
+ * Refunds in full a success that must not pay for the order: an attempt that is no longer current, or a payment
+ * of a checkout whose order holds another one. Intent first, stable key, shown on the order, emitted as an event.
+ * Idempotent: a refund already recorded is not asked again; a crash after the intent is finished by the next
+ * finisher (the sweep looks at `refunding` attempts) with the same key.
+ */
+export const refundSupersededPayment = async (
+  db: Db,
+  store: Store,
+  input: { checkoutId: string; providerRef: string; rail?: PaymentRail; reason: string },
+): Promise<FinishedPayment> => {
+  const rail = input.rail ?? stripeCardRail;
+  const attempt = await findAttempt(db, input.providerRef);
+  if (attempt?.state === "refunded") return { result: "refunded", reason: input.reason };
+  // the intent, before the provider is asked (a crash from here on is finished with the same key)
+  if (attempt) {
+    await db.paymentAttempt.updateMany({
+      where: { id: attempt.id, state: { not: "refunded" } },
+      data: { state: "refunding", isCurrent: false },
+    });
+  } else {
+    const checkout = await db.checkoutSession.findUniqueOrThrow({
+      where: { id: input.checkoutId },
+      select: { currency: true, totals: true },
+    });
+    const total =
+      (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
+        ?.amount ?? 0;
+    await db.paymentAttempt.createMany({
+      data: [
+        {
+          id: newId("paymentAttempt"),
+          checkoutId: input.checkoutId,
+          storeId: store.id,
+          rail: RAIL_HANDLER_IDS.card,
+          providerRef: input.providerRef,
+          amount: total,
+          currency: checkout.currency,
+          state: "refunding",
+          isCurrent: false,
+        },
+      ],
+      skipDuplicates: true,
+    });
+  }
+  const outcome = await rail.refund(store, input.providerRef, `acs-refund-${input.providerRef}`);
+  // `refused` with "already refunded" is the provider's answer to a refund a crashed finisher already got
+  const refundRef = outcome.kind === "succeeded" ? outcome.refundRef : null;
+  const settled = await db.$transaction(async (tx) => {
+    const { count } = await tx.paymentAttempt.updateMany({
+      where: { providerRef: input.providerRef, state: "refunding" },
+      data: { state: "refunded", refundRef, isCurrent: false },
+    });
+    if (count !== 1) return null;
+    const refunded = await tx.paymentAttempt.findUniqueOrThrow({ where: { providerRef: input.providerRef } });
+    const order = await tx.order.findUnique({ where: { checkoutId: input.checkoutId } });
+    if (!order) return refunded;
+    // shown on the order: the extra payment and its refund, with no effect on what the merchant may refund
+    await tx.orderAdjustment.create({
+      data: {
+        id: newId("orderAdjustment"),
+        orderId: order.id,
+        type: "duplicate_payment_refund",
+        status: outcome.kind === "succeeded" ? "completed" : "failed",
+        occurredAt: new Date(),
+        totals: [],
+        refundMinor: 0,
+        refundRef,
+        description: `A second payment ${input.providerRef} of ${refunded.amount} (minor units, ${refunded.currency}) for this checkout was refunded in full: ${input.reason}`,
+        ...(outcome.kind === "refused" ? { failure: outcome.reason } : {}),
+      },
+    });
+    const updated = await tx.order.findUniqueOrThrow({ where: { id: order.id }, include: ORDER_INCLUDE });
+    await appendOrderEvent(tx, {
+      storeId: order.storeId,
+      orderId: order.id,
+      kind: "order.updated",
+      payload: orderToWire(updated, { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION }),
+    });
+    return refunded;
+  });
+  if (settled) {
+    console.warn(
+      `payment ${input.providerRef} of checkout ${input.checkoutId} refunded in full (${outcome.kind}): ${input.reason}`,
+    );
+  }
+  return { result: "refunded", reason: input.reason };
+};
+
+/**
+ * placeOrder, again after a version conflict: a completion or another finisher touched the checkout between its
+ * read and its write (placeOrder returns the order when that writer placed it). Bounded: the last conflict is
+ * thrown (the caller's retry, the webhook's redelivery or the next sweep finishes it).
+ */
+const placeOrderRetrying = async (db: Db, input: Parameters<typeof placeOrder>[1]) => {
+  for (let round = 1; ; round++) {
+    try {
+      return await placeOrder(db, input);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "conflict" || round >= 5) throw error;
+      await sleep(Math.floor(Math.random() * 5 * round));
+    }
+  }
+};
+
+/**
+ * The one finisher of a payment that succeeded at the provider (see above). Nothing here charges.
+ * @throws AppError payment_provider_error (the refund could not be asked: the next finisher retries it)
+ */
+export const finishPayment = async (
+  db: Db,
+  store: Store,
+  checkoutId: string,
+  paymentIntentId: string,
+  { now = new Date(), rail = stripeCardRail }: { now?: Date; rail?: PaymentRail } = {},
+): Promise<FinishedPayment> => {
+  const refund = (reason: string) =>
+    refundSupersededPayment(db, store, { checkoutId, providerRef: paymentIntentId, rail, reason });
+  const attempt = await findAttempt(db, paymentIntentId);
+  if (attempt?.state === "refunded" || attempt?.state === "refunding") {
+    if (attempt.state === "refunding" && !attempt.isCurrent)
+      return refund("an interrupted refund was finished");
+    if (attempt.state === "refunded") return { result: "ignored", reason: "the payment was refunded" };
+  }
+  const order = await db.order.findUnique({ where: { checkoutId }, select: { id: true, paymentRef: true } });
+  if (order) {
+    if (order.paymentRef === paymentIntentId) return { result: "order_placed", orderId: order.id };
+    return refund(`the order ${order.id} was already paid with ${order.paymentRef ?? "another payment"}`);
+  }
+  if (attempt && !attempt.isCurrent) return refund("the attempt was superseded by a newer one");
+  if (!attempt) {
+    // never recorded (the process died right after the provider answered): it becomes the current attempt only
+    // if no other attempt is current; otherwise it is an extra payment
+    const current = await db.paymentAttempt.findFirst({ where: { checkoutId, isCurrent: true } });
+    if (current && current.providerRef !== paymentIntentId) {
+      return refund("the attempt was superseded by a newer one");
+    }
+    const checkout = await db.checkoutSession.findUnique({
+      where: { id: checkoutId },
+      select: { currency: true, totals: true },
+    });
+    if (checkout) {
+      await recordAttempt(db, {
+        checkoutId,
+        storeId: store.id,
+        rail: RAIL_HANDLER_IDS.card,
+        providerRef: paymentIntentId,
+        amount:
+          (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
+            ?.amount ?? 0,
+        currency: checkout.currency,
+        state: "succeeded",
+      });
+    }
+  } else {
+    await db.paymentAttempt.updateMany({
+      where: { id: attempt.id, state: { notIn: ["refunding", "refunded"] } },
+      data: { state: "succeeded" },
+    });
+  }
+  // a refund of the current payment that was interrupted (crash between the provider and our record) is
+  // finished, never ordered
+  const current = await db.cardPayment.findFirst({ where: { checkoutId, storeId: store.id } });
+  if (current?.status === "refunding") {
+    await refundUnplacedCardPayment(db, store, checkoutId, current.paymentIntentId ?? paymentIntentId, rail);
+    return { result: "refunded", reason: "an interrupted refund was finished" };
+  }
+  // record the provider's state (and the PaymentIntent id, when it was never recorded) unless refunded
+  const { count } = await db.cardPayment.updateMany({
+    where: { checkoutId, storeId: store.id, status: { notIn: ["refunded", "refunding"] } },
+    data: { status: "succeeded", paymentIntentId },
+  });
+  if (count === 0) return { result: "ignored", reason: "the payment was refunded" };
+  try {
+    const placed = await placeOrderRetrying(db, {
+      checkoutId,
+      storeId: store.id,
+      handlerId: RAIL_HANDLER_IDS.card,
+      paymentRef: paymentIntentId,
+      now,
+    });
+    // a racing finisher placed the order with another payment first: this one is the extra charge
+    if (placed.paymentRef !== paymentIntentId) {
+      return refund(`the order ${placed.id} was already paid with ${placed.paymentRef ?? "another payment"}`);
+    }
+    return { result: "order_placed", orderId: placed.id };
+  } catch (error) {
+    const canceled =
+      error instanceof AppError &&
+      error.code === "checkout_not_modifiable" &&
+      (await db.checkoutSession.findUnique({ where: { id: checkoutId }, select: { status: true } }))
+        ?.status === "canceled";
+    if (!(error instanceof AppError) || !(error.code === "out_of_stock" || canceled)) throw error;
+    await refundUnplacedCardPayment(db, store, checkoutId, paymentIntentId, rail);
+    return { result: "refunded", reason: error.message, cause: error };
+  }
+};

@@ -1,0 +1,120 @@
+import "server-only";
+
+import { createHash } from "node:crypto";
+
+import type { Db } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import type { Store } from "@/lib/generated/prisma/client";
+import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
+import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
+
+import { refundUnplacedCardPayment } from "./finish-payment";
+
+/**
+ * The provider idempotency key of one payment attempt of a checkout, for one amount and one payment method
+ * (Stripe refuses a key reused with other parameters, so what is charged is part of the key).
+ */
+export const chargeKey = (
+  checkoutId: string,
+  attempt: number,
+  amount: number,
+  token: string | null,
+): string =>
+  `acs-${checkoutId}-a${attempt}-${amount}-${createHash("sha256")
+    .update(token ?? "")
+    .digest("base64url")
+    .slice(0, 16)}`;
+
+/** The card-payment row of the checkout (created on first completion; racing creators share it). */
+const cardPaymentOf = async (db: Db, store: Store, checkoutId: string, amount: number, currency: string) => {
+  const existing = await db.cardPayment.findUnique({ where: { checkoutId } });
+  if (existing) return existing;
+  try {
+    return await db.cardPayment.create({
+      data: { checkoutId, storeId: store.id, status: "pending", amount, currency },
+    });
+  } catch {
+    return db.cardPayment.findUniqueOrThrow({ where: { checkoutId } });
+  }
+};
+
+export type StartAttemptInput = {
+  store: Store;
+  checkoutId: string;
+  handlerId: string;
+  adapter: PaymentRail;
+  amount: number;
+  currency: string;
+  /** The agent's credential (card: payment-method token); null → the buyer pays on the hosted page. */
+  token: string | null;
+  returnUrl: string;
+};
+
+/**
+ * Step: start or reuse the checkout's payment attempt and settle it with the agent's credential. A payment of
+ * this attempt that already succeeded (hosted page, a lost response) is reused without charging again; otherwise
+ * the rail charges with a key derived from the checkout and its attempt (never from the request), so racing
+ * completions and retries after a crash reach the same provider payment. The answer becomes the checkout's one
+ * current attempt (B12; a decline never supersedes a payment racing it) and the previous one is canceled at the
+ * provider, or left to the sweep when it cannot be. `retry`: an interrupted refund was finished first; go round.
+ * @throws AppError payment_provider_error (nothing was charged)
+ */
+export const startAttempt = async (
+  db: Db,
+  input: StartAttemptInput,
+): Promise<{ kind: "retry" } | { kind: "outcome"; outcome: ChargeOutcome }> => {
+  const { store, checkoutId, adapter, amount } = input;
+  const payment = await cardPaymentOf(db, store, checkoutId, amount, input.currency);
+  if (payment.status === "refunding" && payment.paymentIntentId) {
+    // a refund of an earlier attempt was interrupted: finish it (same key), then charge a new attempt
+    await refundUnplacedCardPayment(db, store, checkoutId, payment.paymentIntentId, adapter);
+    return { kind: "retry" };
+  }
+  const known =
+    payment.paymentIntentId && payment.status !== "declined" && payment.status !== "refunded"
+      ? await adapter.retrieve(store, payment.paymentIntentId)
+      : null;
+  const outcome =
+    known?.kind === "succeeded"
+      ? known
+      : await adapter.start({
+          store,
+          checkoutId,
+          amount,
+          currency: input.currency,
+          credential: input.token ? { type: "card_token", token: input.token } : null,
+          idempotencyKey: chargeKey(checkoutId, payment.attempt, amount, input.token),
+          returnUrl: input.returnUrl,
+        });
+  // fault injection for the crash test: die after the provider charged, before we recorded the PaymentIntent
+  if (getEnv().ACS_FAULT === "crash-after-provider" && outcome.kind === "succeeded") process.exit(137);
+  await db.cardPayment.updateMany({
+    where: { checkoutId, attempt: payment.attempt },
+    data: {
+      status: outcome.kind === "declined" ? "declined" : outcome.kind,
+      paymentIntentId: outcome.paymentRef,
+      amount,
+    },
+  });
+  if (outcome.kind === "declined") {
+    // the next attempt gets a new provider key (another card may be tried)
+    await db.cardPayment.updateMany({
+      where: { checkoutId, attempt: payment.attempt },
+      data: { attempt: { increment: 1 } },
+    });
+  }
+  if (outcome.paymentRef) {
+    const { superseded } = await recordAttempt(db, {
+      checkoutId,
+      storeId: store.id,
+      rail: input.handlerId,
+      providerRef: outcome.paymentRef,
+      amount,
+      currency: input.currency,
+      state: outcome.kind,
+      current: outcome.kind !== "declined",
+    });
+    await cancelSuperseded(db, store, adapter, superseded);
+  }
+  return { kind: "outcome", outcome };
+};

@@ -1,0 +1,153 @@
+import "server-only";
+
+import type { Db } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
+
+import type { PaymentRail } from "./rail";
+
+// Payment attempts as data (DECISIONS B12): one row per provider payment of a checkout, at most ONE current per
+// checkout. The database holds that rule (partial unique index payment_attempts_one_current), not code paths
+// agreeing: two completions recording a new attempt at once cannot both leave theirs current — the loser's insert
+// fails on the index and is retried after the winner committed, superseding it in turn.
+
+export type AttemptState =
+  | "pending"
+  | "requires_action"
+  | "requires_payment_method"
+  | "succeeded"
+  | "declined"
+  | "canceled"
+  | "refunding"
+  | "refunded";
+
+/** States in which the provider may still turn the payment into a success (so it must be canceled or watched). */
+export const OPEN_STATES: readonly AttemptState[] = ["pending", "requires_action", "requires_payment_method"];
+
+/** States no later provider answer may overwrite (the finisher owns them). */
+const SETTLED_STATES: readonly AttemptState[] = ["refunding", "refunded"];
+
+export type RecordAttemptInput = {
+  checkoutId: string;
+  storeId: string;
+  rail: string;
+  providerRef: string;
+  amount: number;
+  currency: string;
+  state: AttemptState;
+  /**
+   * false: record it without making it current (a declined payment must not supersede a good one racing it).
+   * Default true.
+   */
+  current?: boolean;
+};
+
+export type RecordedAttempt = {
+  attempt: PaymentAttempt;
+  /** Attempts that were current until now and may still succeed at the provider: cancel them. */
+  superseded: PaymentAttempt[];
+};
+
+const isUniqueViolation = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+
+export const findAttempt = (db: Db, providerRef: string): Promise<PaymentAttempt | null> =>
+  db.paymentAttempt.findUnique({ where: { providerRef } });
+
+export const currentAttempt = (db: Db, checkoutId: string): Promise<PaymentAttempt | null> =>
+  db.paymentAttempt.findFirst({ where: { checkoutId, isCurrent: true } });
+
+/**
+ * Records what the provider answered for a payment. A provider reference seen for the first time becomes the
+ * checkout's current attempt (the previous current one stops being current and is returned to be canceled); a
+ * known one only gets its state updated (a replayed answer never makes a superseded attempt current again).
+ */
+export const recordAttempt = async (
+  db: Db,
+  { current = true, ...input }: RecordAttemptInput,
+): Promise<RecordedAttempt> => {
+  for (let round = 0; ; round++) {
+    const known = await findAttempt(db, input.providerRef);
+    if (known) {
+      const { count } = await db.paymentAttempt.updateMany({
+        where: { id: known.id, state: { notIn: [...SETTLED_STATES, "succeeded"] } },
+        data: { state: input.state, amount: input.amount },
+      });
+      return {
+        attempt: count ? { ...known, state: input.state, amount: input.amount } : known,
+        superseded: [],
+      };
+    }
+    // a payment that already succeeded stays current against one that has not (yet): money already taken is
+    // what pays for the order; the newcomer is recorded not current, to be canceled (or refunded if it succeeds)
+    const holder = current
+      ? await db.paymentAttempt.findFirst({ where: { checkoutId: input.checkoutId, isCurrent: true } })
+      : null;
+    const yields = holder?.state === "succeeded" && input.state !== "succeeded";
+    if (!current || yields) {
+      await db.paymentAttempt.createMany({
+        data: [{ id: newId("paymentAttempt"), ...input, isCurrent: false }],
+        skipDuplicates: true,
+      });
+      const attempt = (await findAttempt(db, input.providerRef))!;
+      return {
+        attempt,
+        superseded: yields && (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
+      };
+    }
+    try {
+      return await db.$transaction(async (tx) => {
+        const previous = await tx.paymentAttempt.findMany({
+          where: { checkoutId: input.checkoutId, isCurrent: true },
+        });
+        await tx.paymentAttempt.updateMany({
+          where: { checkoutId: input.checkoutId, isCurrent: true },
+          data: { isCurrent: false },
+        });
+        const attempt = await tx.paymentAttempt.create({
+          data: { id: newId("paymentAttempt"), ...input, isCurrent: true },
+        });
+        return {
+          attempt,
+          superseded: previous.filter((p) => (OPEN_STATES as readonly string[]).includes(p.state)),
+        };
+      });
+    } catch (error) {
+      // another writer made its attempt current (or recorded this reference) first: look again
+      if (!isUniqueViolation(error) || round >= 5) throw error;
+    }
+  }
+};
+
+/** Updates an attempt's state from the provider unless the finisher already settled it (refunding/refunded). */
+export const updateAttemptState = async (db: Db, providerRef: string, state: AttemptState): Promise<void> => {
+  await db.paymentAttempt.updateMany({
+    where: { providerRef, state: { notIn: [...SETTLED_STATES] } },
+    data: { state },
+  });
+};
+
+/**
+ * Cancels superseded attempts at the provider. One the provider cannot cancel now (a challenge under way, a
+ * provider without cancellation) stays open and not current: the reconciliation sweep looks at it again, and the
+ * finisher refunds it if it ever succeeds.
+ */
+export const cancelSuperseded = async (
+  db: Db,
+  store: Store,
+  rail: PaymentRail,
+  superseded: readonly PaymentAttempt[],
+): Promise<void> => {
+  for (const attempt of superseded) {
+    if (!attempt.providerRef) continue;
+    try {
+      const outcome = await rail.cancel(store, attempt.providerRef);
+      if (outcome.kind === "canceled") await updateAttemptState(db, attempt.providerRef, "canceled");
+    } catch (error) {
+      // left to the sweep (it retries the cancel and refunds a success); never fails the new attempt
+      console.warn(
+        `cancel ${attempt.providerRef}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+};
