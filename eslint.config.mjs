@@ -37,8 +37,16 @@ const DOMAIN_PATTERNS = [
   },
 ];
 
+// Test doubles of providers (sandbox/) are separate servers: the product reaches them over HTTP only. Every
+// restriction below carries this pattern too, because a later config block replaces a rule's options for the
+// files it matches instead of adding to them.
+const NO_SANDBOX = {
+  group: ["@/sandbox/*", "**/sandbox/*"],
+  message: "The product never imports sandbox/: it talks to the provider's API over HTTP (STYLE.md §2).",
+};
+
 const restrict = (patterns) => ({
-  "no-restricted-imports": ["error", { patterns }],
+  "no-restricted-imports": ["error", { patterns: [...patterns, NO_SANDBOX] }],
 });
 
 const config = [
@@ -62,6 +70,17 @@ const config = [
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-floating-promises": "off",
     },
+  },
+  {
+    // The product (everything but tests, scripts and the sandbox itself); the blocks below narrow it per folder.
+    files: [
+      "lib/**/*.{ts,tsx}",
+      "app/**/*.{ts,tsx}",
+      "components/**/*.{ts,tsx}",
+      "instrumentation.ts",
+      "proxy.ts",
+    ],
+    rules: restrict([]),
   },
   {
     // Domain folders never reach up into surfaces, Next or the app.

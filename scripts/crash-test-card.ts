@@ -22,8 +22,8 @@ import type { JWK } from "jose";
 import pg from "pg";
 
 import { cardCompletionBody } from "../e2e/helpers/card-completion";
-import { stripeSandbox } from "../lib/payments/card/stripe-sandbox";
 import { seedId } from "../prisma/seed/seed-ids";
+import { stripeSandbox } from "../sandbox/stripe/server";
 import { findFreePort } from "./lib/free-port";
 import { runAdminProcess, startServedApp, type ServedApp } from "./lib/served-app";
 import { startPostgres } from "./pg-harness";

@@ -1,11 +1,12 @@
 // `npm start`: everything a fresh checkout needs to serve — migrate, seed the demo data when the database is
 // empty, build when there is no build, then serve on PORT with the URLs of the surfaces and a demo platform key.
 // `npm run serve` skips the set-up (migrations and seed) and only serves.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
+import { createInterface } from "node:readline";
 
 import next from "next";
 
@@ -52,6 +53,23 @@ const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
   );
 };
 
+/**
+ * Test-mode stores pay through the Stripe sandbox (sandbox/stripe), a separate process: started here unless
+ * STRIPE_SANDBOX_URL names one already. Its standard input is our pipe, so it exits with us, even on SIGKILL.
+ */
+const startStripeSandbox = async (tsx: string): Promise<ChildProcess | null> => {
+  if (process.env.STRIPE_SANDBOX_URL) return null;
+  const child = spawn(tsx, ["sandbox/stripe/main.ts"], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the Stripe sandbox exited (${code}) before it listened`)));
+    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+  });
+  process.env.STRIPE_SANDBOX_URL = url;
+  console.log(`Stripe sandbox (test-mode card payments): ${url}`);
+  return child;
+};
+
 const main = async (): Promise<void> => {
   const env = getEnv();
   const tsx = path.join(ROOT, "node_modules/.bin/tsx");
@@ -61,6 +79,7 @@ const main = async (): Promise<void> => {
     runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
   }
 
+  const sandbox = await startStripeSandbox(tsx);
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();
@@ -77,6 +96,7 @@ const main = async (): Promise<void> => {
   const shutdown = (signal: string) => {
     console.log(`\n${signal}: closing`);
     server.close();
+    sandbox?.kill("SIGTERM");
     closeSharedDb()
       .catch((error: unknown) => console.error(error))
       .finally(() => process.exit(0));

@@ -44,7 +44,10 @@ const migrateOnce = async (url: string): Promise<void> => {
 
 const argv = process.argv.slice(2);
 const db = parseDbChoice(argv);
-const { nodeArgs, filters } = splitArgs(argv, ["--db"]);
+const split = splitArgs(argv, ["--db"]);
+const { filters } = split;
+// Every test process gets the Stripe sandbox (a real HTTP server of Stripe's API) and its URL, as npm start does.
+const nodeArgs = ["--import", "./e2e/support/stripe-sandbox-env.ts", ...split.nodeArgs];
 const files = findTestFiles({ cwd: REPO_ROOT, roots: ["e2e/api"], suffix: ".test.ts", filters });
 
 if (files.length === 0) {

@@ -4,7 +4,7 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import type { JWK } from "jose";
 
 import type { Store } from "@/lib/generated/prisma/client";
-import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
+import { SANDBOX_PAYMENT_METHODS } from "@/sandbox/stripe/server";
 
 import { BUYER, SEED_ADDRESS, type Checkout } from "../api/checkout/helpers";
 import { rest } from "./app-client";

@@ -5,8 +5,8 @@ import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { updateAttemptState } from "@/lib/payments/attempts";
+import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/sandbox-client";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
-import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/stripe-sandbox";
 import type { ChargeOutcome } from "@/lib/payments/rail";
 
 import { continueUrlOf, draftOf } from "./checkout-record";

@@ -70,6 +70,15 @@ const EnvSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), "STRIPE_API_URL must be an http(s) URL")
     .default("https://api.stripe.com"),
+  /**
+   * The Stripe sandbox (sandbox/stripe) that test-mode stores pay through. `npm start` starts one and sets this;
+   * set it to share one sandbox between processes. The adapter reads it per call, so it is validated here only.
+   */
+  STRIPE_SANDBOX_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), "STRIPE_SANDBOX_URL must be an http(s) URL")
+    .optional(),
   /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
 });

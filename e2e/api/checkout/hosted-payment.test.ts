@@ -13,7 +13,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
-import { stripeSandbox } from "@/lib/payments/card/stripe-sandbox";
+import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";

@@ -13,7 +13,6 @@ import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { disableSandboxWebhooks, enableSandboxWebhooks } from "@/lib/payments/card/sandbox-webhooks";
 import {
-  answerSandboxChallenge,
   SANDBOX_EVENT_TYPES,
   SANDBOX_SECRET_KEY,
   SANDBOX_WEBHOOK_SECRET,
@@ -21,7 +20,8 @@ import {
   stripeSignatureHeader,
   type SandboxEvent,
   type StripeSandbox,
-} from "@/lib/payments/card/stripe-sandbox";
+} from "@/sandbox/stripe/server";
+import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";

@@ -11,10 +11,10 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import {
-  answerSandboxChallenge,
   SANDBOX_SECRET_KEY,
   stripeSandbox,
-} from "@/lib/payments/card/stripe-sandbox";
+} from "@/sandbox/stripe/server";
+import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
-import { stripeSandbox } from "@/lib/payments/card/stripe-sandbox";
+import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { runAdmin } from "../../../scripts/lib/admin-commands";
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";

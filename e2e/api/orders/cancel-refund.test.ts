@@ -10,7 +10,7 @@ import { placeOrder } from "@/lib/orders/place-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds, settleRefund } from "@/lib/orders/settle-refund";
-import { stripeSandbox } from "@/lib/payments/card/stripe-sandbox";
+import { stripeSandbox } from "@/sandbox/stripe/server";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";

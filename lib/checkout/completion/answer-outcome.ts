@@ -3,7 +3,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
-import { getEnv } from "@/lib/config/env";
+import { faultPoint } from "@/lib/config/fault-point";
 import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -39,8 +39,8 @@ export const answerSuccess = async (
   ctx: OperationContext,
   input: { store: Store; checkoutId: string; paymentRef: string; adapter: PaymentRail },
 ): Promise<CompletionAnswer | "retry"> => {
-  // fault injection for the crash test (scripts/crash-test-card.ts): die after the charge, before the order
-  if (getEnv().ACS_FAULT === "crash-after-charge") process.exit(137);
+  // the crash test's moment (scripts/crash-test-card.ts): the charge is recorded, the order is not placed yet
+  faultPoint("crash-after-charge");
   let finished;
   try {
     finished = await finishPayment(db, input.store, input.checkoutId, input.paymentRef, {

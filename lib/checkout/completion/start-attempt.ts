@@ -3,7 +3,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
-import { getEnv } from "@/lib/config/env";
+import { faultPoint } from "@/lib/config/fault-point";
 import type { Store } from "@/lib/generated/prisma/client";
 import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
@@ -86,8 +86,8 @@ export const startAttempt = async (
           idempotencyKey: chargeKey(checkoutId, payment.attempt, amount, input.token),
           returnUrl: input.returnUrl,
         });
-  // fault injection for the crash test: die after the provider charged, before we recorded the PaymentIntent
-  if (getEnv().ACS_FAULT === "crash-after-provider" && outcome.kind === "succeeded") process.exit(137);
+  // the crash test's moment: the provider charged, the PaymentIntent is not recorded yet
+  if (outcome.kind === "succeeded") faultPoint("crash-after-provider");
   await db.cardPayment.updateMany({
     where: { checkoutId, attempt: payment.attempt },
     data: {

@@ -4,7 +4,7 @@ import Stripe from "stripe";
 
 import { getDb } from "@/lib/config/db";
 import { updateAttemptState } from "@/lib/payments/attempts";
-import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/stripe-sandbox";
+import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
 import { finishPayment } from "./finish-payment";

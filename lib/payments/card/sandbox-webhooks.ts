@@ -5,7 +5,7 @@ import type Stripe from "stripe";
 import { getBaseUrl } from "@/lib/config/env";
 import type { Store } from "@/lib/generated/prisma/client";
 
-import { SANDBOX_EVENT_TYPES } from "./stripe-sandbox";
+import { SANDBOX_EVENT_TYPES } from "./sandbox-client";
 
 // Webhook endpoints of test-mode stores on the sandbox PSP (issue #5 §6). When the service serves HTTP
 // (instrumentation.ts calls enableSandboxWebhooks), the card adapter registers `{BASE_URL}/s/<slug>/stripe/webhook`

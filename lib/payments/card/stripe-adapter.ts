@@ -7,8 +7,8 @@ import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import type { ChargeOutcome, ChargeRequest, PaymentRail, RailCredential } from "../rail";
+import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./sandbox-client";
 import { ensureSandboxWebhookEndpoint } from "./sandbox-webhooks";
-import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./stripe-sandbox";
 
 // The card rail on the official Stripe SDK (DECISIONS.md A: stripe@23.1.0). Live stores use their own secret
 // key against api.stripe.com; test stores use the sandbox PSP through the SDK's host/port/protocol options —

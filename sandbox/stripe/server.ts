@@ -1,5 +1,3 @@
-import "server-only";
-
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,13 +5,22 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import Stripe from "stripe";
 
+import {
+  SANDBOX_EVENT_TYPES,
+  SANDBOX_PAYMENT_METHODS,
+  SANDBOX_SECRET_KEY,
+  SANDBOX_WEBHOOK_SECRET,
+  type SandboxEventType,
+} from "@/lib/payments/card/sandbox-client";
+
 // The sandbox PSP (issue #5 §6, DECISIONS.md A/B4): a local HTTP server speaking the subset of the Stripe API
 // the card adapter calls — POST /v1/payment_intents (create, optionally confirm), GET /v1/payment_intents/:id,
 // POST /v1/payment_intents/:id/confirm — with Stripe's Idempotency-Key semantics (same key + same params →
 // the same response, replayed; different params → 400 idempotency_error) and Stripe's test payment methods.
 // It is a test double of Stripe: test-mode stores, the embedded demo and the tests reach it through the
-// official SDK's host/port/protocol options, exactly like the real API. Started in-process on first use
-// (127.0.0.1, random port, unref'd), or an external one named by STRIPE_SANDBOX_URL. `/sandbox/3ds/:id` is the
+// official SDK's host/port/protocol options, exactly like the real API. A separate process for `npm start`
+// (sandbox/stripe/main.ts), or a server inside a test process (stripeSandbox()); the product reaches it only over
+// HTTP, at STRIPE_SANDBOX_URL. `/sandbox/3ds/:id` is the
 // sandbox's own 3-DS challenge outcome (real Stripe shows its challenge page at next_action.redirect_to_url).
 //
 // Webhooks (issue #5 §6): POST/GET /v1/webhook_endpoints registers and lists endpoints (`url`,
@@ -25,31 +32,13 @@ import Stripe from "stripe";
 // only to endpoints whose metadata.store equals the PaymentIntent's metadata.store.
 // GET /v1/payment_intents/search supports Stripe's search query `metadata['<key>']:'<value>'` (reconciliation).
 
-export const SANDBOX_SECRET_KEY = "sk_test_sandbox";
-
-/** The signing secret of every sandbox webhook endpoint (our route verifies test-mode stores with it). */
-export const SANDBOX_WEBHOOK_SECRET = "whsec_sandbox";
-
-/** The PaymentIntent events the sandbox sends. */
-export const SANDBOX_EVENT_TYPES = [
-  "payment_intent.succeeded",
-  "payment_intent.payment_failed",
-  "payment_intent.requires_action",
-] as const;
-export type SandboxEventType = (typeof SANDBOX_EVENT_TYPES)[number];
+export { SANDBOX_EVENT_TYPES, SANDBOX_PAYMENT_METHODS, SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET };
 
 /** How many recent events and deliveries the sandbox keeps for inspection (a long-running demo stays bounded). */
 const KEEP_RECENT = 1_000;
 
 /** Delay before each delivery attempt of one event to one endpoint: at most 4 attempts (a test double). */
 export const SANDBOX_WEBHOOK_RETRY_DELAYS_MS = [0, 250, 1_000, 3_000] as const;
-
-/** Stripe's documented test payment methods, and what the sandbox does with them. */
-export const SANDBOX_PAYMENT_METHODS = {
-  succeeds: "pm_card_visa",
-  requires3ds: "pm_card_threeDSecure2Required",
-  declined: "pm_card_chargeDeclined",
-} as const;
 
 type PaymentIntent = {
   id: string;
@@ -160,7 +149,8 @@ const error = (
   body: { error: { type, message, ...extra } },
 });
 
-const start = async (): Promise<StripeSandbox> => {
+/** Starts a sandbox on 127.0.0.1 (port 0 = any free port); `unref` lets a test process exit around it. */
+export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}): Promise<StripeSandbox> => {
   const intents = new Map<string, PaymentIntent>();
   const idempotency = new Map<string, { params: string; answer: Answer }>();
   const endpoints = new Map<string, SandboxWebhookEndpoint>();
@@ -523,8 +513,11 @@ const start = async (): Promise<StripeSandbox> => {
     req.on("data", (chunk: string) => (raw += chunk));
     req.on("end", () => handle(req, res, raw));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  server.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(wanted, "127.0.0.1", resolve);
+  });
+  if (unref) server.unref();
   const port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;
   return {
@@ -549,41 +542,6 @@ const start = async (): Promise<StripeSandbox> => {
 const KEY = Symbol.for("agent-commerce-service.stripe-sandbox");
 type Holder = { [KEY]?: Promise<StripeSandbox> };
 
-/** The process-wide sandbox (shared across module instances through globalThis). */
-export const stripeSandbox = (): Promise<StripeSandbox> => ((globalThis as Holder)[KEY] ??= start());
-
-/** Where the adapter sends test-mode requests: STRIPE_SANDBOX_URL (an external sandbox) or the in-process one. */
-export const sandboxEndpoint = async (): Promise<{
-  host: string;
-  port: number;
-  protocol: "http" | "https";
-}> => {
-  const external = process.env.STRIPE_SANDBOX_URL;
-  if (external) {
-    const url = new URL(external);
-    const protocol = url.protocol === "https:" ? "https" : "http";
-    return { host: url.hostname, port: Number(url.port || (protocol === "https" ? 443 : 80)), protocol };
-  }
-  const sandbox = await stripeSandbox();
-  return { host: sandbox.host, port: sandbox.port, protocol: sandbox.protocol };
-};
-
-/**
- * The buyer's answer to the sandbox 3-DS challenge (test-mode hosted page only; real Stripe runs its own
- * challenge). Talks to the sandbox over HTTP like the SDK does.
- */
-export const answerSandboxChallenge = async (paymentIntentId: string, approve: boolean): Promise<void> => {
-  const { host, port, protocol } = await sandboxEndpoint();
-  const response = await fetch(
-    `${protocol}://${host}:${port}/sandbox/3ds/${encodeURIComponent(paymentIntentId)}`,
-    {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${SANDBOX_SECRET_KEY}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({ outcome: approve ? "approve" : "fail" }).toString(),
-    },
-  );
-  await response.body?.cancel();
-};
+/** The sandbox of a test process (shared across module instances through globalThis). */
+export const stripeSandbox = (): Promise<StripeSandbox> =>
+  ((globalThis as Holder)[KEY] ??= startStripeSandbox());
