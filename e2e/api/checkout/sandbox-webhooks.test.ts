@@ -11,6 +11,7 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
+import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
 import { disableSandboxWebhooks, enableSandboxWebhooks } from "@/lib/payments/card/sandbox-webhooks";
 import {
   SANDBOX_EVENT_TYPES,
@@ -21,7 +22,6 @@ import {
   type SandboxEvent,
   type StripeSandbox,
 } from "@/sandbox/stripe/server";
-import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";

@@ -10,11 +10,8 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
-import {
-  SANDBOX_SECRET_KEY,
-  stripeSandbox,
-} from "@/sandbox/stripe/server";
 import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
+import { SANDBOX_SECRET_KEY, stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";

@@ -10,8 +10,8 @@ import { placeOrder } from "@/lib/orders/place-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds, settleRefund } from "@/lib/orders/settle-refund";
-import { stripeSandbox } from "@/sandbox/stripe/server";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";
+import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
