@@ -27,16 +27,31 @@ const REFUND_LABEL: Record<string, string> = {
   failed: "Refund failed",
 };
 
+/** Stripe's brand ids (visa, mastercard, amex, …) as people write them. */
+const BRAND_NAMES: Record<string, string> = {
+  amex: "American Express",
+  diners: "Diners Club",
+  discover: "Discover",
+  jcb: "JCB",
+  mastercard: "Mastercard",
+  unionpay: "UnionPay",
+  visa: "Visa",
+};
+const brandName = (brand: string): string => BRAND_NAMES[brand] ?? brand;
+
 function Payment({ order }: { order: BuyerOrderView }) {
-  const { rail, reference, paidMinor } = order.payment;
+  const { rail, reference, paidMinor, card } = order.payment;
   if (!rail) return <span className="text-muted-foreground">Not paid</span>;
   const Icon = rail === "card" ? CreditCard : Coins;
   return (
     <span className="grid gap-0.5">
       <span className="flex items-center gap-1.5 font-medium">
         <Icon aria-hidden className="size-4" />
-        {rail === "card" ? "Card" : "Crypto (Sui)"} ·{" "}
-        <Money amountMinor={paidMinor} currency={order.currency} />
+        {rail === "crypto"
+          ? "Crypto (Sui)"
+          : card
+            ? `${brandName(card.brand)} •••• ${card.last4}`
+            : "Card"} · <Money amountMinor={paidMinor} currency={order.currency} />
       </span>
       {reference ? (
         <code

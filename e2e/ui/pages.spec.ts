@@ -251,7 +251,7 @@ test("buyer story — sandbox wallet sign-in, approve the agent, the agent buys 
     new Intl.NumberFormat("en", { style: "currency", currency: "USD" }).format(total / 100),
   );
   await expect(order.getByTestId("order-status")).toHaveText("Paid");
-  await expect(order).toContainText("Card");
+  await expect(order).toContainText("Visa •••• 4242");
   await expect(order.getByTestId("order-timeline")).toContainText("Order placed");
   await page.getByLabel("Store").selectOption(STORE);
   await page.getByLabel("Status").selectOption("canceled");

@@ -168,6 +168,7 @@ const settle = async (
       // the webhook's and the sweep's finisher: places the order, or (stock gone meanwhile) refunds once
       const finished = await finishPayment(db, session.store, session.id, paymentIntentId, {
         now,
+        method: outcome.method,
       });
       return finished.result === "order_placed" ? "paid" : "refunded";
     }

@@ -41,6 +41,8 @@ export type BuyerOrderView = {
     /** PaymentIntent id (card) or transaction digest (crypto). */
     reference: string | null;
     paidMinor: number;
+    /** The card paid with (brand, last four), when the provider reported it. */
+    card: { brand: string; last4: string } | null;
   };
   /** Money going back: pending (on its way through the rail), completed, or failed (the provider refused it). */
   refunds: {
@@ -110,6 +112,21 @@ export const listBuyerOrders = async (
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: BUYER_ORDERS_PAGE,
   });
+  // the attempt that paid each order carries the card's brand and last four (payment_attempts.provider_ref)
+  const refs = rows.flatMap((o) => (o.paymentRef ? [o.paymentRef] : []));
+  const attempts = refs.length
+    ? await db.paymentAttempt.findMany({
+        where: { providerRef: { in: refs } },
+        select: { providerRef: true, cardBrand: true, cardLast4: true },
+      })
+    : [];
+  const cardOf = new Map(
+    attempts.flatMap((a) =>
+      a.providerRef && a.cardBrand && a.cardLast4
+        ? [[a.providerRef, { brand: a.cardBrand, last4: a.cardLast4 }] as const]
+        : [],
+    ),
+  );
   return rows.map((o) => {
     const totals = (o.totals ?? []) as Total[];
     const refunds = o.adjustments
@@ -147,7 +164,12 @@ export const listBuyerOrders = async (
       })),
       totals,
       totalMinor: totals.find((t) => t.type === "total")?.amount ?? 0,
-      payment: { rail: railOf(o.handlerId), reference: o.paymentRef, paidMinor: paidMinor(o) },
+      payment: {
+        rail: railOf(o.handlerId),
+        reference: o.paymentRef,
+        paidMinor: paidMinor(o),
+        card: (o.paymentRef && cardOf.get(o.paymentRef)) || null,
+      },
       refunds,
       refundedMinor: refunds.filter((r) => r.status === "completed").reduce((s, r) => s + r.amountMinor, 0),
       owedMinor: refunds.filter((r) => r.status === "pending").reduce((s, r) => s + r.amountMinor, 0),

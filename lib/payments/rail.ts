@@ -28,9 +28,12 @@ export type StartAttemptRequest = {
   returnUrl: string;
 };
 
+/** What the buyer paid with, as a receipt shows it (card: brand and last four digits; never the number). */
+export type PaymentMethodSummary = { kind: "card"; brand: string; last4: string };
+
 /** The provider's state of one attempt. `paymentRef`: PaymentIntent id, transaction digest. */
 export type AttemptOutcome =
-  | { kind: "succeeded"; paymentRef: string }
+  | { kind: "succeeded"; paymentRef: string; method?: PaymentMethodSummary }
   /** The buyer must act (3-DS; crypto: sign the prepared transaction): the buyer step finishes it. */
   | { kind: "requires_action"; paymentRef: string }
   /** No payment method yet (no credential sent): the hosted page collects one. */

@@ -122,6 +122,27 @@ export type StripeSandbox = {
   setWebhookDelivery: (on: boolean) => void;
 };
 
+/** The card behind each of Stripe's test payment methods (brand, last four digits of its documented number). */
+const TEST_CARDS: Record<string, { brand: string; last4: string }> = {
+  [SANDBOX_PAYMENT_METHODS.succeeds]: { brand: "visa", last4: "4242" },
+  [SANDBOX_PAYMENT_METHODS.requires3ds]: { brand: "visa", last4: "3220" },
+  [SANDBOX_PAYMENT_METHODS.declined]: { brand: "visa", last4: "0002" },
+};
+
+/** Stripe's `expand[]=payment_method` on a PaymentIntent answer: the id becomes the PaymentMethod object. */
+const expandAnswer = (answer: Answer, params: Record<string, unknown>): Answer => {
+  const expand = Object.values((params.expand as Record<string, string> | undefined) ?? {});
+  const body = answer.body as { object?: string; payment_method?: unknown } | null;
+  if (!expand.includes("payment_method") || body?.object !== "payment_intent") return answer;
+  const id = body.payment_method;
+  const card = typeof id === "string" ? TEST_CARDS[id] : undefined;
+  if (!card) return answer;
+  return {
+    ...answer,
+    body: { ...body, payment_method: { id, object: "payment_method", type: "card", card } },
+  };
+};
+
 const parseForm = (raw: string): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(raw)) {
@@ -499,12 +520,12 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
         }
         return send(previous.answer, true);
       }
-      const answer = route(method, path, params, request);
+      const answer = expandAnswer(route(method, path, params, request), params);
       // Stripe keeps the first result (errors included) as a snapshot
       idempotency.set(scoped, { params: fingerprint, answer: JSON.parse(JSON.stringify(answer)) as Answer });
       return send(answer);
     }
-    return send(route(method, path, params, request));
+    return send(expandAnswer(route(method, path, params, request), params));
   };
 
   const server: Server = createServer((req, res) => {

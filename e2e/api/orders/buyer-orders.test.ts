@@ -138,6 +138,8 @@ describe("listBuyerOrders — the data of /account/orders", () => {
     assert.equal(a.payment.rail, "card");
     assert.match(a.payment.reference ?? "", /^pi_/);
     assert.equal(a.payment.paidMinor, first.total);
+    // the card's brand and last four from the provider (the sandbox's pm_card_visa is Stripe's 4242 Visa)
+    assert.deepEqual(a.payment.card, { brand: "visa", last4: "4242" });
     assert.deepEqual(a.refunds, []);
     const titles = a.timeline.map((e) => e.title);
     assert.equal(titles[0], "Order placed");

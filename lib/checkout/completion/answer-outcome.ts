@@ -8,7 +8,7 @@ import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
-import type { PaymentRail } from "@/lib/payments/rail";
+import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 
 import { loadCheckoutOrThrow, renderCheckout } from "../checkout-record";
 import { moveCheckout } from "../state";
@@ -37,7 +37,13 @@ export const renderFinal = async (db: Db, ctx: OperationContext, id: string): Pr
 export const answerSuccess = async (
   db: Db,
   ctx: OperationContext,
-  input: { store: Store; checkoutId: string; paymentRef: string; adapter: PaymentRail },
+  input: {
+    store: Store;
+    checkoutId: string;
+    paymentRef: string;
+    adapter: PaymentRail;
+    method?: PaymentMethodSummary;
+  },
 ): Promise<CompletionAnswer | "retry"> => {
   // the crash test's moment (scripts/crash-test-card.ts): the charge is recorded, the order is not placed yet
   faultPoint("crash-after-charge");
@@ -46,6 +52,7 @@ export const answerSuccess = async (
     finished = await finishPayment(db, input.store, input.checkoutId, input.paymentRef, {
       now: ctx.now,
       rail: input.adapter,
+      method: input.method,
     });
   } catch (error) {
     if (error instanceof AppError && error.code === "conflict") return "retry";

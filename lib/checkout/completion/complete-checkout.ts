@@ -159,6 +159,7 @@ export const completeCheckout = defineOperation({
           checkoutId: session.id,
           paymentRef: outcome.paymentRef,
           adapter,
+          method: outcome.method,
         });
         if (answer === "retry") continue;
         return answer;

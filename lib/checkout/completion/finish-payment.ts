@@ -11,7 +11,7 @@ import { placeOrder } from "@/lib/orders/place-order";
 import { ORDER_INCLUDE, orderToWire } from "@/lib/orders/to-wire";
 import { findAttempt, recordAttempt } from "@/lib/payments/attempts";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
-import type { PaymentRail } from "@/lib/payments/rail";
+import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
@@ -188,8 +188,13 @@ export const finishPayment = async (
   store: Store,
   checkoutId: string,
   paymentIntentId: string,
-  { now = new Date(), rail = stripeCardRail }: { now?: Date; rail?: PaymentRail } = {},
+  {
+    now = new Date(),
+    rail = stripeCardRail,
+    method,
+  }: { now?: Date; rail?: PaymentRail; method?: PaymentMethodSummary } = {},
 ): Promise<FinishedPayment> => {
+  const card = method ? { cardBrand: method.brand, cardLast4: method.last4 } : {};
   const refund = (reason: string) =>
     refundSupersededPayment(db, store, { checkoutId, providerRef: paymentIntentId, rail, reason });
   const attempt = await findAttempt(db, paymentIntentId);
@@ -227,11 +232,12 @@ export const finishPayment = async (
         currency: checkout.currency,
         state: "succeeded",
       });
+      if (method) await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
     }
   } else {
     await db.paymentAttempt.updateMany({
       where: { id: attempt.id, state: { notIn: ["refunding", "refunded"] } },
-      data: { state: "succeeded" },
+      data: { state: "succeeded", ...card },
     });
   }
   // a refund of the current payment that was interrupted (crash between the provider and our record) is

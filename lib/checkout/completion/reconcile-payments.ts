@@ -97,6 +97,7 @@ export const reconcileCardPayments = async ({
         const finished = await finishPayment(db, store, row.checkout_id, outcome.paymentRef, {
           now,
           rail,
+          method: outcome.method,
         });
         if (finished.result === "order_placed") {
           report({ paymentIntentId: outcome.paymentRef, result: "order_placed", orderId: finished.orderId });
@@ -149,13 +150,17 @@ export const reconcileCardPayments = async ({
     const report = (r: Omit<ReconciledPayment, "checkoutId" | "store" | "paymentIntentId">) =>
       results.push({ checkoutId: attempt.checkoutId, store: store.slug, paymentIntentId: ref, ...r });
     try {
-      const outcome =
+      const outcome: ChargeOutcome =
         attempt.state === "refunding"
-          ? ({ kind: "succeeded", paymentRef: ref } as const)
+          ? { kind: "succeeded", paymentRef: ref }
           : await rail.retrieve(store, ref);
       if (outcome.kind === "succeeded") {
         // a superseded attempt that succeeded after all (3-DS answered late): the finisher refunds it in full
-        const finished = await finishPayment(db, store, attempt.checkoutId, ref, { now, rail });
+        const finished = await finishPayment(db, store, attempt.checkoutId, ref, {
+          now,
+          rail,
+          method: outcome.method,
+        });
         report({
           result: finished.result,
           ...(finished.result === "order_placed"

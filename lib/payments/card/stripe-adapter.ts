@@ -47,10 +47,22 @@ export const clientFor = async (store: Store): Promise<Stripe> => {
   return sandbox;
 };
 
+/** Stripe returns the payment method's card details (brand, last four) only when asked to expand it. */
+const EXPAND = ["payment_method"];
+
 export const outcomeOf = (pi: Stripe.PaymentIntent): ChargeOutcome => {
   switch (pi.status) {
-    case "succeeded":
-      return { kind: "succeeded", paymentRef: pi.id };
+    case "succeeded": {
+      // the card's brand and last four for the receipt, when the request expanded payment_method
+      const card = typeof pi.payment_method === "object" ? pi.payment_method?.card : undefined;
+      return card
+        ? {
+            kind: "succeeded",
+            paymentRef: pi.id,
+            method: { kind: "card", brand: card.brand, last4: card.last4 },
+          }
+        : { kind: "succeeded", paymentRef: pi.id };
+    }
     case "requires_action":
     case "processing":
       return { kind: "requires_action", paymentRef: pi.id };
@@ -87,6 +99,7 @@ const charge = async (request: ChargeRequest): Promise<ChargeOutcome> => {
           ? { payment_method: request.token, confirm: true, return_url: request.returnUrl }
           : {}),
         metadata: { checkout_id: request.checkoutId, store: request.store.slug },
+        expand: EXPAND,
       },
       { idempotencyKey: request.idempotencyKey },
     );
@@ -109,7 +122,11 @@ const confirm = async (
   const stripe = await clientFor(store);
   try {
     return outcomeOf(
-      await stripe.paymentIntents.confirm(paymentRef, { payment_method: token, return_url: returnUrl }),
+      await stripe.paymentIntents.confirm(paymentRef, {
+        payment_method: token,
+        return_url: returnUrl,
+        expand: EXPAND,
+      }),
     );
   } catch (error) {
     if (error instanceof Stripe.errors.StripeCardError) {
@@ -188,7 +205,7 @@ export const stripeCardRail: PaymentRail & {
   retrieve: async (store, paymentRef) => {
     const stripe = await clientFor(store);
     try {
-      return outcomeOf(await stripe.paymentIntents.retrieve(paymentRef));
+      return outcomeOf(await stripe.paymentIntents.retrieve(paymentRef, { expand: EXPAND }));
     } catch (error) {
       throw providerError(error);
     }
