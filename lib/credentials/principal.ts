@@ -22,6 +22,13 @@ export type Principal =
 
 export const ANONYMOUS: Principal = { kind: "anonymous", id: "anonymous" };
 
+/** The principal id of a buyer's bearer: the buyer and the agent (OAuth client) the token was issued to. */
+export const buyerAgentPrincipalId = (buyerId: string, clientId: string): string =>
+  `${buyerPrincipalPrefix(buyerId)}${clientId}`;
+
+/** Every principal id of one buyer's agents starts with this. */
+export const buyerPrincipalPrefix = (buyerId: string): string => `buyer:${buyerId}:agent:`;
+
 /** The principal a verified signature identifies when the request carries no key or bearer. */
 export const agentPrincipal = (profileUrl: string): Principal => ({
   kind: "agent",

@@ -3,7 +3,7 @@ import "server-only";
 import { getBaseUrl } from "@/lib/config/env";
 import { verifyAccessToken } from "@/lib/oauth/verify-access-token";
 
-import type { Principal } from "./principal";
+import { buyerAgentPrincipalId, type Principal } from "./principal";
 
 /**
  * Verifies an access token from our authorization server (issue #6) and returns its principal, or null when it is
@@ -25,9 +25,11 @@ export const verifyBearerToken = async (
       permissions: access.scopes,
     };
   }
+  // the principal is the pair (buyer, agent): every checkout, cart and order an agent creates with the buyer's
+  // token is that agent's alone; another agent of the same buyer sees none of them (DECISIONS B17)
   return {
     kind: "buyer",
-    id: `buyer:${access.buyerId}`,
+    id: buyerAgentPrincipalId(access.buyerId, access.clientId),
     buyerId: access.buyerId,
     clientId: access.clientId,
     scopes: access.scopes,

@@ -1,6 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { buyerPrincipalPrefix } from "@/lib/credentials/principal";
 import type { OrderStatus, Prisma } from "@/lib/generated/prisma/client";
 
 import { paidMinor } from "./settle-refund";
@@ -9,8 +10,14 @@ import { paidMinor } from "./settle-refund";
 // bearer, across every store (the same rows list_my_orders returns on /account/mcp), with what a person wants to
 // see on one screen: items, totals, how it was paid, money returned or still owed back, and what happened when.
 
-/** Orders that belong to a buyer: their checkout was created (or bound) under the buyer's principal. */
-export const buyerOrdersWhere = (buyerId: string) => ({ principalId: `buyer:${buyerId}` });
+/**
+ * Orders that belong to a buyer: their checkout was created (or bound) by any of the buyer's agents (principal
+ * `buyer:<id>:agent:<client>`), or under the buyer alone (`buyer:<id>`, before tokens were bound to the agent).
+ * Only the buyer's own pages read all of them; an agent reads its own (lib/orders/my-orders.ts).
+ */
+export const buyerOrdersWhere = (buyerId: string): Prisma.OrderWhereInput => ({
+  OR: [{ principalId: `buyer:${buyerId}` }, { principalId: { startsWith: buyerPrincipalPrefix(buyerId) } }],
+});
 
 export const ORDER_STATUSES = ["placed", "paid", "fulfilled", "delivered", "canceled", "refunded"] as const;
 

@@ -6,13 +6,20 @@ import { buyerIdOrThrow } from "@/lib/buyers/buyer-of";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
+import type { Principal } from "@/lib/credentials/principal";
 
-import { buyerOrdersWhere } from "./list-buyer-orders";
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
-// The buyer's own orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path):
-// orders of checkouts the buyer's agents created with the buyer's bearer, across every store. Newest first,
+// The buyer's orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path), as the
+// calling agent may see them: orders of checkouts THIS agent created with the buyer's bearer, across every store
+// (another agent of the same buyer sees none of them; the buyer sees all on /account/orders). Newest first,
 // keyset-paginated by (created_at, id) behind an opaque cursor.
+
+/** The calling agent's orders: its principal is the pair (buyer, agent). @throws AppError identity_required */
+const agentOrdersWhere = (principal: Principal): { principalId: string } => {
+  buyerIdOrThrow(principal);
+  return { principalId: principal.id };
+};
 
 const MAX_PAGE = 50;
 const CURSOR_PREFIX = "mo1.";
@@ -46,10 +53,9 @@ export const getMyOrder = defineOperation({
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
   /** @throws AppError identity_required, not_found */
   run: async (ctx, input) => {
-    const buyerId = buyerIdOrThrow(ctx.principal);
     const db = await getDb();
     const order = await db.order.findFirst({
-      where: { id: input.id, ...buyerOrdersWhere(buyerId) },
+      where: { id: input.id, ...agentOrdersWhere(ctx.principal) },
       include: { ...ORDER_INCLUDE, store: true },
     });
     if (!order) throw new AppError("not_found", `No order "${input.id}" of yours`, { path: "$.id" });
@@ -79,12 +85,12 @@ export const listMyOrders = defineOperation({
   mcp: { flat: true, annotations: { readOnlyHint: true } },
   /** @throws AppError identity_required, invalid_request (cursor) */
   run: async (ctx, input) => {
-    const buyerId = buyerIdOrThrow(ctx.principal);
+    const mine = agentOrdersWhere(ctx.principal);
     const after = input.cursor === undefined ? null : decodeCursor(input.cursor);
     const db = await getDb();
     const rows = await db.order.findMany({
       where: {
-        ...buyerOrdersWhere(buyerId),
+        ...mine,
         ...(after
           ? {
               OR: [

@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
+import { listBuyerOrders } from "@/lib/orders/list-buyer-orders";
 import { placeOrder } from "@/lib/orders/place-order";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -15,8 +16,9 @@ import { assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS } from "../checkout/helpers";
 
-// The buyer's own orders on /account/mcp (issue #6 part 6): an agent acting with the buyer's bearer checks out
-// in two stores; the buyer (through any linked agent's token) lists and reads those orders — and no one else's.
+// The buyer's orders on /account/mcp: an agent acting with the buyer's bearer checks out in two stores and lists
+// and reads those orders — and no one else's, not even another agent's of the same buyer (the principal is the
+// pair buyer + agent); the buyer's own page sees every agent's.
 
 type Order = { id: string; checkout_id: string; store: { slug: string }; totals: { type: string }[] };
 
@@ -123,5 +125,79 @@ describe("get_my_order and list_my_orders on /account/mcp", () => {
     }
     await assert.rejects(mcp.callTool({ name: "list_my_orders", arguments: { cursor: "forged" } }), /cursor/);
     await mcp.close();
+  });
+
+  test("two agents of one buyer: neither reads, changes, cancels, lists nor unlinks the other's; the buyer's page sees both", async () => {
+    const agentA = registerAgent("/agent-a");
+    const agentB = registerAgent("/agent-b");
+    const a = await linkAgent({ ...agentA, scope: "purchase:complete" });
+    const b = await linkAgent({ ...agentB, scope: "purchase:complete", buyerId: a.buyerId });
+    const bearerA = { authorization: `Bearer ${a.tokens.access_token}` };
+    const bearerB = { authorization: `Bearer ${b.tokens.access_token}` };
+    const store = stores[0]!;
+
+    // A's open checkout: B gets not_found on read, update and cancel, exactly as another platform would
+    const created = await rest<{ id: string; status: string }>("POST", `/s/${store.slug}/checkout-sessions`, {
+      headers: { ...bearerA, "idempotency-key": randomUUID() },
+      body: {
+        line_items: [{ item: { id: variants[0] }, quantity: 1 }],
+        buyer: BUYER,
+        shipping_address: SEED_ADDRESS,
+        shipping_method_id: "standard",
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const path = `/s/${store.slug}/checkout-sessions/${created.body.id}`;
+    const read = await rest("GET", path, { headers: bearerB });
+    assert.match(read.text, /"code":"not_found"/, read.text);
+    assert.doesNotMatch(read.text, new RegExp(BUYER.email), "none of A's buyer details leak to B");
+    const moved = await rest("PUT", path, {
+      headers: { ...bearerB, "idempotency-key": randomUUID() },
+      body: { shipping_address: { ...SEED_ADDRESS, line1: "1 Elsewhere Road" } },
+    });
+    assert.match(moved.text, /"code":"not_found"/, moved.text);
+    const canceled = await rest("POST", `${path}/cancel`, {
+      headers: { ...bearerB, "idempotency-key": randomUUID() },
+    });
+    assert.match(canceled.text, /"code":"not_found"/, canceled.text);
+    const stillA = await rest<{ status: string; fulfillment: unknown }>("GET", path, { headers: bearerA });
+    assert.equal(stillA.status, 200);
+    assert.equal(stillA.body.status, "ready_for_complete", "B's calls changed nothing");
+    assert.doesNotMatch(JSON.stringify(stillA.body.fulfillment), /Elsewhere/);
+
+    // orders: each agent lists and reads only its own
+    const orderA = await orderIn(0, bearerA);
+    const orderB = await orderIn(1, bearerB);
+    const mcpA = await connectMcpClient("/account/mcp", {
+      headers: { ...bearerA, "request-id": "", "ucp-agent": "" },
+    });
+    const mcpB = await connectMcpClient("/account/mcp", {
+      headers: { ...bearerB, "request-id": "", "ucp-agent": "" },
+    });
+    const listed = async (mcp: typeof mcpA) =>
+      (toolJson(await mcp.callTool({ name: "list_my_orders", arguments: {} })).orders as Order[]).map(
+        (o) => o.id,
+      );
+    assert.deepEqual(await listed(mcpA), [orderA.id]);
+    assert.deepEqual(await listed(mcpB), [orderB.id]);
+    const miss = toolJson(await mcpB.callTool({ name: "get_my_order", arguments: { id: orderA.id } }));
+    assert.equal((miss.messages as { code: string }[])[0]?.code, "not_found");
+
+    // the buyer's own page shows both agents' orders
+    const page = await listBuyerOrders(a.buyerId, {});
+    assert.deepEqual(page.map((o) => o.id).sort(), [orderA.id, orderB.id].sort());
+
+    // B cannot unlink A: not_found, and A's token keeps working; B can unlink itself
+    const cut = toolJson(
+      await mcpB.callTool({ name: "revoke_linked_agent", arguments: { id: agentA.clientId } }),
+    );
+    assert.equal((cut.messages as { code: string }[])[0]?.code, "not_found");
+    assert.deepEqual(await listed(mcpA), [orderA.id], "A is still linked");
+    const self = toolJson(
+      await mcpB.callTool({ name: "revoke_linked_agent", arguments: { id: agentB.clientId } }),
+    );
+    assert.equal((self.revoked as { client_id: string }).client_id, agentB.clientId);
+    await mcpA.close();
+    await mcpB.close();
   });
 });
