@@ -3,7 +3,12 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 
 // The delivery log of a store: each delivery (= Webhook-Id) with its target, state and every attempt (time,
-// HTTP status or error, latency, response snippet), newest first. Shared by the admin CLI and the API.
+// HTTP status or error, latency, response snippet), newest first. Shared by the admin CLI and the API. Two
+// audiences: the merchant sees every delivery; a platform sees only the deliveries to its own webhook, with the
+// status and timing of each attempt but never the body its receiver answered (a platform must not read the
+// merchant's URL, its tokens or an internal service's reply through us).
+
+export type DeliveryAudience = "merchant" | "platform";
 
 export type DeliveryLogEntry = {
   webhook_id: string;
@@ -20,7 +25,8 @@ export type DeliveryLogEntry = {
     status: number | null;
     error: string | null;
     latency_ms: number;
-    response_snippet: string;
+    /** Merchant audience only. */
+    response_snippet?: string;
   }[];
 };
 
@@ -31,8 +37,15 @@ export const listDeliveries = async (
     orderId,
     deliveryId,
     principalId,
+    audience = "merchant",
     limit = 50,
-  }: { orderId?: string; deliveryId?: string; principalId?: string; limit?: number } = {},
+  }: {
+    orderId?: string;
+    deliveryId?: string;
+    principalId?: string;
+    audience?: DeliveryAudience;
+    limit?: number;
+  } = {},
 ): Promise<DeliveryLogEntry[]> => {
   const db = await getDb();
   const rows = await db.webhookDelivery.findMany({
@@ -41,6 +54,7 @@ export const listDeliveries = async (
       ...(orderId ? { orderId } : {}),
       ...(deliveryId ? { id: deliveryId } : {}),
       ...(principalId ? { event: { order: { principalId } } } : {}),
+      ...(audience === "platform" ? { endpoint: { target: "platform" as const } } : {}),
     },
     include: { endpoint: true, log: { orderBy: { startedAt: "desc" } } },
     orderBy: [{ createdAt: "desc" }, { sequence: "desc" }],
@@ -66,7 +80,7 @@ export const listDeliveries = async (
       status: a.status,
       error: a.error,
       latency_ms: a.latencyMs,
-      response_snippet: a.responseSnippet,
+      ...(audience === "merchant" ? { response_snippet: a.responseSnippet } : {}),
     })),
   }));
 };

@@ -20,7 +20,7 @@ export const listWebhookDeliveries = defineOperation({
   name: "list_webhook_deliveries",
   title: "List webhook deliveries",
   description:
-    "The webhook delivery log of your orders in this store, newest first: target, state and every attempt. Needs a platform key with orders:read.",
+    "The delivery log of the webhooks this store sent to your platform's webhook_url for your orders, newest first: state and every attempt (time, HTTP status or error, latency). Needs a platform key with orders:read.",
   scope: "store",
   input: ListWebhookDeliveriesInputSchema,
   mutates: false,
@@ -31,6 +31,7 @@ export const listWebhookDeliveries = defineOperation({
     const store = storeOf(ctx);
     const deliveries = await listDeliveries(store.id, {
       principalId: ctx.principal.id,
+      audience: "platform",
       orderId: input.order_id,
       limit: input.limit,
     });

@@ -30,13 +30,19 @@ export const redeliverWebhookOp = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     const delivery = await db.webhookDelivery.findFirst({
-      where: { id: input.id, storeId: store.id, event: { order: { principalId: ctx.principal.id } } },
+      // a platform re-sends only what went to its own webhook; the merchant's deliveries are the merchant's
+      where: {
+        id: input.id,
+        storeId: store.id,
+        endpoint: { target: "platform" },
+        event: { order: { principalId: ctx.principal.id } },
+      },
       select: { id: true, orderId: true },
     });
     if (!delivery)
       throw new AppError("not_found", `No webhook delivery "${input.id}" of yours here`, { path: "$.id" });
     await queueAgain(delivery.id, store.id, ctx.now);
-    const [entry] = await listDeliveries(store.id, { deliveryId: delivery.id });
+    const [entry] = await listDeliveries(store.id, { deliveryId: delivery.id, audience: "platform" });
     return {
       body: { ucp: successEnvelope(["dev.ucp.shopping.order"], {}, ctx.ucpVersion), delivery: entry },
     };

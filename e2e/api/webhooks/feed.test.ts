@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
+import { buildExampleAgentProfile } from "@/lib/ucp/example-agent-profile";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
@@ -15,7 +18,9 @@ import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhoo
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // The events-since-cursor feed, the delivery log and redelivery (issue #7 part 5) on REST and on the per-store
-// MCP (official SDK client): orders:read required, a platform sees only the orders it originated.
+// MCP (official SDK client): orders:read required, a platform sees only the orders it originated, and of their
+// webhook deliveries only those to its own webhook_url, without the receiver's answer body; the merchant's
+// deliveries (to the store's URL) are neither listed nor re-sent for it.
 
 type Event = { id: string; type: string; order_id: string; sequence: number; order: { status: string } };
 type Feed = { events: Event[]; pagination: { has_next_page: boolean; cursor: string } };
@@ -23,7 +28,8 @@ type Delivery = {
   webhook_id: string;
   order_id: string;
   state: string;
-  attempts: { status: number | null }[];
+  target: string;
+  attempts: { status: number | null; response_snippet?: string }[];
 };
 type Log = { deliveries: Delivery[] };
 type ErrorBody = { messages: { code: string; path?: string }[] };
@@ -36,6 +42,8 @@ let noScope: { key: string };
 let orderA: string;
 let orderB: string;
 let foreignOrder: string;
+let platformProfile: Server;
+let profileUrl: string;
 
 const seedOrder = async (principalId: string): Promise<string> => {
   const db = await getDb();
@@ -45,6 +53,7 @@ const seedOrder = async (principalId: string): Promise<string> => {
       id: checkoutId,
       storeId: store.id,
       principalId,
+      agentProfile: profileUrl,
       status: "completed",
       currency: "USD",
       expiresAt: new Date(Date.now() + 3600_000),
@@ -72,6 +81,19 @@ before(async () => {
   await prepareTestDatabase();
   receiver = await startWebhookReceiver();
   receiver.setMode("down");
+  // the platform's profile declares its webhook_url (UCP order capability): the platform target of each order
+  platformProfile = createServer((_req, res) => {
+    const profile = buildExampleAgentProfile(profileUrl.replace("/.well-known/ucp", ""));
+    const capabilities = {
+      ...profile.ucp.capabilities,
+      "dev.ucp.shopping.order": [{ version: profile.ucp.version, config: { webhook_url: receiver.url() } }],
+    };
+    res
+      .writeHead(200, { "content-type": "application/json", "cache-control": "max-age=60" })
+      .end(JSON.stringify({ ...profile, ucp: { ...profile.ucp, capabilities } }));
+  });
+  await new Promise<void>((resolve) => platformProfile.listen(0, "127.0.0.1", resolve));
+  profileUrl = `http://127.0.0.1:${(platformProfile.address() as AddressInfo).port}/.well-known/ucp`;
   const db = await getDb();
   store = await seedStore();
   await db.store.update({ where: { id: store.id }, data: { webhookUrl: receiver.url() } });
@@ -90,6 +112,7 @@ before(async () => {
   await webhookWorkerStep(new Date(), { storeId: store.id }); // receiver down: one failed attempt each
 });
 after(async () => {
+  platformProfile.close();
   await receiver.close();
   await closeTestDatabase();
 });
@@ -175,6 +198,27 @@ describe("delivery log and redelivery on REST", () => {
     assert.ok(first, "the failed attempt is logged");
     assert.equal(first.attempts[0]?.status, 503);
     assert.ok(log.body.deliveries.every((d) => d.order_id === orderA));
+    // only the deliveries to the platform's own webhook, and never the body the receiver answered
+    assert.ok(log.body.deliveries.length > 0);
+    assert.ok(
+      log.body.deliveries.every((d) => d.target === "platform"),
+      log.text,
+    );
+    assert.ok(log.body.deliveries.every((d) => d.attempts.every((a) => !("response_snippet" in a))));
+    const db = await getDb();
+    const storeDelivery = await db.webhookDelivery.findFirstOrThrow({
+      where: { orderId: orderA, endpoint: { target: "store" } },
+    });
+    const merchants = await rest<ErrorBody>(
+      "POST",
+      `/s/${store.slug}/webhook-deliveries/${storeDelivery.id}/redeliver`,
+      { headers: { "x-api-key": reader.key, "idempotency-key": randomUUID() } },
+    );
+    assert.equal(
+      merchants.body.messages[0]?.code,
+      "not_found",
+      "the merchant's delivery is not the platform's",
+    );
 
     const foreign = await rest<Log>("GET", `/s/${store.slug}/webhook-deliveries`, {
       headers: { "x-api-key": otherReader.key },
@@ -241,7 +285,9 @@ describe("the same on the per-store MCP (official SDK client)", () => {
 
   test("redeliver_webhook needs meta[idempotency-key], then queues", async () => {
     const db = await getDb();
-    const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { orderId: orderB } });
+    const delivery = await db.webhookDelivery.findFirstOrThrow({
+      where: { orderId: orderB, endpoint: { target: "platform" } },
+    });
     await assert.rejects(
       client.callTool({ name: "redeliver_webhook", arguments: { meta: toolMeta(), id: delivery.id } }),
       /requires meta\[idempotency-key\]/,
