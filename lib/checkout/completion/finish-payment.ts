@@ -80,6 +80,24 @@ export const refundUnplacedCardPayment = async (
  * Idempotent: a refund already recorded is not asked again; a crash after the intent is finished by the next
  * finisher (the sweep looks at `refunding` attempts) with the same key.
  */
+/**
+ * A success that became current (it superseded the attempt in flight) but lost the race for the order is being
+ * refunded: the attempt that paid for the order is the checkout's current one again, so a checkout with an order
+ * always has exactly one current attempt. A newer attempt made current meanwhile wins (the unique index says so).
+ */
+const restorePayingAttempt = async (db: Db, checkoutId: string): Promise<void> => {
+  const order = await db.order.findUnique({ where: { checkoutId }, select: { paymentRef: true } });
+  if (!order?.paymentRef) return;
+  try {
+    await db.paymentAttempt.updateMany({
+      where: { providerRef: order.paymentRef, checkoutId, state: "succeeded", isCurrent: false },
+      data: { isCurrent: true },
+    });
+  } catch (error) {
+    if ((error as { code?: string } | null)?.code !== "P2002") throw error;
+  }
+};
+
 export const refundSupersededPayment = async (
   db: Db,
   store: Store,
@@ -94,6 +112,7 @@ export const refundSupersededPayment = async (
       where: { id: attempt.id, state: { not: "refunded" } },
       data: { state: "refunding", isCurrent: false },
     });
+    if (attempt.isCurrent) await restorePayingAttempt(db, input.checkoutId);
   } else {
     const checkout = await db.checkoutSession.findUniqueOrThrow({
       where: { id: input.checkoutId },
