@@ -1,7 +1,7 @@
 // TEST DOUBLE of Stripe.js for the browser tests of the live hosted payment page (e2e/ui/hosted-payment-live.spec.ts).
 // The browser here cannot reach js.stripe.com, so the spec serves this script with Playwright's page.route for the
 // URL @stripe/stripe-js injects (https://js.stripe.com/<release>/stripe.js). It implements only the documented
-// surface the page uses, and talks HTTP to the fake Stripe API server (fake-stripe-api.ts) the way Stripe.js
+// surface the page uses, and talks HTTP to the Stripe sandbox (sandbox/stripe/server.ts) the way Stripe.js
 // talks to api.stripe.com:
 //   window.Stripe(publishableKey)                → stripe (Stripe.version = the release @stripe/stripe-js expects)
 //   stripe.elements({ clientSecret })           → elements: create("payment"), getElement, update, submit
@@ -20,7 +20,7 @@ export const STRIPE_JS_RELEASE = "endive";
 /** The URLs the loader may inject (https://js.stripe.com/<release>/stripe.js, or /v3). */
 export const STRIPE_JS_URL_PATTERN = /^https:\/\/js\.stripe\.com\//;
 
-/** The double's source for route.fulfill, talking to the fake Stripe API at `apiBase`. */
+/** The double's source for route.fulfill, talking to the Stripe sandbox at `apiBase`. */
 export const fakeStripeJsSource = (apiBase: string): string => `(() => {
   "use strict";
   const API = ${JSON.stringify(apiBase)};

@@ -10,25 +10,26 @@ import type { JWK } from "jose";
 import pg from "pg";
 
 import { seedId } from "../../prisma/seed/seed-ids";
+import { startStripeSandbox, type StripeSandbox } from "../../sandbox/stripe/server";
 import { findFreePort } from "../../scripts/lib/free-port";
 import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
 import { cardCompletionBody } from "../helpers/card-completion";
-import { startFakeStripeApi, type FakeStripeApi } from "../helpers/fake-stripe-api";
 import { fakeStripeJsSource, STRIPE_JS_URL_PATTERN } from "../helpers/fake-stripe-js";
 
 // Issue #5 §3, live mode in Chromium: a LIVE store's hosted payment page runs Stripe's Payment Element
 // (@stripe/stripe-js loader + @stripe/react-stripe-js). Chromium cannot reach js.stripe.com here, so the Stripe.js
 // URL the loader injects is served by page.route with a test double of Stripe.js (e2e/helpers/fake-stripe-js.ts),
-// which talks HTTP to a fake Stripe API server (e2e/helpers/fake-stripe-api.ts) exactly as Stripe.js talks to
-// api.stripe.com (publishable key + client_secret). The service reaches the same fake through STRIPE_API_URL.
+// which talks HTTP to the Stripe sandbox (sandbox/stripe/, started here with a stand-in live account's keys) exactly
+// as Stripe.js talks to api.stripe.com (publishable key + client_secret). The service reaches the same sandbox
+// through STRIPE_API_URL.
 //
 // This spec runs its own instance of the built service (scripts/serve.ts, as the crash test does) on a real
 // PostgreSQL from scripts/pg-harness.ts, because it needs STRIPE_API_URL/STRIPE_SANDBOX_URL set and direct
 // database access while the server runs. How a live store gets an escalated checkout: live stores refuse agent
 // profiles on private addresses (allowsPrivateFor) and this agent's profile is on 127.0.0.1, so the agent's real
 // completion (no card token → requires_escalation) runs while the demo store is in test mode, with its sandbox
-// PSP pointed (STRIPE_SANDBOX_URL) at the same fake Stripe account; then the store is switched to live with its
+// PSP pointed (STRIPE_SANDBOX_URL) at the same sandbox instance; then the store is switched to live with its
 // Stripe keys (secret, publishable), as an operator would with admin set-stripe-keys. The PaymentIntent, the
 // card-payment row and the link are what completion made. Everything after that is the live path.
 
@@ -43,7 +44,7 @@ const CARDS = {
 
 test.describe.configure({ mode: "serial" });
 
-let stripeApi: FakeStripeApi;
+let stripeApi: StripeSandbox;
 let postgres: PostgresServer;
 let db: pg.Client;
 let service: ServedApp | undefined;
@@ -73,10 +74,7 @@ const startService = async (port: number): Promise<void> => {
 test.beforeAll(async () => {
   test.setTimeout(300_000);
   tempDir = mkdtempSync(path.join(tmpdir(), "acs-live-pay-"));
-  stripeApi = await startFakeStripeApi({
-    secretKeys: ["sk_test_sandbox", SECRET_KEY],
-    publishableKey: PUBLISHABLE_KEY,
-  });
+  stripeApi = await startStripeSandbox({ keys: { secret: [SECRET_KEY], publishable: [PUBLISHABLE_KEY] } });
   postgres = await startPostgres();
   await startService(await findFreePort());
   db = new pg.Client({ connectionString: postgres.url });
@@ -245,7 +243,7 @@ test("3-D Secure: the bank redirects back to return_url with payment_intent; the
   await serveFakeStripeJs(page);
   await page.goto(link);
   await payWith(page, CARDS.threeDS);
-  // Stripe.js navigated to the bank's page (here the fake API's 3-DS page)
+  // Stripe.js navigated to the bank's page (here the sandbox's 3-DS page)
   await expect(page.getByRole("heading", { name: /confirm this payment/i })).toBeVisible();
   expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
   await page.getByRole("button", { name: "Complete authentication" }).click();

@@ -6,6 +6,7 @@ import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { updateAttemptState } from "@/lib/payments/attempts";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/sandbox-client";
+import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import type { ChargeOutcome } from "@/lib/payments/rail";
 
@@ -14,8 +15,8 @@ import { priceCheckout } from "./price-checkout";
 
 // The hosted payment page behind a checkout's continue_url (issue #5 §3): the buyer finishes a card payment the
 // agent could not (3-DS required, or no card token). The continue token is the capability, as with cart links.
-// Test-mode stores run the sandbox card form and 3-DS challenge served by us; live stores run Stripe's Payment
-// Element in the buyer's browser (Stripe.js confirms the PaymentIntent with its client secret and the store's
+// Stores on the sandbox run the sandbox card form and 3-DS challenge served by us; stores on Stripe (live, or
+// test mode with Stripe test keys) run Stripe's Payment Element in the buyer's browser (Stripe.js confirms the PaymentIntent with its client secret and the store's
 // publishable key; 3-DS may redirect back here with ?payment_intent=…). Either way the server then trusts only
 // the provider's state: one "retrieve and finish" (settle below) records it and places the order on success.
 // Once the order is placed the token is dropped (placeOrder clears it), so the link stops working.
@@ -93,7 +94,8 @@ export const getPaymentPage = async (
   const found = await findSession(slug, token);
   if (!found) return null;
   const { db, session, payment } = found;
-  const live = session.store.mode === "live" ? await liveCardOf(found, token) : null;
+  // Stripe.js whenever the store's payments go to Stripe (live, or Stripe's test mode with test keys)
+  const live = stripeAccountOf(session.store).kind === "stripe" ? await liveCardOf(found, token) : null;
   const priced = await priceCheckout(db, session.store, draftOf(session), { now, frozen: true });
   return {
     storeName: session.store.name,
@@ -113,7 +115,7 @@ export const getPaymentPage = async (
     lastError: payment.status === "declined" ? "The last card was declined: try another card." : null,
     testCards: [
       { id: SANDBOX_PAYMENT_METHODS.succeeds, label: "Visa 4242 (succeeds)" },
-      { id: SANDBOX_PAYMENT_METHODS.requires3ds, label: "Visa 3155 (3-D Secure required)" },
+      { id: SANDBOX_PAYMENT_METHODS.requires3ds, label: "Visa 3220 (3-D Secure required)" },
       { id: SANDBOX_PAYMENT_METHODS.declined, label: "Visa 0002 (declined)" },
     ],
     live,
@@ -204,7 +206,8 @@ export const payHostedCheckout = async (
   if (!found) return "gone";
   const { session, paymentIntentId } = found;
   if (step.action === "refresh") return settle(found, now).catch(providerFailure);
-  if (session.store.mode !== "test") return "unavailable";
+  // the sandbox's card form and challenge exist only for stores on the sandbox
+  if (stripeAccountOf(session.store).kind !== "sandbox") return "unavailable";
   return settle(found, now, async (current) => {
     if (step.action === "card") {
       return stripeCardRail.confirm(

@@ -5,9 +5,10 @@ import { AppError } from "@/lib/core/errors";
 
 import { getStoreOrThrow } from "./get-store-or-throw";
 
-// Operator command (admin set-stripe-keys, issue #5): a live store's Stripe secret key (card charges) and the
-// signing secret of its Stripe webhook endpoint (/s/<slug>/stripe/webhook), and the publishable key Stripe.js
-// uses on the hosted payment page. Test stores use the sandbox PSP.
+// Operator command (admin set-stripe-keys): a store's Stripe secret key (card charges), the signing secret of its
+// Stripe webhook endpoint (/s/<slug>/stripe/webhook), and the publishable key Stripe.js uses on the hosted payment
+// page. Live keys serve a live store; test keys put a test-mode store on Stripe's own test mode
+// (lib/payments/card/stripe-account.ts); a test-mode store without them uses the sandbox PSP.
 
 const SECRET_KEY = /^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$/;
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=]{8,}$/;
@@ -28,7 +29,7 @@ export const setStripeKeys = async (
     throw new AppError("invalid_request", "Give --secret-key, --webhook-secret and/or --publishable-key");
   }
   if (secretKey && !SECRET_KEY.test(secretKey)) {
-    throw new AppError("invalid_request", "The Stripe secret key must look like sk_live_… (or rk_live_…)");
+    throw new AppError("invalid_request", "The Stripe secret key must look like sk_live_… or sk_test_… (or rk_…)");
   }
   if (webhookSecret && !WEBHOOK_SECRET.test(webhookSecret)) {
     throw new AppError("invalid_request", "The Stripe webhook signing secret must look like whsec_…");

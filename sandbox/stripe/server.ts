@@ -13,15 +13,24 @@ import {
   type SandboxEventType,
 } from "@/lib/payments/card/sandbox-client";
 
-// The sandbox PSP (issue #5 §6, DECISIONS.md A/B4): a local HTTP server speaking the subset of the Stripe API
-// the card adapter calls — POST /v1/payment_intents (create, optionally confirm), GET /v1/payment_intents/:id,
-// POST /v1/payment_intents/:id/confirm — with Stripe's Idempotency-Key semantics (same key + same params →
-// the same response, replayed; different params → 400 idempotency_error) and Stripe's test payment methods.
+// The sandbox PSP (DECISIONS.md A/B4), the one test double of Stripe's API: a local HTTP server speaking the
+// subset of the Stripe API the card adapter and Stripe.js call — POST /v1/payment_intents (create, optionally
+// confirm), GET /v1/payment_intents/:id, POST /v1/payment_intents/:id/confirm, POST /v1/payment_intents/:id/cancel,
+// POST /v1/refunds — with Stripe's Idempotency-Key semantics (same key + same params → the same response,
+// replayed; different params → 400 idempotency_error) and Stripe's test payment methods and card numbers.
+// Keys: any sk_test_… secret key (server, Bearer) and any pk_test_… publishable key (browser: `key` parameter,
+// and only together with the PaymentIntent's client_secret, as Stripe.js calls), plus the extra keys a test
+// names (`keys`) to stand in for a live account: PaymentIntents created with a key that is not sk_test_… are
+// livemode. CORS is open, as Stripe's API is for Stripe.js.
 // It is a test double of Stripe: test-mode stores, the embedded demo and the tests reach it through the
 // official SDK's host/port/protocol options, exactly like the real API. A separate process for `npm start`
 // (sandbox/stripe/main.ts), or a server inside a test process (stripeSandbox()); the product reaches it only over
-// HTTP, at STRIPE_SANDBOX_URL. `/sandbox/3ds/:id` is the
-// sandbox's own 3-DS challenge outcome (real Stripe shows its challenge page at next_action.redirect_to_url).
+// HTTP, at STRIPE_SANDBOX_URL. `/sandbox/3ds/:id` is the bank's 3-DS challenge at next_action.redirect_to_url:
+// GET shows the challenge page, a browser's form POST answers it and returns the buyer to return_url with
+// payment_intent, payment_intent_client_secret and redirect_status (as Stripe does); a POST with a secret key is
+// the test-mode hosted page answering for the buyer (JSON answer).
+// Faults (tests only, POST /sandbox/faults with a secret key): `cancel=unavailable` makes the next cancels answer
+// 503, as a provider outage would, so the superseded-attempt path through the sweep can be exercised.
 //
 // Webhooks (issue #5 §6): POST/GET /v1/webhook_endpoints registers and lists endpoints (`url`,
 // `enabled_events[]`, `metadata`; the returned `secret` is SANDBOX_WEBHOOK_SECRET). When a PaymentIntent reaches
@@ -50,7 +59,7 @@ type PaymentIntent = {
   payment_method: string | null;
   metadata: Record<string, string>;
   client_secret: string;
-  livemode: false;
+  livemode: boolean;
   created: number;
   next_action: {
     type: "redirect_to_url";
@@ -58,9 +67,11 @@ type PaymentIntent = {
   } | null;
   last_payment_error: { code: string; decline_code?: string; message: string } | null;
   return_url: string | null;
+  canceled_at: number | null;
+  cancellation_reason: string | null;
 };
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
 export type SandboxWebhookEndpoint = {
   id: string;
@@ -84,7 +95,7 @@ export type SandboxEvent = {
   api_version: string;
   created: number;
   data: { object: PaymentIntent };
-  livemode: false;
+  livemode: boolean;
   pending_webhooks: number;
   request: { id: string | null; idempotency_key: string | null };
   type: SandboxEventType;
@@ -102,6 +113,8 @@ export type SandboxDelivery = {
 
 /** Who caused a state change: the API request (id, Idempotency-Key), or nobody (the buyer's 3-DS answer). */
 type RequestInfo = { id: string | null; idempotency_key: string | null };
+/** An API request authenticated with a secret key. */
+type ApiRequest = RequestInfo & { secretKey: string };
 
 export type StripeSandbox = {
   url: string;
@@ -120,6 +133,19 @@ export type StripeSandbox = {
   webhooksSettled: () => Promise<void>;
   /** Turns sending on or off (events are still generated); e.g. the crash test, which tests other paths. */
   setWebhookDelivery: (on: boolean) => void;
+  /** Confirmations that ran, by caller: the publishable key (Stripe.js in a browser) or a secret key (a server). */
+  confirmations: () => { publishable: number; secret: number };
+  /** Makes the next `count` cancel requests fail with 503 (a provider outage); 0 turns it off. */
+  failCancels: (count: number) => void;
+  close: () => Promise<void>;
+};
+
+export type SandboxOptions = {
+  port?: number;
+  /** Let the process exit while the server listens (tests); false for the standalone process. */
+  unref?: boolean;
+  /** Keys accepted besides sk_test_… / pk_test_…: a test's stand-in for a live account (sk_live_…, pk_live_…). */
+  keys?: { secret?: readonly string[]; publishable?: readonly string[] };
 };
 
 /** The card behind each of Stripe's test payment methods (brand, last four digits of its documented number). */
@@ -129,13 +155,34 @@ const TEST_CARDS: Record<string, { brand: string; last4: string }> = {
   [SANDBOX_PAYMENT_METHODS.declined]: { brand: "visa", last4: "0002" },
 };
 
+/** Stripe's documented test card numbers (what a buyer types into Stripe.js) → the test payment method. */
+const TEST_CARD_NUMBERS: Record<string, { method: string; last4: string }> = {
+  "4242424242424242": { method: SANDBOX_PAYMENT_METHODS.succeeds, last4: "4242" },
+  "4000000000003220": { method: SANDBOX_PAYMENT_METHODS.requires3ds, last4: "3220" },
+  "4000002760003184": { method: SANDBOX_PAYMENT_METHODS.requires3ds, last4: "3184" },
+  "4000000000000002": { method: SANDBOX_PAYMENT_METHODS.declined, last4: "0002" },
+};
+
+/** Stripe's cancelable PaymentIntent states (https://docs.stripe.com/api/payment_intents/cancel). */
+const CANCELABLE = new Set<PaymentIntent["status"]>([
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+]);
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** Stripe's `expand[]=payment_method` on a PaymentIntent answer: the id becomes the PaymentMethod object. */
-const expandAnswer = (answer: Answer, params: Record<string, unknown>): Answer => {
+const expandAnswer = (
+  answer: Answer,
+  params: Record<string, unknown>,
+  cardOf: (paymentMethod: string) => { brand: string; last4: string } | undefined,
+): Answer => {
   const expand = Object.values((params.expand as Record<string, string> | undefined) ?? {});
   const body = answer.body as { object?: string; payment_method?: unknown } | null;
   if (!expand.includes("payment_method") || body?.object !== "payment_intent") return answer;
   const id = body.payment_method;
-  const card = typeof id === "string" ? TEST_CARDS[id] : undefined;
+  const card = typeof id === "string" ? cardOf(id) : undefined;
   if (!card) return answer;
   return {
     ...answer,
@@ -171,8 +218,17 @@ const error = (
 });
 
 /** Starts a sandbox on 127.0.0.1 (port 0 = any free port); `unref` lets a test process exit around it. */
-export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}): Promise<StripeSandbox> => {
+export const startStripeSandbox = async ({
+  port: wanted = 0,
+  unref = true,
+  keys = {},
+}: SandboxOptions = {}): Promise<StripeSandbox> => {
   const intents = new Map<string, PaymentIntent>();
+  /** Payment methods made from a typed card number (Stripe.js): the test method they behave as, and the card. */
+  const typedCards = new Map<string, { method: string; brand: string; last4: string }>();
+  const cardOf = (pm: string) => TEST_CARDS[pm] ?? typedCards.get(pm);
+  const confirmations = { publishable: 0, secret: 0 };
+  let cancelFailures = 0;
   const idempotency = new Map<string, { params: string; answer: Answer }>();
   const endpoints = new Map<string, SandboxWebhookEndpoint>();
   const events: SandboxEvent[] = [];
@@ -238,9 +294,10 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
       api_version: Stripe.API_VERSION,
       created: Math.floor(Date.now() / 1000),
       data: { object: JSON.parse(JSON.stringify(pi)) as PaymentIntent },
-      livemode: false,
+      livemode: pi.livemode,
       pending_webhooks: deliver ? targets.length : 0,
-      request,
+      // Stripe's event names the request, never the key it was made with
+      request: { id: request.id, idempotency_key: request.idempotency_key },
       type,
     };
     events.push(event);
@@ -265,7 +322,11 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
     executed += 1;
     pi.payment_method = pm ?? pi.payment_method;
     pi.return_url = returnUrl ?? pi.return_url;
-    switch (pi.payment_method) {
+    pi.last_payment_error = null;
+    const behaves = pi.payment_method
+      ? (typedCards.get(pi.payment_method)?.method ?? pi.payment_method)
+      : null;
+    switch (behaves) {
       case SANDBOX_PAYMENT_METHODS.succeeds:
         pi.status = "succeeded";
         pi.next_action = null;
@@ -301,29 +362,42 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
     }
   };
 
+  /** The buyer's answer to the 3-DS challenge of `id`; null when none is pending. */
+  const answerChallenge = (id: string, approve: boolean): PaymentIntent | null => {
+    const pi = intents.get(id);
+    if (!pi || pi.status !== "requires_action") return null;
+    pi.next_action = null;
+    // the buyer's answer, not an API request: Stripe's event then has request.id null
+    const buyer = { id: null, idempotency_key: null };
+    if (approve) {
+      pi.status = "succeeded";
+      emit("payment_intent.succeeded", pi, buyer);
+    } else {
+      pi.status = "requires_payment_method";
+      pi.last_payment_error = {
+        code: "payment_intent_authentication_failure",
+        message: "We are unable to authenticate your payment method.",
+      };
+      emit("payment_intent.payment_failed", pi, buyer);
+    }
+    return pi;
+  };
+
   const route = (
     method: string,
     path: string,
     params: Record<string, unknown>,
-    request: RequestInfo,
+    request: ApiRequest,
   ): Answer => {
     const [, v1, resource, id, action] = path.split("/");
     if (v1 === "sandbox" && resource === "3ds" && id && method === "POST") {
-      const pi = intents.get(id);
-      if (!pi || pi.status !== "requires_action")
-        return error(400, "invalid_request_error", "No challenge pending");
-      pi.next_action = null;
-      // the buyer's answer, not an API request: Stripe's event then has request.id null
-      const buyer = { id: null, idempotency_key: null };
-      if (params.outcome === "approve") {
-        pi.status = "succeeded";
-        emit("payment_intent.succeeded", pi, buyer);
-      } else {
-        pi.status = "requires_payment_method";
-        pi.last_payment_error = { code: "payment_intent_authentication_failure", message: "3-DS failed" };
-        emit("payment_intent.payment_failed", pi, buyer);
-      }
-      return { status: 200, body: pi };
+      const pi = answerChallenge(id, params.outcome === "approve");
+      return pi ? { status: 200, body: pi } : error(400, "invalid_request_error", "No challenge pending");
+    }
+    if (v1 === "sandbox" && resource === "faults" && !id && method === "POST") {
+      const count = params.cancel === "unavailable" ? Number(params.count ?? 1) : 0;
+      cancelFailures = Number.isInteger(count) && count > 0 ? count : 0;
+      return { status: 200, body: { cancel_failures: cancelFailures } };
     }
     if (v1 === "v1" && resource === "webhook_endpoints" && !id) return webhookEndpoints(method, params);
     if (v1 === "v1" && resource === "payment_intents" && id === "search" && method === "GET") {
@@ -384,11 +458,13 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
         payment_method: typeof params.payment_method === "string" ? params.payment_method : null,
         metadata: (params.metadata as Record<string, string>) ?? {},
         client_secret: "",
-        livemode: false,
+        livemode: !request.secretKey.startsWith("sk_test_") && !request.secretKey.startsWith("rk_test_"),
         created: Math.floor(Date.now() / 1000),
         next_action: null,
         last_payment_error: null,
         return_url: typeof params.return_url === "string" ? params.return_url : null,
+        canceled_at: null,
+        cancellation_reason: null,
       };
       pi.client_secret = `${pi.id}_secret_${randomBytes(8).toString("hex")}`;
       intents.set(pi.id, pi);
@@ -403,17 +479,43 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
       });
     if (method === "GET" && !action) return { status: 200, body: pi };
     if (method === "POST" && action === "confirm") {
-      if (pi.status === "succeeded") {
-        return error(400, "invalid_request_error", "This PaymentIntent has already succeeded.", {
+      if (pi.status === "succeeded" || pi.status === "canceled") {
+        return error(400, "invalid_request_error", `This PaymentIntent's status is ${pi.status}.`, {
           code: "payment_intent_unexpected_state",
+          payment_intent: pi,
         });
       }
+      confirmations.secret += 1;
       return confirm(
         pi,
         typeof params.payment_method === "string" ? params.payment_method : undefined,
         typeof params.return_url === "string" ? params.return_url : null,
         request,
       );
+    }
+    if (method === "POST" && action === "cancel") {
+      if (cancelFailures > 0) {
+        cancelFailures -= 1;
+        // Stripe-Should-Retry: false, so the SDK reports the outage at once instead of retrying it away
+        return {
+          ...error(503, "api_error", "The sandbox is unavailable (fault injected by a test)."),
+          headers: { "stripe-should-retry": "false" },
+        };
+      }
+      if (!CANCELABLE.has(pi.status)) {
+        return error(
+          400,
+          "invalid_request_error",
+          `You cannot cancel this PaymentIntent because it has a status of ${pi.status}.`,
+          { code: "payment_intent_unexpected_state", payment_intent: pi },
+        );
+      }
+      pi.status = "canceled";
+      pi.next_action = null;
+      pi.canceled_at = Math.floor(Date.now() / 1000);
+      pi.cancellation_reason =
+        typeof params.cancellation_reason === "string" ? params.cancellation_reason : null;
+      return { status: 200, body: pi };
     }
     return error(404, "invalid_request_error", "Unrecognized request URL");
   };
@@ -483,29 +585,129 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
     };
   };
 
+  const isSecretKey = (k: string) => /^(sk|rk)_test_\w+$/.test(k) || (keys.secret ?? []).includes(k);
+  const isPublishableKey = (k: unknown) =>
+    typeof k === "string" && (/^pk_test_\w+$/.test(k) || (keys.publishable ?? []).includes(k));
+
+  /** The bank's challenge page and the buyer's answer to it (no API key: the buyer's browser). */
+  const challengePage = (req: IncomingMessage, res: ServerResponse, id: string, raw: string) => {
+    const pi = intents.get(id);
+    if (req.method === "GET") {
+      if (!pi || pi.status !== "requires_action") {
+        res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("No pending authentication");
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure (Stripe sandbox)</title></head>
+<body><main><h1>Test bank: confirm this payment</h1>
+<p>${escapeHtml(`${(pi.amount / 100).toFixed(2)} ${pi.currency.toUpperCase()}`)} (sandbox amounts assume two decimals)</p>
+<form method="post"><button name="outcome" value="approve">Complete authentication</button>
+<button name="outcome" value="fail">Fail authentication</button></form></main></body></html>`,
+      );
+      return;
+    }
+    const approve = new URLSearchParams(raw).get("outcome") === "approve";
+    const answered = answerChallenge(id, approve);
+    if (!answered || !answered.return_url) {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("No pending authentication");
+      return;
+    }
+    const back = new URL(answered.return_url);
+    back.searchParams.set("payment_intent", answered.id);
+    back.searchParams.set("payment_intent_client_secret", answered.client_secret);
+    back.searchParams.set("redirect_status", approve ? "succeeded" : "failed");
+    res.writeHead(302, { location: back.toString() }).end();
+  };
+
+  /**
+   * Stripe.js in the buyer's browser: the publishable key opens one PaymentIntent together with its client
+   * secret, to read it or to confirm it with the card number the buyer typed.
+   */
+  const browserRoute = (
+    method: string,
+    path: string,
+    params: Record<string, unknown>,
+    flat: URLSearchParams,
+  ): Answer => {
+    const [, v1, resource, id, action] = path.split("/");
+    const pi = v1 === "v1" && resource === "payment_intents" && id ? intents.get(id) : undefined;
+    if (!pi) return error(404, "invalid_request_error", "Unrecognized request URL");
+    if (params.client_secret !== pi.client_secret) {
+      return error(
+        400,
+        "invalid_request_error",
+        "The client_secret provided does not match this PaymentIntent.",
+      );
+    }
+    if (method === "GET" && !action) return { status: 200, body: pi };
+    if (method !== "POST" || action !== "confirm")
+      return error(404, "invalid_request_error", "Unrecognized request URL");
+    if (pi.status === "succeeded" || pi.status === "canceled") {
+      return error(400, "invalid_request_error", `This PaymentIntent's status is ${pi.status}.`, {
+        code: "payment_intent_unexpected_state",
+      });
+    }
+    const number = (flat.get("payment_method_data[card][number]") ?? "").replaceAll(" ", "");
+    const card = TEST_CARD_NUMBERS[number];
+    if (!card) return error(402, "card_error", "Your card number is invalid.", { code: "invalid_number" });
+    const pm = `pm_${randomBytes(12).toString("hex")}`;
+    typedCards.set(pm, { method: card.method, brand: "visa", last4: card.last4 });
+    confirmations.publishable += 1;
+    return confirm(pi, pm, typeof params.return_url === "string" ? params.return_url : null, {
+      id: `req_${randomBytes(8).toString("hex")}`,
+      idempotency_key: null,
+    });
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
     const key = req.headers["idempotency-key"];
-    const request: RequestInfo = {
-      id: `req_${randomBytes(8).toString("hex")}`,
-      idempotency_key: typeof key === "string" ? key : null,
-    };
+    const requestId = `req_${randomBytes(8).toString("hex")}`;
     const send = (a: Answer, replayed = false) =>
       res
         .writeHead(a.status, {
           "content-type": "application/json",
-          "request-id": request.id!,
+          "request-id": requestId,
+          // Stripe's API answers Stripe.js cross-origin
+          "access-control-allow-origin": "*",
           ...(replayed ? { "idempotent-replayed": "true" } : {}),
+          ...a.headers,
         })
         .end(JSON.stringify(a.body));
-    if (!req.headers.authorization?.startsWith("Bearer sk_test_")) {
-      return send(error(401, "invalid_request_error", "Invalid API Key provided"));
-    }
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", base);
     const path = url.pathname;
-    const params = parseForm(method === "GET" ? url.search.slice(1) : raw);
+    if (method === "OPTIONS") {
+      res
+        .writeHead(204, {
+          "access-control-allow-origin": "*",
+          "access-control-allow-methods": "GET, POST",
+          "access-control-allow-headers": "content-type, authorization, stripe-version",
+        })
+        .end();
+      return;
+    }
+    const rawParams = method === "GET" ? url.search.slice(1) : raw;
+    const params = parseForm(rawParams);
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const challenge = /^\/sandbox\/3ds\/(pi_\w+)$/.exec(path);
+    if (challenge && (method === "GET" || (method === "POST" && bearer === undefined))) {
+      return challengePage(req, res, challenge[1]!, raw);
+    }
+    if (bearer === undefined && isPublishableKey(params.key)) {
+      return send(
+        expandAnswer(browserRoute(method, path, params, new URLSearchParams(rawParams)), params, cardOf),
+      );
+    }
+    if (bearer === undefined || !isSecretKey(bearer)) {
+      return send(error(401, "invalid_request_error", "Invalid API Key provided"));
+    }
+    const request: ApiRequest = {
+      id: requestId,
+      idempotency_key: typeof key === "string" ? key : null,
+      secretKey: bearer,
+    };
     if (method === "POST" && typeof key === "string") {
-      const scoped = `${req.headers.authorization} ${key}`;
+      const scoped = `${bearer} ${key}`;
       const previous = idempotency.get(scoped);
       const fingerprint = `${path} ${raw}`;
       if (previous) {
@@ -520,12 +722,17 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
         }
         return send(previous.answer, true);
       }
-      const answer = expandAnswer(route(method, path, params, request), params);
-      // Stripe keeps the first result (errors included) as a snapshot
-      idempotency.set(scoped, { params: fingerprint, answer: JSON.parse(JSON.stringify(answer)) as Answer });
+      const answer = expandAnswer(route(method, path, params, request), params, cardOf);
+      // Stripe keeps the first result (errors included) as a snapshot, but not a failure of its own (5xx)
+      if (answer.status < 500) {
+        idempotency.set(scoped, {
+          params: fingerprint,
+          answer: JSON.parse(JSON.stringify(answer)) as Answer,
+        });
+      }
       return send(answer);
     }
-    return send(expandAnswer(route(method, path, params, request), params));
+    return send(expandAnswer(route(method, path, params, request), params, cardOf));
   };
 
   const server: Server = createServer((req, res) => {
@@ -557,6 +764,15 @@ export const startStripeSandbox = async ({ port: wanted = 0, unref = true } = {}
     setWebhookDelivery: (on) => {
       deliver = on;
     },
+    confirmations: () => ({ ...confirmations }),
+    failCancels: (count) => {
+      cancelFailures = count;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 };
 

@@ -10,31 +10,31 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
+import { startStripeSandbox, type StripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { callApp, rest } from "../../helpers/app-client";
-import { startFakeStripeApi, type FakeStripeApi } from "../../helpers/fake-stripe-api";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, totalOf, type Checkout } from "./helpers";
 
 // The server side of the hosted payment page for LIVE stores (issue #5 §3): the page data hands Stripe.js the
 // PaymentIntent's client secret and the store's publishable key (never the secret key); after the browser
-// confirmed (here: the same form-encoded publishable-key call Stripe.js makes, sent to the fake Stripe API),
+// confirmed (here: the same form-encoded publishable-key call Stripe.js makes, sent to a second Stripe sandbox standing in for the live account),
 // `refresh` and the 3-DS return read the provider's state and finish once; a PaymentIntent of another checkout
 // is refused; a store without keys gets a clear state, never a 500. The browser itself is e2e/ui/
 // hosted-payment-live.spec.ts.
 //
 // How a live store gets an escalated checkout here: live stores refuse agent profiles on private addresses
 // (allowsPrivateFor), and this test's agent profile is on 127.0.0.1. So the real completion runs while the store
-// is in test mode, with the sandbox PSP pointed (STRIPE_SANDBOX_URL) at the same fake Stripe account that
+// is in test mode, with the sandbox PSP pointed (STRIPE_SANDBOX_URL) at the same sandbox instance that
 // STRIPE_API_URL names for live calls; then the store is switched to live with its keys. The PaymentIntent,
 // the card-payment row and the continue link are exactly what completion made — no hand-written payment state.
 
 const SECRET_KEY = "sk_live_fakeaccount123";
 const PUBLISHABLE_KEY = "pk_live_fakeaccount123";
 
-let stripe: FakeStripeApi;
+let stripe: StripeSandbox;
 let store: Store;
 let key: string;
 let signedProfile: string;
@@ -42,10 +42,7 @@ let agentKey: { kid: string; privateJwk: JWK };
 let sock: { id: string };
 
 before(async () => {
-  stripe = await startFakeStripeApi({
-    secretKeys: ["sk_test_sandbox", SECRET_KEY],
-    publishableKey: PUBLISHABLE_KEY,
-  });
+  stripe = await startStripeSandbox({ keys: { secret: [SECRET_KEY], publishable: [PUBLISHABLE_KEY] } });
   // getEnv() caches its first read, which prepareTestDatabase makes: set the URLs first
   process.env.STRIPE_API_URL = stripe.url;
   process.env.STRIPE_SANDBOX_URL = stripe.url;

@@ -25,8 +25,11 @@ import { BUYER, SEED_ADDRESS, type Checkout, type Message } from "./helpers";
 // agent's first card escalates to 3-DS; the agent then completes with another card; the buyer approves the first
 // challenge at the provider anyway (Stripe.js / the bank's page), and its late outcome reaches us through the
 // Stripe webhook, the hosted page's return and the reconciliation sweep, in every order, while the second
-// completion runs or after it. Each run checks money from the fake provider's own ledger: the late PaymentIntent
-// really succeeded there, charges − refunds = the order total, and there is exactly one order.
+// completion runs or after it. The provider is down for cancels meanwhile (the sandbox answers them 503), so the
+// superseded attempt cannot be canceled and the late approval really charges: the case only refunds can fix.
+// Each run checks money from the fake provider's own ledger: the late PaymentIntent really succeeded there,
+// charges − refunds = the order total, and there is exactly one order. When the provider can cancel, the
+// superseded attempt is canceled at once and the buyer's late approval finds nothing to approve (its own test).
 // PostgreSQL gets 50 runs (true concurrency over a pool); PGlite (one connection) a smaller run: it shows the
 // orderings, not true concurrency.
 
@@ -135,96 +138,134 @@ const TIMINGS = ["before", "during", "after"] as const;
 
 const jitter = () => sleep(Math.floor(Math.random() * 4));
 
-test(`3-DS, then a second card, then the late 3-DS approval — ${RUNS} runs over every ordering: the late payment really succeeded, net charged = order total, one order`, async () => {
-  const db = await getDb();
-  for (let run = 0; run < RUNS; run++) {
-    // deterministic enumeration: 3 timings × 6 orderings of the late events, cycled; random delays on top
-    const timing = TIMINGS[run % TIMINGS.length]!;
-    const ordering = ORDERINGS[Math.floor(run / TIMINGS.length) % ORDERINGS.length]!;
-    const label = `run ${run} (approval ${timing} the second card; late events ${ordering.join(" → ")})`;
-    const c = await readyCheckout();
-    const escalated = await complete(c, "pm_card_threeDSecure2Required");
-    assert.equal(escalated.body.status, "requires_escalation", `${label}: ${escalated.text}`);
-    const firstIntent = intentsOf(c.id)[0]!;
-    const token = new URL(escalated.body.continue_url!).pathname.split("/").at(-1)!;
-
-    const approve = async () => {
-      await jitter();
-      await answerSandboxChallenge(firstIntent.id, true);
-    };
-    const lateEvents = async () => {
-      const retries: LateEvent[] = [];
-      for (const event of ordering) {
-        await jitter();
-        if (event === "webhook") {
-          const answer = await deliverWebhook(firstIntent.id);
-          // Stripe redelivers an event we answered with a 5xx
-          if (answer.status !== 200) retries.push("webhook");
-        } else if (event === "return") await returnFromProvider(store.slug, token, firstIntent.id);
-        else await sweep();
-      }
-      for (const event of retries) if (event === "webhook") await deliverWebhook(firstIntent.id);
-    };
-    const secondCard = async () => {
-      await jitter();
-      return complete(c, "pm_card_visa");
-    };
-
-    let second: Awaited<ReturnType<typeof complete>>;
-    if (timing === "before") {
-      await approve();
-      [second] = await Promise.all([secondCard(), lateEvents()]);
-    } else if (timing === "during") {
-      [second] = await Promise.all([secondCard(), approve().then(lateEvents)]);
-    } else {
-      second = await secondCard();
-      await approve();
-      await lateEvents();
-    }
-
-    // never "completed" beside an error that invites another payment
-    assert.equal(second.body.status, "completed", `${label}: ${second.text}`);
-    assert.ok(
-      !second.body.messages.some((m) => m.type === "error"),
-      `${label}: ${JSON.stringify(second.body.messages)}`,
-    );
-    const orders = await db.order.findMany({ where: { checkoutId: c.id } });
-    assert.equal(orders.length, 1, `${label}: one order`);
-    const total = (orders[0]!.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
-    const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
-    assert.equal(
-      late.status,
-      "succeeded",
-      `${label}: the late PaymentIntent really succeeded at the provider`,
-    );
-    assert.equal(netCharged(c.id), total.amount, `${label}: net charged (provider ledger) = order total`);
-    // the order keeps the payment that paid for it; any extra success is refunded in full and shown on it
-    const paid = intentsOf(c.id).find((pi) => pi.id === orders[0]!.paymentRef)!;
-    assert.equal(paid.amount_refunded, 0, `${label}: the order's own payment is not refunded`);
-    const extras = intentsOf(c.id).filter((pi) => pi.status === "succeeded" && pi.id !== paid.id);
-    for (const extra of extras)
-      assert.equal(extra.amount_refunded, extra.amount, `${label}: refunded in full`);
-    if (extras.length > 0) {
-      const adjustments = await db.orderAdjustment.findMany({
-        where: { orderId: orders[0]!.id, type: "duplicate_payment_refund" },
-      });
-      assert.equal(adjustments.length, extras.length, `${label}: each refund shown on the order once`);
-      const events = await db.orderEvent.findMany({
-        where: { orderId: orders[0]!.id, kind: "order.updated" },
-      });
-      assert.ok(events.length >= extras.length, `${label}: emitted as an order event`);
-      const attempts = await db.paymentAttempt.findMany({ where: { checkoutId: c.id } });
-      for (const extra of extras) {
-        assert.equal(attempts.find((a) => a.providerRef === extra.id)?.state, "refunded", label);
-      }
-    }
-    assert.equal(
-      await db.paymentAttempt.count({ where: { checkoutId: c.id, isCurrent: true } }),
-      1,
-      `${label}: one current attempt`,
-    );
+/** The provider cannot cancel anything while `body` runs (an outage of its cancel endpoint). */
+const withoutCancels = async (body: () => Promise<void>) => {
+  sandbox.failCancels(Number.MAX_SAFE_INTEGER);
+  try {
+    await body();
+  } finally {
+    sandbox.failCancels(0);
   }
+};
+
+test("3-DS, then a second card: the superseded PaymentIntent is canceled at the provider, the buyer's late approval finds nothing to approve, charged once", async () => {
+  const db = await getDb();
+  const c = await readyCheckout();
+  const escalated = await complete(c, "pm_card_threeDSecure2Required");
+  assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+  const firstIntent = intentsOf(c.id)[0]!;
+  const paid = await complete(c, "pm_card_visa");
+  assert.equal(paid.body.status, "completed", paid.text);
+  const first = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
+  assert.equal(first.status, "canceled", "canceled at the provider when the second card started");
+  assert.equal(
+    (await db.paymentAttempt.findFirstOrThrow({ where: { providerRef: firstIntent.id } })).state,
+    "canceled",
+  );
+  // the buyer answers the bank's challenge late: nothing is pending any more
+  await answerSandboxChallenge(firstIntent.id, true);
+  assert.equal(sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!.status, "canceled");
+  await sweep();
+  const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+  const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+  assert.equal(netCharged(c.id), total.amount, "net charged (provider ledger) = order total");
+  assert.equal(intentsOf(c.id).filter((pi) => pi.amount_refunded > 0).length, 0, "nothing to refund");
+  assert.equal(await db.paymentAttempt.count({ where: { checkoutId: c.id, isCurrent: true } }), 1);
 });
+
+test(`3-DS, then a second card, then the late 3-DS approval — ${RUNS} runs over every ordering: the late payment really succeeded, net charged = order total, one order`, () =>
+  withoutCancels(async () => {
+    const db = await getDb();
+    for (let run = 0; run < RUNS; run++) {
+      // deterministic enumeration: 3 timings × 6 orderings of the late events, cycled; random delays on top
+      const timing = TIMINGS[run % TIMINGS.length]!;
+      const ordering = ORDERINGS[Math.floor(run / TIMINGS.length) % ORDERINGS.length]!;
+      const label = `run ${run} (approval ${timing} the second card; late events ${ordering.join(" → ")})`;
+      const c = await readyCheckout();
+      const escalated = await complete(c, "pm_card_threeDSecure2Required");
+      assert.equal(escalated.body.status, "requires_escalation", `${label}: ${escalated.text}`);
+      const firstIntent = intentsOf(c.id)[0]!;
+      const token = new URL(escalated.body.continue_url!).pathname.split("/").at(-1)!;
+
+      const approve = async () => {
+        await jitter();
+        await answerSandboxChallenge(firstIntent.id, true);
+      };
+      const lateEvents = async () => {
+        const retries: LateEvent[] = [];
+        for (const event of ordering) {
+          await jitter();
+          if (event === "webhook") {
+            const answer = await deliverWebhook(firstIntent.id);
+            // Stripe redelivers an event we answered with a 5xx
+            if (answer.status !== 200) retries.push("webhook");
+          } else if (event === "return") await returnFromProvider(store.slug, token, firstIntent.id);
+          else await sweep();
+        }
+        for (const event of retries) if (event === "webhook") await deliverWebhook(firstIntent.id);
+      };
+      const secondCard = async () => {
+        await jitter();
+        return complete(c, "pm_card_visa");
+      };
+
+      let second: Awaited<ReturnType<typeof complete>>;
+      if (timing === "before") {
+        await approve();
+        [second] = await Promise.all([secondCard(), lateEvents()]);
+      } else if (timing === "during") {
+        [second] = await Promise.all([secondCard(), approve().then(lateEvents)]);
+      } else {
+        second = await secondCard();
+        await approve();
+        await lateEvents();
+      }
+
+      // never "completed" beside an error that invites another payment
+      assert.equal(second.body.status, "completed", `${label}: ${second.text}`);
+      assert.ok(
+        !second.body.messages.some((m) => m.type === "error"),
+        `${label}: ${JSON.stringify(second.body.messages)}`,
+      );
+      const orders = await db.order.findMany({ where: { checkoutId: c.id } });
+      assert.equal(orders.length, 1, `${label}: one order`);
+      const total = (orders[0]!.totals as { type: string; amount: number }[]).find(
+        (t) => t.type === "total",
+      )!;
+      const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
+      assert.equal(
+        late.status,
+        "succeeded",
+        `${label}: the late PaymentIntent really succeeded at the provider`,
+      );
+      assert.equal(netCharged(c.id), total.amount, `${label}: net charged (provider ledger) = order total`);
+      // the order keeps the payment that paid for it; any extra success is refunded in full and shown on it
+      const paid = intentsOf(c.id).find((pi) => pi.id === orders[0]!.paymentRef)!;
+      assert.equal(paid.amount_refunded, 0, `${label}: the order's own payment is not refunded`);
+      const extras = intentsOf(c.id).filter((pi) => pi.status === "succeeded" && pi.id !== paid.id);
+      for (const extra of extras)
+        assert.equal(extra.amount_refunded, extra.amount, `${label}: refunded in full`);
+      if (extras.length > 0) {
+        const adjustments = await db.orderAdjustment.findMany({
+          where: { orderId: orders[0]!.id, type: "duplicate_payment_refund" },
+        });
+        assert.equal(adjustments.length, extras.length, `${label}: each refund shown on the order once`);
+        const events = await db.orderEvent.findMany({
+          where: { orderId: orders[0]!.id, kind: "order.updated" },
+        });
+        assert.ok(events.length >= extras.length, `${label}: emitted as an order event`);
+        const attempts = await db.paymentAttempt.findMany({ where: { checkoutId: c.id } });
+        for (const extra of extras) {
+          assert.equal(attempts.find((a) => a.providerRef === extra.id)?.state, "refunded", label);
+        }
+      }
+      assert.equal(
+        await db.paymentAttempt.count({ where: { checkoutId: c.id, isCurrent: true } }),
+        1,
+        `${label}: one current attempt`,
+      );
+    }
+  }));
 
 test(`a declined card racing a good one (${DECLINE_RUNS} runs): never "completed" beside an error inviting another payment; one order, charged once`, async () => {
   const db = await getDb();
@@ -255,48 +296,49 @@ test(`a declined card racing a good one (${DECLINE_RUNS} runs): never "completed
   }
 });
 
-test("a superseded success whose refund was interrupted after its intent (attempt refunding) is finished by the sweep with the same key: refunded once, shown once", async () => {
-  const db = await getDb();
-  const c = await readyCheckout();
-  const escalated = await complete(c, "pm_card_threeDSecure2Required");
-  assert.equal(escalated.body.status, "requires_escalation", escalated.text);
-  const firstIntent = intentsOf(c.id)[0]!;
-  const paid = await complete(c, "pm_card_visa");
-  assert.equal(paid.body.status, "completed", paid.text);
-  await answerSandboxChallenge(firstIntent.id, true);
-  // the process died right after writing the refund intent, before asking the provider
-  const { count } = await db.paymentAttempt.updateMany({
-    where: { providerRef: firstIntent.id },
-    data: { state: "refunding" },
-  });
-  assert.equal(count, 1);
-  await sweep();
-  await sweep();
-  assert.equal((await deliverWebhook(firstIntent.id)).status, 200);
-  const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
-  assert.equal(late.amount_refunded, late.amount, "refunded in full, once");
-  const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
-  assert.notEqual(order.paymentRef, firstIntent.id, "the order keeps the payment that paid for it");
-  const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
-  assert.equal(netCharged(c.id), total.amount);
-  assert.equal(
-    await db.orderAdjustment.count({ where: { orderId: order.id, type: "duplicate_payment_refund" } }),
-    1,
-  );
-  // the order's wire shows the refund of the extra payment
-  const read = await rest<{ adjustments?: { type: string }[] }>(
-    "GET",
-    `/s/${store.slug}/orders/${order.id}`,
-    {
-      headers: headers(),
-    },
-  );
-  assert.equal(read.status, 200, read.text);
-  assert.ok(
-    read.body.adjustments?.some((a) => a.type === "duplicate_payment_refund"),
-    read.text,
-  );
-});
+test("a superseded success whose refund was interrupted after its intent (attempt refunding) is finished by the sweep with the same key: refunded once, shown once", () =>
+  withoutCancels(async () => {
+    const db = await getDb();
+    const c = await readyCheckout();
+    const escalated = await complete(c, "pm_card_threeDSecure2Required");
+    assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+    const firstIntent = intentsOf(c.id)[0]!;
+    const paid = await complete(c, "pm_card_visa");
+    assert.equal(paid.body.status, "completed", paid.text);
+    await answerSandboxChallenge(firstIntent.id, true);
+    // the process died right after writing the refund intent, before asking the provider
+    const { count } = await db.paymentAttempt.updateMany({
+      where: { providerRef: firstIntent.id },
+      data: { state: "refunding" },
+    });
+    assert.equal(count, 1);
+    await sweep();
+    await sweep();
+    assert.equal((await deliverWebhook(firstIntent.id)).status, 200);
+    const late = sandbox.paymentIntents().find((pi) => pi.id === firstIntent.id)!;
+    assert.equal(late.amount_refunded, late.amount, "refunded in full, once");
+    const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+    assert.notEqual(order.paymentRef, firstIntent.id, "the order keeps the payment that paid for it");
+    const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
+    assert.equal(netCharged(c.id), total.amount);
+    assert.equal(
+      await db.orderAdjustment.count({ where: { orderId: order.id, type: "duplicate_payment_refund" } }),
+      1,
+    );
+    // the order's wire shows the refund of the extra payment
+    const read = await rest<{ adjustments?: { type: string }[] }>(
+      "GET",
+      `/s/${store.slug}/orders/${order.id}`,
+      {
+        headers: headers(),
+      },
+    );
+    assert.equal(read.status, 200, read.text);
+    assert.ok(
+      read.body.adjustments?.some((a) => a.type === "duplicate_payment_refund"),
+      read.text,
+    );
+  }));
 
 test("a webhook for a PaymentIntent of an unknown checkout or another store changes nothing", async () => {
   const db = await getDb();

@@ -5,6 +5,7 @@ import Stripe from "stripe";
 import { getDb } from "@/lib/config/db";
 import { updateAttemptState } from "@/lib/payments/attempts";
 import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
+import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
 import { finishPayment } from "./finish-payment";
@@ -30,7 +31,8 @@ export const handleStripeWebhook = async (
 ): Promise<WebhookAnswer> => {
   const store = await getStoreOrThrow(slug).catch(() => null);
   if (!store) return { status: 404, body: { error: "unknown store" } };
-  const secret = store.mode === "test" ? SANDBOX_WEBHOOK_SECRET : store.stripeWebhookSecret;
+  const account = stripeAccountOf(store);
+  const secret = account.kind === "sandbox" ? SANDBOX_WEBHOOK_SECRET : account.webhookSecret;
   if (!secret) return { status: 400, body: { error: "no Stripe webhook secret configured for this store" } };
   let event: Stripe.Event;
   try {

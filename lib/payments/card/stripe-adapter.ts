@@ -9,24 +9,27 @@ import type { Store } from "@/lib/generated/prisma/client";
 import type { ChargeOutcome, ChargeRequest, PaymentRail, RailCredential } from "../rail";
 import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./sandbox-client";
 import { ensureSandboxWebhookEndpoint } from "./sandbox-webhooks";
+import { stripeAccountOf } from "./stripe-account";
 
-// The card rail on the official Stripe SDK (DECISIONS.md A: stripe@23.1.0). Live stores use their own secret
-// key against api.stripe.com; test stores use the sandbox PSP through the SDK's host/port/protocol options —
-// the same adapter code either way. One PaymentIntent per attempt, created and confirmed in one call with the
-// payment-method token, for the live re-priced total, with our idempotency key forwarded.
+// The card rail on the official Stripe SDK (DECISIONS.md A: stripe@23.1.0). A store's account (stripe-account.ts)
+// decides where calls go: Stripe with the store's own keys (live, or Stripe's test mode with test keys), or the
+// sandbox PSP through the SDK's host/port/protocol options — the same adapter code either way. One PaymentIntent
+// per attempt, created and confirmed in one call with the payment-method token, for the live re-priced total,
+// with our idempotency key forwarded.
 
 export const clientFor = async (store: Store): Promise<Stripe> => {
-  if (store.mode === "live") {
-    if (!store.stripeSecretKey) {
+  const account = stripeAccountOf(store);
+  if (account.kind === "stripe") {
+    if (!account.secretKey) {
       throw new AppError(
         "payment_provider_error",
         `Store ${store.slug} has no Stripe credentials configured`,
       );
     }
-    // STRIPE_API_URL: api.stripe.com unless the operator points live calls at a Stripe-compatible test server
+    // STRIPE_API_URL: api.stripe.com unless the operator points calls at a Stripe-compatible test server
     const api = new URL(getEnv().STRIPE_API_URL);
     const protocol = api.protocol === "http:" ? "http" : "https";
-    return new Stripe(store.stripeSecretKey, {
+    return new Stripe(account.secretKey, {
       host: api.hostname,
       port: Number(api.port || (protocol === "https" ? 443 : 80)),
       protocol,
