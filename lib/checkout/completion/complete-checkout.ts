@@ -1,6 +1,5 @@
 import "server-only";
 
-import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { getDb } from "@/lib/config/db";
@@ -8,20 +7,13 @@ import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
-import {
-  continueUrlOf,
-  draftOf,
-  loadCheckoutOrThrow,
-  sameLines,
-  saveCheckout,
-  VersionConflict,
-} from "../checkout-record";
-import { priceCheckout, type StoredInstrument } from "../price-checkout";
+import { continueUrlOf, loadCheckoutOrThrow } from "../checkout-record";
 import { CompleteCheckoutInputSchema, type CompleteCheckoutInput } from "../schemas";
 import { moveCheckout } from "../state";
-import { checkoutToWire } from "../to-wire";
 import { answerBuyerStep, answerDecline, answerSuccess, renderFinal } from "./answer-outcome";
 import { chooseRail } from "./choose-rail";
+import { holdSession } from "./hold-session";
+import { priceForCompletion } from "./price-for-completion";
 import { startAttempt } from "./start-attempt";
 import { verifyMandate } from "./verify-mandate";
 
@@ -31,8 +23,9 @@ export { chargeKey } from "./start-attempt";
 //   1. a completed checkout returns its order (exactly once, DECISIONS B8); a canceled one is refused
 //   2. choose the rail (choose-rail.ts)
 //   3. re-price and re-check stock on the live catalog; any blocker returns the checkout, nothing is charged
+//      (price-for-completion.ts)
 //   4. verify the AP2 checkout mandate over the live terms (verify-mandate.ts)
-//   5. hold the session (complete_in_progress) at the re-priced amounts
+//   5. hold the session (complete_in_progress) at the re-priced amounts (hold-session.ts)
 //   6. start or reuse the payment attempt and settle it with the agent's credential (start-attempt.ts)
 //   7. answer the outcome: success → the one finisher places the order or refunds (finish-payment.ts);
 //      decline → payment_failed; buyer step → requires_escalation (answer-outcome.ts)
@@ -40,14 +33,6 @@ export { chargeKey } from "./start-attempt";
 // attempt, never from the request) and the same order.
 
 const MAX_ATTEMPTS = 8;
-
-const stripCredentials = (payment: NonNullable<CompleteCheckoutInput["payment"]>) =>
-  (payment.instruments ?? []).map((i, n): StoredInstrument => ({
-    id: i.id ?? `pi_${n + 1}`,
-    handler_id: i.handler_id,
-    type: i.type ?? "card",
-    selected: i.selected ?? false,
-  }));
 
 export const completeCheckout = defineOperation({
   name: "complete_checkout",
@@ -81,52 +66,19 @@ export const completeCheckout = defineOperation({
       // 2.
       const { rail, adapter } = chooseRail(store, input.payment);
       // 3.
-      const instruments = input.payment ? stripCredentials(input.payment) : draftOf(session).instruments;
-      const draft = {
-        ...draftOf(session),
-        instruments: rail.instrument
-          ? [{ ...instruments[Math.max(rail.index, 0)]!, selected: true }]
-          : instruments,
-      };
-      const priced = await priceCheckout(db, store, draft, { now: ctx.now });
-      const wire = checkoutToWire({ ...session, paymentInstruments: draft.instruments }, priced, {
-        store,
-        baseUrl: ctx.baseUrl,
-        ucpVersion: ctx.ucpVersion,
-        order: null,
-      });
-      if (priced.status !== "ready_for_complete") return { body: await withMerchantAuthorization(ctx, wire) };
+      const priced = await priceForCompletion(db, ctx, store, session, rail, input.payment);
+      if (priced.priced.status !== "ready_for_complete") {
+        return { body: await withMerchantAuthorization(ctx, priced.wire) };
+      }
       // 4.
-      await verifyMandate(ctx, store, wire, input.ap2?.checkout_mandate);
-      // 5. the charged amounts are the stored ones; the hosted link exists before the charge (it is the
-      // provider's return_url, stable across retries)
-      const amount = priced.totals.find((t) => t.type === "total")?.amount ?? 0;
-      const lines = priced.lines.map((l, position) => ({
-        id: l.id,
-        variantId: l.variant.id,
-        quantity: l.quantity,
-        priceMinor: l.unitPrice,
-        position,
-      }));
-      const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
-      try {
-        await saveCheckout(db, {
-          id: session.id,
-          version: session.version,
-          status: "complete_in_progress",
-          data: { totals: priced.totals, paymentInstruments: draft.instruments, continueToken },
-          lines: sameLines(session.lineItems, lines) ? null : lines,
-        });
-      } catch (error) {
-        if (!(error instanceof VersionConflict)) throw error;
+      await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate);
+      // 5.
+      const hold = await holdSession(db, session, priced);
+      if (hold.kind === "changed") {
         await sleep(Math.floor(Math.random() * 5 * round));
         continue;
       }
       // 6.
-      const held = await db.checkoutSession.findUniqueOrThrow({
-        where: { id: session.id },
-        select: { continueToken: true },
-      });
       let started;
       try {
         started = await startAttempt(db, {
@@ -134,10 +86,10 @@ export const completeCheckout = defineOperation({
           checkoutId: session.id,
           handlerId: rail.handlerId,
           adapter,
-          amount,
+          amount: hold.amount,
           currency: session.currency,
           token: rail.instrument?.credential?.token ?? null,
-          returnUrl: continueUrlOf(store, ctx.baseUrl, held.continueToken ?? continueToken),
+          returnUrl: continueUrlOf(store, ctx.baseUrl, hold.continueToken),
         });
       } catch (error) {
         // nothing charged: reopen the session for another try

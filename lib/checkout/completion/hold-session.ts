@@ -1,0 +1,50 @@
+import "server-only";
+
+import { randomBytes } from "node:crypto";
+
+import type { Db } from "@/lib/config/db";
+
+import { sameLines, saveCheckout, VersionConflict, type loadCheckoutOrThrow } from "../checkout-record";
+import type { priceForCompletion } from "./price-for-completion";
+
+type Session = Awaited<ReturnType<typeof loadCheckoutOrThrow>>;
+type Priced = Awaited<ReturnType<typeof priceForCompletion>>;
+
+/**
+ * Step: hold the session (complete_in_progress) at the re-priced amounts, which become the stored ones that are
+ * charged. The hosted link exists before the charge: it is the provider's return_url, stable across retries.
+ * `changed`: the session moved since it was read (a racing update or completion); read it again.
+ */
+export const holdSession = async (
+  db: Db,
+  session: Session,
+  { draft, priced }: Pick<Priced, "draft" | "priced">,
+): Promise<{ kind: "held"; amount: number; continueToken: string } | { kind: "changed" }> => {
+  const amount = priced.totals.find((t) => t.type === "total")?.amount ?? 0;
+  const lines = priced.lines.map((l, position) => ({
+    id: l.id,
+    variantId: l.variant.id,
+    quantity: l.quantity,
+    priceMinor: l.unitPrice,
+    position,
+  }));
+  const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
+  try {
+    await saveCheckout(db, {
+      id: session.id,
+      version: session.version,
+      status: "complete_in_progress",
+      data: { totals: priced.totals, paymentInstruments: draft.instruments, continueToken },
+      lines: sameLines(session.lineItems, lines) ? null : lines,
+    });
+  } catch (error) {
+    if (error instanceof VersionConflict) return { kind: "changed" };
+    throw error;
+  }
+  // a racing completion that held the session first set the token the provider will return to
+  const held = await db.checkoutSession.findUniqueOrThrow({
+    where: { id: session.id },
+    select: { continueToken: true },
+  });
+  return { kind: "held", amount, continueToken: held.continueToken ?? continueToken };
+};
