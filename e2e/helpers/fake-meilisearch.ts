@@ -64,6 +64,7 @@ export const startFakeMeilisearch = async (): Promise<FakeMeilisearch> => {
       const body = await readBody(req);
       requests.push({ method: req.method ?? "GET", path: `${url.pathname}${url.search}`, body });
       const parts = url.pathname.split("/").filter(Boolean);
+      if (url.pathname === "/health" && req.method === "GET") return send(res, 200, { status: "available" });
       if (parts[0] === "tasks" && parts[1] && req.method === "GET") {
         const task = tasks.get(Number(parts[1]));
         if (!task) return send(res, 404, { message: "task not found", code: "task_not_found" });

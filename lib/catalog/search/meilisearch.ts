@@ -156,6 +156,17 @@ export const meiliConfigFromEnv = (): MeiliConfig => {
 const clientFor = (config: MeiliConfig) =>
   new Meilisearch({ host: config.host, ...(config.apiKey ? { apiKey: config.apiKey } : {}) });
 
+/** Meilisearch's GET /health within `timeoutMs` (readiness): resolves when the engine says it is available. */
+export const checkMeilisearchHealth = async (config: MeiliConfig, timeoutMs: number): Promise<void> => {
+  const client = new Meilisearch({
+    host: config.host,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    timeout: timeoutMs,
+  });
+  const health = await client.health();
+  if (health.status !== "available") throw new Error(`Meilisearch reports ${String(health.status)}`);
+};
+
 /** Pushes the index settings and waits for the task (creates the index if it does not exist). */
 export const applyIndexSettings = async (config: MeiliConfig): Promise<void> => {
   const index = clientFor(config).index(config.indexUid);
