@@ -15,9 +15,11 @@ const EnvSchema = z.object({
     .url()
     .transform((u) => u.replace(/\/+$/, ""))
     .optional(),
+  /** HTTP port (default 3000). */
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /** Meilisearch for catalog search at scale (Catalog issue); unset = PostgreSQL full-text search. */
   MEILISEARCH_URL: z.string().url().optional(),
+  /** Meilisearch API key (search and index rights), when the engine requires one. */
   MEILISEARCH_KEY: z.string().optional(),
   /** Meilisearch index uid of the catalog (default "products"). */
   MEILISEARCH_INDEX: z
@@ -28,6 +30,7 @@ const EnvSchema = z.object({
   CATALOG_CURSOR_SECRET: z.string().min(32, "use at least 32 characters").optional(),
   /** How long (ms) a search's total_count and facets are reused by its next pages; 0 disables (docs/search.md). */
   SEARCH_SUMMARY_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** production turns off the test-mode conveniences (OAUTH_TEST_MODE, OUTBOUND_ALLOW_PRIVATE defaults). */
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /**
    * May global surfaces fetch agent profiles on private/loopback addresses? Per-store surfaces follow the store's

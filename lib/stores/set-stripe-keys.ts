@@ -29,7 +29,10 @@ export const setStripeKeys = async (
     throw new AppError("invalid_request", "Give --secret-key, --webhook-secret and/or --publishable-key");
   }
   if (secretKey && !SECRET_KEY.test(secretKey)) {
-    throw new AppError("invalid_request", "The Stripe secret key must look like sk_live_… or sk_test_… (or rk_…)");
+    throw new AppError(
+      "invalid_request",
+      "The Stripe secret key must look like sk_live_… or sk_test_… (or rk_…)",
+    );
   }
   if (webhookSecret && !WEBHOOK_SECRET.test(webhookSecret)) {
     throw new AppError("invalid_request", "The Stripe webhook signing secret must look like whsec_…");
