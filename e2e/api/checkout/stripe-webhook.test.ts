@@ -132,6 +132,9 @@ test("payment_intent.succeeded after 3-DS outside the API places the order once;
   const db = await getDb();
   assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
   assert.equal((await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } })).paymentRef, pi.id);
+  // the receipt's card, read from the provider: the event itself never carries it
+  const attempt = await db.paymentAttempt.findUniqueOrThrow({ where: { providerRef: pi.id } });
+  assert.deepEqual([attempt.cardBrand, attempt.cardLast4], ["visa", "3220"]);
 });
 
 test("live store: set-stripe-keys validates and stores the webhook secret the route then verifies with", async () => {

@@ -3,9 +3,12 @@ import "server-only";
 import Stripe from "stripe";
 
 import { getDb } from "@/lib/config/db";
+import type { Store } from "@/lib/generated/prisma/client";
 import { updateAttemptState } from "@/lib/payments/attempts";
 import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
 import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
+import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
+import type { PaymentMethodSummary } from "@/lib/payments/rail";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
 import { finishPayment } from "./finish-payment";
@@ -22,6 +25,20 @@ import { finishPayment } from "./finish-payment";
 export { SANDBOX_WEBHOOK_SECRET };
 
 export type WebhookAnswer = { status: number; body: Record<string, unknown> };
+
+/**
+ * The card behind a PaymentIntent for the receipt (brand, last four). Events never expand the payment method, so
+ * it is read from the provider; when the provider cannot answer now the order is placed without it.
+ */
+const cardOf = async (store: Store, paymentIntentId: string): Promise<PaymentMethodSummary | undefined> => {
+  try {
+    const outcome = await stripeCardRail.retrieve(store, paymentIntentId);
+    return outcome.kind === "succeeded" ? outcome.method : undefined;
+  } catch (error) {
+    console.warn(`stripe webhook: card details of ${paymentIntentId}: ${(error as Error).message}`);
+    return undefined;
+  }
+};
 
 export const handleStripeWebhook = async (
   slug: string,
@@ -78,7 +95,10 @@ export const handleStripeWebhook = async (
       if (checkoutId && event.type === "payment_intent.succeeded") {
         // the one finisher: the order for the current payment, a full refund for any other success; a refunded
         // payment is never turned into an order by a late event
-        await finishPayment(db, store, checkoutId, intent.id, { now });
+        await finishPayment(db, store, checkoutId, intent.id, {
+          now,
+          method: await cardOf(store, intent.id),
+        });
       } else if (event.type === "payment_intent.payment_failed") {
         await updateAttemptState(db, intent.id, "declined");
         if (payment) {
