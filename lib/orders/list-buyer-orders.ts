@@ -90,14 +90,56 @@ const railOf = (handlerId: string | null): BuyerOrderView["payment"]["rail"] =>
 
 export type BuyerOrderFilter = { store?: string; status?: string };
 
+/** Where an "older orders" page starts: just after the last order shown (created at, id), opaque in the link. */
+const encodeCursor = (order: { createdAt: Date; id: string }): string =>
+  Buffer.from(`${order.createdAt.getTime()}.${order.id}`).toString("base64url");
+
+const decodeCursor = (cursor: string): { createdAt: Date; id: string } | null => {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
+  const match = /^(\d{1,15})\.(ord_[A-Za-z0-9_-]{1,64})$/.exec(
+    Buffer.from(cursor, "base64url").toString("utf8"),
+  );
+  return match ? { createdAt: new Date(Number(match[1])), id: match[2]! } : null;
+};
+
+export type BuyerOrdersPage = {
+  orders: BuyerOrderView[];
+  /** The link cursor of the next (older) page, or null on the last page. */
+  older: string | null;
+  /** The `before` cursor was not one of ours (a hand-edited link): the first page is shown instead. */
+  invalidCursor: boolean;
+};
+
+/** One page of the buyer's orders, newest first; `before` continues after the page that ended there. */
+export const listBuyerOrdersPage = async (
+  buyerId: string,
+  filter: BuyerOrderFilter = {},
+  { before, pageSize = BUYER_ORDERS_PAGE }: { before?: string; pageSize?: number } = {},
+): Promise<BuyerOrdersPage> => {
+  const cursor = before ? decodeCursor(before) : null;
+  const { rows, more } = await findBuyerOrders(buyerId, filter, cursor, pageSize);
+  return {
+    orders: await toViews(rows),
+    older: more && rows.length > 0 ? encodeCursor(rows.at(-1)!) : null,
+    invalidCursor: Boolean(before) && !cursor,
+  };
+};
+
 /**
- * The signed-in buyer's orders, newest first, filtered by store slug (an unknown one: none) and status (a value that
- * is not an order status is ignored).
+ * The signed-in buyer's newest orders (one page), filtered by store slug (an unknown one: none) and status (a value
+ * that is not an order status is ignored).
  */
 export const listBuyerOrders = async (
   buyerId: string,
   filter: BuyerOrderFilter = {},
-): Promise<BuyerOrderView[]> => {
+): Promise<BuyerOrderView[]> => (await listBuyerOrdersPage(buyerId, filter)).orders;
+
+const findBuyerOrders = async (
+  buyerId: string,
+  filter: BuyerOrderFilter,
+  cursor: { createdAt: Date; id: string } | null,
+  pageSize: number,
+) => {
   const db = await getDb();
   const status = (ORDER_STATUSES as readonly string[]).includes(filter.status ?? "")
     ? (filter.status as OrderStatus)
@@ -106,8 +148,20 @@ export const listBuyerOrders = async (
     ...buyerOrdersWhere(buyerId),
     ...(filter.store ? { store: { slug: filter.store } } : {}),
     ...(status ? { status } : {}),
+    ...(cursor
+      ? {
+          AND: [
+            {
+              OR: [
+                { createdAt: { lt: cursor.createdAt } },
+                { createdAt: cursor.createdAt, id: { lt: cursor.id } },
+              ],
+            },
+          ],
+        }
+      : {}),
   };
-  const rows = await db.order.findMany({
+  const found = await db.order.findMany({
     where,
     include: {
       store: { select: { slug: true, name: true } },
@@ -117,8 +171,15 @@ export const listBuyerOrders = async (
       events: { orderBy: { sequence: "asc" }, select: { kind: true, createdAt: true } },
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: BUYER_ORDERS_PAGE,
+    take: pageSize + 1,
   });
+  return { rows: found.slice(0, pageSize), more: found.length > pageSize };
+};
+
+const toViews = async (
+  rows: Awaited<ReturnType<typeof findBuyerOrders>>["rows"],
+): Promise<BuyerOrderView[]> => {
+  const db = await getDb();
   // the attempt that paid each order carries the card's brand and last four (payment_attempts.provider_ref)
   const refs = rows.flatMap((o) => (o.paymentRef ? [o.paymentRef] : []));
   const attempts = refs.length

@@ -9,14 +9,20 @@ import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
 import { EmptyState } from "@/components/ui/empty-state";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { isOAuthTestMode } from "@/lib/config/env";
-import { BUYER_ORDERS_PAGE, listBuyerOrders, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
+import { listBuyerOrdersPage, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
 
 // My orders: what the buyer's agents bought, across stores (DECISIONS.md B17: the buyer sees all their orders).
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "My orders — Agent Commerce Service", robots: { index: false } };
 
-type Props = { searchParams: Promise<{ store?: string | string[]; status?: string | string[] }> };
+type Props = {
+  searchParams: Promise<{
+    store?: string | string[];
+    status?: string | string[];
+    before?: string | string[];
+  }>;
+};
 
 const one = (v: string | string[] | undefined) => (typeof v === "string" ? v : "");
 
@@ -36,14 +42,31 @@ export default async function MyOrdersPage({ searchParams }: Props) {
   const params = await searchParams;
   const store = one(params.store);
   const status = one(params.status);
-  const [orders, stores] = await Promise.all([
-    listBuyerOrders(buyer.id, { store, status }),
+  const before = one(params.before);
+  const [page, stores] = await Promise.all([
+    listBuyerOrdersPage(buyer.id, { store, status }, { before: before || undefined }),
     listBuyerOrderStores(buyer.id),
   ]);
+  const { orders } = page;
   const filtered = Boolean(store || status);
+  const later = Boolean(before) && !page.invalidCursor;
+  /** This list's link with the filters kept and `before` set (or dropped: the newest page). */
+  const pageLink = (cursor: string | null) => {
+    const query = new URLSearchParams({
+      ...(store ? { store } : {}),
+      ...(status ? { status } : {}),
+      ...(cursor ? { before: cursor } : {}),
+    }).toString();
+    return query ? `/account/orders?${query}` : "/account/orders";
+  };
   return (
     <PageShell title="My orders" description="Everything your agents bought for you, in every store.">
       {stores.length > 0 ? <OrderFilters stores={stores} store={store} status={status} /> : null}
+      {page.invalidCursor ? (
+        <p className="text-muted-foreground mb-4 text-sm" role="status">
+          That page link is not valid any more: here are your newest orders.
+        </p>
+      ) : null}
       {orders.length === 0 ? (
         <EmptyState
           icon={<Package />}
@@ -64,11 +87,17 @@ export default async function MyOrdersPage({ searchParams }: Props) {
         <div className="grid gap-5">
           <p className="text-muted-foreground text-sm" role="status">
             {orders.length === 1 ? "1 order" : `${orders.length} orders`}
-            {orders.length === BUYER_ORDERS_PAGE ? ` (the newest ${BUYER_ORDERS_PAGE})` : ""}
+            {later ? " (older orders)" : page.older ? " (the newest)" : ""}
           </p>
           {orders.map((o) => (
             <OrderCard key={o.id} order={o} />
           ))}
+          {page.older || later ? (
+            <nav aria-label="Pages of orders" className="flex flex-wrap justify-between gap-3 text-sm">
+              {later ? <Link href={pageLink(null)}>Newest orders</Link> : <span />}
+              {page.older ? <Link href={pageLink(page.older)}>Older orders</Link> : null}
+            </nav>
+          ) : null}
         </div>
       )}
     </PageShell>

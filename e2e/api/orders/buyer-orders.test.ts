@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import type { Store } from "@/lib/generated/prisma/client";
-import { listBuyerOrders, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
+import { listBuyerOrders, listBuyerOrdersPage, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 
@@ -191,5 +191,44 @@ describe("listBuyerOrders — the data of /account/orders", () => {
       (await listBuyerOrderStores(bob.buyerId)).map((s) => s.name),
       ["Alder Books"],
     );
+  });
+
+  test("pages of older orders: each order once, newest first, the filters kept; a cursor that is not ours shows the first page", async () => {
+    const cy = await bearerOfNewBuyer("/cy-agent");
+    const bought: string[] = [];
+    for (let i = 0; i < 5; i++) bought.push((await buy(i % 2, cy.authorization)).orderId);
+    const seen: string[] = [];
+    let before: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listBuyerOrdersPage(cy.buyerId, {}, { before, pageSize: 2 });
+      assert.equal(page.invalidCursor, false);
+      assert.ok(page.orders.length <= 2);
+      seen.push(...page.orders.map((o) => o.id));
+      before = page.older ?? undefined;
+      pages += 1;
+    } while (before && pages < 10);
+    assert.equal(pages, 3);
+    assert.deepEqual(seen, [...bought].reverse(), "every order once, newest first");
+    const alder = await listBuyerOrdersPage(cy.buyerId, { store: stores[0]!.slug }, { pageSize: 2 });
+    const olderAlder = await listBuyerOrdersPage(
+      cy.buyerId,
+      { store: stores[0]!.slug },
+      { before: alder.older!, pageSize: 2 },
+    );
+    assert.deepEqual(
+      [...alder.orders, ...olderAlder.orders].map((o) => o.id),
+      [bought[4], bought[2], bought[0]],
+      "the store filter holds across pages",
+    );
+    assert.equal(olderAlder.older, null, "the last page");
+    for (const forged of ["not-a-cursor!", Buffer.from("123.chk_x").toString("base64url"), "%FF"]) {
+      const page = await listBuyerOrdersPage(cy.buyerId, {}, { before: forged, pageSize: 2 });
+      assert.equal(page.invalidCursor, true, forged);
+      assert.deepEqual(
+        page.orders.map((o) => o.id),
+        [bought[4], bought[3]],
+      );
+    }
   });
 });
