@@ -337,6 +337,17 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
   await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
   await expect(page.getByTestId("receipt-total")).toHaveText(payTotal);
   await tour("pay-done", null);
+  // the sandbox bank's 3-D Secure step: the agent's card asked for a challenge
+  const challenged = await newCheckout(key);
+  const challenge = await ucp<Checkout>(
+    "POST",
+    `/checkout-sessions/${challenged.id}/complete`,
+    key,
+    await cardCompletionBody(challenged, STORE, signer, "pm_card_threeDSecure2Required"),
+  );
+  expect(challenge.body.status).toBe("requires_escalation");
+  await tour("pay-challenge", challenge.body.continue_url!);
+  await expect(page.getByText("This is the sandbox bank challenge.")).toBeVisible();
   await tour("not-found", `/s/${STORE}/cart/ct_${"x".repeat(22)}`);
   await tour("orders-signed-out", "/account/orders");
   const { verifier, state } = await startAuthorization(page, "tour");
