@@ -53,6 +53,32 @@ const loadVariants = async (db: Db, storeId: string, ids: readonly string[]): Pr
   }));
 };
 
+/** How many variant ids a "this is a product" message lists. */
+const LISTED_VARIANTS = 10;
+
+/** Ids among `ids` that are products of this store (a common mistake: a product id as a line item's item.id). */
+const productVariantsOf = async (db: Db, storeId: string, ids: string[]) => {
+  const found = new Map<string, { title: string; variants: { id: string; title: string }[]; more: number }>();
+  if (ids.length === 0) return found;
+  const products = await db.product.findMany({
+    where: { storeId, id: { in: ids } },
+    select: {
+      id: true,
+      title: true,
+      variants: {
+        select: { id: true, title: true },
+        orderBy: [{ position: "asc" }, { id: "asc" }],
+        take: LISTED_VARIANTS,
+      },
+      _count: { select: { variants: true } },
+    },
+  });
+  for (const p of products) {
+    found.set(p.id, { title: p.title, variants: p.variants, more: p._count.variants - p.variants.length });
+  }
+  return found;
+};
+
 export const priceLines = async (
   db: Db,
   store: Store,
@@ -61,15 +87,25 @@ export const priceLines = async (
   const ids = [...new Set(lines.map((l) => l.item.id))];
   const variants = await loadVariants(db, store.id, ids);
   const byId = new Map(variants.map((v) => [v.id, v]));
+  const products = await productVariantsOf(
+    db,
+    store.id,
+    ids.filter((id) => !byId.has(id)),
+  );
   const messages: UcpMessage[] = [];
   const priced: PricedLine[] = [];
   for (const line of lines) {
     const variant = byId.get(line.item.id);
     if (!variant) {
+      const product = products.get(line.item.id);
       messages.push({
         type: "error",
         code: "item_unavailable",
-        content: `Variant "${line.item.id}" is not sold by ${store.name}; use a variant id from this store's catalog`,
+        content: product
+          ? `"${line.item.id}" is a product (${product.title}), not a variant: line items take a variant id — ` +
+            product.variants.map((v) => `${v.id} (${v.title})`).join(", ") +
+            (product.more > 0 ? ` and ${product.more} more (get_product lists them all)` : "")
+          : `Variant "${line.item.id}" is not sold by ${store.name}; use a variant id from this store's catalog`,
         severity: "recoverable",
       });
       continue;

@@ -49,7 +49,9 @@ export const assertTier = (actual: TrustTier, required: TrustTier): void => {
   throw new AppError(
     "insufficient_trust",
     required === "token"
-      ? "This operation needs the token tier: send X-API-Key (platform) or a buyer bearer token"
+      ? "This operation needs the token tier: send X-API-Key with a platform key (the operator creates one with " +
+          "npm run admin -- create-api-key; the embedded demo prints one when it makes it) or a buyer's bearer token " +
+          "(OAuth 2.1: /.well-known/oauth-authorization-server)"
       : `This operation needs the ${required} tier (an RFC 9421 signature by a key in your agent profile)`,
     { details: { required_tier: required, tier: actual } },
   );

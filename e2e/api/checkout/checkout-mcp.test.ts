@@ -92,6 +92,23 @@ const call = async <T = Checkout>(
 };
 
 describe("per-store MCP checkout tools (official SDK client)", () => {
+  test("a product id given as a line item: item_unavailable that names the product's variant ids", async () => {
+    const boots = await seedProduct(store, {
+      title: "Camp Stove",
+      variants: [
+        { priceMinor: 4000, title: "Small" },
+        { priceMinor: 5000, title: "Large" },
+      ],
+    });
+    const answer = await call<ErrorEnvelope>("create_checkout", {
+      checkout: { line_items: [{ item: { id: boots.id }, quantity: 1 }] },
+    });
+    const message = answer.messages[0];
+    assert.equal(message?.code, "item_unavailable");
+    for (const v of boots.variants)
+      assert.ok(message?.content.includes(`${v.id} (${v.title})`), message?.content);
+  });
+
   test("tools/list advertises the four checkout tools and get_order with namespace, id and annotations", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));

@@ -501,6 +501,27 @@ describe("bad input: a clear code and JSONPath, and nothing stored changes", () 
     assert.equal(mixed.body.messages[0]?.code, "item_unavailable");
   });
 
+  test("a product id given as a line item: item_unavailable that names the product's variant ids, no session", async () => {
+    const db = await getDb();
+    const boots = await seedProduct(store, {
+      title: "Trail Boots",
+      variants: [
+        { priceMinor: 9000, title: "Size 41" },
+        { priceMinor: 9000, title: "Size 42" },
+      ],
+    });
+    const before = await db.checkoutSession.count();
+    const res = await create({ line_items: [{ item: { id: boots.id }, quantity: 1 }] });
+    assertUcpSchema("shopping/types/error_response.json", res.body);
+    const message = (res.body as unknown as ErrorEnvelope).messages[0];
+    assert.equal(message?.code, "item_unavailable");
+    const variantIds = (await db.variant.findMany({ where: { productId: boots.id } })).map((v) => v.id);
+    assert.equal(variantIds.length, 2);
+    for (const id of variantIds) assert.ok(message?.content.includes(id), message?.content);
+    assert.match(message?.content ?? "", /is a product \(Trail Boots\), not a variant/);
+    assert.equal(await db.checkoutSession.count(), before);
+  });
+
   test("stock is checked at create and update: out_of_stock on the line's quantity blocks completion", async () => {
     const created = await create({
       line_items: [{ item: { id: lowStock.id }, quantity: 2 }],
