@@ -27,7 +27,7 @@ import { listDeliveries } from "@/lib/webhooks/list-deliveries";
 import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
-const USAGE = `Usage: npm run admin -- <command> [options]
+const USAGE = `Usage: npm run admin -- <command> [options]    (npm run admin -- <command> --help: that command)
 
 Commands:
   create-api-key --name <name> [--permissions ${PLATFORM_PERMISSIONS.join(",")}]
@@ -72,9 +72,10 @@ Commands:
   Card payments (issue #5):
   set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
                   [--publishable-key <pk_live_…|pk_test_…>]
-                 A live store's Stripe secret key and webhook signing secret ("" clears); test stores use the
-                 sandbox PSP. Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook. The publishable
-                 key (public) lets the hosted payment page run Stripe's Payment Element for live stores.
+                 A store's Stripe secret key and webhook signing secret ("" clears): live keys for a live store;
+                 test keys put a test-mode store on Stripe's own test mode (without keys: the sandbox PSP).
+                 Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook. The publishable key (public)
+                 lets the hosted payment page run Stripe's Payment Element.
   reconcile-payments [--store <slug>] [--grace-seconds <n>] [--limit <n>] [--json]
                  Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
                  PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
@@ -83,9 +84,29 @@ Commands:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
 
+const HELP = new Set(["help", "--help", "-h"]);
+
+/** The usage lines of one command: its entry in USAGE up to the next command or section. */
+const usageOf = (command: string): string | null => {
+  const lines = USAGE.split("\n");
+  const start = lines.findIndex((l) => new RegExp(`^  ${command}(\\s|$)`).test(l));
+  if (start === -1) return null;
+  const end = lines.findIndex((l, i) => i > start && /^  \S/.test(l));
+  return lines.slice(start, end === -1 ? undefined : end).join("\n");
+};
+
 /** Runs one admin command; returns the process exit code (thrown errors are the caller's to print). */
 export const runAdmin = async (argv: string[]): Promise<number> => {
   const [command, ...rest] = argv;
+  if (command === undefined || HELP.has(command)) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (rest.some((a) => HELP.has(a))) {
+    const usage = usageOf(command);
+    console.log(usage ? `Usage: npm run admin -- ${usage.trimStart()}` : USAGE);
+    return usage ? 0 : 2;
+  }
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -347,7 +368,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       return 0;
     }
     default:
-      console.error(command ? `Unknown command "${command}"\n` : "");
+      console.error(`Unknown command "${command}" (npm run admin -- <command> --help explains one)\n`);
       console.error(USAGE);
       return 2;
   }
