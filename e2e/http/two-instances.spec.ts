@@ -1,0 +1,214 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect, test } from "@playwright/test";
+import type { JWK } from "jose";
+
+import { seedId } from "../../prisma/seed/seed-ids";
+import { startStripeSandbox, type StripeSandbox } from "../../sandbox/stripe/server";
+import { findFreePort } from "../../scripts/lib/free-port";
+import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
+import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
+import { cardCompletionBody } from "../helpers/card-completion";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
+
+// Several instances behind a load balancer: two processes of the built service on one PostgreSQL and one Stripe
+// sandbox, each with its own webhook worker and sweeps. A purchase hops between them call by call (create on A,
+// update on B, complete on A, read on B); an Idempotency-Key used on one is replayed by the other; the order's
+// webhook reaches the platform exactly once although both workers poll the same queue; and a key revoked in the
+// database is refused by both at once (nothing about credentials is cached per instance).
+
+const STORE = "summit-trail-outfitters";
+
+test.describe.configure({ mode: "serial" });
+
+let postgres: PostgresServer;
+let sandbox: StripeSandbox;
+let receiver: WebhookReceiver;
+let profileServer: Server;
+let agentProfileUrl = "";
+let tempDir = "";
+const instances: ServedApp[] = [];
+const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const signer = { privateJwk: privateKey.export({ format: "jwk" }) as JWK, kid: "e2e-two-instances" };
+
+const start = async (args: string[]) => {
+  const app = await startServedApp({
+    port: await findFreePort(),
+    args,
+    env: {
+      DATABASE_URL: postgres.url,
+      DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
+      STRIPE_SANDBOX_URL: sandbox.url,
+      WEBHOOK_WORKER: "on",
+    },
+  });
+  instances.push(app);
+  return app;
+};
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  tempDir = mkdtempSync(path.join(tmpdir(), "acs-two-"));
+  sandbox = await startStripeSandbox();
+  receiver = await startWebhookReceiver();
+  postgres = await startPostgres();
+  await start([]); // A migrates and seeds
+  await start(["--no-setup"]); // B only serves
+  const demo = (await (await fetch(`${instances[0]!.baseUrl}/demo/agent/.well-known/ucp`)).json()) as {
+    ucp: { capabilities: Record<string, { config?: object }[]> };
+  };
+  const profile = JSON.stringify({
+    ...demo,
+    ucp: {
+      ...demo.ucp,
+      capabilities: {
+        ...demo.ucp.capabilities,
+        "dev.ucp.shopping.order": demo.ucp.capabilities["dev.ucp.shopping.order"]!.map((entry) => ({
+          ...entry,
+          config: { ...entry.config, webhook_url: receiver.url("/orders") },
+        })),
+      },
+    },
+    signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid: signer.kid, alg: "ES256", use: "sig" }],
+  });
+  profileServer = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(profile),
+  );
+  await new Promise<void>((resolve) => profileServer.listen(0, "127.0.0.1", resolve));
+  agentProfileUrl = `http://127.0.0.1:${(profileServer.address() as AddressInfo).port}/.well-known/ucp`;
+});
+
+test.afterAll(async () => {
+  for (const app of instances) {
+    app.child.kill("SIGTERM");
+    await app.exited;
+  }
+  profileServer?.close();
+  await receiver?.close();
+  await sandbox?.close();
+  await postgres?.stop();
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
+
+const demoKey = () =>
+  (JSON.parse(readFileSync(path.join(tempDir, "demo-platform-key.json"), "utf8")) as { key: string }).key;
+
+type Checkout = {
+  id: string;
+  status: string;
+  order?: { id: string };
+  messages: { code?: string; content: string }[];
+};
+
+const call = async <T>(
+  app: ServedApp,
+  method: string,
+  p: string,
+  {
+    body,
+    key = demoKey(),
+    idempotencyKey = randomUUID(),
+  }: { body?: unknown; key?: string; idempotencyKey?: string } = {},
+) => {
+  const response = await fetch(`${app.baseUrl}/s/${STORE}${p}`, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      "request-id": randomUUID(),
+      "idempotency-key": idempotencyKey,
+      "ucp-agent": `profile="${agentProfileUrl}"`,
+      "x-api-key": key,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+};
+
+test("a purchase hops between two instances; an idempotency key is honoured by both; the order's webhook arrives once", async () => {
+  const [a, b] = instances as [ServedApp, ServedApp];
+  let variantId = "";
+  for (let i = 0; i < 20 && !variantId; i++) {
+    const p = await call<{
+      product?: { variants: { id: string; availability?: { available?: boolean } }[] };
+    }>(i % 2 ? b : a, "POST", "/catalog/product", { body: { id: seedId("product", STORE, i) } });
+    variantId = p.body.product?.variants.find((v) => v.availability?.available !== false)?.id ?? "";
+  }
+  expect(variantId).not.toBe("");
+  const createKey = randomUUID();
+  const body = {
+    line_items: [{ item: { id: variantId }, quantity: 1 }],
+    buyer: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
+  };
+  const created = await call<Checkout>(a, "POST", "/checkout-sessions", { body, idempotencyKey: createKey });
+  expect(created.status, JSON.stringify(created.body.messages)).toBe(201);
+  // the same request with the same key on the other instance replays the first answer
+  const replayed = await call<Checkout>(b, "POST", "/checkout-sessions", { body, idempotencyKey: createKey });
+  expect(replayed.body.id).toBe(created.body.id);
+
+  const updated = await call<Checkout>(b, "PUT", `/checkout-sessions/${created.body.id}`, {
+    body: {
+      shipping_address: {
+        line1: "1 Market St",
+        city: "Denver",
+        region: "CO",
+        postal_code: "80202",
+        country: "US",
+      },
+      shipping_method_id: "standard",
+    },
+  });
+  expect(updated.body.status, JSON.stringify(updated.body.messages)).toBe("ready_for_complete");
+  const completed = await call<Checkout>(a, "POST", `/checkout-sessions/${created.body.id}/complete`, {
+    body: await cardCompletionBody(updated.body as never, STORE, signer, "pm_card_visa"),
+  });
+  expect(completed.body.status, JSON.stringify(completed.body.messages)).toBe("completed");
+  const orderId = completed.body.order!.id;
+  const read = await call<{ id: string }>(b, "GET", `/orders/${orderId}`);
+  expect(read.status).toBe(200);
+  expect(read.body.id).toBe(orderId);
+  const charged = sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === created.body.id);
+  expect(charged.map((pi) => pi.status)).toEqual(["succeeded"]);
+
+  // both workers poll the same queue: the order's deliveries arrive, each Webhook-Id only once
+  const ours = () => receiver.received.filter((r) => r.body.includes(orderId));
+  await expect.poll(() => ours().length, { timeout: 20_000 }).toBeGreaterThan(0);
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const ids = ours().map((r) => r.webhookId);
+  expect(new Set(ids).size, `each Webhook-Id once: ${ids.join(", ")}`).toBe(ids.length);
+});
+
+test("a key revoked in the shared database is refused by both instances at once", async () => {
+  const [a, b] = instances as [ServedApp, ServedApp];
+  const { Client } = (await import("pg")).default;
+  const db = new Client({ connectionString: postgres.url });
+  await db.connect();
+  try {
+    const key = `acs_${randomUUID()}`;
+    expect((await call<Checkout>(a, "GET", "/checkout-sessions/chk_none", { key })).status).toBe(401);
+    const demo = demoKey();
+    for (const app of [a, b]) {
+      expect((await call(app, "GET", "/checkout-sessions/chk_none", { key: demo })).status).not.toBe(401);
+    }
+    await db.query("UPDATE platform_api_keys SET revoked_at = now() WHERE revoked_at IS NULL");
+    for (const app of [a, b]) {
+      const refused = await call<{ messages: { code: string }[] }>(
+        app,
+        "GET",
+        "/checkout-sessions/chk_none",
+        {
+          key: demo,
+        },
+      );
+      expect(refused.status).toBe(401);
+      expect(refused.body.messages[0]?.code).toBe("invalid_api_key");
+    }
+  } finally {
+    await db.query("UPDATE platform_api_keys SET revoked_at = NULL");
+    await db.end();
+  }
+});
