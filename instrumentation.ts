@@ -15,7 +15,8 @@ export async function register(): Promise<void> {
   const { reconcileCardPayments, RECONCILE_INTERVAL_MS } =
     await import("@/lib/checkout/completion/reconcile-payments");
   const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
-  startWebhookWorker({
+  const { onShutdown } = await import("@/lib/config/shutdown");
+  const stop = startWebhookWorker({
     periodic: [
       {
         name: "card payment reconciliation",
@@ -44,6 +45,8 @@ export async function register(): Promise<void> {
       },
     ],
   });
+  // graceful shutdown waits for the delivery and the sweep under way; their claims then lapse cleanly
+  onShutdown("webhook worker and sweeps", stop);
   console.log(
     "webhook worker started (order events → signed deliveries; card reconciliation and pending refunds every 60 s)",
   );

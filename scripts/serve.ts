@@ -13,11 +13,14 @@ import next from "next";
 import { demoKeyFile } from "@/lib/config/constants";
 import { closeSharedDb } from "@/lib/config/database";
 import { getBaseUrl, getEnv } from "@/lib/config/env";
+import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { SURFACES } from "@/lib/surfaces";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+/** How long shutdown waits for requests under way, then for the worker's step (each). */
+const SHUTDOWN_GRACE_MS = 10_000;
 /** Node's default; larger header blocks get a 431 with the UCP error envelope (issue #2 "Bad input"). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -92,17 +95,47 @@ const main = async (): Promise<void> => {
     });
   });
   server.on("clientError", rejectClient);
+  // requests under way, so shutdown can wait for them (a load balancer stops sending before it signals us)
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  server.on("request", (_req, res) => {
+    inFlight += 1;
+    res.on("close", () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+  });
 
-  const shutdown = (signal: string) => {
-    console.log(`\n${signal}: closing`);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      console.log(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(
+      `\n${signal}: closing (no new connections; draining ${inFlight} request(s), at most ${SHUTDOWN_GRACE_MS} ms)`,
+    );
+    // no new connections; idle keep-alive sockets close now, busy ones after their response
     server.close();
+    server.closeIdleConnections();
+    if (inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => (drained = resolve)),
+        new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
+      ]);
+    }
+    server.closeAllConnections();
+    const { stopped, problems } = await runShutdownHooks(SHUTDOWN_GRACE_MS);
+    for (const name of stopped) console.log(`stopped: ${name}`);
+    for (const problem of problems) console.error(`shutdown: ${problem}`);
     sandbox?.kill("SIGTERM");
-    closeSharedDb()
-      .catch((error: unknown) => console.error(error))
-      .finally(() => process.exit(0));
+    await closeSharedDb().catch((error: unknown) => console.error(error));
+    console.log(`stopped (${inFlight} request(s) cut short)`);
+    process.exit(0);
   };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   server.listen(env.PORT, host, () => {
     const base = getBaseUrl();
