@@ -18,6 +18,7 @@ export const listMyLinkedAgents = defineOperation({
   input: z.object({}).strict(),
   mutates: false,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { annotations: { readOnlyHint: true } },
   run: async (ctx) => {
     const agents = await listLinkedAgents(buyerIdOrThrow(ctx.principal));

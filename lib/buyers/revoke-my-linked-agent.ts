@@ -24,6 +24,7 @@ export const revokeMyLinkedAgent = defineOperation({
   input: z.object({ id: z.string().min(1, "id (the agent's client_id) is required").max(2048) }).strict(),
   mutates: false,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { destructiveHint: true, idempotentHint: false } },
   run: async (ctx, input) => {
     const buyerId = buyerIdOrThrow(ctx.principal);

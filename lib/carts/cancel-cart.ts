@@ -19,6 +19,7 @@ export const cancelCart = defineOperation({
   input: CartIdInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
   run: async (ctx, input) => {
     const db = await getDb();

@@ -23,6 +23,7 @@ export const createCart = defineOperation({
   input: CreateCartInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "cart", annotations: { readOnlyHint: false, destructiveHint: false } },
   run: async (ctx, input) => {
     const db = await getDb();

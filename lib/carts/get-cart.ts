@@ -15,6 +15,7 @@ export const getCart = defineOperation({
   input: CartIdInputSchema,
   mutates: false,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
   run: async (ctx, input) => {
     const db = await getDb();

@@ -21,6 +21,7 @@ export const updateCart = defineOperation({
   input: UpdateCartInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "cart", takesId: true, annotations: { readOnlyHint: false, destructiveHint: false } },
   run: async (ctx, input) => {
     const db = await getDb();

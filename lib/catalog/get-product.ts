@@ -30,6 +30,7 @@ export const getProduct = defineOperation({
   input: GetProductInputSchema,
   mutates: false,
   tier: "anonymous",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError not_found */
   run: async (ctx, input) => {

@@ -26,6 +26,7 @@ export const cancelCheckout = defineOperation({
   input: CheckoutIdInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
   run: async (ctx, input) => {
     const db = await getDb();

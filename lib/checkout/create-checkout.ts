@@ -82,6 +82,7 @@ export const createCheckout = defineOperation({
   input: CreateCheckoutInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "checkout", annotations: { readOnlyHint: false, destructiveHint: false } },
   run: async (ctx, input: CreateCheckoutInput) => {
     const db = await getDb();

@@ -20,6 +20,7 @@ export const getCheckout = defineOperation({
   input: CheckoutIdInputSchema,
   mutates: false,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
   run: async (ctx, input) => {
     const db = await getDb();

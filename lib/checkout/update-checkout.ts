@@ -32,6 +32,7 @@ export const updateCheckout = defineOperation({
   input: UpdateCheckoutInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: {
     namespace: "checkout",
     takesId: true,

@@ -39,7 +39,14 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   /** State-changing: goes through withIdempotency and needs an idempotency key. */
   mutates: boolean;
   tier: TrustTier;
+  /** What a platform key needs (its permissions: purchase:complete, orders:read). */
   permission?: string;
+  /**
+   * The OAuth scope a buyer's bearer token needs (seed §5 rule 6), checked in one place (assertAllowed, from
+   * executeOperation, for REST and MCP alike). null: buyer tokens cannot call it (the platform-only feeds). A token
+   * with offline_access alone calls nothing: that scope only lets the agent refresh at the token endpoint.
+   */
+  buyerScope: "purchase:complete" | null;
   mcp: {
     /** Namespace object holding the payload in MCP arguments (seed §4: never flat). */
     namespace?: McpNamespace;

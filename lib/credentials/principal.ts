@@ -64,6 +64,29 @@ export const hasPermission = (principal: Principal, permission: string): boolean
   return false;
 };
 
+/**
+ * The one authorization check of an operation, after the tier: a platform key needs the operation's permission, a
+ * buyer's bearer the operation's OAuth scope (none: buyer tokens cannot call it).
+ * @throws AppError insufficient_scope
+ */
+export const assertAllowed = (
+  principal: Principal,
+  op: { name: string; permission?: string; buyerScope: string | null },
+): void => {
+  if (principal.kind === "buyer") {
+    if (op.buyerScope === null) {
+      throw new AppError(
+        "insufficient_scope",
+        `${op.name} is not available with a buyer token: it needs a platform key with ${op.permission ?? "a permission"}`,
+        { details: { required: op.permission ? [op.permission] : [] } },
+      );
+    }
+    assertPermission(principal, op.buyerScope);
+    return;
+  }
+  if (op.permission) assertPermission(principal, op.permission);
+};
+
 /** @throws AppError insufficient_scope when the credential lacks `permission`. */
 export const assertPermission = (principal: Principal, permission: string): void => {
   if (hasPermission(principal, permission)) return;

@@ -4,7 +4,7 @@ import { errorBody, type ErrorBody } from "@/lib/core/envelope";
 import { isErrorCode } from "@/lib/core/error-codes";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
-import { assertPermission, assertTier } from "@/lib/credentials/principal";
+import { assertAllowed, assertTier } from "@/lib/credentials/principal";
 import { requestHash } from "@/lib/idempotency/request-hash";
 import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
 
@@ -39,7 +39,7 @@ export const executeOperation = async (
   rawInput: unknown,
 ): Promise<StoredOutcome & { replayed: boolean }> => {
   assertTier(ctx.tier, op.tier);
-  if (op.permission) assertPermission(ctx.principal, op.permission);
+  assertAllowed(ctx.principal, op);
   const parsed = op.input.safeParse(rawInput);
   if (!parsed.success) throw toAppError(parsed.error);
   const input: unknown = parsed.data;

@@ -29,6 +29,7 @@ export const lookupLocations = defineOperation({
   input: LookupLocationsInputSchema,
   mutates: false,
   tier: "anonymous",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError request_too_large */
   run: async (ctx, input) => {

@@ -65,6 +65,7 @@ export const searchLocations = defineOperation({
   input: SearchLocationsInputSchema,
   mutates: false,
   tier: "anonymous",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError invalid_request (bad cursor) */
   run: async (ctx, input) => {

@@ -25,6 +25,7 @@ export const getOrder = defineOperation({
   input: OrderIdInputSchema,
   mutates: false,
   tier: "token",
+  buyerScope: null,
   permission: "orders:read",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
   run: async (ctx, input) => {

@@ -50,6 +50,7 @@ export const getMyOrder = defineOperation({
   input: z.object({ id: z.string().min(1).max(200) }),
   mutates: false,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
   /** @throws AppError identity_required, not_found */
   run: async (ctx, input) => {
@@ -82,6 +83,7 @@ export const listMyOrders = defineOperation({
     .strict(),
   mutates: false,
   tier: "token",
+  buyerScope: "purchase:complete",
   mcp: { flat: true, annotations: { readOnlyHint: true } },
   /** @throws AppError identity_required, invalid_request (cursor) */
   run: async (ctx, input) => {

@@ -41,6 +41,7 @@ export const listOrderEvents = defineOperation({
   input: ListOrderEventsInputSchema,
   mutates: false,
   tier: "token",
+  buyerScope: null,
   permission: "orders:read",
   mcp: { namespace: "events", annotations: { readOnlyHint: true } },
   /** @throws AppError invalid_request (cursor) */

@@ -25,6 +25,7 @@ export const listWebhookDeliveries = defineOperation({
   input: ListWebhookDeliveriesInputSchema,
   mutates: false,
   tier: "token",
+  buyerScope: null,
   permission: "orders:read",
   mcp: { namespace: "deliveries", annotations: { readOnlyHint: true } },
   run: async (ctx, input) => {

@@ -23,6 +23,7 @@ export const redeliverWebhookOp = defineOperation({
   input: z.object({ id: z.string().min(1).max(200) }),
   mutates: true,
   tier: "token",
+  buyerScope: null,
   permission: "orders:read",
   mcp: { takesId: true, annotations: { idempotentHint: true } },
   /** @throws AppError not_found */

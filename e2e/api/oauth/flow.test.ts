@@ -244,8 +244,17 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
       scope: "offline_access",
       buyerId: first.buyerId,
     });
-    const mcp = await connectMcpClient("/account/mcp", {
+    // the second token carries offline_access alone, which calls no tool (it only refreshes)
+    const refreshOnly = await connectMcpClient("/account/mcp", {
       headers: { authorization: `Bearer ${second.tokens.access_token}`, "request-id": "", "ucp-agent": "" },
+    });
+    await assert.rejects(
+      refreshOnly.callTool({ name: "list_linked_agents", arguments: {} }),
+      /insufficient_scope/,
+    );
+    await refreshOnly.close();
+    const mcp = await connectMcpClient("/account/mcp", {
+      headers: { authorization: `Bearer ${first.tokens.access_token}`, "request-id": "", "ucp-agent": "" },
     });
     const agents = toolJson(await mcp.callTool({ name: "list_linked_agents", arguments: {} }))
       .linked_agents as { scopes: string[] }[];

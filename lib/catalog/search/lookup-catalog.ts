@@ -28,6 +28,7 @@ export const lookupCatalog = defineOperation({
   input: LookupInputSchema,
   mutates: false,
   tier: "anonymous",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError request_too_large */
   run: async (ctx, input) => {

@@ -132,6 +132,7 @@ export const searchCatalog = defineOperation({
   input: SearchInputSchema,
   mutates: false,
   tier: "anonymous",
+  buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError invalid_request (no query or filters, bad cursor) */
   run: async (ctx, input) => ({ body: await runSearch(ctx, input) }),

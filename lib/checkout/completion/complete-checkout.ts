@@ -43,6 +43,7 @@ export const completeCheckout = defineOperation({
   input: CompleteCheckoutInputSchema,
   mutates: true,
   tier: "token",
+  buyerScope: "purchase:complete",
   permission: "purchase:complete",
   mcp: {
     namespace: "checkout",
