@@ -32,6 +32,30 @@ const checkout = {
     { type: "total", amount: 2900, display_text: "Total" },
   ],
   status: "ready_for_complete",
+  buyer: { email: " ada@example.com ", first_name: "Ada" },
+  fulfillment: {
+    methods: [
+      {
+        id: "shipping",
+        type: "shipping",
+        line_item_ids: ["chli_1"],
+        destinations: [
+          {
+            id: "dest_1",
+            street_address: " 1 Market St ",
+            address_locality: "Denver",
+            address_region: "CO",
+            postal_code: "80202",
+            address_country: "us",
+            extended_address: "",
+            label: "home",
+          },
+        ],
+        selected_destination_id: "dest_1",
+        groups: [{ id: "g1", selected_option_id: "standard", options: [] }],
+      },
+    ],
+  },
 };
 const terms: MandateTerms = mandateTerms(checkout, "acme");
 
@@ -58,11 +82,87 @@ test("mandateTerms keeps exactly the B5 fields and JCS orders keys", () => {
       { type: "subtotal", amount: 2900 },
       { type: "total", amount: 2900 },
     ],
+    buyer: { email: "ada@example.com" },
+    // the destination normalized: UCP address fields only, trimmed, country upper-case, empty parts omitted
+    fulfillment: {
+      method: "shipping",
+      destination: {
+        street_address: "1 Market St",
+        address_locality: "Denver",
+        address_region: "CO",
+        postal_code: "80202",
+        address_country: "US",
+      },
+      option: "standard",
+    },
   });
   assert.equal(
     new TextDecoder().decode(mandatePayload(terms)),
-    '{"checkout_id":"chk_1","currency":"USD","line_items":[{"item":{"id":"var_1","price":1450},"quantity":2}],"merchant":"acme","totals":[{"amount":2900,"type":"subtotal"},{"amount":2900,"type":"total"}]}',
+    '{"buyer":{"email":"ada@example.com"},"checkout_id":"chk_1","currency":"USD","fulfillment":{"destination":{"address_country":"US","address_locality":"Denver","address_region":"CO","postal_code":"80202","street_address":"1 Market St"},"method":"shipping","option":"standard"},"line_items":[{"item":{"id":"var_1","price":1450},"quantity":2}],"merchant":"acme","totals":[{"amount":2900,"type":"subtotal"},{"amount":2900,"type":"total"}]}',
   );
+  // nothing chosen yet: the parts are empty, never guessed
+  assert.deepEqual(
+    mandateTerms({ ...checkout, buyer: undefined, fulfillment: undefined }, "acme").fulfillment,
+    {},
+  );
+});
+
+test("a change to the buyer's email, the destination or the option after signing fails the signature", async () => {
+  const mandate = await signCheckoutMandate(terms, { privateJwk: agent.privateJwk, kid: agent.kid, exp });
+  const method = checkout.fulfillment.methods[0]!;
+  const changed = [
+    { ...checkout, buyer: { email: "mallory@example.com" } },
+    {
+      ...checkout,
+      fulfillment: {
+        methods: [
+          { ...method, destinations: [{ ...method.destinations[0]!, street_address: "9 Elsewhere Rd" }] },
+        ],
+      },
+    },
+    {
+      ...checkout,
+      fulfillment: {
+        methods: [{ ...method, groups: [{ id: "g1", selected_option_id: "express", options: [] }] }],
+      },
+    },
+  ];
+  for (const c of changed) {
+    await assert.rejects(verify(mandate, mandateTerms(c, "acme")), (error: AppError) => {
+      assert.equal(error.code, "mandate_invalid_signature");
+      assert.match(error.message, /the buyer's email or the shipment/);
+      return true;
+    });
+  }
+  // what does not change the terms (a label, whitespace, country case) does not break the signature
+  const cosmetic = {
+    ...checkout,
+    fulfillment: {
+      methods: [
+        {
+          ...method,
+          destinations: [
+            { ...method.destinations[0]!, label: "work", address_country: "US", postal_code: "80202 " },
+          ],
+        },
+      ],
+    },
+  };
+  assert.ok(await verify(mandate, mandateTerms(cosmetic, "acme")));
+});
+
+test("a mandate signed over the previous terms (lines and totals only) is refused with a message naming the new terms", async () => {
+  const { buyer: _b, fulfillment: _f, ...previous } = terms;
+  const mandate = await signCheckoutMandate(previous as MandateTerms, {
+    privateJwk: agent.privateJwk,
+    kid: agent.kid,
+    exp,
+  });
+  await assert.rejects(verify(mandate), (error: AppError) => {
+    assert.equal(error.code, "mandate_invalid_signature");
+    assert.match(error.message, /previous terms .* buyer\.email and the fulfillment/);
+    return true;
+  });
 });
 
 test("a detached ES256 mandate over the live terms verifies and returns its header", async () => {

@@ -2,7 +2,7 @@ import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose"
 
 import { AppError } from "@/lib/core/errors";
 
-import { mandatePayload, type MandateTerms } from "./mandate-terms";
+import { mandatePayload, previousMandateTerms, type MandateTerms } from "./mandate-terms";
 
 // Verification of `ap2.checkout_mandate` exactly as DECISIONS.md B5: an ES256 compact JWS with a detached
 // payload `<b64url(header)>..<b64url(signature)>`; protected header alg/kid/exp/merchant/checkout_id; payload =
@@ -89,13 +89,24 @@ export const verifyCheckoutMandate = async (
   } catch {
     throw invalid(`key "${header.kid}" in the agent profile is not a usable P-256 key`);
   }
-  const payload = Buffer.from(mandatePayload(terms)).toString("base64url");
-  try {
-    await compactVerify(`${match[1]}.${payload}.${match[2]}`, key, { algorithms: ["ES256"] });
-  } catch {
+  const verifies = async (payloadBytes: Uint8Array) => {
+    const payload = Buffer.from(payloadBytes).toString("base64url");
+    try {
+      await compactVerify(`${match[1]}.${payload}.${match[2]}`, key, { algorithms: ["ES256"] });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (await verifies(mandatePayload(terms))) return header as MandateHeader;
+  if (await verifies(mandatePayload(previousMandateTerms(terms)))) {
     throw invalid(
-      "signature does not verify over this checkout's current terms (prices or lines changed: re-read and re-sign)",
+      "was signed over the previous terms (lines and totals only); sign the current terms, which also cover " +
+        "buyer.email and the fulfillment method, destination and option (README: Checkout mandates)",
     );
   }
-  return header as MandateHeader;
+  throw invalid(
+    "signature does not verify over this checkout's current terms: a price, line, total, the buyer's email or " +
+      "the shipment (destination or option) changed since signing — re-read the checkout and re-sign",
+  );
 };
