@@ -12,7 +12,7 @@ import next from "next";
 
 import { demoKeyFile } from "@/lib/config/constants";
 import { closeSharedDb } from "@/lib/config/database";
-import { getBaseUrl, getEnv } from "@/lib/config/env";
+import { getBaseUrl, getEnv, parseEnv, privateOutboundAllowed } from "@/lib/config/env";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { SURFACES } from "@/lib/surfaces";
@@ -83,6 +83,11 @@ const main = async (): Promise<void> => {
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();
+  // Next has set NODE_ENV by now (production unless the operator chose otherwise): the policy requests will see.
+  const served = parseEnv(process.env);
+  const outbound = privateOutboundAllowed(served)
+    ? `private and loopback targets allowed for test-mode stores (${served.OUTBOUND_ALLOW_PRIVATE ? `OUTBOUND_ALLOW_PRIVATE=${served.OUTBOUND_ALLOW_PRIVATE}` : `NODE_ENV=${served.NODE_ENV}`})`
+    : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -116,6 +121,7 @@ const main = async (): Promise<void> => {
       const demo = JSON.parse(readFileSync(demoKeyFile(), "utf8")) as { key: string };
       console.log(`\nDemo platform key (X-API-Key): ${demo.key}`);
     }
+    console.log(`Outbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
     console.log(`\nReady on http://${host}:${env.PORT}`);
   });
 };
