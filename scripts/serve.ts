@@ -1,8 +1,9 @@
 // `npm start`: everything a fresh checkout needs to serve — migrate, seed the demo data when the database is
-// empty, build when there is no build, then serve on PORT with the URLs of the surfaces and a demo platform key.
+// empty (outside production, or with SEED_DEMO=1), build when there is no build, then serve on PORT with the URLs
+// of the surfaces and where the demo platform key is kept.
 // `npm run serve` skips the set-up (migrations and seed) and only serves.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
@@ -117,9 +118,9 @@ const main = async (): Promise<void> => {
     );
     console.log("\nSurfaces:");
     for (const s of SURFACES) console.log(`  ${`${base}${s.path}`.padEnd(58)} ${s.transport}`);
+    // Never the key itself: it was printed once when set-up created it, and logs outlive terminals.
     if (existsSync(demoKeyFile())) {
-      const demo = JSON.parse(readFileSync(demoKeyFile(), "utf8")) as { key: string };
-      console.log(`\nDemo platform key (X-API-Key): ${demo.key}`);
+      console.log(`\nDemo platform key (X-API-Key): in ${path.relative(ROOT, demoKeyFile())}`);
     }
     console.log(`Outbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
     console.log(`\nReady on http://${host}:${env.PORT}`);

@@ -37,6 +37,11 @@ const EnvSchema = z.object({
    */
   OUTBOUND_ALLOW_PRIVATE: z.enum(["1", "0", "true", "false"]).optional(),
   /**
+   * `npm start` on an empty database: seed the demo stores (`1`) or not (`0`). Default: seed, except in production
+   * (NODE_ENV=production), where an empty database stays empty unless the operator asks.
+   */
+  SEED_DEMO: z.enum(["1", "0"]).optional(),
+  /**
    * Run the order-webhook delivery worker inside the server (default on). Turn it off on all but one instance
    * if you like; several workers are safe (claims keep them off each other's deliveries).
    */
