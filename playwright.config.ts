@@ -80,6 +80,8 @@ export default defineConfig({
       PORT,
       PGLITE_DIR: process.env.E2E_PGLITE_DIR,
       BASE_URL,
+      // the specs' agent profiles and receivers are on loopback; the production build refuses them unless allowed
+      OUTBOUND_ALLOW_PRIVATE: "1",
     },
     reuseExistingServer: false,
     // A fresh clone builds first (≈ 30–60 s here), then migrates and seeds.

@@ -62,6 +62,8 @@ const startServer = async (
     PGLITE_DIR: path.join(dir, "pglite"),
     DEMO_KEY_FILE: keyFile,
     NEXT_TELEMETRY_DISABLED: "1",
+    // the bench's agent profile is the service's own, on loopback: a production build refuses that unless allowed
+    OUTBOUND_ALLOW_PRIVATE: "1",
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;

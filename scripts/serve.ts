@@ -1,8 +1,9 @@
 // `npm start`: everything a fresh checkout needs to serve — migrate, seed the demo data when the database is
-// empty, build when there is no build, then serve on PORT with the URLs of the surfaces and a demo platform key.
+// empty (outside production, or with SEED_DEMO=1), build when there is no build, then serve on PORT with the URLs
+// of the surfaces and where the demo platform key is kept.
 // `npm run serve` skips the set-up (migrations and seed) and only serves.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
@@ -12,7 +13,7 @@ import next from "next";
 
 import { demoKeyFile } from "@/lib/config/constants";
 import { closeSharedDb } from "@/lib/config/database";
-import { getBaseUrl, getEnv } from "@/lib/config/env";
+import { getBaseUrl, getEnv, parseEnv, privateOutboundAllowed } from "@/lib/config/env";
 import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
@@ -86,6 +87,11 @@ const main = async (): Promise<void> => {
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();
+  // Next has set NODE_ENV by now (production unless the operator chose otherwise): the policy requests will see.
+  const served = parseEnv(process.env);
+  const outbound = privateOutboundAllowed(served)
+    ? `private and loopback targets allowed for test-mode stores (${served.OUTBOUND_ALLOW_PRIVATE ? `OUTBOUND_ALLOW_PRIVATE=${served.OUTBOUND_ALLOW_PRIVATE}` : `NODE_ENV=${served.NODE_ENV}`})`
+    : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -145,10 +151,11 @@ const main = async (): Promise<void> => {
     );
     console.log("\nSurfaces:");
     for (const s of SURFACES) console.log(`  ${`${base}${s.path}`.padEnd(58)} ${s.transport}`);
+    // Never the key itself: it was printed once when set-up created it, and logs outlive terminals.
     if (existsSync(demoKeyFile())) {
-      const demo = JSON.parse(readFileSync(demoKeyFile(), "utf8")) as { key: string };
-      console.log(`\nDemo platform key (X-API-Key): ${demo.key}`);
+      console.log(`\nDemo platform key (X-API-Key): in ${path.relative(ROOT, demoKeyFile())}`);
     }
+    console.log(`Outbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
     console.log(`\nReady on http://${host}:${env.PORT}`);
   });
 };

@@ -1,10 +1,13 @@
 // Set-up step of `npm start` (run as a child with the react-server condition): apply migrations, seed the demo
-// data when the database is empty, and make sure a test-mode deployment has a working demo platform key.
+// data when the database is empty (not in production unless SEED_DEMO=1), and outside production make sure a
+// test-mode deployment has a working demo platform key. Production never gets a demo key: a key with
+// purchase:complete printed to a server's log is a key anyone reading the logs can spend with.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 import { demoKeyFile } from "@/lib/config/constants";
 import { closeDb, getDbHandle } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import { listStores } from "@/lib/stores/list-stores";
@@ -37,8 +40,9 @@ const ensureDemoKey = async (): Promise<void> => {
   mkdirSync(path.dirname(demoKeyFile()), { recursive: true });
   writeFileSync(demoKeyFile(), JSON.stringify({ id: created.id, key: created.key }, null, 2));
   chmodSync(demoKeyFile(), 0o600);
+  // Printed this once, when it is created (a development convenience); later boots name only the file.
   console.log(
-    `Created demo platform key ${created.id} (saved in ${path.relative(process.cwd(), demoKeyFile())})`,
+    `Created demo platform key ${created.id}: ${created.key}\n  (shown once; kept in ${path.relative(process.cwd(), demoKeyFile())})`,
   );
 };
 
@@ -47,12 +51,20 @@ const main = async (): Promise<void> => {
   console.log(`Database: ${handle.describe}`);
   const { applied } = await applyMigrations(handle.factory, { log: (line) => console.log(`  ${line}`) });
   console.log(applied.length ? `Applied ${applied.length} migration(s)` : "Migrations: up to date");
+  const env = getEnv();
+  const production = env.NODE_ENV === "production";
   if (await isDatabaseEmpty(client)) {
-    console.log("Empty database: seeding the demo stores and catalog");
-    const summary = await seedDatabase(client, { log: (line) => console.log(`  ${line}`) });
-    console.log(`Seeded ${summary.stores} stores, ${summary.products} products in ${summary.ms} ms`);
+    if (env.SEED_DEMO ? env.SEED_DEMO === "1" : !production) {
+      console.log("Empty database: seeding the demo stores and catalog");
+      const summary = await seedDatabase(client, { log: (line) => console.log(`  ${line}`) });
+      console.log(`Seeded ${summary.stores} stores, ${summary.products} products in ${summary.ms} ms`);
+    } else {
+      console.log(
+        `Empty database: nothing seeded (${production ? "production" : "SEED_DEMO=0"}; SEED_DEMO=1 seeds the demo stores)`,
+      );
+    }
   }
-  await ensureDemoKey();
+  if (!production) await ensureDemoKey();
 };
 
 main()

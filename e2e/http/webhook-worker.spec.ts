@@ -15,7 +15,8 @@ import { startWebhookReceiver } from "../helpers/webhook-receiver";
 
 // Issue #7: the served app's own delivery worker (instrumentation.ts, on by default) delivers order webhooks — no
 // test calls a worker step here. The agent (this test) places a card order through the public REST API with a
-// profile whose order capability declares a webhook_url on 127.0.0.1 (test-mode stores may post to loopback);
+// profile whose order capability declares a webhook_url on 127.0.0.1 (test-mode stores may post to loopback where
+// the deployment allows it: playwright.config.ts sets OUTBOUND_ALLOW_PRIVATE=1 for the production build);
 // the receiver there verifies the RFC 9421 signature against the key the store publishes in its profile and
 // the Content-Digest against the raw bytes. The store's own webhook URL is a merchant setting of the admin CLI,
 // which cannot open the served app's embedded database while it runs; scripts/crash-test-webhooks.ts covers

@@ -17,7 +17,8 @@ import { cardCompletionBody } from "../helpers/card-completion";
 // violation; and the buyer's story end to end — sign in with the sandbox wallet, approve an agent on the consent
 // page, the agent buys by card with the buyer's bearer, the buyer finds the order on My orders and revokes the
 // agent, whose token then stops working. The agent (this test) serves its client metadata document, its callback
-// and its UCP profile (with its ES256 mandate key) on loopback; test-mode stores may fetch private addresses.
+// and its UCP profile (with its ES256 mandate key) on loopback; test-mode stores may fetch private addresses (the
+// served build runs as production, so playwright.config.ts sets OUTBOUND_ALLOW_PRIVATE=1).
 // E2E_SHOTS_DIR=<dir> also writes the story's screenshots there as PNG files.
 
 const STORE = "summit-trail-outfitters";

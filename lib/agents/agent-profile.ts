@@ -52,23 +52,26 @@ const load = async (url: string, allowPrivate: boolean): Promise<Entry> => {
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     const code =
-      error.reason === "scheme" || error.reason === "blocked_address"
+      error.reason === "scheme" || error.reason === "private_address"
         ? "invalid_profile_url"
         : error.reason === "too_large"
           ? "profile_malformed"
           : "profile_unreachable";
-    return { error: new AppError(code, `Agent profile ${url}: ${error.message}`) };
+    return { error: new AppError(code, `Agent profile ${url}: ${error.message} (${error.reason})`) };
   }
   if (response.status < 200 || response.status > 299) {
     return {
-      error: new AppError("profile_unreachable", `Agent profile ${url} answered HTTP ${response.status}`),
+      error: new AppError(
+        "profile_unreachable",
+        `Agent profile ${url} answered HTTP ${response.status} (http_status)`,
+      ),
     };
   }
   let json: unknown;
   try {
     json = JSON.parse(response.body);
   } catch {
-    return { error: new AppError("profile_malformed", `Agent profile ${url} is not JSON`) };
+    return { error: new AppError("profile_malformed", `Agent profile ${url} is not JSON (not_json)`) };
   }
   const parsed = AgentProfileSchema.safeParse(json);
   if (!parsed.success) {

@@ -1,14 +1,13 @@
 import "server-only";
 
-import { allowsPrivateOutbound } from "@/lib/config/env";
 import type { Store } from "@/lib/generated/prisma/client";
+import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 import { negotiateVersion } from "@/lib/ucp/version";
 
 import { getAgentProfile } from "./agent-profile";
 
-/** DECISIONS.md B10: a test store may reach agents on private addresses, a live store never. */
-export const allowsPrivateFor = (store: Pick<Store, "mode"> | null): boolean =>
-  store ? store.mode === "test" : allowsPrivateOutbound();
+/** DECISIONS.md B10 (lib/outbound/policy.ts): never in production unless the operator allows it; live stores never. */
+export const allowsPrivateFor = (store: Pick<Store, "mode"> | null): boolean => outboundAllowsPrivate(store);
 
 /**
  * UCP version negotiation (CONTRACT.md §4): the platform's `ucp.version`, read from its profile, must be ours or

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { parseEnv } from "./env";
+import { parseEnv, privateOutboundAllowed } from "./env";
 
 // The webhook delivery timeout and claim lease settings (issue #7 crash test): unset keeps the published
 // defaults, and a lease that does not outlast the timeout is refused at boot.
@@ -35,5 +35,22 @@ describe("WEBHOOK_DELIVERY_TIMEOUT_MS / WEBHOOK_CLAIM_TTL_MS", () => {
       { WEBHOOK_CLAIM_TTL_MS: "12000.5" },
     ])
       assert.throws(() => parseEnv(bad), /Invalid environment:\n {2}WEBHOOK_/);
+  });
+});
+
+describe("OUTBOUND_ALLOW_PRIVATE", () => {
+  const allowed = (source: Record<string, string>) => privateOutboundAllowed(parseEnv(source));
+  test("production refuses private targets unless the operator sets 1", () => {
+    assert.equal(allowed({ NODE_ENV: "production" }), false);
+    assert.equal(allowed({ NODE_ENV: "production", OUTBOUND_ALLOW_PRIVATE: "1" }), true);
+    assert.equal(allowed({ NODE_ENV: "production", OUTBOUND_ALLOW_PRIVATE: "0" }), false);
+  });
+  test("development and tests allow them unless set to 0", () => {
+    assert.equal(allowed({ NODE_ENV: "development" }), true);
+    assert.equal(allowed({ NODE_ENV: "test" }), true);
+    assert.equal(allowed({ NODE_ENV: "development", OUTBOUND_ALLOW_PRIVATE: "0" }), false);
+  });
+  test("anything else is a boot error", () => {
+    assert.throws(() => parseEnv({ OUTBOUND_ALLOW_PRIVATE: "yes" }), /OUTBOUND_ALLOW_PRIVATE/);
   });
 });

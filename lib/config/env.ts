@@ -33,10 +33,17 @@ const EnvSchema = z.object({
   /** production turns off the test-mode conveniences (OAUTH_TEST_MODE, OUTBOUND_ALLOW_PRIVATE defaults). */
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /**
-   * May global surfaces fetch agent profiles on private/loopback addresses? Per-store surfaces follow the store's
-   * mode (test: yes, live: no; DECISIONS.md B10). Default: yes except in production.
+   * May outbound fetches (agent profiles, CIMD documents, webhooks) reach loopback/private addresses and plain
+   * http? Default: yes outside production (for test-mode stores and global surfaces; live stores never), no in
+   * production whatever the store's mode (DECISIONS.md B10). `1` in production is the operator's explicit choice
+   * (logged at start by scripts/serve.ts); `0` refuses them in development too.
    */
-  OUTBOUND_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
+  OUTBOUND_ALLOW_PRIVATE: z.enum(["1", "0", "true", "false"]).optional(),
+  /**
+   * `npm start` on an empty database: seed the demo stores (`1`) or not (`0`). Default: seed, except in production
+   * (NODE_ENV=production), where an empty database stays empty unless the operator asks.
+   */
+  SEED_DEMO: z.enum(["1", "0"]).optional(),
   /**
    * Run the order-webhook delivery worker inside the server (default on). Turn it off on all but one instance
    * if you like; several workers are safe (claims keep them off each other's deliveries).
@@ -116,11 +123,15 @@ export const getEnv = (): Env => {
 /** Base URL used when none is configured: the loopback address on PORT. */
 export const getBaseUrl = (): string => getEnv().BASE_URL ?? `http://127.0.0.1:${getEnv().PORT}`;
 
-/** Whether outbound fetches for global surfaces may reach private addresses (see OUTBOUND_ALLOW_PRIVATE). */
-export const allowsPrivateOutbound = (): boolean => {
-  const env = getEnv();
-  return env.OUTBOUND_ALLOW_PRIVATE ? env.OUTBOUND_ALLOW_PRIVATE === "true" : env.NODE_ENV !== "production";
+/** Whether a deployment with `env` lets outbound fetches reach private addresses (see OUTBOUND_ALLOW_PRIVATE). */
+export const privateOutboundAllowed = (env: Pick<Env, "OUTBOUND_ALLOW_PRIVATE" | "NODE_ENV">): boolean => {
+  if (env.OUTBOUND_ALLOW_PRIVATE)
+    return env.OUTBOUND_ALLOW_PRIVATE === "1" || env.OUTBOUND_ALLOW_PRIVATE === "true";
+  return env.NODE_ENV !== "production";
 };
+
+/** Whether this deployment lets outbound fetches reach private addresses. */
+export const allowsPrivateOutbound = (): boolean => privateOutboundAllowed(getEnv());
 
 /** Buyer identity test mode (see OAUTH_TEST_MODE): sandbox wallet and loopback CIMD clients. */
 export const isOAuthTestMode = (): boolean => {

@@ -5,6 +5,7 @@ import { z } from "zod";
 
 import { AppError } from "@/lib/core/errors";
 import { guardedFetch, OutboundError, type GuardedResponse } from "@/lib/outbound/guarded-fetch";
+import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 
 import { CIMD_CACHE_SECONDS, CIMD_MAX_BYTES, CIMD_MAX_REDIRECTS, CIMD_TIMEOUT_MS } from "./constants";
 
@@ -182,7 +183,8 @@ export const resolveCimdClient = async (
     fetchDocument ??
     ((target) =>
       guardedFetch(target, {
-        allowPrivate: testMode,
+        // test mode admits loopback client ids; the deployment still decides whether they may be fetched
+        allowPrivate: testMode && outboundAllowsPrivate(null),
         maxBytes: CIMD_MAX_BYTES,
         timeoutMs: CIMD_TIMEOUT_MS,
         maxRedirects: CIMD_MAX_REDIRECTS,

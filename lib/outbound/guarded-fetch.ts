@@ -4,18 +4,31 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
+import { networkInterfaces } from "node:os";
 
 import ipaddr from "ipaddr.js";
 
-// The one door for outbound fetches of URLs that callers give us — agent profiles today, CIMD documents and
-// webhook targets later (DECISIONS.md B10): https only and public addresses only unless `allowPrivate` (test
-// mode); the address check runs inside the DNS lookup of the connection itself, so a name cannot resolve to a
-// public address for the check and a private one for the connect; no redirects unless the caller allows a few
-// (`maxRedirects`, each hop re-validated from scratch: scheme, address, cap); a byte cap read as a stream;
-// one timeout per hop.
+// The one door for outbound fetches of URLs that callers give us — agent profiles, CIMD documents and webhook
+// targets (DECISIONS.md B10). The caller states whether private targets are allowed (lib/outbound/policy.ts
+// decides: never in production unless the operator allows them). Without that permission: https only, and only
+// global-unicast addresses that are not this host's own. The name is resolved once, inside the connection's own
+// lookup, and the socket connects to the address that was checked — so a name cannot resolve to a public address
+// for the check and a private one for the connect (DNS rebinding). A literal IP in any spelling (decimal, octal,
+// hex, short, IPv6, IPv4-mapped) is normalized by the URL parser and checked before any socket exists. No
+// redirects unless the caller allows a few (`maxRedirects`, each hop re-validated from scratch); a byte cap read
+// as a stream; one timeout per hop. Failures carry a class and a sentence of ours, never the socket's own text
+// (ECONNRESET, "socket hang up", resolver messages): those tell an open port from a closed one.
 
 export type OutboundFailure =
-  "scheme" | "blocked_address" | "dns" | "network" | "timeout" | "redirect" | "too_large";
+  | "scheme"
+  | "private_address"
+  | "refused"
+  | "timeout"
+  | "tls"
+  | "redirect"
+  | "too_large"
+  | "http_status"
+  | "not_json";
 
 export class OutboundError extends Error {
   readonly reason: OutboundFailure;
@@ -25,6 +38,9 @@ export class OutboundError extends Error {
     this.reason = reason;
   }
 }
+
+/** A name's addresses, as node:dns `lookup(name, { all: true })` gives them. */
+export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
 export type GuardedFetchOptions = {
   allowPrivate: boolean;
@@ -39,6 +55,8 @@ export type GuardedFetchOptions = {
   overflow?: "fail" | "truncate";
   /** Redirects to follow (default 0: any 3xx is refused). Each hop goes through every check again. */
   maxRedirects?: number;
+  /** Name resolution (default: the system resolver). Tests give names their own addresses. */
+  resolve?: Resolve;
 };
 
 export type GuardedResponse = {
@@ -49,34 +67,82 @@ export type GuardedResponse = {
   url: string;
 };
 
-/** Unicast public addresses only: loopback, private, link-local, CGNAT, multicast, reserved… are refused. */
+/**
+ * Global unicast only: loopback, private (RFC 1918), link-local, CGNAT, multicast, unspecified, reserved, ULA,
+ * and IPv6 forms that embed an IPv4 address (mapped ::ffff:0:0/96, compatible ::/96, NAT64, 6to4, Teredo) are
+ * refused — the embedded form would reach the same IPv4 host.
+ */
 export const isPublicAddress = (address: string): boolean => {
   if (!ipaddr.isValid(address)) return false;
   const parsed = ipaddr.process(address); // IPv4-mapped IPv6 → IPv4
+  if (
+    parsed.kind() === "ipv6" &&
+    parsed
+      .toByteArray()
+      .slice(0, 12)
+      .every((b) => b === 0)
+  )
+    return false;
   return parsed.range() === "unicast";
 };
 
+/** This host's own addresses (every interface): a public IP of ours still reaches services bound to it. */
+const ownAddresses = (): Set<string> => {
+  const own = new Set<string>();
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) own.add(ipaddr.process(entry.address.split("%")[0]!).toString());
+  }
+  return own;
+};
+
+/** May a connection go to `address`? Public and not ours, unless private targets are allowed. */
+export const isAllowedTarget = (address: string, allowPrivate: boolean): boolean => {
+  if (allowPrivate) return true;
+  if (!isPublicAddress(address)) return false;
+  return !ownAddresses().has(ipaddr.process(address).toString());
+};
+
+const systemResolve: Resolve = (hostname) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
+
 const guardedLookup =
-  (allowPrivate: boolean): LookupFunction =>
+  (allowPrivate: boolean, resolve: Resolve): LookupFunction =>
   (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) {
-        callback(error, "", 4);
-        return;
-      }
-      const blocked = addresses.find((a) => !allowPrivate && !isPublicAddress(a.address));
-      if (blocked || addresses.length === 0) {
-        const refused = new OutboundError(
-          "blocked_address",
-          `${hostname} resolves to ${blocked?.address ?? "nothing"}, a non-public address`,
-        );
-        callback(refused as NodeJS.ErrnoException, "", 4);
-        return;
-      }
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
+    const refuse = (error: OutboundError) => callback(error as unknown as NodeJS.ErrnoException, "", 4);
+    resolve(hostname).then(
+      (found) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const addresses = found.filter((a) => family === 0 || a.family === family);
+        if (addresses.length === 0) {
+          refuse(new OutboundError("refused", `${hostname} could not be reached`));
+          return;
+        }
+        if (addresses.some((a) => !isAllowedTarget(a.address, allowPrivate))) {
+          refuse(new OutboundError("private_address", `${hostname} is not a public address`));
+          return;
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      () => refuse(new OutboundError("refused", `${hostname} could not be reached`)),
+    );
   };
+
+const FAILURE_TEXT: Record<"refused" | "timeout" | "tls", string> = {
+  refused: "could not be reached",
+  timeout: "did not answer in time",
+  tls: "failed the TLS handshake",
+};
+
+/** The class of a socket-level failure; its own text is never kept. */
+const classify = (error: Error & { code?: string }): keyof typeof FAILURE_TEXT => {
+  const code = error.code ?? "";
+  if (/^(ERR_TLS_|ERR_SSL_)|CERT|^EPROTO$|^UNABLE_TO_|^HOSTNAME_MISMATCH$/.test(code)) return "tls";
+  if (code === "ETIMEDOUT" || code === "ESOCKETTIMEDOUT") return "timeout";
+  return "refused";
+};
 
 /**
  * Requests `url` under the guard (GET unless `method` says otherwise). Any HTTP status is returned (callers
@@ -103,7 +169,12 @@ const fetchOnce = (
   options: GuardedFetchOptions,
   mayFollow: boolean,
 ): Promise<GuardedResponse> => {
-  const target = new URL(url);
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.reject(new OutboundError("scheme", "Not a valid URL"));
+  }
   const isHttps = target.protocol === "https:";
   if (!isHttps && !(options.allowPrivate && target.protocol === "http:")) {
     return Promise.reject(
@@ -112,8 +183,8 @@ const fetchOnce = (
   }
   // A literal IP skips DNS, so check it here as well.
   const literal = target.hostname.replace(/^\[|\]$/g, "");
-  if (ipaddr.isValid(literal) && !options.allowPrivate && !isPublicAddress(literal)) {
-    return Promise.reject(new OutboundError("blocked_address", `${literal} is a non-public address`));
+  if (ipaddr.isValid(literal) && !isAllowedTarget(literal, options.allowPrivate)) {
+    return Promise.reject(new OutboundError("private_address", `${target.hostname} is not a public address`));
   }
 
   return new Promise<GuardedResponse>((resolve, reject) => {
@@ -132,7 +203,9 @@ const fetchOnce = (
       {
         method: options.method ?? "GET",
         headers: { accept: "application/json", "user-agent": "agent-commerce-service", ...options.headers },
-        lookup: guardedLookup(options.allowPrivate),
+        lookup: guardedLookup(options.allowPrivate, options.resolve ?? systemResolve),
+        // no shared keep-alive pool: a pooled socket would skip the lookup, and with it the address check
+        agent: false,
       },
       (res) => {
         const status = res.statusCode ?? 0;
@@ -171,7 +244,7 @@ const fetchOnce = (
           settled = true;
           resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
         });
-        res.on("error", () => fail(new OutboundError("network", `${url}: the response was cut off`)));
+        res.on("error", () => fail(new OutboundError("refused", `${url}: the response was cut off`)));
       },
     );
     const deadline = setTimeout(
@@ -180,9 +253,10 @@ const fetchOnce = (
     );
     req.on("error", (error: Error & { code?: string }) => {
       if (error instanceof OutboundError) fail(error);
-      else if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") {
-        fail(new OutboundError("dns", `${target.hostname} could not be resolved`));
-      } else fail(new OutboundError("network", `${url}: ${error.message}`));
+      else {
+        const reason = classify(error);
+        fail(new OutboundError(reason, `${target.host} ${FAILURE_TEXT[reason]}`));
+      }
     });
     req.on("close", () => clearTimeout(deadline));
     req.end(options.body);

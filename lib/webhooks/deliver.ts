@@ -8,6 +8,7 @@ import { getBaseUrl, getEnv } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import type { WebhookDelivery, WebhookEndpoint } from "@/lib/generated/prisma/client";
 import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
+import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 import { declaredWebhookUrl } from "./fan-out";
@@ -91,7 +92,7 @@ export const attemptDelivery = async (delivery: WebhookDelivery, now: Date): Pro
   const db = await getDb();
   const endpoint = await db.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpointId } });
   const store = await db.store.findUniqueOrThrow({ where: { id: delivery.storeId } });
-  const allowPrivate = store.mode === "test";
+  const allowPrivate = outboundAllowsPrivate(store);
   const started = performance.now();
   let status: number | null = null;
   let error: string | null = null;

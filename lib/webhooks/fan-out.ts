@@ -6,6 +6,7 @@ import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
+import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 
 // Turns appended order events into deliveries, outside the order's transaction (the outbox relay). Targets:
 // 1. the store's configured webhook URL — blank or unset disables webhooks silently: no delivery, no log;
@@ -31,7 +32,7 @@ export const declaredWebhookUrl = (profile: {
 
 const platformWanted = async (profileUrl: string, store: Store): Promise<boolean> => {
   try {
-    const profile = await getAgentProfile(profileUrl, { allowPrivate: store.mode === "test" });
+    const profile = await getAgentProfile(profileUrl, { allowPrivate: outboundAllowsPrivate(store) });
     return declaredWebhookUrl(profile) !== null;
   } catch {
     return true; // unknown yet: deliver, and let each attempt resolve (and log) the profile

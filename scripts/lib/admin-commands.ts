@@ -21,6 +21,7 @@ import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds } from "@/lib/orders/settle-refund";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { makeStoreLive } from "@/lib/stores/make-store-live";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { listDeliveries } from "@/lib/webhooks/list-deliveries";
@@ -76,6 +77,10 @@ Commands:
                  test keys put a test-mode store on Stripe's own test mode (without keys: the sandbox PSP).
                  Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook. The publishable key (public)
                  lets the hosted payment page run Stripe's Payment Element.
+  make-store-live <slug>
+                 Switches a test-mode store to live (real card charges, public https agents and webhooks only)
+                 once its enabled rails are configured: a card store needs its Stripe secret and publishable
+                 keys, a crypto store its Sui payout address. Refuses, naming what is missing, otherwise.
   reconcile-payments [--store <slug>] [--grace-seconds <n>] [--limit <n>] [--json]
                  Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
                  PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
@@ -97,16 +102,20 @@ const usageOf = (command: string): string | null => {
 
 /** Runs one admin command; returns the process exit code (thrown errors are the caller's to print). */
 export const runAdmin = async (argv: string[]): Promise<number> => {
-  const [command, ...rest] = argv;
+  const [command, ...args] = argv;
   if (command === undefined || HELP.has(command)) {
     console.log(USAGE);
     return 0;
   }
-  if (rest.some((a) => HELP.has(a))) {
+  if (args.some((a) => HELP.has(a))) {
     const usage = usageOf(command);
     console.log(usage ? `Usage: npm run admin -- ${usage.trimStart()}` : USAGE);
     return usage ? 0 : 2;
   }
+  // make-store-live takes the slug as its one positional argument (`make-store-live <slug>`), or --store.
+  const positional =
+    command === "make-store-live" && args[0] && !args[0].startsWith("-") ? args[0] : undefined;
+  const rest = positional === undefined ? args : args.slice(1);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -322,6 +331,13 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
         publishableKey: values["publishable-key"],
       });
       console.log(`Stripe keys of ${values.store} updated`);
+      return 0;
+    }
+    case "make-store-live": {
+      const slug = positional ?? values.store;
+      if (!slug) throw new Error("Usage: make-store-live <slug>");
+      const { store, alreadyLive } = await makeStoreLive(slug);
+      console.log(alreadyLive ? `${store.slug} is already live` : `${store.slug} is live`);
       return 0;
     }
     case "reconcile-payments": {

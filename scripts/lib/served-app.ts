@@ -41,7 +41,15 @@ export const startServedApp = async ({
   detached?: boolean;
 }): Promise<ServedApp> => {
   const baseUrl = `http://127.0.0.1:${port}`;
-  const merged = withEnv({ PORT: String(port), BASE_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1", ...env });
+  const merged = withEnv({
+    PORT: String(port),
+    BASE_URL: baseUrl,
+    NEXT_TELEMETRY_DISABLED: "1",
+    // The tests' agents and webhook receivers live on loopback, and the served app runs as production (Next sets
+    // NODE_ENV), which refuses private targets unless the operator allows them; a test may pass "0" to see that.
+    OUTBOUND_ALLOW_PRIVATE: "1",
+    ...env,
+  });
   const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/serve.ts", ...args], {
     cwd: REPO_ROOT,
     env: merged,
