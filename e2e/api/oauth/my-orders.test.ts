@@ -164,6 +164,32 @@ describe("get_my_order and list_my_orders on /account/mcp", () => {
     assert.equal(stillA.status, 200);
     assert.equal(stillA.body.status, "ready_for_complete", "B's calls changed nothing");
     assert.doesNotMatch(JSON.stringify(stillA.body.fulfillment), /Elsewhere/);
+    // nor complete it: not_found before any payment is looked at
+    const completedByB = await rest("POST", `${path}/complete`, {
+      headers: { ...bearerB, "idempotency-key": randomUUID() },
+      body: { payment: { instruments: [{ handler_id: "svc.card", selected: true }] } },
+    });
+    assert.match(completedByB.text, /"code":"not_found"/, completedByB.text);
+
+    // A's cart (and its link) is A's alone too
+    const cart = await rest<{ id: string }>("POST", `/s/${store.slug}/carts`, {
+      headers: { ...bearerA, "idempotency-key": randomUUID() },
+      body: { line_items: [{ item: { id: variants[0] }, quantity: 1 }] },
+    });
+    assert.equal(cart.status, 201, cart.text);
+    const cartPath = `/s/${store.slug}/carts/${cart.body.id}`;
+    assert.match((await rest("GET", cartPath, { headers: bearerB })).text, /"code":"not_found"/);
+    const cartMoved = await rest("PUT", cartPath, {
+      headers: { ...bearerB, "idempotency-key": randomUUID() },
+      body: { line_items: [{ item: { id: variants[0] }, quantity: 5 }] },
+    });
+    assert.match(cartMoved.text, /"code":"not_found"/, cartMoved.text);
+    const cartOfA = await rest<{ line_items: { quantity: number }[] }>("GET", cartPath, { headers: bearerA });
+    assert.deepEqual(
+      cartOfA.body.line_items.map((l) => l.quantity),
+      [1],
+      "B's update changed nothing",
+    );
 
     // orders: each agent lists and reads only its own
     const orderA = await orderIn(0, bearerA);
