@@ -18,14 +18,16 @@ export const liveRequirementsMissing = (store: Store): string[] => {
     missing.push("a payment rail: neither card nor crypto payments are enabled");
   }
   if (store.cardEnabled) {
-    if (!store.stripeSecretKey) {
+    if (!store.stripeSecretKey || !/^(sk|rk)_live_/.test(store.stripeSecretKey)) {
       missing.push(
-        "a Stripe secret key (npm run admin -- set-stripe-keys --store <slug> --secret-key sk_live_…)",
+        `a live Stripe secret key${store.stripeSecretKey ? " (it has a test key)" : ""} ` +
+          "(npm run admin -- set-stripe-keys --store <slug> --secret-key sk_live_…)",
       );
     }
-    if (!store.stripePublishableKey) {
+    if (!store.stripePublishableKey || !store.stripePublishableKey.startsWith("pk_live_")) {
       missing.push(
-        "a Stripe publishable key (npm run admin -- set-stripe-keys --store <slug> --publishable-key pk_live_…)",
+        `a live Stripe publishable key${store.stripePublishableKey ? " (it has a test key)" : ""} ` +
+          "(npm run admin -- set-stripe-keys --store <slug> --publishable-key pk_live_…)",
       );
     }
   }

@@ -45,6 +45,26 @@ describe("make-store-live", () => {
     assert.equal(await modeOf(store.id), "test");
   });
 
+  test("Stripe test keys do not make a store live: a live store charges real cards", async () => {
+    const store = await seedStore();
+    await runAdmin([
+      "set-stripe-keys",
+      "--store",
+      store.slug,
+      "--secret-key",
+      "sk_test_abcdefgh12345678",
+      "--publishable-key",
+      "pk_test_abcdefgh12345678",
+    ]);
+    await assert.rejects(
+      runAdmin(["make-store-live", store.slug]),
+      refusal(
+        /live Stripe secret key \(it has a test key\).*live Stripe publishable key \(it has a test key\)/,
+      ),
+    );
+    assert.equal(await modeOf(store.id), "test");
+  });
+
   test("a crypto store without a Sui payout address is refused, naming it", async () => {
     const store = await seedStore({ cardEnabled: false, cryptoEnabled: true, suiRecipient: null });
     await assert.rejects(runAdmin(["make-store-live", store.slug]), refusal(/Sui payout address/));
