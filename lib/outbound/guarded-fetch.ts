@@ -161,7 +161,11 @@ export const guardedFetch = async (url: string, options: GuardedFetchOptions): P
     if (!location) {
       throw new OutboundError("redirect", `${current} answered ${response.status} without a Location`);
     }
-    current = new URL(location, current).href;
+    try {
+      current = new URL(location, current).href;
+    } catch {
+      throw new OutboundError("redirect", `${current} answered ${response.status} with an invalid Location`);
+    }
   }
 };
 
