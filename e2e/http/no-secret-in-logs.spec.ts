@@ -287,6 +287,9 @@ test("a production run prints none of the secrets it created or received", async
     "Stripe secret key": stripeSecretKey,
     "Stripe webhook secret": stripeWebhookSecret,
     "pay link token": payToken,
+    // the sandbox's test cards are public names, but a real card token must not be logged either: neither may these
+    "card token": "pm_card_visa",
+    "3-DS card token": "pm_card_threeDSecure2Required",
     "wrong client secret": wrongSecret,
     "forged token": forgedToken,
     "wrong API key": wrongKey,

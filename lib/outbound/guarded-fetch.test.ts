@@ -23,6 +23,7 @@ const server = createServer((req, res) => {
   else if (req.url === "/slow") return;
   else if (req.url === "/to-loopback") res.writeHead(302, { location: `http://127.0.0.1:${port}/ok` }).end();
   else if (req.url === "/hangup") req.socket.destroy();
+  else if (req.url === "/bad-location") res.writeHead(302, { location: "http://[::1" }).end();
   else res.writeHead(404).end();
 });
 
@@ -209,4 +210,9 @@ test("maxRedirects: follows up to the limit, refuses one more, and re-checks eve
   assert.equal(await reasonOf(guardedFetch(`${base}/hops/4`, { ...open, maxRedirects: 3 })), "redirect");
   // the hop target is checked like a fresh request: a file: URL is refused for its scheme
   assert.equal(await reasonOf(guardedFetch(`${base}/to-file`, { ...open, maxRedirects: 3 })), "scheme");
+  // a Location that is not a URL is a refused redirect, not a crash
+  assert.equal(
+    await reasonOf(guardedFetch(`${base}/bad-location`, { ...open, maxRedirects: 3 })),
+    "redirect",
+  );
 });

@@ -113,7 +113,8 @@ const guardedLookup =
     const refuse = (error: OutboundError) => callback(error as unknown as NodeJS.ErrnoException, "", 4);
     resolve(hostname).then(
       (found) => {
-        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const asked: unknown = options.family;
+        const family = asked === 4 || asked === "IPv4" ? 4 : asked === 6 || asked === "IPv6" ? 6 : 0;
         const addresses = found.filter((a) => family === 0 || a.family === family);
         if (addresses.length === 0) {
           refuse(new OutboundError("refused", `${hostname} could not be reached`));
@@ -160,7 +161,11 @@ export const guardedFetch = async (url: string, options: GuardedFetchOptions): P
     if (!location) {
       throw new OutboundError("redirect", `${current} answered ${response.status} without a Location`);
     }
-    current = new URL(location, current).href;
+    try {
+      current = new URL(location, current).href;
+    } catch {
+      throw new OutboundError("redirect", `${current} answered ${response.status} with an invalid Location`);
+    }
   }
 };
 

@@ -3,6 +3,7 @@ import "./production-env";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer, type AddressInfo, type Socket } from "node:net";
+import { hostname } from "node:os";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
@@ -88,6 +89,16 @@ describe("production: no connection to loopback, whatever the spelling", () => {
       }
     }
     assert.equal(accepted.length, 0, "the service connected to the internal server");
+  });
+
+  test("the host's own name → refused (or unresolvable here), no connection, no socket text", async () => {
+    const res = await rest("POST", `/s/${testStore.slug}/catalog/search`, {
+      headers: { "ucp-agent": `profile="https://${hostname()}:${port}/.well-known/ucp"` },
+      body: { query: "boots" },
+    });
+    assert.ok(["invalid_profile_url", "profile_unreachable"].includes(codeOf(res) ?? ""), res.text);
+    assert.doesNotMatch(res.text, SOCKET_TEXT, res.text);
+    assert.equal(accepted.length, 0);
   });
 
   test("a platform's cart naming a loopback profile → refused, nothing stored, no connection", async () => {
