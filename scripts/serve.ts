@@ -76,6 +76,13 @@ const startStripeSandbox = async (tsx: string): Promise<ChildProcess | null> => 
 
 const main = async (): Promise<void> => {
   const env = getEnv();
+  // Next sets NODE_ENV=production for the server it runs, whatever the operator chose. The deployment is what the
+  // operator chose: a plain `npm start` (the embedded demo, a developer's machine) lets test-mode stores reach
+  // local agents and webhook receivers as before; NODE_ENV=production keeps them public-only unless
+  // OUTBOUND_ALLOW_PRIVATE=1 says otherwise.
+  if (env.NODE_ENV !== "production" && process.env.OUTBOUND_ALLOW_PRIVATE === undefined) {
+    process.env.OUTBOUND_ALLOW_PRIVATE = "1";
+  }
   const tsx = path.join(ROOT, "node_modules/.bin/tsx");
   if (!args.has("--no-setup"))
     runStep("Set-up: migrate, seed if empty", tsx, ["--conditions=react-server", "scripts/setup.ts"]);
