@@ -47,6 +47,9 @@ const start = async (args: string[]) => {
       DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
       STRIPE_SANDBOX_URL: sandbox.url,
       WEBHOOK_WORKER: "on",
+      // as a plain `npm start` runs (no NODE_ENV, no OUTBOUND_ALLOW_PRIVATE): local agents must still work
+      OUTBOUND_ALLOW_PRIVATE: undefined,
+      NODE_ENV: undefined,
     },
   });
   instances.push(app);
@@ -133,6 +136,7 @@ const call = async <T>(
 
 test("a purchase hops between two instances; an idempotency key is honoured by both; the order's webhook arrives once", async () => {
   const [a, b] = instances as [ServedApp, ServedApp];
+  expect(a.output()).toMatch(/private and loopback targets allowed for test-mode stores/);
   let variantId = "";
   for (let i = 0; i < 20 && !variantId; i++) {
     const p = await call<{
