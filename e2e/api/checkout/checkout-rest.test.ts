@@ -481,12 +481,12 @@ describe("bad input: a clear code and JSONPath, and nothing stored changes", () 
 
   test("a variant of another store → item_unavailable envelope, no session; mixed lines keep the sellable one", async () => {
     const db = await getDb();
-    const before = await db.checkoutSession.count();
+    const before = await db.checkoutSession.count({ where: { storeId: store.id } });
     const res = await create({ line_items: [{ item: { id: foreign.id }, quantity: 1 }] });
     assert.equal(res.status, 200);
     assertUcpSchema("shopping/types/error_response.json", res.body);
     assert.equal((res.body as unknown as ErrorEnvelope).messages[0]?.code, "item_unavailable");
-    assert.equal(await db.checkoutSession.count(), before);
+    assert.equal(await db.checkoutSession.count({ where: { storeId: store.id } }), before);
     const mixed = await create({
       line_items: [
         { item: { id: foreign.id }, quantity: 1 },
@@ -510,7 +510,8 @@ describe("bad input: a clear code and JSONPath, and nothing stored changes", () 
         { priceMinor: 9000, title: "Size 42" },
       ],
     });
-    const before = await db.checkoutSession.count();
+    // this store's sessions only: on PostgreSQL other test files write to the same database meanwhile
+    const before = await db.checkoutSession.count({ where: { storeId: store.id } });
     const res = await create({ line_items: [{ item: { id: boots.id }, quantity: 1 }] });
     assertUcpSchema("shopping/types/error_response.json", res.body);
     const message = (res.body as unknown as ErrorEnvelope).messages[0];
@@ -519,7 +520,7 @@ describe("bad input: a clear code and JSONPath, and nothing stored changes", () 
     assert.equal(variantIds.length, 2);
     for (const id of variantIds) assert.ok(message?.content.includes(id), message?.content);
     assert.match(message?.content ?? "", /is a product \(Trail Boots\), not a variant/);
-    assert.equal(await db.checkoutSession.count(), before);
+    assert.equal(await db.checkoutSession.count({ where: { storeId: store.id } }), before);
   });
 
   test("stock is checked at create and update: out_of_stock on the line's quantity blocks completion", async () => {
