@@ -13,9 +13,29 @@ export type ProfileServer = {
   hits: (name: ProfileName) => number;
   /** The private ES256 key whose public half the "signed" profile publishes in signing_keys. */
   agentKey: { kid: string; privateJwk: JsonWebKey; publicJwk: JsonWebKey };
+  /**
+   * Serves (or replaces) a profile at `/<name>/.well-known/ucp` publishing these keys: an agent rotating its keys.
+   * Returns the profile URL; `hits(name)` counts its fetches.
+   */
+  publish: (
+    name: `rotating-${string}`,
+    keys: JsonWebKey[],
+    options?: { cacheControl?: string; ap2?: boolean },
+  ) => string;
+};
+
+/** A fresh ES256 agent key pair under `kid`. */
+export const makeAgentKey = (kid = "test-agent-es256") => {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  return {
+    kid,
+    privateJwk: { ...privateKey.export({ format: "jwk" }), kid },
+    publicJwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
+  };
 };
 
 export type ProfileName =
+  | `rotating-${string}`
   | "ok"
   | "signed"
   | "ap2"
@@ -28,16 +48,6 @@ export type ProfileName =
   | "big"
   | "slow";
 
-const makeAgentKey = () => {
-  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const kid = "test-agent-es256";
-  return {
-    kid,
-    privateJwk: { ...privateKey.export({ format: "jwk" }), kid },
-    publicJwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
-  };
-};
-
 const json = (body: unknown, cacheControl = "public, max-age=300") => ({
   status: 200,
   headers: { "content-type": "application/json", "cache-control": cacheControl },
@@ -47,6 +57,7 @@ const json = (body: unknown, cacheControl = "public, max-age=300") => ({
 const start = async (): Promise<ProfileServer> => {
   const counts = new Map<string, number>();
   const agentKey = makeAgentKey();
+  const published = new Map<string, { keys: JsonWebKey[]; cacheControl: string; ap2: boolean }>();
   let base = "";
   const server: Server = createServer((req, res) => {
     const name = (req.url ?? "/").split("/")[1] ?? "";
@@ -76,6 +87,19 @@ const start = async (): Promise<ProfileServer> => {
       big: () => json({ ...buildExampleAgentProfile(base), padding: "x".repeat(100_000) }),
     };
     if (name === "slow") return; // never answers: the client's timeout must end it
+    const dynamic = published.get(name);
+    if (dynamic) {
+      const profile = buildExampleAgentProfile(base);
+      const capabilities = dynamic.ap2
+        ? { ...profile.ucp.capabilities, "dev.ucp.shopping.ap2_mandate": [{ version: profile.ucp.version }] }
+        : profile.ucp.capabilities;
+      const answer = json(
+        { ...profile, ucp: { ...profile.ucp, capabilities }, signing_keys: dynamic.keys },
+        dynamic.cacheControl,
+      );
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+      return;
+    }
     const route = routes[name];
     const answer = route ? route() : { status: 404, headers: {}, body: "" };
     res.writeHead(answer.status, answer.headers).end(answer.body);
@@ -87,6 +111,10 @@ const start = async (): Promise<ProfileServer> => {
     url: (name) => `${base}/${name}/.well-known/ucp`,
     hits: (name) => counts.get(name) ?? 0,
     agentKey,
+    publish: (name, keys, { cacheControl = "public, max-age=3600", ap2 = false } = {}) => {
+      published.set(name, { keys, cacheControl, ap2 });
+      return `${base}/${name}/.well-known/ucp`;
+    },
   };
 };
 

@@ -7,7 +7,7 @@ import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import { verifyRequestSignature, type HttpMessage, type VerifiedSignature } from "@/lib/httpsig/signature";
 
-import { getAgentProfile } from "./agent-profile";
+import { findAgentKey } from "./agent-profile";
 import { allowsPrivateFor } from "./negotiate-agent";
 
 // The signed trust tier (seed §5 rule 3, DECISIONS.md B7): a request signed per RFC 9421 with a key from the
@@ -81,10 +81,14 @@ export const verifyAgentSignature = async ({
       'A signed request must name its signer\'s profile: UCP-Agent: profile="https://…/.well-known/ucp"',
     );
   }
-  const profile = await getAgentProfile(profileUrl, { allowPrivate: allowsPrivateFor(store) });
+  const allowPrivate = allowsPrivateFor(store);
   const verified = await verifyRequestSignature(message, {
-    lookupKey: async (kid) =>
-      (profile.signing_keys?.find((k) => k.kid === kid) as JsonWebKey | undefined) ?? null,
+    // Keys per DECISIONS.md B13: a copy at most 5 minutes old, one refetch for a key id the copy lacks.
+    lookupKey: async (kid) => {
+      const found = await findAgentKey(profileUrl, kid, { allowPrivate });
+      if (!found.found) throw new AppError("key_not_found", `Signing key "${kid}" ${found.why}`);
+      return found.key as JsonWebKey;
+    },
     now,
     skewSeconds: SIGNATURE_SKEW_S,
     maxAgeSeconds: SIGNATURE_MAX_AGE_S,
