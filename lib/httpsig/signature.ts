@@ -66,7 +66,8 @@ export const algorithmForJwk = (jwk: JsonWebKey): Algorithm | null => {
 export type SignOptions = {
   privateJwk: JsonWebKey;
   keyid: string;
-  created: Date;
+  /** Omit only to produce a signature without `created` (RFC 9421 and UCP make it optional). */
+  created?: Date;
   expires?: Date;
   label?: string;
   /** Defaults to requestComponents(message). */
@@ -91,8 +92,15 @@ export const signRequest = async (message: HttpMessage, options: SignOptions): P
       key,
       name: options.label ?? "sig1",
       fields: options.components ?? requestComponents(withDigest),
-      params: options.expires ? ["created", "expires", "keyid"] : ["created", "keyid"],
-      paramValues: { created: options.created, ...(options.expires ? { expires: options.expires } : {}) },
+      params: [
+        ...(options.created ? ["created" as const] : []),
+        ...(options.expires ? ["expires" as const] : []),
+        "keyid" as const,
+      ],
+      paramValues: {
+        ...(options.created ? { created: options.created } : {}),
+        ...(options.expires ? { expires: options.expires } : {}),
+      },
     },
     { method: message.method, url: message.url, headers: headerRecord(headers) },
   );
@@ -109,7 +117,10 @@ export type VerifyOptions = {
   maxAgeSeconds?: number;
   /** Components every signature must cover; defaults to the UCP request set. */
   requiredComponents?: string[];
-  /** Require `created` (the signed tier does: it bounds the replay window). */
+  /**
+   * Require `created`. RFC 9421 §2.3 and UCP signatures.md make it optional, so the signed tier does not; our own
+   * webhook receivers' example may.
+   */
   requireCreated?: boolean;
   /** Require a Content-Digest covering a non-empty body (UCP: yes; RFC Appendix B cases: no). */
   requireDigest?: boolean;
@@ -207,6 +218,9 @@ export const verifyRequestSignature = async (
     const keyid = params.get("keyid");
     if (keyid instanceof Token) throw invalid(`keyid of ${label} must be a quoted string, not a token`);
     if (typeof keyid !== "string" || keyid === "") throw invalid(`Signature ${label} has no keyid`);
+    // The key first: an unknown keyid is key_not_found whatever else is wrong with the signature.
+    const jwk = await options.lookupKey(keyid);
+    if (!jwk) throw new AppError("key_not_found", `No signing key "${keyid}" in the signer's profile`);
     const created = numberParam(params, "created");
     const expires = numberParam(params, "expires");
     if (options.requireCreated && created === null) throw invalid(`Signature ${label} has no created time`);
@@ -228,8 +242,6 @@ export const verifyRequestSignature = async (
       throw invalid(`Signature ${label} does not cover content-digest`);
     }
 
-    const jwk = await options.lookupKey(keyid);
-    if (!jwk) throw new AppError("key_not_found", `No signing key "${keyid}" in the signer's profile`);
     const alg = algorithmForJwk(jwk);
     if (!alg)
       throw new AppError("algorithm_unsupported", `Key "${keyid}" is ${jwk.kty}/${jwk.crv}; use ES256`);
