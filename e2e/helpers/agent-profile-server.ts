@@ -14,13 +14,13 @@ export type ProfileServer = {
   /** The private ES256 key whose public half the "signed" profile publishes in signing_keys. */
   agentKey: { kid: string; privateJwk: JsonWebKey; publicJwk: JsonWebKey };
   /**
-   * Serves (or replaces) a profile at `/<name>/.well-known/ucp` publishing these keys: an agent rotating its keys.
+   * Serves (or replaces) a profile at `/<name>/.well-known/ucp` publishing these keys (an agent rotating its keys) and, when given, exactly these capabilities.
    * Returns the profile URL; `hits(name)` counts its fetches.
    */
   publish: (
-    name: `rotating-${string}`,
+    name: `agent-${string}`,
     keys: JsonWebKey[],
-    options?: { cacheControl?: string; ap2?: boolean },
+    options?: { cacheControl?: string; ap2?: boolean; capabilities?: string[] },
   ) => string;
 };
 
@@ -35,7 +35,7 @@ export const makeAgentKey = (kid = "test-agent-es256") => {
 };
 
 export type ProfileName =
-  | `rotating-${string}`
+  | `agent-${string}`
   | "ok"
   | "signed"
   | "ap2"
@@ -57,7 +57,10 @@ const json = (body: unknown, cacheControl = "public, max-age=300") => ({
 const start = async (): Promise<ProfileServer> => {
   const counts = new Map<string, number>();
   const agentKey = makeAgentKey();
-  const published = new Map<string, { keys: JsonWebKey[]; cacheControl: string; ap2: boolean }>();
+  const published = new Map<
+    string,
+    { keys: JsonWebKey[]; cacheControl: string; ap2: boolean; capabilities?: string[] }
+  >();
   let base = "";
   const server: Server = createServer((req, res) => {
     const name = (req.url ?? "/").split("/")[1] ?? "";
@@ -90,9 +93,12 @@ const start = async (): Promise<ProfileServer> => {
     const dynamic = published.get(name);
     if (dynamic) {
       const profile = buildExampleAgentProfile(base);
-      const capabilities = dynamic.ap2
-        ? { ...profile.ucp.capabilities, "dev.ucp.shopping.ap2_mandate": [{ version: profile.ucp.version }] }
+      const declared: Record<string, unknown> = dynamic.capabilities
+        ? Object.fromEntries(dynamic.capabilities.map((c) => [c, [{ version: profile.ucp.version }]]))
         : profile.ucp.capabilities;
+      const capabilities = dynamic.ap2
+        ? { ...declared, "dev.ucp.shopping.ap2_mandate": [{ version: profile.ucp.version }] }
+        : declared;
       const answer = json(
         { ...profile, ucp: { ...profile.ucp, capabilities }, signing_keys: dynamic.keys },
         dynamic.cacheControl,
@@ -111,8 +117,8 @@ const start = async (): Promise<ProfileServer> => {
     url: (name) => `${base}/${name}/.well-known/ucp`,
     hits: (name) => counts.get(name) ?? 0,
     agentKey,
-    publish: (name, keys, { cacheControl = "public, max-age=3600", ap2 = false } = {}) => {
-      published.set(name, { keys, cacheControl, ap2 });
+    publish: (name, keys, { cacheControl = "public, max-age=3600", ap2 = false, capabilities } = {}) => {
+      published.set(name, { keys, cacheControl, ap2, ...(capabilities ? { capabilities } : {}) });
       return `${base}/${name}/.well-known/ucp`;
     },
   };

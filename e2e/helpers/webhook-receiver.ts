@@ -144,6 +144,16 @@ export const servePlatformProfile = async (
         ucp: {
           version: "2026-04-08",
           capabilities: {
+            // a shopping platform: checkout with its extensions (UCP answers with the intersection) and orders
+            ...Object.fromEntries(
+              [
+                "dev.ucp.shopping.cart",
+                "dev.ucp.shopping.checkout",
+                "dev.ucp.shopping.fulfillment",
+                "dev.ucp.shopping.discount",
+                "dev.ucp.shopping.buyer_consent",
+              ].map((name) => [name, [{ version: "2026-04-08" }]]),
+            ),
             "dev.ucp.shopping.order": [{ version: "2026-04-08", config: { webhook_url: webhookUrl } }],
           },
         },

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
@@ -24,7 +25,7 @@ export const createCart = defineOperation({
   mutates: true,
   tier: "token",
   mcp: { namespace: "cart", annotations: { readOnlyHint: false, destructiveHint: false } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);
     const priced = await priceCart(db, store, input.line_items, input.discounts?.codes ?? [], ctx.now);
@@ -62,5 +63,5 @@ export const createCart = defineOperation({
       ucpVersion: ctx.ucpVersion,
     });
     return { body, status: 201 };
-  },
+  }),
 });

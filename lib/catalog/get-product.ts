@@ -2,6 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
@@ -32,7 +33,7 @@ export const getProduct = defineOperation({
   tier: "anonymous",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError not_found */
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.catalog.lookup", async (ctx, input) => {
     const db = await getDb();
     const storeFilter = ctx.store ? { storeId: ctx.store.id } : {};
     const variantHit = input.id.startsWith("var_")
@@ -58,5 +59,5 @@ export const getProduct = defineOperation({
         product: featured ? { ...wire, selected: wire.variants[0]?.options ?? [] } : wire,
       },
     };
-  },
+  }),
 });

@@ -46,29 +46,29 @@ describe("agent key rotation", () => {
   test("a rotated-in key is accepted on first use; an unknown key refetches at most every 30 s", async () => {
     const oldKey = makeAgentKey("rot-old");
     const newKey = makeAgentKey("rot-new");
-    const url = profiles.publish("rotating-first-use", [oldKey.publicJwk]);
+    const url = profiles.publish("agent-rotating-first-use", [oldKey.publicJwk]);
 
     const before = await signedRead(url, oldKey);
     assert.equal(before.status, 200, before.text);
-    assert.equal(profiles.hits("rotating-first-use"), 1);
+    assert.equal(profiles.hits("agent-rotating-first-use"), 1);
 
     // The agent rotates (the profile says max-age=3600): the new key works at once, through one refetch.
-    profiles.publish("rotating-first-use", [newKey.publicJwk]);
+    profiles.publish("agent-rotating-first-use", [newKey.publicJwk]);
     const rotated = await signedRead(url, newKey);
     assert.equal(rotated.status, 200, rotated.text);
-    assert.equal(profiles.hits("rotating-first-use"), 2);
+    assert.equal(profiles.hits("agent-rotating-first-use"), 2);
 
     // Another unknown key within 30 s: refused without a refetch, saying when a refetch will happen.
     const stranger = await signedRead(url, makeAgentKey("rot-stranger"));
     assert.equal(stranger.status, 401);
     assert.equal(codeOf(stranger), "key_not_found");
     assert.match(stranger.body.messages?.[0]?.content ?? "", /at most every 30 s: retry in \d+ s/);
-    assert.equal(profiles.hits("rotating-first-use"), 2);
+    assert.equal(profiles.hits("agent-rotating-first-use"), 2);
   });
 
   test("an unknown key refetches again once 30 s have passed, and says it looked at a fresh copy", async () => {
     const key = makeAgentKey("rot-throttle");
-    const url = profiles.publish("rotating-throttle", [key.publicJwk]);
+    const url = profiles.publish("agent-rotating-throttle", [key.publicJwk]);
     mock.timers.enable({ apis: ["Date"], now: Date.now() });
     try {
       assert.equal((await signedRead(url, key)).status, 200);
@@ -76,13 +76,13 @@ describe("agent key rotation", () => {
       const first = await signedRead(url, makeAgentKey("rot-unknown-1"));
       assert.equal(codeOf(first), "key_not_found");
       assert.match(first.body.messages?.[0]?.content ?? "", /refetched just now/);
-      assert.equal(profiles.hits("rotating-throttle"), 2);
+      assert.equal(profiles.hits("agent-rotating-throttle"), 2);
       mock.timers.tick(10_000);
       assert.equal(codeOf(await signedRead(url, makeAgentKey("rot-unknown-2"))), "key_not_found");
-      assert.equal(profiles.hits("rotating-throttle"), 2, "no refetch within 30 s");
+      assert.equal(profiles.hits("agent-rotating-throttle"), 2, "no refetch within 30 s");
       mock.timers.tick(21_000);
       assert.equal(codeOf(await signedRead(url, makeAgentKey("rot-unknown-3"))), "key_not_found");
-      assert.equal(profiles.hits("rotating-throttle"), 3, "one refetch after 30 s");
+      assert.equal(profiles.hits("agent-rotating-throttle"), 3, "one refetch after 30 s");
     } finally {
       mock.timers.reset();
     }
@@ -91,20 +91,20 @@ describe("agent key rotation", () => {
   test("a removed key is refused within 5 minutes although the profile said max-age=3600", async () => {
     const compromised = makeAgentKey("rot-compromised");
     const replacement = makeAgentKey("rot-replacement");
-    const url = profiles.publish("rotating-removed", [compromised.publicJwk]);
+    const url = profiles.publish("agent-rotating-removed", [compromised.publicJwk]);
     mock.timers.enable({ apis: ["Date"], now: Date.now() });
     try {
       assert.equal((await signedRead(url, compromised)).status, 200);
-      profiles.publish("rotating-removed", [replacement.publicJwk]);
+      profiles.publish("agent-rotating-removed", [replacement.publicJwk]);
       mock.timers.tick(4 * 60_000);
       // Still inside the bound: the cached copy is trusted (no fetch per request).
       assert.equal((await signedRead(url, compromised)).status, 200);
-      assert.equal(profiles.hits("rotating-removed"), 1);
+      assert.equal(profiles.hits("agent-rotating-removed"), 1);
       mock.timers.tick(61_000);
       const refused = await signedRead(url, compromised);
       assert.equal(refused.status, 401);
       assert.equal(codeOf(refused), "key_not_found");
-      assert.equal(profiles.hits("rotating-removed"), 2);
+      assert.equal(profiles.hits("agent-rotating-removed"), 2);
     } finally {
       mock.timers.reset();
     }

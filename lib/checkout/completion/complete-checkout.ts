@@ -3,6 +3,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
@@ -64,7 +65,7 @@ export const completeCheckout = defineOperation({
     takesId: true,
     annotations: { readOnlyHint: false, destructiveHint: false },
   },
-  run: async (ctx, input: CompleteCheckoutInput) => {
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CompleteCheckoutInput) => {
     const db = await getDb();
     const store = storeOf(ctx);
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
@@ -177,5 +178,5 @@ export const completeCheckout = defineOperation({
       "conflict",
       `Checkout ${input.id} kept changing while completing; retry the completion`,
     );
-  },
+  }),
 });
