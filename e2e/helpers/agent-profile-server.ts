@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 
 import { buildExampleAgentProfile } from "@/lib/ucp/example-agent-profile";
 
+import { withMandateKey } from "./card-completion";
+
 // Test double: agents' profile hosts on 127.0.0.1 (the service fetches UCP-Agent profiles, CONTRACT.md §4). Each
 // path is one behaviour; `hits` counts fetches so tests can see the cache work. The server is unref'd: it never
 // keeps a test process alive.
@@ -67,7 +69,8 @@ const start = async (): Promise<ProfileServer> => {
     counts.set(name, (counts.get(name) ?? 0) + 1);
     const routes: Record<string, () => { status: number; headers: Record<string, string>; body: string }> = {
       ok: () => json(buildExampleAgentProfile(base)),
-      signed: () => json({ ...buildExampleAgentProfile(base), signing_keys: [agentKey.publicJwk] }),
+      // completes card checkouts: declares the AP2 mandate capability the stores require, publishes its key
+      signed: () => json(withMandateKey(buildExampleAgentProfile(base), agentKey.publicJwk)),
       // issue #5: negotiates the AP2 mandate extension (and publishes the mandate key)
       ap2: () => {
         const profile = buildExampleAgentProfile(base);

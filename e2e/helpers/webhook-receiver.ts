@@ -155,6 +155,8 @@ export const servePlatformProfile = async (
               ].map((name) => [name, [{ version: "2026-04-08" }]]),
             ),
             "dev.ucp.shopping.order": [{ version: "2026-04-08", config: { webhook_url: webhookUrl } }],
+            // a platform that completes card checkouts negotiates the AP2 mandates the stores require
+            ...(signingKeys ? { "dev.ucp.shopping.ap2_mandate": [{ version: "2026-04-08" }] } : {}),
           },
         },
         // the platform's AP2 mandate keys (card completion), when it completes checkouts

@@ -262,12 +262,23 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
       "agent_missing_key",
       P,
     ]);
-    // the "ok" profile publishes no signing keys at all
-    const okProfile = (await profileServer()).url("ok");
+    // a profile that negotiates AP2 but publishes no signing keys at all
+    const noKeys = (await profileServer()).publish("agent-ap2-no-keys", [], { ap2: true });
     assert.deepEqual(
-      await code({ checkout_mandate: await mandateFor(c) }, { "ucp-agent": `profile="${okProfile}"` }),
+      await code({ checkout_mandate: await mandateFor(c) }, { "ucp-agent": `profile="${noKeys}"` }),
       ["agent_missing_key", P],
     );
+    // the "ok" profile does not negotiate dev.ucp.shopping.ap2_mandate: told which capability to declare
+    const okProfile = (await profileServer()).url("ok");
+    const undeclared = await complete<ErrorEnvelope>(
+      store,
+      c.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await mandateFor(c) } },
+      { "ucp-agent": `profile="${okProfile}"` },
+    );
+    assert.equal(undeclared.status, 200, undeclared.text);
+    assert.equal(undeclared.body.messages[0]?.code, "capabilities_incompatible");
+    assert.match(undeclared.body.messages[0]?.content ?? "", /declare dev\.ucp\.shopping\.ap2_mandate/);
     // stale prices: signed, then the merchant raises the price
     const mandate = await mandateFor(c);
     await (await getDb()).variant.update({ where: { id: sock.id }, data: { priceMinor: 1500 } });
@@ -549,8 +560,9 @@ describe("last units", () => {
 describe("ap2.merchant_authorization (UCP AP2 extension)", () => {
   test("only when the platform negotiates dev.ucp.shopping.ap2_mandate; verifies with the store's published key", async () => {
     const c = await readyCheckout();
+    const okProfile = (await profileServer()).url("ok");
     const plain = await rest<Record<string, unknown>>("GET", `/s/${store.slug}/checkout-sessions/${c.id}`, {
-      headers: { "x-api-key": key, "ucp-agent": agentHeader() },
+      headers: { "x-api-key": key, "ucp-agent": `profile="${okProfile}"` },
     });
     assert.equal(plain.body.ap2, undefined);
     const ap2Profile = (await profileServer()).url("ap2");
