@@ -15,6 +15,8 @@ export type ReceiverMode = "ok" | "down" | "redirect" | "huge" | "slow";
 export type Received = {
   path: string;
   webhookId: string;
+  /** The Idempotency-Key header (equal to the Webhook-Id). */
+  idempotencyKey: string;
   timestamp: string;
   ucpAgent: string;
   body: string;
@@ -89,6 +91,7 @@ export const startWebhookReceiver = async (): Promise<WebhookReceiver> => {
     received.push({
       path: req.url ?? "/",
       webhookId: headers["webhook-id"] ?? "",
+      idempotencyKey: headers["idempotency-key"] ?? "",
       timestamp: headers["webhook-timestamp"] ?? "",
       ucpAgent: headers["ucp-agent"] ?? "",
       body: body.toString("utf8"),
