@@ -107,6 +107,36 @@ export const signRequest = async (message: HttpMessage, options: SignOptions): P
   return new Headers(signed.headers as Record<string, string>);
 };
 
+/** The components UCP signs on a response (signatures.md "REST Response Signing"). */
+export const RESPONSE_COMPONENTS = ["@status", "content-digest", "content-type"] as const;
+
+/**
+ * Signs a response: returns its headers with Content-Digest, Signature-Input and Signature added, covering
+ * `@status` and, with a body, `content-digest` and `content-type` (UCP signatures.md "REST Response Signing").
+ */
+export const signResponse = async (
+  response: { status: number; headers: Headers; body: Uint8Array | string },
+  options: { privateJwk: JsonWebKey; keyid: string; created: Date },
+): Promise<Headers> => {
+  const alg = algorithmForJwk(options.privateJwk);
+  if (!alg) throw new Error(`Cannot sign with a ${options.privateJwk.kty}/${options.privateJwk.crv} key`);
+  const headers = new Headers(response.headers);
+  const withBody = hasBody(response.body);
+  if (withBody) headers.set("content-digest", contentDigest(response.body));
+  const key = createSigner(createPrivateKey({ key: options.privateJwk, format: "jwk" }), alg, options.keyid);
+  const signed = await httpbis.signMessage(
+    {
+      key,
+      name: "sig1",
+      fields: withBody ? [...RESPONSE_COMPONENTS] : ["@status"],
+      params: ["created", "keyid"],
+      paramValues: { created: options.created },
+    },
+    { status: response.status, headers: headerRecord(headers) },
+  );
+  return new Headers(signed.headers as Record<string, string>);
+};
+
 export type VerifyOptions = {
   /** The signer's public JWK for a keyid, or null when unknown. */
   lookupKey: (keyid: string) => Promise<JsonWebKey | null>;

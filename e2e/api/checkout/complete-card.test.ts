@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createHash, createPublicKey, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import canonicalize from "canonicalize";
+import { createVerifier, httpbis } from "http-message-signatures";
 import { compactVerify, importJWK, type JWK } from "jose";
 
 import { getDb } from "@/lib/config/db";
@@ -157,6 +158,40 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal(again.body.order?.id, res.body.order?.id);
     assert.equal((await intentsFor(c.id)).length, 1);
     assert.equal(await orderCount(c.id), 1);
+  });
+
+  test("the completion answer is signed by the store (RFC 9421 over @status, content-digest, content-type)", async () => {
+    const c = await readyCheckout();
+    const res = await complete(store, c.id, {
+      payment: card("pm_card_visa"),
+      ap2: { checkout_mandate: await mandateFor(c) },
+    });
+    assert.equal(res.body.status, "completed", res.text);
+    const input = res.headers.get("signature-input") ?? "";
+    assert.match(input, /^sig1=\("@status" "content-digest" "content-type"\);created=\d+;keyid="[^"]+"$/);
+    const digest = createHash("sha256").update(res.text).digest("base64");
+    assert.equal(res.headers.get("content-digest"), `sha-256=:${digest}:`);
+    // verified independently, with the key the store profile publishes
+    const profile = await rest<{ signing_keys: (JWK & { kid: string })[] }>(
+      "GET",
+      `/s/${store.slug}/.well-known/ucp`,
+    );
+    const kid = /keyid="([^"]+)"/.exec(input)?.[1];
+    const jwk = profile.body.signing_keys.find((k) => k.kid === kid);
+    assert.ok(jwk, "signed by a key in the store profile");
+    const verify = (status: number) =>
+      httpbis.verifyMessage(
+        {
+          keyLookup: async () => ({
+            id: kid!,
+            algs: ["ecdsa-p256-sha256"],
+            verify: createVerifier(createPublicKey({ key: jwk, format: "jwk" }), "ecdsa-p256-sha256"),
+          }),
+        },
+        { status, headers: Object.fromEntries(res.headers.entries()) },
+      );
+    assert.equal(await verify(200), true);
+    assert.equal(await verify(201), false, "the status is covered");
   });
 
   test("two completions racing with different idempotency keys: one charge, one order", async () => {
