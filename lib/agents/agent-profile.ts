@@ -9,17 +9,20 @@ import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 // The platform (agent) profile named in UCP-Agent (CONTRACT.md §4): fetched through the outbound guard, cached for
 // at least 60 s (longer when its Cache-Control says so, at most an hour), concurrent misses share one fetch, and a
 // failure is remembered briefly so a bad URL cannot make us fetch on every request.
-// Keys (DECISIONS.md B13): agents rotate keys without telling us, so a key id we do not know triggers one refetch
-// (at most every KEY_REFETCH_INTERVAL_MS per profile, so unknown kids cannot make us fetch on every request), and a
-// key is never trusted from a copy older than KEY_TRUST_MS whatever the Cache-Control: keys authorise money
-// (mandates, signed completions), and a removed — perhaps compromised — key must stop working within that bound.
+// Keys (DECISIONS.md B13): agents rotate keys without telling us, so a key id we do not know triggers one refetch,
+// at most once per KEY_REFETCH_INTERVAL_MS per origin (UCP overview.md "Fetching" 6: force-refresh on an unknown
+// kid MAY happen, but MUST NOT more than once per TTL floor — 60 s — per origin; that also keeps B13's "at most
+// every 30 s per profile"), so unknown kids cannot make us fetch on every request; and a key is never trusted from
+// a copy older than KEY_TRUST_MS whatever the Cache-Control: keys authorise money (mandates, signed completions),
+// and a removed — perhaps compromised — key must stop working within that bound (signatures.md "Key Compromise
+// Response": reject all signatures made with a removed key).
 // Ages are measured on the wall clock (Date.now), the clock the signatures and mandates are checked against.
 
 const MIN_TTL_MS = 60_000;
 const MAX_TTL_MS = 3_600_000;
 const FAILURE_TTL_MS = 10_000;
 export const KEY_TRUST_MS = 5 * 60_000;
-export const KEY_REFETCH_INTERVAL_MS = 30_000;
+export const KEY_REFETCH_INTERVAL_MS = MIN_TTL_MS;
 export const PROFILE_MAX_BYTES = 64 * 1024;
 export const PROFILE_TIMEOUT_MS = 3_000;
 
@@ -42,7 +45,7 @@ type Entry = Loaded & { fetchedAt: number };
 
 const cache = new LRUCache<string, Entry>({ max: 2_000 });
 const inFlight = new Map<string, Promise<Entry>>();
-/** When an unknown key id last made us refetch each profile (cache key → epoch ms). */
+/** When an unknown key id last made us refetch a profile of each origin (policy + origin → epoch ms). */
 const keyRefetchedAt = new LRUCache<string, number>({ max: 2_000 });
 
 const ttlFrom = (cacheControl: string | undefined): number => {
@@ -151,7 +154,7 @@ const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 /**
  * A signing key of the agent at `url` by key id, per DECISIONS.md B13: from a copy of the profile at most
- * KEY_TRUST_MS old; an unknown kid refetches the profile once (at most every KEY_REFETCH_INTERVAL_MS). When the key
+ * KEY_TRUST_MS old; an unknown kid refetches the profile once (at most every KEY_REFETCH_INTERVAL_MS per origin). When the key
  * is still missing, `why` says which copy of the profile was searched, for the caller's error message.
  * @throws AppError invalid_profile_url, profile_unreachable, profile_malformed (the profile could not be read:
  *   keys from an older copy are not used)
@@ -168,7 +171,7 @@ export const findAgentKey = async (
   if (fetched) {
     return { found: false, profile, why: `is not in the signing_keys of ${url} (fetched just now)` };
   }
-  const throttleKey = cacheKey(url, allowPrivate);
+  const throttleKey = cacheKey(new URL(url).origin, allowPrivate);
   const last = keyRefetchedAt.get(throttleKey);
   const now = Date.now();
   if (last !== undefined && now - last < KEY_REFETCH_INTERVAL_MS) {
@@ -178,7 +181,7 @@ export const findAgentKey = async (
       profile,
       why:
         `is not in the signing_keys of ${url} as fetched ${seconds(ageOf(first))} s ago; an unknown key ` +
-        `refetches the profile at most every ${KEY_REFETCH_INTERVAL_MS / 1000} s: retry in ${wait} s`,
+        `refetches profiles of a host at most every ${KEY_REFETCH_INTERVAL_MS / 1000} s: retry in ${wait} s`,
     };
   }
   keyRefetchedAt.set(throttleKey, now);
