@@ -6,6 +6,7 @@ import canonicalize from "canonicalize";
 import { createVerifier, httpbis } from "http-message-signatures";
 import { compactVerify, importJWK, type JWK } from "jose";
 
+import { clearAgentProfileCache } from "@/lib/agents/agent-profile";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
@@ -13,7 +14,7 @@ import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
-import { profileServer } from "../../helpers/agent-profile-server";
+import { makeAgentKey, profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
 import { connectMcpClient, type McpClient } from "../../helpers/mcp-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
@@ -328,6 +329,51 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
       headers: { "x-api-key": key },
     });
     assert.equal(read.body.status, "ready_for_complete");
+  });
+
+  test("mandate key rotation: a rotated-in key pays on first use; a removed key is refused, nothing charged", async () => {
+    // unknown-kid refetches are limited per origin, and every profile of the double shares one: start afresh
+    clearAgentProfileCache();
+    const profiles = await profileServer();
+    const oldKey = makeAgentKey("mandate-old");
+    const newKey = makeAgentKey("mandate-new");
+    const url = profiles.publish("agent-mandate-rotation", [oldKey.publicJwk], { ap2: true });
+    const agent = { "ucp-agent": `profile="${url}"` };
+    const signWith = (c: Checkout, k: typeof oldKey) =>
+      signCheckoutMandate(mandateTerms(c, store.slug), {
+        privateJwk: k.privateJwk as JWK,
+        kid: k.kid,
+        exp: Math.floor(Date.now() / 1000) + 600,
+      });
+    // the profile is cached (max-age=3600) by a first completion with the old key
+    const first = await readyCheckout();
+    const paid = await complete(
+      store,
+      first.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await signWith(first, oldKey) } },
+      agent,
+    );
+    assert.equal(paid.body.status, "completed", paid.text);
+    // the agent rotates: the new key completes at once (one refetch), the removed one is refused
+    profiles.publish("agent-mandate-rotation", [newKey.publicJwk], { ap2: true });
+    const second = await readyCheckout();
+    const rotated = await complete(
+      store,
+      second.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await signWith(second, newKey) } },
+      agent,
+    );
+    assert.equal(rotated.body.status, "completed", rotated.text);
+    const third = await readyCheckout();
+    const removed = await complete<ErrorEnvelope>(
+      store,
+      third.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await signWith(third, oldKey) } },
+      agent,
+    );
+    assert.equal(removed.body.messages[0]?.code, "agent_missing_key", removed.text);
+    assert.equal(await orderCount(third.id), 0);
+    assert.equal((await intentsFor(third.id)).length, 0, "no charge with a removed key");
   });
 
   test("an agent profile that times out or is too big: a clear profile error, no charge", async () => {
