@@ -154,8 +154,8 @@ const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 /**
  * A signing key of the agent at `url` by key id, per DECISIONS.md B13: from a copy of the profile at most
- * KEY_TRUST_MS old; an unknown kid refetches the profile once (at most every KEY_REFETCH_INTERVAL_MS per origin). When the key
- * is still missing, `why` says which copy of the profile was searched, for the caller's error message.
+ * KEY_TRUST_MS old; an unknown kid refetches the profile once (at most every KEY_REFETCH_INTERVAL_MS per origin).
+ * When the key is still missing, `why` says which copy of the profile was searched, for the caller's message.
  * @throws AppError invalid_profile_url, profile_unreachable, profile_malformed (the profile could not be read:
  *   keys from an older copy are not used)
  */
