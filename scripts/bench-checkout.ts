@@ -16,6 +16,7 @@ import path from "node:path";
 
 import type { JWK } from "jose";
 
+import { withMandateKey } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
@@ -112,7 +113,7 @@ const agentKeys = (() => {
 let agentProfileUrl = "";
 const serveAgentProfile = async (server: Server): Promise<() => void> => {
   const demo = (await (await fetch(`${server.baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
-  const body = JSON.stringify({ ...demo, signing_keys: [agentKeys.publicJwk] });
+  const body = JSON.stringify(withMandateKey(demo, agentKeys.publicJwk));
   const http = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=3600" }).end(body),
   );

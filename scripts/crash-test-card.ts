@@ -21,7 +21,7 @@ import path from "node:path";
 import type { JWK } from "jose";
 import pg from "pg";
 
-import { cardCompletionBody } from "../e2e/helpers/card-completion";
+import { cardCompletionBody, withMandateKey } from "../e2e/helpers/card-completion";
 import { seedId } from "../prisma/seed/seed-ids";
 import { stripeSandbox } from "../sandbox/stripe/server";
 import { findFreePort } from "./lib/free-port";
@@ -89,10 +89,9 @@ try {
     const serverA = await start(postgres.url, sandbox.url, fault, build, port);
     build = false;
     const demo = (await (await fetch(`${serverA.baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
-    const profile = JSON.stringify({
-      ...demo,
-      signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }],
-    });
+    const profile = JSON.stringify(
+      withMandateKey(demo, { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }),
+    );
     profileHttp.removeAllListeners("request");
     profileHttp.on("request", (_req, res) =>
       res.writeHead(200, { "content-type": "application/json" }).end(profile),

@@ -17,6 +17,7 @@ const REQUIRED = [
   "webhook-id",
   "webhook-timestamp",
   "ucp-agent",
+  "idempotency-key",
 ];
 
 /**

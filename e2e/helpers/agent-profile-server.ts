@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 
 import { buildExampleAgentProfile } from "@/lib/ucp/example-agent-profile";
 
+import { withMandateKey } from "./card-completion";
+
 // Test double: agents' profile hosts on 127.0.0.1 (the service fetches UCP-Agent profiles, CONTRACT.md §4). Each
 // path is one behaviour; `hits` counts fetches so tests can see the cache work. The server is unref'd: it never
 // keeps a test process alive.
@@ -13,9 +15,29 @@ export type ProfileServer = {
   hits: (name: ProfileName) => number;
   /** The private ES256 key whose public half the "signed" profile publishes in signing_keys. */
   agentKey: { kid: string; privateJwk: JsonWebKey; publicJwk: JsonWebKey };
+  /**
+   * Serves (or replaces) a profile at `/<name>/.well-known/ucp` publishing these keys (an agent rotating its keys) and, when given, exactly these capabilities.
+   * Returns the profile URL; `hits(name)` counts its fetches.
+   */
+  publish: (
+    name: `agent-${string}`,
+    keys: JsonWebKey[],
+    options?: { cacheControl?: string; ap2?: boolean; capabilities?: string[] },
+  ) => string;
+};
+
+/** A fresh ES256 agent key pair under `kid`. */
+export const makeAgentKey = (kid = "test-agent-es256") => {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  return {
+    kid,
+    privateJwk: { ...privateKey.export({ format: "jwk" }), kid },
+    publicJwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
+  };
 };
 
 export type ProfileName =
+  | `agent-${string}`
   | "ok"
   | "signed"
   | "ap2"
@@ -28,16 +50,6 @@ export type ProfileName =
   | "big"
   | "slow";
 
-const makeAgentKey = () => {
-  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const kid = "test-agent-es256";
-  return {
-    kid,
-    privateJwk: { ...privateKey.export({ format: "jwk" }), kid },
-    publicJwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
-  };
-};
-
 const json = (body: unknown, cacheControl = "public, max-age=300") => ({
   status: 200,
   headers: { "content-type": "application/json", "cache-control": cacheControl },
@@ -47,13 +59,18 @@ const json = (body: unknown, cacheControl = "public, max-age=300") => ({
 const start = async (): Promise<ProfileServer> => {
   const counts = new Map<string, number>();
   const agentKey = makeAgentKey();
+  const published = new Map<
+    string,
+    { keys: JsonWebKey[]; cacheControl: string; ap2: boolean; capabilities?: string[] }
+  >();
   let base = "";
   const server: Server = createServer((req, res) => {
     const name = (req.url ?? "/").split("/")[1] ?? "";
     counts.set(name, (counts.get(name) ?? 0) + 1);
     const routes: Record<string, () => { status: number; headers: Record<string, string>; body: string }> = {
       ok: () => json(buildExampleAgentProfile(base)),
-      signed: () => json({ ...buildExampleAgentProfile(base), signing_keys: [agentKey.publicJwk] }),
+      // completes card checkouts: declares the AP2 mandate capability the stores require, publishes its key
+      signed: () => json(withMandateKey(buildExampleAgentProfile(base), agentKey.publicJwk)),
       // issue #5: negotiates the AP2 mandate extension (and publishes the mandate key)
       ap2: () => {
         const profile = buildExampleAgentProfile(base);
@@ -76,6 +93,22 @@ const start = async (): Promise<ProfileServer> => {
       big: () => json({ ...buildExampleAgentProfile(base), padding: "x".repeat(100_000) }),
     };
     if (name === "slow") return; // never answers: the client's timeout must end it
+    const dynamic = published.get(name);
+    if (dynamic) {
+      const profile = buildExampleAgentProfile(base);
+      const declared: Record<string, unknown> = dynamic.capabilities
+        ? Object.fromEntries(dynamic.capabilities.map((c) => [c, [{ version: profile.ucp.version }]]))
+        : profile.ucp.capabilities;
+      const capabilities = dynamic.ap2
+        ? { ...declared, "dev.ucp.shopping.ap2_mandate": [{ version: profile.ucp.version }] }
+        : declared;
+      const answer = json(
+        { ...profile, ucp: { ...profile.ucp, capabilities }, signing_keys: dynamic.keys },
+        dynamic.cacheControl,
+      );
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+      return;
+    }
     const route = routes[name];
     const answer = route ? route() : { status: 404, headers: {}, body: "" };
     res.writeHead(answer.status, answer.headers).end(answer.body);
@@ -87,6 +120,10 @@ const start = async (): Promise<ProfileServer> => {
     url: (name) => `${base}/${name}/.well-known/ucp`,
     hits: (name) => counts.get(name) ?? 0,
     agentKey,
+    publish: (name, keys, { cacheControl = "public, max-age=3600", ap2 = false, capabilities } = {}) => {
+      published.set(name, { keys, cacheControl, ap2, ...(capabilities ? { capabilities } : {}) });
+      return `${base}/${name}/.well-known/ucp`;
+    },
   };
 };
 

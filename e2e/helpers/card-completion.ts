@@ -33,3 +33,23 @@ export const cardCompletionBody = async (
     }),
   },
 });
+
+/**
+ * An agent profile that completes card checkouts: `profile` (e.g. the demo agent's) declaring the AP2 mandate
+ * capability the stores require for card completion (UCP negotiation: without it completion is refused) and
+ * publishing the mandate key in `signing_keys`.
+ */
+export const withMandateKey = (profile: object, publicJwk: object): object => {
+  const ucp = (profile as { ucp?: { version?: string; capabilities?: Record<string, unknown> } }).ucp ?? {};
+  return {
+    ...profile,
+    ucp: {
+      ...ucp,
+      capabilities: {
+        ...ucp.capabilities,
+        "dev.ucp.shopping.ap2_mandate": [{ version: ucp.version ?? "2026-04-08" }],
+      },
+    },
+    signing_keys: [publicJwk],
+  };
+};

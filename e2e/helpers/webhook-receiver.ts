@@ -15,6 +15,8 @@ export type ReceiverMode = "ok" | "down" | "redirect" | "huge" | "slow";
 export type Received = {
   path: string;
   webhookId: string;
+  /** The Idempotency-Key header (equal to the Webhook-Id). */
+  idempotencyKey: string;
   timestamp: string;
   ucpAgent: string;
   body: string;
@@ -89,6 +91,7 @@ export const startWebhookReceiver = async (): Promise<WebhookReceiver> => {
     received.push({
       path: req.url ?? "/",
       webhookId: headers["webhook-id"] ?? "",
+      idempotencyKey: headers["idempotency-key"] ?? "",
       timestamp: headers["webhook-timestamp"] ?? "",
       ucpAgent: headers["ucp-agent"] ?? "",
       body: body.toString("utf8"),
@@ -144,7 +147,19 @@ export const servePlatformProfile = async (
         ucp: {
           version: "2026-04-08",
           capabilities: {
+            // a shopping platform: checkout with its extensions (UCP answers with the intersection) and orders
+            ...Object.fromEntries(
+              [
+                "dev.ucp.shopping.cart",
+                "dev.ucp.shopping.checkout",
+                "dev.ucp.shopping.fulfillment",
+                "dev.ucp.shopping.discount",
+                "dev.ucp.shopping.buyer_consent",
+              ].map((name) => [name, [{ version: "2026-04-08" }]]),
+            ),
             "dev.ucp.shopping.order": [{ version: "2026-04-08", config: { webhook_url: webhookUrl } }],
+            // a platform that completes card checkouts negotiates the AP2 mandates the stores require
+            ...(signingKeys ? { "dev.ucp.shopping.ap2_mandate": [{ version: "2026-04-08" }] } : {}),
           },
         },
         // the platform's AP2 mandate keys (card completion), when it completes checkouts

@@ -14,7 +14,7 @@ import { startStripeSandbox, type StripeSandbox } from "../../sandbox/stripe/ser
 import { findFreePort } from "../../scripts/lib/free-port";
 import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
-import { cardCompletionBody } from "../helpers/card-completion";
+import { cardCompletionBody, withMandateKey } from "../helpers/card-completion";
 import { fakeStripeJsSource, STRIPE_JS_URL_PATTERN } from "../helpers/fake-stripe-js";
 
 // Issue #5 §3, live mode in Chromium: a LIVE store's hosted payment page runs Stripe's Payment Element
@@ -84,10 +84,9 @@ test.beforeAll(async () => {
     .key;
   // the agent's profile: the demo agent profile plus its ES256 mandate key
   const demo = (await (await fetch(`${baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
-  const profile = JSON.stringify({
-    ...demo,
-    signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }],
-  });
+  const profile = JSON.stringify(
+    withMandateKey(demo, { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }),
+  );
   profileServer = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),
   );

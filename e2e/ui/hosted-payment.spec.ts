@@ -10,6 +10,7 @@ import type { JWK } from "jose";
 import { mandateTerms } from "../../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../../prisma/seed/seed-ids";
+import { withMandateKey } from "../helpers/card-completion";
 
 // Issue #5 §7: an agent's card completion needs 3-D Secure and returns requires_escalation; a person opens the
 // continue_url in Chromium, passes the sandbox 3-DS challenge, and the session becomes completed with one
@@ -47,10 +48,9 @@ test("3-DS escalation: the buyer completes the sandbox challenge on continue_url
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const kid = "e2e-agent";
   const base = (await (await request.get("/demo/agent/.well-known/ucp")).json()) as Record<string, unknown>;
-  const profile = JSON.stringify({
-    ...base,
-    signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }],
-  });
+  const profile = JSON.stringify(
+    withMandateKey(base, { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }),
+  );
   const server = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),
   );

@@ -10,7 +10,7 @@ import type { JWK } from "jose";
 import * as oauth from "oauth4webapi";
 
 import { seedId } from "../../prisma/seed/seed-ids";
-import { cardCompletionBody } from "../helpers/card-completion";
+import { cardCompletionBody, withMandateKey } from "../helpers/card-completion";
 
 // The buyer's pages in Chromium (design system issue): every page at 375 px and 1280 px, light and dark, with a
 // full-page screenshot attached to the report and an axe-core scan that must find no serious or critical
@@ -43,10 +43,14 @@ const profileUrl = () => `${origin}/agent/.well-known/ucp`;
 
 test.beforeAll(async () => {
   const demo = (await (await fetch(`${BASE}/demo/agent/.well-known/ucp`)).json()) as object;
-  profile = JSON.stringify({
-    ...demo,
-    signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid: signer.kid, alg: "ES256", use: "sig" }],
-  });
+  profile = JSON.stringify(
+    withMandateKey(demo, {
+      ...publicKey.export({ format: "jwk" }),
+      kid: signer.kid,
+      alg: "ES256",
+      use: "sig",
+    }),
+  );
   agent = createServer((req, res) => {
     const p = (req.url ?? "/").split("?")[0] ?? "";
     const client = (Object.keys(CLIENTS) as ClientKey[]).find((c) => p === `/${c}/client.json`);

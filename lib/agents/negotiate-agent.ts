@@ -1,8 +1,15 @@
 import "server-only";
 
+import { withNegotiatedCapabilities } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
+import type { OperationContext, OperationResult } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
-import { negotiateVersion } from "@/lib/ucp/version";
+import { STORE_CAPABILITIES } from "@/lib/stores/store-profile";
+import { APEX_CAPABILITIES } from "@/lib/ucp/apex-profile";
+import type { CapabilityName } from "@/lib/ucp/capabilities";
+import { intersectCapabilities } from "@/lib/ucp/negotiate";
+import { negotiateVersion, UCP_VERSION } from "@/lib/ucp/version";
 
 import { getAgentProfile } from "./agent-profile";
 
@@ -22,3 +29,40 @@ export const negotiateWithAgent = async (
   const profile = await getAgentProfile(profileUrl, { allowPrivate: allowsPrivateFor(store) });
   return negotiateVersion(profile.ucp.version);
 };
+
+/** The capabilities the business side offers: a store's profile, or the apex profile on global surfaces. */
+const businessCapabilities = (store: Pick<Store, "mode"> | null): readonly CapabilityName[] =>
+  store ? STORE_CAPABILITIES : [...APEX_CAPABILITIES, "dev.ucp.common.identity_linking"];
+
+/**
+ * The capabilities active for this request (UCP overview.md "Intersection Algorithm"): ours ∩ the platform
+ * profile's, orphaned extensions pruned. Null when the request names no platform profile (nothing to negotiate).
+ * @throws AppError the profile fetch codes of getAgentProfile
+ */
+export const activeCapabilities = async (
+  ctx: Pick<OperationContext, "agentProfile" | "store">,
+): Promise<Set<CapabilityName> | null> => {
+  if (!ctx.agentProfile) return null;
+  const profile = await getAgentProfile(ctx.agentProfile, { allowPrivate: allowsPrivateFor(ctx.store) });
+  return intersectCapabilities(businessCapabilities(ctx.store), profile.ucp.capabilities);
+};
+
+/**
+ * Wraps an operation's `run`: refuses with capabilities_incompatible when `root` is not in the negotiated
+ * intersection (before anything is read or written), and makes every response envelope built inside list only
+ * negotiated capabilities (overview.md "Response Capability Selection").
+ */
+export const requireCapability =
+  <I>(root: CapabilityName, run: (ctx: OperationContext, input: I) => Promise<OperationResult>) =>
+  async (ctx: OperationContext, input: I): Promise<OperationResult> => {
+    const active = await activeCapabilities(ctx);
+    if (!active) return run(ctx, input);
+    if (!active.has(root)) {
+      throw new AppError(
+        "capabilities_incompatible",
+        `This operation needs ${root} (version ${UCP_VERSION}), which your platform profile does not declare ` +
+          `in ucp.capabilities: declare it to use this service`,
+      );
+    }
+    return withNegotiatedCapabilities(active, () => run(ctx, input));
+  };

@@ -7,16 +7,18 @@ import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import { verifyRequestSignature, type HttpMessage, type VerifiedSignature } from "@/lib/httpsig/signature";
 
-import { getAgentProfile } from "./agent-profile";
+import { findAgentKey } from "./agent-profile";
 import { allowsPrivateFor } from "./negotiate-agent";
 
 // The signed trust tier (seed §5 rule 3, DECISIONS.md B7): a request signed per RFC 9421 with a key from the
 // agent profile named in UCP-Agent. A request that claims to be signed (either signature header present) is
-// verified or refused — never silently treated as unsigned. Freshness: `created` is required, at most
+// verified or refused — never silently treated as unsigned. Freshness: `created`, when sent, is at most
 // SIGNATURE_MAX_AGE_S old, with SIGNATURE_SKEW_S of clock skew either way; `expires`, when sent, is honoured.
-// Replays: every verified signature is remembered until it would fail the freshness check anyway, and a second
-// use is refused (the idempotency key, a signed component on writes, already makes a replayed write harmless;
-// this also covers reads and keyless calls).
+// `created` is optional (RFC 9421 §2.3; UCP signatures.md leaves replay protection to the business layer).
+// Replays: every verified signature is remembered until it would fail the freshness check anyway (for one without
+// `created`, that window starts when we first saw it), and a second use is refused. A signature without `created`
+// cannot be bounded in time, so after that window it could be replayed: state-changing calls stay protected by their
+// idempotency key (a signed component on writes: a replay gets the stored response, never a second effect).
 
 export const SIGNATURE_MAX_AGE_S = 300;
 export const SIGNATURE_SKEW_S = 60;
@@ -81,14 +83,17 @@ export const verifyAgentSignature = async ({
       'A signed request must name its signer\'s profile: UCP-Agent: profile="https://…/.well-known/ucp"',
     );
   }
-  const profile = await getAgentProfile(profileUrl, { allowPrivate: allowsPrivateFor(store) });
+  const allowPrivate = allowsPrivateFor(store);
   const verified = await verifyRequestSignature(message, {
-    lookupKey: async (kid) =>
-      (profile.signing_keys?.find((k) => k.kid === kid) as JsonWebKey | undefined) ?? null,
+    // Keys per DECISIONS.md B13: a copy at most 5 minutes old, one refetch for a key id the copy lacks.
+    lookupKey: async (kid) => {
+      const found = await findAgentKey(profileUrl, kid, { allowPrivate });
+      if (!found.found) throw new AppError("key_not_found", `Signing key "${kid}" ${found.why}`);
+      return found.key as JsonWebKey;
+    },
     now,
     skewSeconds: SIGNATURE_SKEW_S,
     maxAgeSeconds: SIGNATURE_MAX_AGE_S,
-    requireCreated: true,
   });
   if (!verified) return false;
   await rememberSignatures(verified, now);

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { defineOperation } from "@/lib/core/operation";
 
@@ -21,11 +22,11 @@ export const cancelCart = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const cart = await loadCartOrThrow(db, ctx, input.id);
     const body = await renderCart(db, ctx, cart);
     await db.cart.update({ where: { id: cart.id }, data: { status: "canceled" } });
     return { body };
-  },
+  }),
 });

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
@@ -25,7 +26,7 @@ export const createCart = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { namespace: "cart", annotations: { readOnlyHint: false, destructiveHint: false } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);
     const priced = await priceCart(db, store, input.line_items, input.discounts?.codes ?? [], ctx.now);
@@ -63,5 +64,5 @@ export const createCart = defineOperation({
       ucpVersion: ctx.ucpVersion,
     });
     return { body, status: 201 };
-  },
+  }),
 });

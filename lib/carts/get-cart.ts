@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { defineOperation } from "@/lib/core/operation";
 
@@ -17,9 +18,9 @@ export const getCart = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const cart = await loadCartOrThrow(db, ctx, input.id);
     return { body: await renderCart(db, ctx, cart) };
-  },
+  }),
 });

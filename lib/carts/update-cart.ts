@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { defineOperation, storeOf } from "@/lib/core/operation";
 
@@ -23,7 +24,7 @@ export const updateCart = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { namespace: "cart", takesId: true, annotations: { readOnlyHint: false, destructiveHint: false } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);
     const cart = await loadCartOrThrow(db, ctx, input.id);
@@ -49,5 +50,5 @@ export const updateCart = defineOperation({
       ucpVersion: ctx.ucpVersion,
     });
     return { body };
-  },
+  }),
 });

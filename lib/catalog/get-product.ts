@@ -2,21 +2,29 @@ import "server-only";
 
 import { z } from "zod";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 
+import { selectVariants } from "./select-variants";
 import { productToWire } from "./to-wire";
 
 // get_product (UCP catalog lookup §get_product): full detail of one product by product id or variant id, on the
-// global catalog or scoped to one store. A variant id puts that variant first and mirrors its options in
-// `selected`. A miss is a business outcome: 200 + `not_found` (unrecoverable).
+// global catalog or scoped to one store. `product.selected` is the effective selection for a product with options
+// (the variant's own options, the request's `selected` relaxed per `preferences`, or the featured variant's), and
+// option values carry availability relative to it (./select-variants.ts). A miss is a business outcome: 200 +
+// `not_found` (unrecoverable).
 
 export const GetProductInputSchema = z.object({
   id: z.string().min(1, "id is required").max(200),
-  selected: z.array(z.object({ name: z.string(), label: z.string() })).optional(),
-  preferences: z.array(z.string()).optional(),
+  selected: z
+    .array(z.object({ name: z.string().max(200), label: z.string().max(200) }))
+    .max(50)
+    .refine((s) => new Set(s.map((o) => o.name)).size === s.length, "each option name at most once")
+    .optional(),
+  preferences: z.array(z.string().max(200)).max(50).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
 });
 export type GetProductInput = z.infer<typeof GetProductInputSchema>;
@@ -33,7 +41,7 @@ export const getProduct = defineOperation({
   buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError not_found */
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.catalog.lookup", async (ctx, input) => {
     const db = await getDb();
     const storeFilter = ctx.store ? { storeId: ctx.store.id } : {};
     const variantHit = input.id.startsWith("var_")
@@ -48,16 +56,23 @@ export const getProduct = defineOperation({
       throw new AppError("not_found", `No product or variant with id "${input.id}"`, { path: "$.id" });
     }
     const featured = variantHit ? product.variants.find((v) => v.id === input.id) : undefined;
-    const variants = featured
-      ? [featured, ...product.variants.filter((v) => v !== featured)]
-      : product.variants;
     const { store, ...row } = product;
-    const wire = productToWire(row, variants, store, ctx.baseUrl, { detail: true });
+    const hasOptions = Array.isArray(row.options) && row.options.length > 0;
+    const { selected, variants } = selectVariants(product.variants, hasOptions, {
+      ...(featured ? { featured } : {}),
+      ...(input.selected ? { selected: input.selected } : {}),
+      ...(input.preferences ? { preferences: input.preferences } : {}),
+    });
+    const wire = productToWire(row, variants, store, ctx.baseUrl, {
+      detail: true,
+      allVariants: product.variants,
+      ...(selected ? { selection: selected } : {}),
+    });
     return {
       body: {
         ucp: successEnvelope(["dev.ucp.shopping.catalog.lookup"], {}, ctx.ucpVersion),
-        product: featured ? { ...wire, selected: wire.variants[0]?.options ?? [] } : wire,
+        product: selected ? { ...wire, selected } : wire,
       },
     };
-  },
+  }),
 });

@@ -1,13 +1,14 @@
 import type { Product, Store, Variant } from "@/lib/generated/prisma/client";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
+import { valueAvailability, type SelectedOption } from "./select-variants";
+
 // Product and variant → UCP wire shapes (CONTRACT.md §5). The only place catalog rows become snake_case JSON.
 // Prices are Price objects {amount, currency} in minor units (seed vs spec #2); seller info rides in
 // metadata.svc_seller (seed §2) and in variant.seller for generic UCP agents.
 
 type Attribute = { name: string; value: string };
 type OptionDef = { name: string; values: string[] };
-type SelectedOption = { name: string; label: string };
 type MediaItem = { type: string; url: string; alt_text?: string };
 
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
@@ -58,22 +59,28 @@ export type WireProduct = ReturnType<typeof productToWire>;
 
 /**
  * A product with its variants (ordered so the featured one is first). `detail` adds option values with
- * `available`/`exists` as get_product's detail shape requires.
+ * `available`/`exists` as get_product's detail shape requires: relative to `selection` when given (lookup.md
+ * "Availability Signals"), else over every variant. `allVariants` (default: `variants`) is the whole product when
+ * only a subset is listed: price ranges and availability are computed over it.
  */
 export const productToWire = (
   product: Product,
   variants: readonly Variant[],
   store: Pick<Store, "slug" | "name">,
   baseUrl: string,
-  { detail = false }: { detail?: boolean } = {},
+  {
+    detail = false,
+    selection,
+    allVariants = variants,
+  }: { detail?: boolean; selection?: readonly SelectedOption[]; allVariants?: readonly Variant[] } = {},
 ) => {
-  const amounts = variants.map((v) => v.priceMinor);
-  const currency = variants[0]?.currency ?? "USD";
-  const listAmounts = variants.map((v) => v.listPriceMinor ?? v.priceMinor);
+  const amounts = allVariants.map((v) => v.priceMinor);
+  const currency = allVariants[0]?.currency ?? "USD";
+  const listAmounts = allVariants.map((v) => v.listPriceMinor ?? v.priceMinor);
   const optionDefs = asArray<OptionDef>(product.options);
   const availableLabels = (name: string) =>
     new Set(
-      variants
+      allVariants
         .filter((v) => v.inventory > 0)
         .flatMap((v) =>
           asArray<SelectedOption>(v.options)
@@ -106,7 +113,11 @@ export const productToWire = (
       return {
         name: o.name,
         values: o.values.map((label) =>
-          detail ? { label, available: inStock.has(label), exists: true } : { label },
+          !detail
+            ? { label }
+            : selection
+              ? { label, ...valueAvailability(allVariants, selection, o.name, label) }
+              : { label, available: inStock.has(label), exists: true },
         ),
       };
     }),

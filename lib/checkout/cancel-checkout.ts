@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
@@ -28,7 +29,7 @@ export const cancelCheckout = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input) => {
     const db = await getDb();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const session = await loadCheckoutOrThrow(db, ctx, input.id);
@@ -41,5 +42,5 @@ export const cancelCheckout = defineOperation({
       }
     }
     throw new AppError("conflict", `Checkout ${input.id} kept changing while canceling; retry the cancel`);
-  },
+  }),
 });

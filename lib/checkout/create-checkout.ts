@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
@@ -84,7 +85,7 @@ export const createCheckout = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { namespace: "checkout", annotations: { readOnlyHint: false, destructiveHint: false } },
-  run: async (ctx, input: CreateCheckoutInput) => {
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CreateCheckoutInput) => {
     const db = await getDb();
     const store = storeOf(ctx);
     if (input.cart_id) {
@@ -172,5 +173,5 @@ export const createCheckout = defineOperation({
       order: null,
     });
     return { body: await withMerchantAuthorization(ctx, body), status: 201 };
-  },
+  }),
 });

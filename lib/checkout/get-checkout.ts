@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { defineOperation } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
@@ -22,9 +23,9 @@ export const getCheckout = defineOperation({
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input) => {
     const db = await getDb();
     const body = await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, input.id));
     return { body: await withMerchantAuthorization(ctx, body) };
-  },
+  }),
 });

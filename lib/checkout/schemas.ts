@@ -127,11 +127,19 @@ const CommonFieldsSchema = z.object({
 
 export const CreateCheckoutInputSchema = CommonFieldsSchema.extend({
   cart_id: ID.optional(),
-  line_items: LineItemsSchema.optional(),
+  // With a cart_id the cart's contents are used and line_items may be empty (UCP cart.md: the business MUST use
+  // the cart's contents; its own example sends "line_items": []); without one, at least one line is needed.
+  line_items: z
+    .array(CheckoutLineItemInputSchema)
+    .max(MAX_CART_LINES)
+    .superRefine(rejectDuplicateVariants)
+    .optional(),
 }).superRefine((input, ctx) => {
   // UCP cart→checkout: cart_id or line_items (CONTRACT §18.1 #33)
   if (!input.cart_id && !input.line_items) {
     ctx.addIssue({ code: "custom", path: ["line_items"], message: "send line_items or a cart_id" });
+  } else if (!input.cart_id && input.line_items?.length === 0) {
+    ctx.addIssue({ code: "custom", path: ["line_items"], message: "at least one line item" });
   }
 });
 

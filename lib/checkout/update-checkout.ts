@@ -2,6 +2,7 @@ import "server-only";
 
 import { setTimeout as sleep } from "node:timers/promises";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
@@ -38,7 +39,7 @@ export const updateCheckout = defineOperation({
     takesId: true,
     annotations: { readOnlyHint: false, destructiveHint: false },
   },
-  run: async (ctx, input: UpdateCheckoutInput) => {
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: UpdateCheckoutInput) => {
     const db = await getDb();
     const store = storeOf(ctx);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -93,5 +94,5 @@ export const updateCheckout = defineOperation({
       return { body: await withMerchantAuthorization(ctx, body) };
     }
     throw new AppError("conflict", `Checkout ${input.id} is being updated concurrently; retry the update`);
-  },
+  }),
 });

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
 import { responseCapabilities, type CapabilityName } from "@/lib/ucp/capabilities";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -19,16 +21,33 @@ export type UcpEnvelope = {
   payment_handlers?: Record<string, unknown[]>;
 };
 
+// The capabilities negotiated for the request being served (UCP overview.md "Response Capability Selection": a
+// response lists only capabilities in the negotiated intersection). Set around an operation by
+// lib/agents requireCapability; absent (no filtering) outside a negotiated request, e.g. in webhook payloads.
+const negotiated = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/** Runs `fn` with the negotiated capability set applied to every successEnvelope it builds. */
+export const withNegotiatedCapabilities = <T>(
+  active: ReadonlySet<string>,
+  fn: () => Promise<T>,
+): Promise<T> => negotiated.run(active, fn);
+
+/** The capability set negotiated for the current request, or null when none was. */
+export const negotiatedCapabilities = (): ReadonlySet<string> | null => negotiated.getStore() ?? null;
+
 export const successEnvelope = (
   capabilities: readonly CapabilityName[],
   extra: Omit<UcpEnvelope, "version" | "status" | "capabilities"> = {},
   version = UCP_VERSION,
-): UcpEnvelope => ({
-  version,
-  status: "success",
-  capabilities: responseCapabilities(capabilities),
-  ...extra,
-});
+): UcpEnvelope => {
+  const active = negotiated.getStore();
+  return {
+    version,
+    status: "success",
+    capabilities: responseCapabilities(active ? capabilities.filter((c) => active.has(c)) : capabilities),
+    ...extra,
+  };
+};
 
 export type ErrorBody = { ucp: UcpEnvelope; messages: UcpMessage[]; continue_url?: string };
 

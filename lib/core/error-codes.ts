@@ -109,6 +109,15 @@ export const ERROR_CODES = {
   ),
   /** Thrown by negotiateVersion: the platform's UCP version is not served (UCP §4: 422, -32001). */
   version_unsupported: protocol(422, -32001, "ucp", "This service speaks UCP 2026-04-08."),
+  /**
+   * Thrown by requireCapability: the platform profile and the business share no version of a capability the
+   * operation needs (UCP overview.md "Negotiation Failure": a business outcome, HTTP 200, MCP result).
+   */
+  capabilities_incompatible: business(
+    "ucp",
+    "Declare the capability named in the message (version 2026-04-08) in your platform profile's ucp.capabilities.",
+    "unrecoverable",
+  ),
 
   // ── malformed input and limits ─────────────────────────────────────────────────────────
   /** Thrown by operations and input parsing: the request is well-formed JSON but invalid (seed §7; 400 ours). */

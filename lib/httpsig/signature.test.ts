@@ -261,6 +261,22 @@ describe("UCP request signatures (ES256)", () => {
     await expectCode(() => verifyRequestSignature(future, options()), "signature_invalid", /future/);
   });
 
+  test("no created time: verifies by default (RFC 9421, UCP: optional), refused only when required", async () => {
+    const message = await signed(base(), { created: undefined });
+    assert.doesNotMatch(message.headers.get("signature-input")!, /created/);
+    const lenient = { ...options(), requireCreated: false };
+    const verified = await verifyRequestSignature(message, lenient);
+    assert.equal(verified?.[0]?.created, null);
+    await expectCode(() => verifyRequestSignature(message, options()), "signature_invalid", /created/);
+  });
+
+  test("the key is looked up first: an unknown keyid is key_not_found even when created is missing or stale", async () => {
+    const none = await signed(base(), { created: undefined, keyid: "nobody" });
+    await expectCode(() => verifyRequestSignature(none, options()), "key_not_found");
+    const stale = await signed(base(), { created: new Date(now.getTime() - 600_000), keyid: "nobody" });
+    await expectCode(() => verifyRequestSignature(stale, options()), "key_not_found");
+  });
+
   test("no created time when the tier requires one → signature_invalid", async () => {
     const message = await signed();
     message.headers.set(

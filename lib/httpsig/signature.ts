@@ -66,7 +66,8 @@ export const algorithmForJwk = (jwk: JsonWebKey): Algorithm | null => {
 export type SignOptions = {
   privateJwk: JsonWebKey;
   keyid: string;
-  created: Date;
+  /** Omit only to produce a signature without `created` (RFC 9421 and UCP make it optional). */
+  created?: Date;
   expires?: Date;
   label?: string;
   /** Defaults to requestComponents(message). */
@@ -91,10 +92,47 @@ export const signRequest = async (message: HttpMessage, options: SignOptions): P
       key,
       name: options.label ?? "sig1",
       fields: options.components ?? requestComponents(withDigest),
-      params: options.expires ? ["created", "expires", "keyid"] : ["created", "keyid"],
-      paramValues: { created: options.created, ...(options.expires ? { expires: options.expires } : {}) },
+      params: [
+        ...(options.created ? ["created" as const] : []),
+        ...(options.expires ? ["expires" as const] : []),
+        "keyid" as const,
+      ],
+      paramValues: {
+        ...(options.created ? { created: options.created } : {}),
+        ...(options.expires ? { expires: options.expires } : {}),
+      },
     },
     { method: message.method, url: message.url, headers: headerRecord(headers) },
+  );
+  return new Headers(signed.headers as Record<string, string>);
+};
+
+/** The components UCP signs on a response (signatures.md "REST Response Signing"). */
+export const RESPONSE_COMPONENTS = ["@status", "content-digest", "content-type"] as const;
+
+/**
+ * Signs a response: returns its headers with Content-Digest, Signature-Input and Signature added, covering
+ * `@status` and, with a body, `content-digest` and `content-type` (UCP signatures.md "REST Response Signing").
+ */
+export const signResponse = async (
+  response: { status: number; headers: Headers; body: Uint8Array | string },
+  options: { privateJwk: JsonWebKey; keyid: string; created: Date },
+): Promise<Headers> => {
+  const alg = algorithmForJwk(options.privateJwk);
+  if (!alg) throw new Error(`Cannot sign with a ${options.privateJwk.kty}/${options.privateJwk.crv} key`);
+  const headers = new Headers(response.headers);
+  const withBody = hasBody(response.body);
+  if (withBody) headers.set("content-digest", contentDigest(response.body));
+  const key = createSigner(createPrivateKey({ key: options.privateJwk, format: "jwk" }), alg, options.keyid);
+  const signed = await httpbis.signMessage(
+    {
+      key,
+      name: "sig1",
+      fields: withBody ? [...RESPONSE_COMPONENTS] : ["@status"],
+      params: ["created", "keyid"],
+      paramValues: { created: options.created },
+    },
+    { status: response.status, headers: headerRecord(headers) },
   );
   return new Headers(signed.headers as Record<string, string>);
 };
@@ -109,7 +147,10 @@ export type VerifyOptions = {
   maxAgeSeconds?: number;
   /** Components every signature must cover; defaults to the UCP request set. */
   requiredComponents?: string[];
-  /** Require `created` (the signed tier does: it bounds the replay window). */
+  /**
+   * Require `created`. RFC 9421 §2.3 and UCP signatures.md make it optional, so the signed tier does not; our own
+   * webhook receivers' example may.
+   */
   requireCreated?: boolean;
   /** Require a Content-Digest covering a non-empty body (UCP: yes; RFC Appendix B cases: no). */
   requireDigest?: boolean;
@@ -207,6 +248,9 @@ export const verifyRequestSignature = async (
     const keyid = params.get("keyid");
     if (keyid instanceof Token) throw invalid(`keyid of ${label} must be a quoted string, not a token`);
     if (typeof keyid !== "string" || keyid === "") throw invalid(`Signature ${label} has no keyid`);
+    // The key first: an unknown keyid is key_not_found whatever else is wrong with the signature.
+    const jwk = await options.lookupKey(keyid);
+    if (!jwk) throw new AppError("key_not_found", `No signing key "${keyid}" in the signer's profile`);
     const created = numberParam(params, "created");
     const expires = numberParam(params, "expires");
     if (options.requireCreated && created === null) throw invalid(`Signature ${label} has no created time`);
@@ -228,8 +272,6 @@ export const verifyRequestSignature = async (
       throw invalid(`Signature ${label} does not cover content-digest`);
     }
 
-    const jwk = await options.lookupKey(keyid);
-    if (!jwk) throw new AppError("key_not_found", `No signing key "${keyid}" in the signer's profile`);
     const alg = algorithmForJwk(jwk);
     if (!alg)
       throw new AppError("algorithm_unsupported", `Key "${keyid}" is ${jwk.kty}/${jwk.crv}; use ES256`);

@@ -8,7 +8,7 @@ import { AppError } from "@/lib/core/errors";
 
 import { mandatePayload, mandateTerms, type MandateTerms } from "./mandate-terms";
 import { signCheckoutMandate } from "./sign-checkout-mandate";
-import { verifyCheckoutMandate } from "./verify-checkout-mandate";
+import { keysFrom, verifyCheckoutMandate } from "./verify-checkout-mandate";
 
 const pair = (kid: string) => {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -70,7 +70,7 @@ const code = async (promise: Promise<unknown>): Promise<string> => {
   }
 };
 const verify = (mandate: string | undefined, t = terms, keys = [agent.publicJwk]) =>
-  verifyCheckoutMandate(mandate, { terms: t, signingKeys: keys, now });
+  verifyCheckoutMandate(mandate, { terms: t, lookupKey: keysFrom(keys), now });
 
 test("mandateTerms keeps exactly the B5 fields and JCS orders keys", () => {
   assert.deepEqual(terms, {

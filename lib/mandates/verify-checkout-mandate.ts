@@ -7,10 +7,24 @@ import { mandatePayload, previousMandateTerms, type MandateTerms } from "./manda
 // Verification of `ap2.checkout_mandate` exactly as DECISIONS.md B5: an ES256 compact JWS with a detached
 // payload `<b64url(header)>..<b64url(signature)>`; protected header alg/kid/exp/merchant/checkout_id; payload =
 // JCS of the mandate terms of the live, re-priced checkout. The signing key is found by `kid` in the agent
-// profile's `signing_keys` (the caller fetches the profile through the guarded, cached fetcher).
+// profile's `signing_keys` (the caller looks it up through the guarded, cached fetcher, which refetches the profile
+// for a key id it does not know: DECISIONS.md B13).
 
 const DETACHED = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/;
 const PATH = "$.ap2.checkout_mandate";
+
+/** Finds a signing key by kid: the key, or why it is missing (said to the agent). */
+export type MandateKeyLookup = (
+  kid: string,
+) => Promise<{ key: Record<string, unknown> } | { missing: string }>;
+
+/** A lookup over a fixed list of keys. */
+export const keysFrom =
+  (keys: readonly Record<string, unknown>[]): MandateKeyLookup =>
+  async (kid) => {
+    const key = keys.find((k) => k.kid === kid);
+    return key ? { key } : { missing: "is not in the agent profile's signing_keys" };
+  };
 
 export type MandateHeader = { alg: "ES256"; kid: string; exp: number; merchant: string; checkout_id: string };
 
@@ -33,11 +47,7 @@ const readHeader = (jws: string): Record<string, unknown> => {
  */
 export const verifyCheckoutMandate = async (
   mandate: string | undefined,
-  {
-    terms,
-    signingKeys,
-    now,
-  }: { terms: MandateTerms; signingKeys: readonly Record<string, unknown>[]; now: Date },
+  { terms, lookupKey, now }: { terms: MandateTerms; lookupKey: MandateKeyLookup; now: Date },
 ): Promise<MandateHeader> => {
   if (!mandate) {
     throw new AppError(
@@ -75,14 +85,13 @@ export const verifyCheckoutMandate = async (
       { path: PATH },
     );
   }
-  const jwk = signingKeys.find((k) => k.kid === header.kid);
-  if (!jwk) {
-    throw new AppError(
-      "agent_missing_key",
-      `Key "${header.kid}" is not in the agent profile's signing_keys`,
-      { path: PATH },
-    );
+  const found = await lookupKey(header.kid);
+  if ("missing" in found) {
+    throw new AppError("agent_missing_key", `Checkout mandate key "${header.kid}" ${found.missing}`, {
+      path: PATH,
+    });
   }
+  const jwk = found.key;
   let key;
   try {
     key = await importJWK({ ...(jwk as JWK), alg: "ES256" }, "ES256");

@@ -12,6 +12,10 @@ import { CIMD_CACHE_SECONDS, CIMD_MAX_BYTES, CIMD_MAX_REDIRECTS, CIMD_TIMEOUT_MS
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document; seed §5 rule 4): a client id that
 // is an https URL names a JSON document the client hosts. We fetch it through the SSRF guard (DECISIONS.md B10),
 // check it, and cache the good ones about 600 s honouring Cache-Control. Failures are never cached.
+// Clients change their documents without telling us (DECISIONS.md B13, the rule for agent keys): a cached document
+// that does not list what the request needs (a new redirect_uri) is refetched once, at most every
+// CIMD_REFETCH_INTERVAL_MS per client, before the request is refused. CIMD clients are public (no keys), so there is
+// no key to bound in time here.
 
 export type ClientMetadata = {
   clientId: string;
@@ -160,25 +164,41 @@ const isJsonContentType = (value: string | undefined): boolean => {
 };
 
 const cache = new LRUCache<string, ClientMetadata>({ max: 1000 });
+const refetchedAt = new LRUCache<string, number>({ max: 1000 });
+export const CIMD_REFETCH_INTERVAL_MS = 30_000;
 
 /** Test seam for the cache (tests observe that failures are not cached and good documents are). */
-export const clearCimdCache = (): void => cache.clear();
+export const clearCimdCache = (): void => {
+  cache.clear();
+  refetchedAt.clear();
+};
 export const isCimdCached = (clientId: string): boolean => cache.has(clientId);
 
 export type FetchDocument = (url: string) => Promise<GuardedResponse>;
 
 /**
  * Resolves a CIMD client: cache, else fetch (guarded: public addresses only unless test mode, ≤ 3 redirects
- * each re-checked, ≤ 5 kB, timeout), require 200 + a JSON content type, validate, cache.
+ * each re-checked, ≤ 5 kB, timeout), require 200 + a JSON content type, validate, cache. A cached document that
+ * `accepts` refuses is refetched (at most every CIMD_REFETCH_INTERVAL_MS per client); the caller still checks the
+ * result.
  * @throws AppError invalid_client
  */
 export const resolveCimdClient = async (
   clientId: string,
-  { testMode, fetchDocument }: { testMode: boolean; fetchDocument?: FetchDocument },
+  {
+    testMode,
+    fetchDocument,
+    accepts,
+  }: { testMode: boolean; fetchDocument?: FetchDocument; accepts?: (metadata: ClientMetadata) => boolean },
 ): Promise<ClientMetadata> => {
   const url = parseCimdClientId(clientId, { testMode });
   const hit = cache.get(clientId);
-  if (hit) return hit;
+  if (hit) {
+    if (!accepts || accepts(hit)) return hit;
+    const last = refetchedAt.get(clientId);
+    if (last !== undefined && Date.now() - last < CIMD_REFETCH_INTERVAL_MS) return hit;
+    refetchedAt.set(clientId, Date.now());
+  }
   const fetcher: FetchDocument =
     fetchDocument ??
     ((target) =>

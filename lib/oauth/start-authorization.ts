@@ -77,16 +77,21 @@ export const startAuthorization = async (
       "Unknown client: client_id must be the https URL of a client metadata document",
     );
   }
+  const redirectUri = params.get("redirect_uri");
   let client;
   try {
-    client = await resolveCimdClient(clientId, { testMode, fetchDocument });
+    // A redirect_uri the cached document lacks refetches it (the client may have just added it).
+    client = await resolveCimdClient(clientId, {
+      testMode,
+      fetchDocument,
+      accepts: (metadata) => !redirectUri || isRegisteredRedirectUri(metadata.redirectUris, redirectUri),
+    });
   } catch (error) {
     const appError = toAppError(error);
     if (appError.code !== "invalid_client") throw error;
     return page("invalid_client", appError.message);
   }
 
-  const redirectUri = params.get("redirect_uri");
   if (!redirectUri) return page("invalid_request", "redirect_uri is required");
   if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
     return page("invalid_request", "redirect_uri is not one of the client's registered redirect_uris");

@@ -2,6 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
@@ -28,7 +29,7 @@ export const getOrder = defineOperation({
   buyerScope: null,
   permission: "orders:read",
   mcp: { takesId: true, annotations: { readOnlyHint: true } },
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.order", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);
     const order = await db.order.findFirst({
@@ -37,5 +38,5 @@ export const getOrder = defineOperation({
     });
     if (!order) throw new AppError("not_found", `No order "${input.id}" in this store`, { path: "$.id" });
     return { body: orderToWire(order, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion }) };
-  },
+  }),
 });

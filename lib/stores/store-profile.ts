@@ -25,7 +25,19 @@ export const STORE_CAPABILITIES: readonly CapabilityName[] = [
   "dev.ucp.shopping.catalog.search",
   // issue #5: AP2 mandates (checkout_mandate verified at completion; merchant_authorization when negotiated)
   "dev.ucp.shopping.ap2_mandate",
+  // buyer identity: the service's OAuth server (RFC 8414 metadata on this origin) links buyers to agents
+  "dev.ucp.common.identity_linking",
 ];
+
+/**
+ * identity_linking's `config.scopes` for a store: listing a scope makes every operation it covers require a buyer
+ * token (UCP identity-linking.md "Scopes"; CONTRACT.md §12), and no store operation as a whole does: checkouts,
+ * carts and card completion run on platform credentials; only the crypto rail (payment-intent, completing with
+ * svc.crypto) needs the buyer's token, and it says so at run time (401 identity_required with WWW-Authenticate).
+ * So the map is empty: `dev.ucp.shopping.checkout:manage` stays in the authorization server's `scopes_supported`,
+ * UCP's optional layer (accepted, not gated).
+ */
+export const STORE_IDENTITY_LINKING_CONFIG = { scopes: {} };
 
 /** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */
 const RETIRED_KEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -90,7 +102,16 @@ export const buildStoreProfile = (
     ucp: {
       version: UCP_VERSION,
       services: shoppingServices(endpoint),
-      capabilities: Object.fromEntries(STORE_CAPABILITIES.map((name) => [name, [capabilityEntry(name)]])),
+      capabilities: Object.fromEntries(
+        STORE_CAPABILITIES.map((name) => [
+          name,
+          [
+            name === "dev.ucp.common.identity_linking"
+              ? capabilityEntry(name, STORE_IDENTITY_LINKING_CONFIG)
+              : capabilityEntry(name),
+          ],
+        ]),
+      ),
       payment_handlers: paymentHandlers(store),
     },
     signing_keys: publishedSigningKeys(keys, now),

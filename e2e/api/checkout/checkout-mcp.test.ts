@@ -185,7 +185,8 @@ describe("per-store MCP checkout tools (official SDK client)", () => {
     const cart = await call<{ id: string }>("create_cart", {
       cart: { line_items: [{ item: { id: socks.id }, quantity: 5 }] },
     });
-    const first = await call("create_checkout", { checkout: { cart_id: cart.id } });
+    // UCP cart.md's own example body: an empty line_items beside the cart_id
+    const first = await call("create_checkout", { checkout: { cart_id: cart.id, line_items: [] } });
     assertCheckoutSchema(first);
     assert.equal(first.line_items[0]?.quantity, 5);
     assert.equal(totalOf(first, "subtotal"), 5 * 1450);

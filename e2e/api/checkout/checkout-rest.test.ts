@@ -391,6 +391,19 @@ describe("cart → checkout", () => {
     assert.notEqual(third.body.id, first.body.id);
   });
 
+  test('UCP\'s example body {"cart_id", "line_items": []} uses the cart\'s contents; repeated, the same checkout', async () => {
+    const cartId = await newCart([{ item: { id: socks.id }, quantity: 2 }]);
+    const first = await create({ cart_id: cartId, line_items: [] });
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(
+      first.body.line_items.map((l) => [l.item.id, l.quantity]),
+      [[socks.id, 2]],
+    );
+    const again = await create({ cart_id: cartId, line_items: [] });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.id, first.body.id);
+  });
+
   test("two first creates racing for one cart give one checkout: one 201, the other returns it", async () => {
     const cartId = await newCart([{ item: { id: socks.id }, quantity: 1 }]);
     const results = await Promise.all([1, 2, 3].map(() => create({ cart_id: cartId })));

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createHash, createPublicKey, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import canonicalize from "canonicalize";
+import { createVerifier, httpbis } from "http-message-signatures";
 import { compactVerify, importJWK, type JWK } from "jose";
 
+import { clearAgentProfileCache } from "@/lib/agents/agent-profile";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
@@ -12,7 +14,7 @@ import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
-import { profileServer } from "../../helpers/agent-profile-server";
+import { makeAgentKey, profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
 import { connectMcpClient, type McpClient } from "../../helpers/mcp-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
@@ -159,6 +161,40 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal(await orderCount(c.id), 1);
   });
 
+  test("the completion answer is signed by the store (RFC 9421 over @status, content-digest, content-type)", async () => {
+    const c = await readyCheckout();
+    const res = await complete(store, c.id, {
+      payment: card("pm_card_visa"),
+      ap2: { checkout_mandate: await mandateFor(c) },
+    });
+    assert.equal(res.body.status, "completed", res.text);
+    const input = res.headers.get("signature-input") ?? "";
+    assert.match(input, /^sig1=\("@status" "content-digest" "content-type"\);created=\d+;keyid="[^"]+"$/);
+    const digest = createHash("sha256").update(res.text).digest("base64");
+    assert.equal(res.headers.get("content-digest"), `sha-256=:${digest}:`);
+    // verified independently, with the key the store profile publishes
+    const profile = await rest<{ signing_keys: (JWK & { kid: string })[] }>(
+      "GET",
+      `/s/${store.slug}/.well-known/ucp`,
+    );
+    const kid = /keyid="([^"]+)"/.exec(input)?.[1];
+    const jwk = profile.body.signing_keys.find((k) => k.kid === kid);
+    assert.ok(jwk, "signed by a key in the store profile");
+    const verify = (status: number) =>
+      httpbis.verifyMessage(
+        {
+          keyLookup: async () => ({
+            id: kid!,
+            algs: ["ecdsa-p256-sha256"],
+            verify: createVerifier(createPublicKey({ key: jwk, format: "jwk" }), "ecdsa-p256-sha256"),
+          }),
+        },
+        { status, headers: Object.fromEntries(res.headers.entries()) },
+      );
+    assert.equal(await verify(200), true);
+    assert.equal(await verify(201), false, "the status is covered");
+  });
+
   test("two completions racing with different idempotency keys: one charge, one order", async () => {
     const c = await readyCheckout();
     const mandate = await mandateFor(c);
@@ -262,12 +298,23 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
       "agent_missing_key",
       P,
     ]);
-    // the "ok" profile publishes no signing keys at all
-    const okProfile = (await profileServer()).url("ok");
+    // a profile that negotiates AP2 but publishes no signing keys at all
+    const noKeys = (await profileServer()).publish("agent-ap2-no-keys", [], { ap2: true });
     assert.deepEqual(
-      await code({ checkout_mandate: await mandateFor(c) }, { "ucp-agent": `profile="${okProfile}"` }),
+      await code({ checkout_mandate: await mandateFor(c) }, { "ucp-agent": `profile="${noKeys}"` }),
       ["agent_missing_key", P],
     );
+    // the "ok" profile does not negotiate dev.ucp.shopping.ap2_mandate: told which capability to declare
+    const okProfile = (await profileServer()).url("ok");
+    const undeclared = await complete<ErrorEnvelope>(
+      store,
+      c.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await mandateFor(c) } },
+      { "ucp-agent": `profile="${okProfile}"` },
+    );
+    assert.equal(undeclared.status, 200, undeclared.text);
+    assert.equal(undeclared.body.messages[0]?.code, "capabilities_incompatible");
+    assert.match(undeclared.body.messages[0]?.content ?? "", /declare dev\.ucp\.shopping\.ap2_mandate/);
     // stale prices: signed, then the merchant raises the price
     const mandate = await mandateFor(c);
     await (await getDb()).variant.update({ where: { id: sock.id }, data: { priceMinor: 1500 } });
@@ -282,6 +329,51 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
       headers: { "x-api-key": key },
     });
     assert.equal(read.body.status, "ready_for_complete");
+  });
+
+  test("mandate key rotation: a rotated-in key pays on first use; a removed key is refused, nothing charged", async () => {
+    // unknown-kid refetches are limited per origin, and every profile of the double shares one: start afresh
+    clearAgentProfileCache();
+    const profiles = await profileServer();
+    const oldKey = makeAgentKey("mandate-old");
+    const newKey = makeAgentKey("mandate-new");
+    const url = profiles.publish("agent-mandate-rotation", [oldKey.publicJwk], { ap2: true });
+    const agent = { "ucp-agent": `profile="${url}"` };
+    const signWith = (c: Checkout, k: typeof oldKey) =>
+      signCheckoutMandate(mandateTerms(c, store.slug), {
+        privateJwk: k.privateJwk as JWK,
+        kid: k.kid,
+        exp: Math.floor(Date.now() / 1000) + 600,
+      });
+    // the profile is cached (max-age=3600) by a first completion with the old key
+    const first = await readyCheckout();
+    const paid = await complete(
+      store,
+      first.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await signWith(first, oldKey) } },
+      agent,
+    );
+    assert.equal(paid.body.status, "completed", paid.text);
+    // the agent rotates: the new key completes at once (one refetch), the removed one is refused
+    profiles.publish("agent-mandate-rotation", [newKey.publicJwk], { ap2: true });
+    const second = await readyCheckout();
+    const rotated = await complete(
+      store,
+      second.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await signWith(second, newKey) } },
+      agent,
+    );
+    assert.equal(rotated.body.status, "completed", rotated.text);
+    const third = await readyCheckout();
+    const removed = await complete<ErrorEnvelope>(
+      store,
+      third.id,
+      { payment: card("pm_card_visa"), ap2: { checkout_mandate: await signWith(third, oldKey) } },
+      agent,
+    );
+    assert.equal(removed.body.messages[0]?.code, "agent_missing_key", removed.text);
+    assert.equal(await orderCount(third.id), 0);
+    assert.equal((await intentsFor(third.id)).length, 0, "no charge with a removed key");
   });
 
   test("an agent profile that times out or is too big: a clear profile error, no charge", async () => {
@@ -549,8 +641,9 @@ describe("last units", () => {
 describe("ap2.merchant_authorization (UCP AP2 extension)", () => {
   test("only when the platform negotiates dev.ucp.shopping.ap2_mandate; verifies with the store's published key", async () => {
     const c = await readyCheckout();
+    const okProfile = (await profileServer()).url("ok");
     const plain = await rest<Record<string, unknown>>("GET", `/s/${store.slug}/checkout-sessions/${c.id}`, {
-      headers: { "x-api-key": key, "ucp-agent": agentHeader() },
+      headers: { "x-api-key": key, "ucp-agent": `profile="${okProfile}"` },
     });
     assert.equal(plain.body.ap2, undefined);
     const ap2Profile = (await profileServer()).url("ap2");

@@ -41,4 +41,17 @@ test("GET /s/:slug/.well-known/ucp lists checkout, its extensions with extends, 
   ]);
   // issue #5 advertises AP2 mandates (an extension of checkout)
   assert.equal(extendsOf("dev.ucp.shopping.ap2_mandate"), "dev.ucp.shopping.checkout");
+  // identity linking (the OAuth server on this origin): no store operation as a whole needs a buyer token, so no
+  // scope gates one; the checkout scope is accepted by the authorization server (its optional layer)
+  const linking = caps["dev.ucp.common.identity_linking"]?.[0] as
+    { config?: { scopes?: object } } | undefined;
+  assertUcpSchema(
+    "common/identity_linking.json#/$defs/dev.ucp.common.identity_linking/business_schema",
+    linking,
+  );
+  assert.deepEqual(linking?.config, { scopes: {} });
+  const as = await readJson<{ scopes_supported: string[] }>(
+    await callApp("GET", "/.well-known/oauth-authorization-server"),
+  );
+  assert.ok(as.body.scopes_supported.includes("dev.ucp.shopping.checkout:manage"));
 });

@@ -38,7 +38,8 @@ type SignedCall = {
   profile?: string;
   privateJwk?: JsonWebKey;
   keyid?: string;
-  created?: Date;
+  /** null: signed without `created` (RFC 9421 and UCP make it optional). */
+  created?: Date | null;
 };
 
 /** Builds a request the way a signing agent would: envelope headers, then the RFC 9421 signature over them. */
@@ -61,7 +62,7 @@ const signedRequest = async ({
   });
   const signed = await signRequest(
     { method, url: `${TEST_BASE_URL}${path}`, headers: base, body: text },
-    { privateJwk, keyid, created },
+    { privateJwk, keyid, ...(created ? { created } : {}) },
   );
   return { method, path, headers: Object.fromEntries(signed.entries()), rawBody: text || undefined };
 };
@@ -185,6 +186,31 @@ describe("signed tier on REST", () => {
     );
     assert.equal(res.status, 401);
     assert.equal(res.body.messages?.[0]?.code, "signature_invalid");
+  });
+
+  test("signed without created (optional per RFC 9421 and UCP): accepted, and still only once", async () => {
+    const request = await signedRequest({
+      path: cartsPath(),
+      body: createCartBody(),
+      headers: { "idempotency-key": randomUUID() },
+      created: null,
+    });
+    assert.doesNotMatch(request.headers["signature-input"] ?? "", /created/);
+    const res = await send(request);
+    assert.equal(res.status, 201, res.text);
+    const again = await send(request);
+    assert.equal(again.status, 401);
+    assert.equal(again.body.messages?.[0]?.code, "signature_replayed");
+  });
+
+  test("an unknown keyid is key_not_found before any other check (no created, or a stale one)", async () => {
+    for (const created of [null, new Date(Date.now() - 600_000)]) {
+      const res = await send(
+        await signedRequest({ method: "GET", path: `${cartsPath()}/cart_none`, keyid: "nobody", created }),
+      );
+      assert.equal(res.status, 401);
+      assert.equal(res.body.messages?.[0]?.code, "key_not_found", res.text);
+    }
   });
 
   test("a signed request on the global catalog without UCP-Agent → 401 key_not_found", async () => {

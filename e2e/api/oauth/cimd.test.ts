@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe, mock, test } from "node:test";
 
 import { type AppError } from "@/lib/core/errors";
 import { clearCimdCache, isCimdCached, resolveCimdClient } from "@/lib/oauth/cimd";
@@ -55,6 +55,38 @@ describe("GET /ucp/oauth2/authorize with a CIMD client id", () => {
     assert.equal((await authorizeAs(clientId)).status, 303);
     assert.equal(cimd.hits(p), 1);
     assert.equal(isCimdCached(clientId), true);
+  });
+
+  test("a redirect_uri the cached document lacks refetches it once (at most every 30 s per client)", async () => {
+    const p = path("rotated");
+    const oldCb = cimd.url(`${p}/cb`);
+    const newCb = cimd.url(`${p}/cb2`);
+    const clientId = cimd.document(p, { client_name: "Rotating", redirect_uris: [oldCb] });
+    assert.equal((await authorizeAs(clientId, oldCb)).status, 303);
+    assert.equal(cimd.hits(p), 1);
+    // The client adds a redirect_uri: its first use is accepted through one refetch, not after the 600 s cache.
+    cimd.document(p, { client_name: "Rotating", redirect_uris: [oldCb, newCb] });
+    assert.equal((await authorizeAs(clientId, newCb)).status, 303);
+    assert.equal(cimd.hits(p), 2);
+    // A redirect_uri it never lists: refused; within 30 s of the last refetch it does not make us fetch again.
+    mock.timers.enable({ apis: ["Date"], now: Date.now() });
+    try {
+      await assertErrorPage(
+        await authorizeAs(clientId, cimd.url(`${p}/evil`)),
+        "invalid_request",
+        "throttled",
+      );
+      assert.equal(cimd.hits(p), 2);
+      mock.timers.tick(31_000);
+      await assertErrorPage(
+        await authorizeAs(clientId, cimd.url(`${p}/evil`)),
+        "invalid_request",
+        "refetched",
+      );
+      assert.equal(cimd.hits(p), 3);
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   test("Cache-Control: no-store is honoured (fetched every time)", async () => {

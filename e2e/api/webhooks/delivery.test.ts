@@ -113,6 +113,9 @@ describe("webhook delivery", () => {
     }
     assert.ok(got.covered.includes("webhook-timestamp") && got.covered.includes("ucp-agent"));
     assert.match(got.webhookId, /^[0-9a-f-]{36}$/);
+    // UCP signs idempotency-key on every POST: the webhook's is its Webhook-Id
+    assert.equal(got.idempotencyKey, got.webhookId);
+    assert.ok(got.covered.includes("idempotency-key"), "covers idempotency-key");
 
     const db = await getDb();
     const delivery = await db.webhookDelivery.findUniqueOrThrow({
@@ -164,6 +167,10 @@ describe("webhook delivery", () => {
     const firstTries = seen.filter((r) => JSON.parse(r.body).status === "placed");
     assert.equal(firstTries.length, 3, "two failed tries and the successful one");
     assert.equal(new Set(firstTries.map((r) => r.webhookId)).size, 1, "same Webhook-Id on every retry");
+    assert.ok(
+      firstTries.every((r) => r.idempotencyKey === r.webhookId),
+      "Idempotency-Key = Webhook-Id on every retry",
+    );
     assert.equal(new Set(firstTries.map((r) => r.timestamp)).size, 1, "same Webhook-Timestamp");
     assert.equal(new Set(firstTries.map((r) => r.body)).size, 1, "same bytes");
     const delivered = seen.filter((r) => r.answered === 200);
@@ -238,6 +245,10 @@ describe("webhook delivery", () => {
         ["canceled", false],
       ],
     );
+    // the manual redelivery carries the delivery's own Idempotency-Key, as every earlier attempt did
+    const placedTries = receivedFor(order.id).filter((r) => r.webhookId === delivery.id);
+    assert.ok(placedTries.length > 1);
+    assert.ok(placedTries.every((r) => r.idempotencyKey === delivery.id));
   });
 
   test("the platform's declared webhook_url gets the same events, re-read from its profile", async () => {

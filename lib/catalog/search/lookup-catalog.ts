@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { successEnvelope, type UcpMessage } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
@@ -31,7 +32,7 @@ export const lookupCatalog = defineOperation({
   buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError request_too_large */
-  run: async (ctx, input) => {
+  run: requireCapability("dev.ucp.shopping.catalog.lookup", async (ctx, input) => {
     const ids = [...new Set(input.ids)];
     if (ids.length > LOOKUP_MAX_IDS) {
       throw new AppError(
@@ -110,5 +111,5 @@ export const lookupCatalog = defineOperation({
         ...(messages.length > 0 ? { messages } : {}),
       },
     };
-  },
+  }),
 });

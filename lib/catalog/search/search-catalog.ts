@@ -1,5 +1,6 @@
 import "server-only";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, type OperationContext } from "@/lib/core/operation";
@@ -135,5 +136,7 @@ export const searchCatalog = defineOperation({
   buyerScope: "purchase:complete",
   mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
   /** @throws AppError invalid_request (no query or filters, bad cursor) */
-  run: async (ctx, input) => ({ body: await runSearch(ctx, input) }),
+  run: requireCapability("dev.ucp.shopping.catalog.search", async (ctx, input) => ({
+    body: await runSearch(ctx, input),
+  })),
 });

@@ -2,6 +2,7 @@ import "server-only";
 
 import { setTimeout as sleep } from "node:timers/promises";
 
+import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
@@ -50,7 +51,7 @@ export const completeCheckout = defineOperation({
     takesId: true,
     annotations: { readOnlyHint: false, destructiveHint: false },
   },
-  run: async (ctx, input: CompleteCheckoutInput) => {
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CompleteCheckoutInput) => {
     const db = await getDb();
     const store = storeOf(ctx);
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
@@ -130,5 +131,5 @@ export const completeCheckout = defineOperation({
       "conflict",
       `Checkout ${input.id} kept changing while completing; retry the completion`,
     );
-  },
+  }),
 });

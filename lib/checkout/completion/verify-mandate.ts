@@ -1,18 +1,24 @@
 import "server-only";
 
-import { getAgentProfile } from "@/lib/agents/agent-profile";
+import { findAgentKey } from "@/lib/agents/agent-profile";
 import { allowsPrivateFor } from "@/lib/agents/negotiate-agent";
+import { negotiatedCapabilities } from "@/lib/core/envelope";
+import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
+import { UCP_VERSION } from "@/lib/ucp/version";
 
 import type { checkoutToWire } from "../to-wire";
 
+const AP2_MANDATE = "dev.ucp.shopping.ap2_mandate";
+
 /**
  * Step: the AP2 checkout mandate over the live, re-priced terms (DECISIONS B5), checked before any money moves;
- * the key comes from the agent profile named in UCP-Agent.
- * @throws AppError mandate_required, mandate_invalid_signature, mandate_expired, mandate_scope_mismatch,
+ * the key comes from the agent profile named in UCP-Agent, from a copy at most 5 minutes old, refetched once for a
+ * key id it does not list (DECISIONS.md B13).
+ * @throws AppError capabilities_incompatible (AP2 not negotiated), mandate_required, mandate_invalid_signature, mandate_expired, mandate_scope_mismatch,
  *   agent_missing_key and the agent-profile fetch codes
  */
 export const verifyMandate = async (
@@ -21,10 +27,26 @@ export const verifyMandate = async (
   wire: ReturnType<typeof checkoutToWire>,
   mandate: string | undefined,
 ): Promise<void> => {
-  const profile = await getAgentProfile(ctx.agentProfile, { allowPrivate: allowsPrivateFor(store) });
+  // Our stores require AP2 checkout mandates on the card rail (DECISIONS B5): a platform that did not negotiate
+  // the extension (UCP overview.md intersection; ap2-mandates.md "Activation and Session Locking") is told which
+  // capability to declare rather than asked for a mandate it never agreed to send.
+  const active = negotiatedCapabilities();
+  if (active && !active.has(AP2_MANDATE)) {
+    throw new AppError(
+      "capabilities_incompatible",
+      `This store requires AP2 checkout mandates to complete with a card: declare ${AP2_MANDATE} (version ` +
+        `${UCP_VERSION}) in your platform profile's ucp.capabilities, publish your mandate key in its ` +
+        `signing_keys, and send ap2.checkout_mandate`,
+      { path: "$.ap2.checkout_mandate" },
+    );
+  }
+  const allowPrivate = allowsPrivateFor(store);
   await verifyCheckoutMandate(mandate, {
     terms: mandateTerms(wire, store.slug),
-    signingKeys: (profile.signing_keys ?? []) as Record<string, unknown>[],
+    lookupKey: async (kid) => {
+      const found = await findAgentKey(ctx.agentProfile, kid, { allowPrivate });
+      return found.found ? { key: found.key } : { missing: found.why };
+    },
     now: ctx.now,
   });
 };
