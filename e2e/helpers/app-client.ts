@@ -155,10 +155,17 @@ export const mcpCall = async <T = Record<string, unknown>>(
     ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
   };
   const argsWithMeta = meta === null ? args : { meta: meta ?? defaultMeta, ...args };
+  // A correct client names the same profile in the UCP-Agent header and in meta (the service refuses two)
+  const metaAgent = (meta ?? defaultMeta)?.["ucp-agent"] as { profile?: unknown } | undefined;
+  const sameAgent =
+    typeof metaAgent?.profile === "string" && metaAgent.profile !== ""
+      ? { "ucp-agent": `profile="${metaAgent.profile}"` }
+      : {};
   const merged = Object.fromEntries(
     Object.entries({
       ...envelopeHeaders(),
       accept: "application/json, text/event-stream",
+      ...sameAgent,
       ...headers,
     }).filter(([, v]) => v !== ""),
   );
