@@ -123,7 +123,8 @@ test("a chunked body over 1 MiB → 413 with Connection: close, and the socket i
 
 test("the admin CLI refuses in one sentence, before opening anything, while the server holds the embedded database", async () => {
   const root = process.cwd();
-  const env = { ...process.env, PGLITE_DIR: process.env.E2E_PGLITE_DIR! };
+  // the embedded database the server holds (never a DATABASE_URL from the shell)
+  const env: NodeJS.ProcessEnv = { ...process.env, PGLITE_DIR: process.env.E2E_PGLITE_DIR! };
   delete env.DATABASE_URL;
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
     (resolve) => {
