@@ -149,6 +149,25 @@ describe("request targets: path ids and query strings decoded safely", () => {
   });
 });
 
+describe("OAuth forms", () => {
+  test("a NUL in a token request's parameters → 400 invalid_request in RFC 6749 form, before any client or code lookup", async () => {
+    for (const form of [
+      "grant_type=authorization_code&code=abc%00def&redirect_uri=https%3A%2F%2Fa.example%2Fcb&client_id=x&code_verifier=v",
+      "grant_type=refresh_token&refresh_token=%00&client_id=x",
+    ]) {
+      const res = await readJson<{ error?: string }>(
+        await callApp("POST", "/ucp/oauth2/token", {
+          headers: { "content-type": "application/x-www-form-urlencoded", "request-id": "edge-oauth" },
+          rawBody: form,
+        }),
+      );
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.error, "invalid_request");
+      assert.equal(res.headers.get("request-id"), "edge-oauth");
+    }
+  });
+});
+
 describe("405s: a body in the surface's shape and the Request-Id, on every route kind", () => {
   const call = async (method: string, path: string) =>
     readJson<Record<string, unknown>>(
