@@ -17,7 +17,6 @@ import { echoableRequestId } from "./request-envelope";
 
 const FORM_LIMIT_BYTES = 16 * 1024;
 // C0 controls and DEL never belong in an OAuth parameter
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** RFC 6749 §3.2: token requests are application/x-www-form-urlencoded. @throws AppError invalid_request */
