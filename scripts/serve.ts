@@ -12,11 +12,12 @@ import { createInterface } from "node:readline";
 import next from "next";
 
 import { demoKeyFile } from "@/lib/config/constants";
-import { closeSharedDb } from "@/lib/config/database";
+import { claimEmbeddedDatabase, closeSharedDb } from "@/lib/config/database";
 import { getBaseUrl, getEnv, parseEnv, privateOutboundAllowed } from "@/lib/config/env";
 import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
+import { admitRawRequest, rawRequestIdLine } from "@/lib/http/raw-request";
 import { SURFACES } from "@/lib/surfaces";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -53,7 +54,7 @@ const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+      `${rawRequestIdLine(error)}Connection: close\r\n\r\n${body}`,
   );
 };
 
@@ -90,6 +91,7 @@ const main = async (): Promise<void> => {
     runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
   }
 
+  claimEmbeddedDatabase(); // after set-up (its own process), before anything of this one opens the dir
   const sandbox = await startStripeSandbox(tsx);
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
@@ -101,6 +103,7 @@ const main = async (): Promise<void> => {
     : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    if (!admitRawRequest(req, res)) return;
     handle(req, res).catch((error: unknown) => {
       console.error(error);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });

@@ -1,11 +1,13 @@
 import { notFoundRoute } from "@/lib/http/not-found-route";
+import { routeMethods } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
-export {
-  notFoundRoute as DELETE,
-  notFoundRoute as GET,
-  notFoundRoute as PATCH,
-  notFoundRoute as POST,
-  notFoundRoute as PUT,
+const all = {
+  GET: notFoundRoute,
+  POST: notFoundRoute,
+  PUT: notFoundRoute,
+  PATCH: notFoundRoute,
+  DELETE: notFoundRoute,
 };
+export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("ucp", all);

@@ -69,7 +69,16 @@ const match = (route: Route, parts: string[]): Record<string, string | string[]>
   return route.segments.length === parts.length ? params : null;
 };
 
-export type CallOptions = { headers?: Record<string, string>; body?: unknown; rawBody?: string };
+export type CallOptions = { headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array };
+
+/** Next decodes each segment for the params; a segment that does not decode is left raw (the prelude refuses it). */
+const decodeSegment = (part: string): string => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+};
 
 /** Dispatches one request to the matching route handler. Unmatched methods get 405 as in Next. */
 export const callApp = async (
@@ -78,7 +87,7 @@ export const callApp = async (
   options: CallOptions = {},
 ): Promise<Response> => {
   const url = new URL(pathname, TEST_BASE_URL);
-  const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = url.pathname.split("/").filter(Boolean).map(decodeSegment);
   for (const route of ROUTES) {
     const params = match(route, parts);
     if (!params) continue;
@@ -86,12 +95,13 @@ export const callApp = async (
     const handler = mod[method];
     if (!handler) return new Response(null, { status: 405 });
     const headers = new Headers(options.headers);
-    let body: string | undefined = options.rawBody;
+    let body: string | Uint8Array | undefined = options.rawBody;
     if (body === undefined && options.body !== undefined) {
       body = JSON.stringify(options.body);
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
     }
-    return handler(new Request(url, { method, headers, body }), { params: Promise.resolve(params) });
+    const init = { method, headers, body: typeof body === "string" ? body : body && new Uint8Array(body) };
+    return handler(new Request(url, init as RequestInit), { params: Promise.resolve(params) });
   }
   return new Response(null, { status: 404 });
 };
@@ -155,10 +165,17 @@ export const mcpCall = async <T = Record<string, unknown>>(
     ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
   };
   const argsWithMeta = meta === null ? args : { meta: meta ?? defaultMeta, ...args };
+  // A correct client names the same profile in the UCP-Agent header and in meta (the service refuses two)
+  const metaAgent = (meta ?? defaultMeta)?.["ucp-agent"] as { profile?: unknown } | undefined;
+  const sameAgent =
+    typeof metaAgent?.profile === "string" && metaAgent.profile !== ""
+      ? { "ucp-agent": `profile="${metaAgent.profile}"` }
+      : {};
   const merged = Object.fromEntries(
     Object.entries({
       ...envelopeHeaders(),
       accept: "application/json, text/event-stream",
+      ...sameAgent,
       ...headers,
     }).filter(([, v]) => v !== ""),
   );

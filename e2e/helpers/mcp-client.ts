@@ -17,19 +17,36 @@ export type McpClientOptions = {
 const toHeaderRecord = (headers: HeadersInit | undefined): Record<string, string> =>
   Object.fromEntries(new Headers(headers).entries());
 
+/**
+ * A correct client names one agent per request: the tools/call's meta profile goes in the UCP-Agent header too
+ * (the service refuses a header and a meta that differ).
+ */
+const agentOfToolCall = (rawBody: string | undefined): Record<string, string> => {
+  try {
+    const message = JSON.parse(rawBody ?? "null") as {
+      params?: { arguments?: { meta?: { "ucp-agent"?: { profile?: unknown } } } };
+    } | null;
+    const profile = message?.params?.arguments?.meta?.["ucp-agent"]?.profile;
+    return typeof profile === "string" && profile !== "" ? { "ucp-agent": `profile="${profile}"` } : {};
+  } catch {
+    return {};
+  }
+};
+
 /** An SDK client connected to `endpoint` (`/mcp` or `/s/<slug>/mcp`). Close it with `client.close()`. */
 export const connectMcpClient = async (endpoint: string, { headers = {} }: McpClientOptions = {}) => {
   const fetchInProcess = async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const target = new URL(url);
+    const rawBody = typeof init?.body === "string" ? init.body : undefined;
     const merged = Object.fromEntries(
       Object.entries({
         "request-id": randomUUID(),
         "ucp-agent": `profile="${AGENT_PROFILE}"`,
+        ...agentOfToolCall(rawBody),
         ...toHeaderRecord(init?.headers),
         ...headers,
       }).filter(([, v]) => v !== ""),
     );
-    const rawBody = typeof init?.body === "string" ? init.body : undefined;
     return callApp(init?.method ?? "GET", `${target.pathname}${target.search}`, { headers: merged, rawBody });
   };
   const transport = new StreamableHTTPClientTransport(new URL(endpoint, TEST_BASE_URL), {

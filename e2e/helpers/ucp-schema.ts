@@ -62,3 +62,20 @@ export const assertUcpSchema = (ref: string, body: unknown): void => {
     );
   }
 };
+
+/**
+ * A non-2xx answer on a shopping surface (DECISIONS.md B9): UCP's transport-error fields at the top level
+ * (`code`, `content`, `continue_url?` — overview.md "Transport Bindings") beside the error envelope, which
+ * matches error_response.json once those fields are set aside.
+ */
+export const assertTransportError = (body: unknown): void => {
+  const { code, content, ...envelope } = body as { code?: unknown; content?: unknown };
+  const first = (envelope as { messages?: { code?: string; content?: string }[] }).messages?.[0];
+  if (typeof code !== "string" || code !== first?.code) {
+    throw new Error(`top-level code ${String(code)} is not messages[0].code: ${JSON.stringify(body)}`);
+  }
+  if (typeof content !== "string" || content !== first?.content) {
+    throw new Error(`top-level content is not messages[0].content: ${JSON.stringify(body)}`);
+  }
+  assertUcpSchema("shopping/types/error_response.json", envelope);
+};

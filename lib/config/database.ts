@@ -8,6 +8,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 
 import { getEnv } from "./env";
+import { assertPgliteFree, holdPgliteLock } from "./pglite-lock";
 
 // The two database backends behind one Prisma schema (DECISIONS.md A): PGlite when DATABASE_URL is unset,
 // PostgreSQL through @prisma/adapter-pg when it is a postgres:// URL. Used by the app (lib/config/db.ts), the
@@ -43,6 +44,8 @@ export const openAdapter = async (): Promise<AdapterHandle> => {
   const dir = env.PGLITE_DIR;
   const isMemory = dir.startsWith("memory://");
   const dataDir = isMemory ? dir : path.resolve(dir);
+  // refused before anything is opened while a server holds the dir (pglite-lock.ts)
+  if (!isMemory) assertPgliteFree(dataDir);
   if (!isMemory) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
   return {
@@ -67,4 +70,15 @@ export const closeSharedDb = async (): Promise<void> => {
   const { client, handle } = await state;
   await client.$disconnect();
   await handle.close();
+};
+
+/**
+ * The server's claim on the embedded data dir (scripts/serve.ts, after its set-up steps): other processes then
+ * refuse to open it. No-op on PostgreSQL and in-memory PGlite.
+ * @throws Error when another live server holds it
+ */
+export const claimEmbeddedDatabase = (): void => {
+  const env = getEnv();
+  if (env.DATABASE_URL || env.PGLITE_DIR.startsWith("memory://")) return;
+  holdPgliteLock(env.PGLITE_DIR);
 };

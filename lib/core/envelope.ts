@@ -49,19 +49,41 @@ export const successEnvelope = (
   };
 };
 
-export type ErrorBody = { ucp: UcpEnvelope; messages: UcpMessage[]; continue_url?: string };
+export type ErrorBody = {
+  ucp: UcpEnvelope;
+  messages: UcpMessage[];
+  continue_url?: string;
+  /** UCP's REST transport-error fields (overview.md "Transport Bindings"), on non-2xx answers only. */
+  code?: string;
+  content?: string;
+};
 
-/** The UCP error envelope for an AppError: `ucp.status: "error"` + one error message (DECISIONS.md B9). */
-export const errorBody = (error: AppError, version = UCP_VERSION): ErrorBody => ({
-  ucp: { version, status: "error" },
-  messages: [
-    {
-      type: "error",
-      code: error.code,
-      // internal_error never leaks its cause (STYLE.md §6)
-      content: error.code === "internal_error" ? "Internal error" : error.message,
-      severity: error.spec.severity,
-      ...(error.path ? { path: error.path } : {}),
-    },
-  ],
-});
+/**
+ * The UCP error envelope for an AppError: `ucp.status: "error"` + one error message. A protocol error (non-2xx)
+ * also carries UCP's transport-error fields at the top level, `code` and `content` (and `continue_url` when
+ * there is one), so a client reading either shape understands it (DECISIONS.md B9).
+ */
+export const errorBody = (error: AppError, version = UCP_VERSION): ErrorBody => {
+  // internal_error never leaks its cause (STYLE.md §6)
+  const content = error.code === "internal_error" ? "Internal error" : error.message;
+  const body: ErrorBody = {
+    ucp: { version, status: "error" },
+    messages: [
+      {
+        type: "error",
+        code: error.code,
+        content,
+        severity: error.spec.severity,
+        ...(error.path ? { path: error.path } : {}),
+      },
+    ],
+  };
+  if (error.spec.httpStatus < 400) return body;
+  const continueUrl = error.details?.continue_url;
+  return {
+    ...body,
+    code: error.code,
+    content,
+    ...(typeof continueUrl === "string" ? { continue_url: continueUrl } : {}),
+  };
+};

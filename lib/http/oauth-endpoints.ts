@@ -16,6 +16,8 @@ import { echoableRequestId } from "./request-envelope";
 // through render-oauth.ts) — never the UCP envelope. Route files are one-liners over these.
 
 const FORM_LIMIT_BYTES = 16 * 1024;
+// C0 controls and DEL never belong in an OAuth parameter
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** RFC 6749 §3.2: token requests are application/x-www-form-urlencoded. @throws AppError invalid_request */
 const readForm = async (request: Request): Promise<URLSearchParams> => {
@@ -23,7 +25,17 @@ const readForm = async (request: Request): Promise<URLSearchParams> => {
   if (type !== "application/x-www-form-urlencoded") {
     throw new AppError("invalid_request", "Send the request as application/x-www-form-urlencoded");
   }
-  return new URLSearchParams(await readBodyText(request, FORM_LIMIT_BYTES));
+  const form = new URLSearchParams(await readBodyText(request, FORM_LIMIT_BYTES));
+  // a NUL or control character in a code, token or client id would reach the database raw
+  for (const [name, value] of form) {
+    if (CONTROL.test(name) || CONTROL.test(value)) {
+      throw new AppError(
+        "invalid_request",
+        `Form parameter "${name.replace(/[^\x20-\x7e]/g, "?")}" contains a control character`,
+      );
+    }
+  }
+  return form;
 };
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };

@@ -1,8 +1,14 @@
 import "server-only";
 
-import { verifyAgentSignature } from "@/lib/agents/verify-agent-signature";
+import { claimsSignature, verifyAgentSignature } from "@/lib/agents/verify-agent-signature";
 import { getBaseUrl } from "@/lib/config/env";
-import { agentPrincipal, tierOf, type Principal, type TrustTier } from "@/lib/credentials/principal";
+import {
+  agentPrincipal,
+  assertTier,
+  tierOf,
+  type Principal,
+  type TrustTier,
+} from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import type { Store } from "@/lib/generated/prisma/client";
 
@@ -18,11 +24,42 @@ const publicUrl = (request: Request): string => {
 
 export type Caller = { principal: Principal; tier: TrustTier };
 
+/** The credentials of a request, checked without any outbound fetch. */
+export type IdentifiedCaller = {
+  principal: Principal;
+  /**
+   * Whether the agent profile may be fetched for this request: only for an identified caller (a valid key or
+   * bearer) or a request that claims a signature (verifying it needs the profile's keys). An anonymous call
+   * is served without fetching a URL it named, so it cannot make the service fetch for it.
+   */
+  fetchesProfile: boolean;
+};
+
 /**
- * @throws AppError invalid_api_key, invalid_token, and the signature errors of verifyAgentSignature
+ * Step 1, no network: the key or bearer (a key wins, seed §5 rule 1). An anonymous, unsigned call to an
+ * operation above the anonymous tier is refused here, before anything is fetched.
+ * @throws AppError invalid_api_key, invalid_token, insufficient_trust
  */
-export const resolveCaller = async (
+export const identifyCaller = async (
   request: Request,
+  requiredTier: TrustTier = "anonymous",
+): Promise<IdentifiedCaller> => {
+  const principal = await resolvePrincipal({
+    apiKey: request.headers.get("x-api-key"),
+    authorization: request.headers.get("authorization"),
+  });
+  const signed = claimsSignature(request.headers);
+  if (principal.kind === "anonymous" && !signed) assertTier("anonymous", requiredTier);
+  return { principal, fetchesProfile: principal.kind !== "anonymous" || signed };
+};
+
+/**
+ * Step 2: when the request is signed, its RFC 9421 signature by a key in the agent profile (the signed tier).
+ * @throws AppError the signature errors of verifyAgentSignature
+ */
+export const verifyCallerSignature = async (
+  request: Request,
+  { principal }: IdentifiedCaller,
   {
     body,
     agentProfile,
@@ -30,10 +67,6 @@ export const resolveCaller = async (
     now,
   }: { body: Uint8Array; agentProfile: string; store: Store | null; now: Date },
 ): Promise<Caller> => {
-  const principal = await resolvePrincipal({
-    apiKey: request.headers.get("x-api-key"),
-    authorization: request.headers.get("authorization"),
-  });
   const signed = await verifyAgentSignature({
     message: { method: request.method, url: publicUrl(request), headers: request.headers, body },
     profileUrl: agentProfile,

@@ -10,7 +10,8 @@ import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { executeOperation } from "./execute-operation";
-import { parseJsonText, readBodyBytes } from "./parse-body";
+import { decodeUtf8, parseJsonText, readBodyBytes } from "./parse-body";
+import { routeMethods, type Handler, type Method, type RouteContext } from "./prelude";
 import { errorResponse, jsonResponse } from "./render-rest";
 import {
   assertIdempotencyKey,
@@ -20,14 +21,14 @@ import {
   readUcpAgent,
   type RequestEnvelope,
 } from "./request-envelope";
-import { resolveCaller } from "./resolve-caller";
+import { identifyCaller, verifyCallerSignature } from "./resolve-caller";
 
 // The REST wrapper (STYLE.md §5): `export const POST = ucpRoute(createCart)`. It applies the envelope rules of
 // seed §4 in one place — Request-Id, UCP-Agent, Idempotency-Key on state-changing calls — resolves the caller
 // (a key wins over a bearer), parses the bare JSON body, runs the operation and renders the outcome.
 
 type RouteParams = Record<string, string | string[] | undefined>;
-export type RouteContext = { params: Promise<RouteParams> };
+export type { RouteContext };
 
 const param = (params: RouteParams, name: string): string | undefined => {
   const value = params[name];
@@ -83,13 +84,16 @@ export const ucpRoute =
       const params = (await context?.params) ?? {};
       const slug = param(params, "store_slug");
       const store = slug === undefined ? null : await getStoreOrThrow(slug);
-      if (envelope.agentProfile) {
+      const now = new Date();
+      const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
+      // The caller's credentials are checked before the agent profile is fetched: a bad key or an anonymous
+      // call to a token-tier operation never makes the service fetch a URL the caller named.
+      const identified = await identifyCaller(request, op.tier);
+      if (envelope.agentProfile && identified.fetchesProfile) {
         envelope.ucpVersion = await negotiateWithAgent(envelope.agentProfile, store);
         version = envelope.ucpVersion;
       }
-      const now = new Date();
-      const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
-      const { principal, tier } = await resolveCaller(request, {
+      const { principal, tier } = await verifyCallerSignature(request, identified, {
         body: rawBody,
         agentProfile: envelope.agentProfile,
         store,
@@ -109,7 +113,7 @@ export const ucpRoute =
       }
 
       const body = readsBody
-        ? parseJsonText(rawBody.toString("utf8"), request.headers.get("content-type"))
+        ? parseJsonText(decodeUtf8(rawBody), request.headers.get("content-type"))
         : undefined;
       const ctx: OperationContext = {
         requestId: envelope.requestId,
@@ -135,38 +139,9 @@ export const ucpRoute =
     }
   };
 
-type Handler = (request: Request, context: RouteContext) => Promise<Response>;
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-type Method = (typeof METHODS)[number];
-
 /**
- * 405 with the UCP envelope and an Allow header. Under /s/<slug>/ an unknown store is reported first, as
- * everywhere else on that prefix.
+ * Every HTTP method of a UCP route file through the prelude, with a 405 in the UCP envelope for the rest.
+ * Usage: `export const { GET, POST, PUT, PATCH, DELETE } = withMethods({ POST: ucpRoute(op) })`.
  */
-const methodNotAllowed =
-  (allowed: readonly string[]): Handler =>
-  async (request, context) => {
-    const requestId = echoableRequestId(request.headers);
-    try {
-      const slug = param((await context?.params) ?? {}, "store_slug");
-      if (slug !== undefined) await getStoreOrThrow(slug);
-      throw new AppError(
-        "method_not_allowed",
-        `${request.method} is not allowed here; use ${allowed.join(", ")}`,
-        {
-          headers: { allow: allowed.join(", ") },
-        },
-      );
-    } catch (thrown) {
-      return errorResponse(toAppError(thrown), requestId);
-    }
-  };
-
-/**
- * Every HTTP method of a route file: the given handlers, and a 405 in the UCP envelope for the rest (Next's own
- * 405 has no body). Usage: `export const { GET, POST, PUT, PATCH, DELETE } = withMethods({ POST: ucpRoute(op) })`.
- */
-export const withMethods = (handlers: Partial<Record<Method, Handler>>): Record<Method, Handler> => {
-  const fallback = methodNotAllowed(Object.keys(handlers));
-  return Object.fromEntries(METHODS.map((m) => [m, handlers[m] ?? fallback])) as Record<Method, Handler>;
-};
+export const withMethods = (handlers: Partial<Record<Method, Handler>>): Record<Method, Handler> =>
+  routeMethods("ucp", handlers);

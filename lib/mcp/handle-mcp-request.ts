@@ -9,10 +9,10 @@ import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation } from "@/lib/core/operation";
 import { tierOf } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
-import { parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
+import { decodeUtf8, parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import { jsonResponse } from "@/lib/http/render-rest";
 import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";
-import { resolveCaller } from "@/lib/http/resolve-caller";
+import { identifyCaller, verifyCallerSignature } from "@/lib/http/resolve-caller";
 import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
@@ -63,8 +63,56 @@ const jsonRpcErrorResponse = (error: AppError, requestId: string | null, id: unk
   return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
 };
 
-const rpcId = (body: unknown): unknown =>
-  typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null;
+const isValidId = (id: unknown): boolean =>
+  id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+
+const rpcId = (body: unknown): unknown => {
+  if (typeof body !== "object" || body === null || !("id" in body)) return null;
+  const { id } = body as { id: unknown };
+  return isValidId(id) ? id : null;
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Why one message is not a JSON-RPC 2.0 request, notification or response; null when it is one. */
+const invalidMessageReason = (message: unknown): string | null => {
+  if (!isRecord(message)) return "a JSON-RPC message must be an object";
+  if (message.jsonrpc !== "2.0") return 'jsonrpc must be exactly "2.0"';
+  if ("id" in message && !isValidId(message.id)) return "id must be a string, a number or null";
+  if ("method" in message) {
+    if (typeof message.method !== "string") return "method must be a string";
+    if ("params" in message && typeof message.params !== "object") return "params must be an object or array";
+    return null;
+  }
+  if ("result" in message || "error" in message) return null;
+  return "a request needs a method";
+};
+
+/**
+ * JSON-RPC 2.0 §4-§6 before the SDK sees the body (its transport answers -32700 for a well-formed JSON value
+ * that is not a valid request, and 202 with no body for an empty batch): an empty batch is one -32600 error;
+ * an invalid request is -32600 with its id when it has a usable one. A batch with an invalid member is refused
+ * whole, one -32600 per invalid member, so no part of a batch of state-changing calls runs on its own.
+ */
+const invalidJsonRpc = (body: unknown, requestId: string): Response | null => {
+  const refuse = (reason: string, id: unknown) => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: -32600, message: `Invalid Request: ${reason}`, data: { code: "invalid_request" } },
+  });
+  const answer = (payload: unknown) => jsonResponse(400, JSON.stringify(payload), requestId);
+  if (Array.isArray(body)) {
+    if (body.length === 0) return answer(refuse("an empty batch", null));
+    const errors = body.flatMap((m) => {
+      const reason = invalidMessageReason(m);
+      return reason ? [refuse(reason, rpcId(m))] : [];
+    });
+    return errors.length > 0 ? answer(errors) : null;
+  }
+  const reason = invalidMessageReason(body);
+  return reason ? answer(refuse(reason, rpcId(body))) : null;
+};
 
 /** Streamable HTTP requires this Accept header; plain JSON clients (curl) get it added rather than a 406. */
 const withMcpAccept = (request: Request): Request => {
@@ -97,14 +145,23 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
     const store = surface.storeSlug === undefined ? null : await getStoreOrThrow(surface.storeSlug);
     const now = new Date();
     const rawBody = await readBodyBytes(request);
+    // Credentials first (no fetch); the signature, when there is one, is verified against the header's profile,
+    // which every tool call's meta profile must equal (lib/mcp/server.ts).
     const { principal, tier } = isAccount
       ? await resolveBuyerBearer(request, new URL(request.url).pathname).then((buyer) => ({
           principal: buyer,
           tier: tierOf(buyer),
         }))
-      : await resolveCaller(request, { body: rawBody, agentProfile: envelope.agentProfile, store, now });
-    body = parseJsonText(rawBody.toString("utf8"), request.headers.get("content-type"));
+      : await verifyCallerSignature(request, await identifyCaller(request), {
+          body: rawBody,
+          agentProfile: envelope.agentProfile,
+          store,
+          now,
+        });
+    body = parseJsonText(decodeUtf8(rawBody), request.headers.get("content-type"));
     if (body === undefined) throw new AppError("invalid_request", "Empty body: send a JSON-RPC 2.0 message");
+    const refused = invalidJsonRpc(body, envelope.requestId);
+    if (refused) return refused;
 
     let protocolStatus = 200;
     const server = createMcpServer({
@@ -112,6 +169,7 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
       instructions: surface.instructions,
       tools: surface.tools,
       requiresAgentMeta: !isAccount,
+      headerProfile: envelope.agentProfile || undefined,
       context: {
         requestId: envelope.requestId,
         principal,

@@ -6,6 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@model
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
+import { assertTier } from "@/lib/credentials/principal";
 import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
 import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
 
@@ -24,6 +25,8 @@ export type McpServerOptions = {
   context: ToolCallContext;
   /** UCP shopping surfaces need meta['ucp-agent'] on every call; the account surface does not (seed §5 rule 9). */
   requiresAgentMeta?: boolean;
+  /** The profile of the request's UCP-Agent header (normalised); each tool call's meta profile must equal it. */
+  headerProfile?: string;
   /** Receives the HTTP status of a protocol error so the route can answer with it (UCP: HTTP status primary). */
   onProtocolError: (status: number) => void;
 };
@@ -32,7 +35,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** seed §4: the profile in meta is required on every tool call; the key on the seven state-changing tools. */
-const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>) => {
+const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>, headerProfile?: string) => {
   const meta = isRecord(args.meta) ? args.meta : {};
   const agent = isRecord(meta["ucp-agent"]) ? meta["ucp-agent"] : {};
   const profile = agent.profile;
@@ -42,6 +45,15 @@ const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>)
     });
   }
   const agentProfile = assertProfileUrl(profile, `Tool ${name}: meta.ucp-agent.profile`);
+  // The header's profile keys the request's signature and the meta's is negotiated: two different agents in
+  // one call would validate one profile and act for the other.
+  if (headerProfile && agentProfile !== headerProfile) {
+    throw new AppError(
+      "invalid_ucp_agent",
+      `Tool ${name}: meta.ucp-agent.profile "${agentProfile}" differs from the UCP-Agent header's profile "${headerProfile}"; send the same profile in both`,
+      { path: "$.meta['ucp-agent'].profile" },
+    );
+  }
   const rawKey = meta["idempotency-key"];
   if (!op.mutates) return { agentProfile, idempotencyKey: null };
   if (typeof rawKey !== "string" || rawKey.trim() === "") {
@@ -74,6 +86,7 @@ export const createMcpServer = ({
   tools,
   context,
   onProtocolError,
+  headerProfile,
   requiresAgentMeta = true,
 }: McpServerOptions) => {
   const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: {} }, instructions });
@@ -98,12 +111,17 @@ export const createMcpServer = ({
     const args = isRecord(request.params.arguments) ? request.params.arguments : {};
     try {
       const { agentProfile, idempotencyKey } = requiresAgentMeta
-        ? readMeta(toolName, op, args)
+        ? readMeta(toolName, op, args, headerProfile)
         : { agentProfile: "", idempotencyKey: null };
+      // An anonymous caller never makes the service fetch the profile it names; a tool above its tier is
+      // refused before anything is fetched (as on REST, lib/http/resolve-caller.ts).
+      const isAnonymous = context.tier === "anonymous";
+      if (isAnonymous) assertTier(context.tier, op.tier);
       // UCP MCP binding: the profile in meta is the one negotiated for this call.
-      const ucpVersion = agentProfile
-        ? await negotiateWithAgent(agentProfile, context.store)
-        : context.ucpVersion;
+      const ucpVersion =
+        agentProfile && !isAnonymous
+          ? await negotiateWithAgent(agentProfile, context.store)
+          : context.ucpVersion;
       const outcome = await executeOperation(
         op,
         { ...context, agentProfile, idempotencyKey, ucpVersion, now: new Date() },

@@ -28,6 +28,7 @@ const FROM_APP_CODE: Partial<Record<AppError["code"], OAuthErrorCode>> = {
   malformed_json: "invalid_request",
   unsupported_media_type: "invalid_request",
   payload_too_large: "invalid_request",
+  method_not_allowed: "invalid_request",
   invalid_api_key: "invalid_client",
   invalid_token: "invalid_token",
   insufficient_scope: "insufficient_scope",
@@ -43,6 +44,8 @@ const FROM_APP_CODE: Partial<Record<AppError["code"], OAuthErrorCode>> = {
   unsupported_response_type: "unsupported_response_type",
 };
 
+const HTTP_LEVEL: ReadonlySet<AppError["code"]> = new Set(["method_not_allowed", "payload_too_large"]);
+
 /** The RFC status for a code: 401 for client/token authentication, 403 for scope, 503 busy, 500, else 400. */
 const statusFor = (error: OAuthErrorCode): number => {
   if (error === "invalid_client" || error === "invalid_token") return 401;
@@ -56,9 +59,12 @@ const statusFor = (error: OAuthErrorCode): number => {
 export const oauthErrorResponse = (
   error: OAuthErrorCode,
   description: string,
-  { requestId = null, headers = {} }: { requestId?: string | null; headers?: Record<string, string> } = {},
+  {
+    requestId = null,
+    headers = {},
+    status = statusFor(error),
+  }: { requestId?: string | null; headers?: Record<string, string>; status?: number } = {},
 ): Response => {
-  const status = statusFor(error);
   const all = new Headers({
     "content-type": "application/json",
     "cache-control": "no-store",
@@ -78,5 +84,11 @@ export const renderOAuthError = (appError: AppError, requestId: string | null = 
   const error = FROM_APP_CODE[appError.code] ?? "server_error";
   if (error === "server_error") logError(appError, requestId);
   const description = error === "server_error" ? "Internal error" : appError.message;
-  return oauthErrorResponse(error, description, { requestId, headers: appError.headers });
+  // HTTP-level refusals keep their own status (405 with Allow, 413) inside the RFC 6749 body
+  const status = HTTP_LEVEL.has(appError.code) ? appError.spec.httpStatus : undefined;
+  return oauthErrorResponse(error, description, {
+    requestId,
+    headers: appError.headers,
+    ...(status ? { status } : {}),
+  });
 };

@@ -1,3 +1,4 @@
+import { routeMethods } from "@/lib/http/prelude";
 import { handleMcpRequest } from "@/lib/mcp/handle-mcp-request";
 import { ACCOUNT_MCP } from "@/lib/mcp/tools/account";
 
@@ -5,4 +6,5 @@ export const dynamic = "force-dynamic";
 
 const handler = (request: Request) => handleMcpRequest(request, ACCOUNT_MCP);
 
-export { handler as DELETE, handler as GET, handler as PATCH, handler as POST, handler as PUT };
+// GET and the others: 405 with a JSON-RPC error body (a stateless server has no GET stream, DECISIONS.md A)
+export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("mcp", { POST: handler });

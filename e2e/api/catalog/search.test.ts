@@ -9,7 +9,7 @@ import { seedCatalogProduct, seedPlatformKey, seedStore } from "../../factories"
 import { rest, TEST_BASE_URL } from "../../helpers/app-client";
 import { connectMcpClient, toolMeta, type McpClient } from "../../helpers/mcp-client";
 import { assertMcpProtocolError } from "../../helpers/mcp-errors";
-import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { assertTransportError, assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // search_catalog on every surface: global REST (anonymous, no envelope headers needed), per-store REST (envelope
@@ -233,7 +233,7 @@ const BAD_INPUTS: [string, Record<string, unknown>, string][] = [
 const assertInvalidRest = async (path: string, body: unknown, jsonPath: string) => {
   const res = await rest<{ messages: { code: string; path?: string }[] }>("POST", path, { body });
   assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} → ${res.text}`);
-  assertUcpSchema("shopping/types/error_response.json", res.body);
+  assertTransportError(res.body);
   assert.equal(res.body.messages[0]?.code, "invalid_request");
   assert.equal(res.body.messages[0]?.path, jsonPath);
 };

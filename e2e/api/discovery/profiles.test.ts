@@ -5,7 +5,7 @@ import { getDb } from "@/lib/config/db";
 
 import { seedStore } from "../../factories";
 import { callApp, readJson, TEST_BASE_URL } from "../../helpers/app-client";
-import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { assertTransportError, assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 type Profile = {
@@ -134,7 +134,7 @@ describe("GET /s/:slug/.well-known/ucp (store business profile)", () => {
   test("an unknown store is 404 store_not_found in the UCP error envelope", async () => {
     const res = await readJson(await callApp("GET", "/s/no-such-store/.well-known/ucp"));
     assert.equal(res.status, 404);
-    assertUcpSchema("shopping/types/error_response.json", res.body);
+    assertTransportError(res.body);
     assert.equal((res.body as { messages: { code: string }[] }).messages[0]?.code, "store_not_found");
   });
 });

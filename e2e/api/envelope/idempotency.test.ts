@@ -10,7 +10,7 @@ import { IDEMPOTENCY_RETENTION_MS } from "@/lib/idempotency/with-idempotency";
 
 import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
 import { mcpCall, rest } from "../../helpers/app-client";
-import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { assertTransportError } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // DECISIONS.md B8: replay byte for byte, mismatch 409, in-flight 409 + Retry-After, ≥ 48 h retention, expired
@@ -100,7 +100,7 @@ describe("REST Idempotency-Key", () => {
     const count = await carts();
     const second = await postCart(idem, body(2));
     assert.equal(second.status, 409);
-    assertUcpSchema("shopping/types/error_response.json", second.body);
+    assertTransportError(second.body);
     assert.equal(
       (second.body as { messages: { code: string }[] }).messages[0]?.code,
       "idempotency_key_reused",

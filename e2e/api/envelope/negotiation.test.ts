@@ -8,7 +8,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
 import { profileServer, type ProfileName } from "../../helpers/agent-profile-server";
 import { mcpCall, rest, type JsonResponse } from "../../helpers/app-client";
-import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { assertTransportError } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // UCP version negotiation (CONTRACT.md §4): the service fetches the agent profile named in UCP-Agent (REST) or
@@ -52,7 +52,7 @@ describe("REST: the agent profile decides the version", () => {
     const before = await db.cart.count({ where: { storeId: store.id } });
     const res = await createCart(servers.url("newer"));
     assert.equal(res.status, 422);
-    assertUcpSchema("shopping/types/error_response.json", res.body);
+    assertTransportError(res.body);
     assert.equal(codeOf(res), "version_unsupported");
     assert.equal(await db.cart.count({ where: { storeId: store.id } }), before);
   });
@@ -97,6 +97,24 @@ describe("REST: the agent profile decides the version", () => {
     assert.ok(servers.hits("error") - before <= 1);
   });
 
+  test("credentials are checked before the profile is fetched: anonymous or a bad key never fetches it", async () => {
+    const before = servers.hits("slow");
+    const headers = { "idempotency-key": randomUUID(), "ucp-agent": `profile="${servers.url("slow")}"` };
+    const body = { line_items: [{ item: { id: variantId }, quantity: 1 }] };
+    const anonymous = await rest("POST", `/s/${store.slug}/carts`, { headers, body });
+    assert.equal(anonymous.status, 403, anonymous.text);
+    assert.equal(codeOf(anonymous), "insufficient_trust");
+    const badKey = await rest("POST", `/s/${store.slug}/carts`, {
+      headers: { ...headers, "x-api-key": "acs_not_a_key" },
+      body,
+    });
+    assert.equal(badKey.status, 401, badKey.text);
+    assert.equal(codeOf(badKey), "invalid_api_key");
+    const catalog = await rest("POST", `/catalog/search`, { headers, body: { query: "tent" } });
+    assert.equal(catalog.status, 200, catalog.text);
+    assert.equal(servers.hits("slow"), before, "no request left the service");
+  });
+
   test("a live store never fetches from private addresses → 400 invalid_profile_url", async () => {
     const before = servers.hits("ok");
     const res = await createCart(servers.url("ok"), liveStore);
@@ -122,21 +140,57 @@ describe("MCP: the profile in meta is negotiated per call", () => {
     assert.equal((res.body as Rpc).error?.data.code, "version_unsupported");
   });
 
-  test("meta profile unreachable → HTTP 424 profile_unreachable", async () => {
+  test("meta profile unreachable → HTTP 424 profile_unreachable; nothing stored", async () => {
+    const db = await getDb();
+    const before = await db.cart.count({ where: { storeId: store.id } });
+    const res = await mcpCall(
+      `/s/${store.slug}/mcp`,
+      "create_cart",
+      { cart: { line_items: [{ item: { id: variantId }, quantity: 1 }] } },
+      {
+        headers: { "x-api-key": key },
+        meta: { "ucp-agent": { profile: servers.url("error") }, "idempotency-key": randomUUID() },
+      },
+    );
+    assert.equal(res.status, 424);
+    assert.equal((res.body as Rpc).error?.data.code, "profile_unreachable");
+    assert.equal(await db.cart.count({ where: { storeId: store.id } }), before);
+  });
+
+  test("an anonymous call never makes the service fetch the profile it names", async () => {
+    // "slow" never answers: a fetch would end in 424 after the timeout
+    const before = servers.hits("slow");
     const res = await mcpCall(
       `/mcp`,
       "get_product",
       { catalog: { id: "prod_x" } },
       {
-        meta: { "ucp-agent": { profile: servers.url("error") } },
+        meta: { "ucp-agent": { profile: servers.url("slow") } },
       },
     );
-    assert.equal(res.status, 424);
-    assert.equal((res.body as Rpc).error?.data.code, "profile_unreachable");
+    assert.equal(res.status, 200, res.text);
+    const bad = await mcpCall(
+      `/s/${store.slug}/mcp`,
+      "get_cart",
+      { id: "cart_x" },
+      {
+        headers: { "x-api-key": "acs_not_a_key" },
+        meta: { "ucp-agent": { profile: servers.url("slow") } },
+      },
+    );
+    assert.equal(bad.status, 401, bad.text);
+    assert.equal(servers.hits("slow"), before);
   });
 
   test("a live store refuses a loopback meta profile", async () => {
-    const res = await mcpCall(`/s/${liveStore.slug}/mcp`, "get_product", { catalog: { id: "prod_x" } }, {});
+    const res = await mcpCall(
+      `/s/${liveStore.slug}/mcp`,
+      "get_product",
+      { catalog: { id: "prod_x" } },
+      {
+        headers: { "x-api-key": key },
+      },
+    );
     assert.equal(res.status, 400);
     assert.equal((res.body as Rpc).error?.data.code, "invalid_profile_url");
   });

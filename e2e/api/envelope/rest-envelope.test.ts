@@ -6,7 +6,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
 import { AGENT_PROFILE, rest, TEST_BASE_URL, type JsonResponse } from "../../helpers/app-client";
-import { assertUcpSchema } from "../../helpers/ucp-schema";
+import { assertTransportError } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // seed §4 "Request-envelope rules" and §7 on the per-store REST surface, plus the bad-input cases of issue #2.
@@ -18,7 +18,7 @@ type ErrorEnvelope = {
 
 const assertError = (res: JsonResponse<unknown>, status: number, code: string) => {
   assert.equal(res.status, status, `status for ${code}: ${res.text}`);
-  assertUcpSchema("shopping/types/error_response.json", res.body);
+  assertTransportError(res.body);
   const body = res.body as ErrorEnvelope;
   assert.equal(body.ucp.status, "error");
   assert.equal(body.messages[0]?.code, code);

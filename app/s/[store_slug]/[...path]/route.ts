@@ -1,11 +1,13 @@
 import { storeNotFoundRoute } from "@/lib/http/not-found-route";
+import { routeMethods } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
-export {
-  storeNotFoundRoute as DELETE,
-  storeNotFoundRoute as GET,
-  storeNotFoundRoute as PATCH,
-  storeNotFoundRoute as POST,
-  storeNotFoundRoute as PUT,
+const all = {
+  GET: storeNotFoundRoute,
+  POST: storeNotFoundRoute,
+  PUT: storeNotFoundRoute,
+  PATCH: storeNotFoundRoute,
+  DELETE: storeNotFoundRoute,
 };
+export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("ucp", all);

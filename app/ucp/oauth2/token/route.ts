@@ -1,5 +1,6 @@
 import { tokenEndpoint } from "@/lib/http/oauth-endpoints";
+import { routeMethods } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
-export const POST = tokenEndpoint;
+export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("oauth", { POST: tokenEndpoint });

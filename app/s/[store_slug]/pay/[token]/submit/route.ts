@@ -1,17 +1,20 @@
 import { payHostedCheckout, type PaymentAction } from "@/lib/checkout/hosted-payment";
 import { checkoutOfPaymentLink, sealReceipt } from "@/lib/checkout/payment-receipt";
 import { getBaseUrl } from "@/lib/config/env";
+import { readBodyText } from "@/lib/http/parse-body";
+import { routeMethods, type RouteContext } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
 // The hosted payment page's form target (issue #5 §3): runs the buyer's step, then 303 back to the page.
 // Test mode: approve | fail (sandbox 3-DS) and card (a sandbox payment method). Live mode: refresh, posted by
 // the page after Stripe.js confirmed the payment in the browser — the server then reads the provider's state.
-type Params = { params: Promise<{ store_slug: string; token: string }> };
+// The form is small and urlencoded (the page's own <form>): read under a small limit, never as multipart.
+const FORM_LIMIT_BYTES = 16 * 1024;
 
-export async function POST(request: Request, { params }: Params) {
-  const { store_slug, token } = await params;
-  const form = await request.formData().catch(() => null);
+const submit = async (request: Request, { params }: RouteContext) => {
+  const { store_slug, token } = (await params) as { store_slug: string; token: string };
+  const form = new URLSearchParams(await readBodyText(request, FORM_LIMIT_BYTES));
   const action = form?.get("action");
   const paymentMethod = form?.get("payment_method");
   const step: PaymentAction | null =
@@ -30,4 +33,6 @@ export async function POST(request: Request, { params }: Params) {
   const receipt =
     result === "paid" && checkoutId ? `&receipt=${await sealReceipt(store_slug, checkoutId)}` : "";
   return Response.redirect(`${page}?result=${result}${receipt}`, 303);
-}
+};
+
+export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("page-api", { POST: submit });

@@ -1,0 +1,120 @@
+import "server-only";
+
+import { AppError, toAppError } from "@/lib/core/errors";
+import { renderOAuthError } from "@/lib/oauth/render-oauth";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { UCP_VERSION } from "@/lib/ucp/version";
+
+import { errorResponse, jsonResponse } from "./render-rest";
+import { echoableRequestId } from "./request-envelope";
+import { assertCleanTarget, targetOf } from "./request-target";
+
+// The one request prelude (STYLE.md §4) every route kind goes through: REST shopping, MCP, OAuth endpoints,
+// discovery documents, inbound webhooks and the pages' API routes. In one place, so that a rule added here (a
+// limit, the Request-Id echo, a rate limit) reaches every surface:
+//   1. the rate-limit hook,
+//   2. the request target decoded safely (request-target.ts),
+//   3. the handler,
+//   4. any error rendered in the body of the surface (UCP envelope, JSON-RPC, RFC 6749),
+//   5. the client's Request-Id echoed on every answer, errors and 405s included.
+// Body limits and JSON decoding are parse-body.ts (the handlers call it: some read JSON, some forms, some raw
+// bytes for a signature); the Node HTTP server adds the same checks for what Next answers before any route
+// (raw-request.ts).
+
+export type RouteKind = "ucp" | "mcp" | "oauth" | "discovery" | "webhook" | "page-api";
+
+type RouteParams = Record<string, string | string[] | undefined>;
+export type RouteContext = { params: Promise<RouteParams> };
+export type Handler = (request: Request, context: RouteContext) => Promise<Response>;
+
+/**
+ * Where per-caller rate limits go (the operability work: limiter by tier, DECISIONS.md B15). Called once per
+ * request before any work; it throws AppError rate_limited to refuse. Deliberately a no-op for now.
+ */
+export const applyRateLimit = async (_request: Request, _kind: RouteKind): Promise<void> => {};
+
+/** A JSON-RPC error answer (MCP): protocol errors keep their HTTP status (UCP §9: HTTP status primary). */
+const jsonRpcErrorResponse = (error: AppError, requestId: string | null): Response => {
+  const data: Record<string, unknown> = {
+    code: error.code,
+    content: error.code === "internal_error" ? "Internal error" : error.message,
+    ...(error.path ? { path: error.path } : {}),
+  };
+  const body = { jsonrpc: "2.0", id: null, error: { code: error.spec.mcpCode, message: data.content, data } };
+  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
+};
+
+/** Renders an error in the body its surface speaks. */
+export const renderRouteError = (
+  kind: RouteKind,
+  error: AppError,
+  requestId: string | null,
+  version = UCP_VERSION,
+): Response => {
+  if (kind === "oauth") return renderOAuthError(error, requestId);
+  if (kind === "mcp") return jsonRpcErrorResponse(error, requestId);
+  return errorResponse(error, requestId, version);
+};
+
+/** The same response with the Request-Id header set (headers of Response.redirect and friends are immutable). */
+export const withRequestId = (response: Response, requestId: string | null): Response => {
+  if (!requestId || response.headers.get("request-id") === requestId) return response;
+  const headers = new Headers(response.headers);
+  headers.set("request-id", requestId);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+};
+
+/** Wraps a route handler in the prelude. */
+export const prelude =
+  (kind: RouteKind, handler: Handler): Handler =>
+  async (request, context) => {
+    const requestId = echoableRequestId(request.headers);
+    try {
+      await applyRateLimit(request, kind);
+      assertCleanTarget(targetOf(request));
+      return withRequestId(await handler(request, context), requestId);
+    } catch (thrown) {
+      return renderRouteError(kind, toAppError(thrown), requestId);
+    }
+  };
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type Method = (typeof METHODS)[number];
+
+const param = (params: RouteParams, name: string): string | undefined => {
+  const value = params[name];
+  return typeof value === "string" ? value : undefined;
+};
+
+/**
+ * 405 in the surface's body with an Allow header. Under /s/<slug>/ an unknown store is reported first, as
+ * everywhere else on that prefix.
+ */
+const methodNotAllowed = (kind: RouteKind, allowed: readonly string[]): Handler =>
+  prelude(kind, async (request, context) => {
+    const slug = param((await context?.params) ?? {}, "store_slug");
+    if (slug !== undefined && (kind === "ucp" || kind === "discovery")) await getStoreOrThrow(slug);
+    throw new AppError(
+      "method_not_allowed",
+      `${request.method} is not allowed here; use ${allowed.join(", ")}`,
+      { headers: { allow: allowed.join(", ") } },
+    );
+  });
+
+/**
+ * Every HTTP method of a route file, each through the prelude: the given handlers, and a 405 in the surface's
+ * body for the rest (Next's own 405 has an empty body and no Request-Id). Usage:
+ * `export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("oauth", { POST: tokenEndpoint })`.
+ */
+export const routeMethods = (
+  kind: RouteKind,
+  handlers: Partial<Record<Method, Handler>>,
+): Record<Method, Handler> => {
+  const fallback = methodNotAllowed(kind, Object.keys(handlers));
+  return Object.fromEntries(
+    METHODS.map((m) => {
+      const handler = handlers[m];
+      return [m, handler ? prelude(kind, handler) : fallback];
+    }),
+  ) as Record<Method, Handler>;
+};
