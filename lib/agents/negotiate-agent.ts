@@ -36,13 +36,15 @@ const businessCapabilities = (store: Pick<Store, "mode"> | null): readonly Capab
 
 /**
  * The capabilities active for this request (UCP overview.md "Intersection Algorithm"): ours ∩ the platform
- * profile's, orphaned extensions pruned. Null when the request names no platform profile (nothing to negotiate).
+ * profile's, orphaned extensions pruned. Null when there is nothing to negotiate: no platform profile named, or an
+ * anonymous caller (whose profile is never fetched).
  * @throws AppError the profile fetch codes of getAgentProfile
  */
 export const activeCapabilities = async (
-  ctx: Pick<OperationContext, "agentProfile" | "store">,
+  ctx: Pick<OperationContext, "agentProfile" | "store" | "principal">,
 ): Promise<Set<CapabilityName> | null> => {
-  if (!ctx.agentProfile) return null;
+  // an anonymous caller never makes us fetch the URL it names (lib/http/resolve-caller.ts): it gets our offer
+  if (!ctx.agentProfile || ctx.principal.kind === "anonymous") return null;
   const profile = await getAgentProfile(ctx.agentProfile, { allowPrivate: allowsPrivateFor(ctx.store) });
   return intersectCapabilities(businessCapabilities(ctx.store), profile.ucp.capabilities);
 };
