@@ -13,7 +13,7 @@ import { startStripeSandbox, type StripeSandbox } from "../../sandbox/stripe/ser
 import { findFreePort } from "../../scripts/lib/free-port";
 import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
-import { cardCompletionBody } from "../helpers/card-completion";
+import { cardCompletionBody, withMandateKey } from "../helpers/card-completion";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 
 // Several instances behind a load balancer: two processes of the built service on one PostgreSQL and one Stripe
@@ -67,20 +67,24 @@ test.beforeAll(async () => {
   const demo = (await (await fetch(`${instances[0]!.baseUrl}/demo/agent/.well-known/ucp`)).json()) as {
     ucp: { capabilities: Record<string, { config?: object }[]> };
   };
-  const profile = JSON.stringify({
-    ...demo,
-    ucp: {
-      ...demo.ucp,
-      capabilities: {
-        ...demo.ucp.capabilities,
-        "dev.ucp.shopping.order": demo.ucp.capabilities["dev.ucp.shopping.order"]!.map((entry) => ({
-          ...entry,
-          config: { ...entry.config, webhook_url: receiver.url("/orders") },
-        })),
+  const profile = JSON.stringify(
+    withMandateKey(
+      {
+        ...demo,
+        ucp: {
+          ...demo.ucp,
+          capabilities: {
+            ...demo.ucp.capabilities,
+            "dev.ucp.shopping.order": demo.ucp.capabilities["dev.ucp.shopping.order"]!.map((entry) => ({
+              ...entry,
+              config: { ...entry.config, webhook_url: receiver.url("/orders") },
+            })),
+          },
+        },
       },
-    },
-    signing_keys: [{ ...publicKey.export({ format: "jwk" }), kid: signer.kid, alg: "ES256", use: "sig" }],
-  });
+      { ...publicKey.export({ format: "jwk" }), kid: signer.kid, alg: "ES256", use: "sig" },
+    ),
+  );
   profileServer = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),
   );
