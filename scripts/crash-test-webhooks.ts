@@ -25,7 +25,7 @@ import path from "node:path";
 import type { JWK } from "jose";
 import pg from "pg";
 
-import { cardCompletionBody, withMandateKey } from "../e2e/helpers/card-completion";
+import { cardCompletionBody, withMandateKey, withOrderWebhook } from "../e2e/helpers/card-completion";
 import { startWebhookReceiver, type Received } from "../e2e/helpers/webhook-receiver";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
@@ -122,24 +122,13 @@ try {
   const demo = (await (await fetch(`${serverA.baseUrl}/demo/agent/.well-known/ucp`)).json()) as {
     ucp: { capabilities: Record<string, { config?: object }[]> };
   };
-  const orderCapability = demo.ucp.capabilities["dev.ucp.shopping.order"]!;
   const profile = JSON.stringify(
-    withMandateKey(
-      {
-        ...demo,
-        ucp: {
-          ...demo.ucp,
-          capabilities: {
-            ...demo.ucp.capabilities,
-            "dev.ucp.shopping.order": orderCapability.map((entry) => ({
-              ...entry,
-              config: { ...entry.config, webhook_url: receiver.url("/platform") },
-            })),
-          },
-        },
-      },
-      { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
-    ),
+    withMandateKey(withOrderWebhook(demo, receiver.url("/platform")), {
+      ...publicKey.export({ format: "jwk" }),
+      kid,
+      alg: "ES256",
+      use: "sig",
+    }),
   );
   profileHttp.on("request", (_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),

@@ -53,3 +53,22 @@ export const withMandateKey = (profile: object, publicJwk: object): object => {
     signing_keys: [publicJwk],
   };
 };
+
+/** An agent profile whose order capability sends order webhooks to `webhookUrl` (UCP order `config.webhook_url`). */
+export const withOrderWebhook = (profile: object, webhookUrl: string): object => {
+  const ucp = (profile as { ucp?: { capabilities?: Record<string, { config?: object }[]> } }).ucp ?? {};
+  const order = ucp.capabilities?.["dev.ucp.shopping.order"] ?? [];
+  return {
+    ...profile,
+    ucp: {
+      ...ucp,
+      capabilities: {
+        ...ucp.capabilities,
+        "dev.ucp.shopping.order": order.map((entry) => ({
+          ...entry,
+          config: { ...entry.config, webhook_url: webhookUrl },
+        })),
+      },
+    },
+  };
+};

@@ -15,7 +15,7 @@ import { seedId } from "../../prisma/seed/seed-ids";
 import { findFreePort } from "../../scripts/lib/free-port";
 import { REPO_ROOT } from "../../scripts/lib/paths";
 import { runAdminProcess, startServedApp, type ServedApp } from "../../scripts/lib/served-app";
-import { withMandateKey } from "../helpers/card-completion";
+import { withMandateKey, withOrderWebhook } from "../helpers/card-completion";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 
 // No secret in logs: a production deployment (NODE_ENV=production, SEED_DEMO=1 on an empty embedded database) is set
@@ -139,22 +139,12 @@ test("a production run prints none of the secrets it created or received", async
     ucp: { capabilities: Record<string, { config?: object }[]> };
   };
   const profile = JSON.stringify(
-    withMandateKey(
-      {
-        ...demo,
-        ucp: {
-          ...demo.ucp,
-          capabilities: {
-            ...demo.ucp.capabilities,
-            "dev.ucp.shopping.order": demo.ucp.capabilities["dev.ucp.shopping.order"]!.map((entry) => ({
-              ...entry,
-              config: { ...entry.config, webhook_url: receiver!.url("/orders") },
-            })),
-          },
-        },
-      },
-      { ...publicKey.export({ format: "jwk" }), kid: kid, alg: "ES256", use: "sig" },
-    ),
+    withMandateKey(withOrderWebhook(demo, receiver!.url("/orders")), {
+      ...publicKey.export({ format: "jwk" }),
+      kid: kid,
+      alg: "ES256",
+      use: "sig",
+    }),
   );
   profileServer = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),

@@ -13,7 +13,7 @@ import { startStripeSandbox, type StripeSandbox } from "../../sandbox/stripe/ser
 import { findFreePort } from "../../scripts/lib/free-port";
 import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { startPostgres, type PostgresServer } from "../../scripts/pg-harness";
-import { cardCompletionBody, withMandateKey } from "../helpers/card-completion";
+import { cardCompletionBody, withMandateKey, withOrderWebhook } from "../helpers/card-completion";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 
 // Several instances behind a load balancer: two processes of the built service on one PostgreSQL and one Stripe
@@ -68,22 +68,12 @@ test.beforeAll(async () => {
     ucp: { capabilities: Record<string, { config?: object }[]> };
   };
   const profile = JSON.stringify(
-    withMandateKey(
-      {
-        ...demo,
-        ucp: {
-          ...demo.ucp,
-          capabilities: {
-            ...demo.ucp.capabilities,
-            "dev.ucp.shopping.order": demo.ucp.capabilities["dev.ucp.shopping.order"]!.map((entry) => ({
-              ...entry,
-              config: { ...entry.config, webhook_url: receiver.url("/orders") },
-            })),
-          },
-        },
-      },
-      { ...publicKey.export({ format: "jwk" }), kid: signer.kid, alg: "ES256", use: "sig" },
-    ),
+    withMandateKey(withOrderWebhook(demo, receiver.url("/orders")), {
+      ...publicKey.export({ format: "jwk" }),
+      kid: signer.kid,
+      alg: "ES256",
+      use: "sig",
+    }),
   );
   profileServer = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),

@@ -10,7 +10,7 @@ import type { JWK } from "jose";
 import { mandateTerms } from "../../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../../prisma/seed/seed-ids";
-import { withMandateKey } from "../helpers/card-completion";
+import { withMandateKey, withOrderWebhook } from "../helpers/card-completion";
 import { assertUcpSchema } from "../helpers/ucp-schema";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
 
@@ -64,22 +64,12 @@ test("the in-server worker delivers a placed order's webhook, signed with the st
     ucp: { capabilities: Record<string, { config?: object }[]> };
   };
   const profile = JSON.stringify(
-    withMandateKey(
-      {
-        ...base,
-        ucp: {
-          ...base.ucp,
-          capabilities: {
-            ...base.ucp.capabilities,
-            "dev.ucp.shopping.order": base.ucp.capabilities["dev.ucp.shopping.order"]!.map((entry) => ({
-              ...entry,
-              config: { ...entry.config, webhook_url: receiver.url("/orders") },
-            })),
-          },
-        },
-      },
-      { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" },
-    ),
+    withMandateKey(withOrderWebhook(base, receiver.url("/orders")), {
+      ...publicKey.export({ format: "jwk" }),
+      kid,
+      alg: "ES256",
+      use: "sig",
+    }),
   );
   const server = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end(profile),

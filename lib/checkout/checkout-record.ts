@@ -7,7 +7,12 @@ import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
 
 import { readFulfillmentState } from "./fulfillment";
-import { priceCheckout, type CheckoutDraft, type StoredInstrument } from "./price-checkout";
+import {
+  priceCheckout,
+  type CheckoutDraft,
+  type PricedCheckoutLine,
+  type StoredInstrument,
+} from "./price-checkout";
 import type { BuyerInput } from "./schemas";
 import { isTerminal, moveCheckout } from "./state";
 import { checkoutToWire } from "./to-wire";
@@ -129,6 +134,16 @@ export type LineRow = {
   priceMinor: number;
   position: number;
 };
+
+/** The line rows a priced checkout stores: ids, variants, quantities and the unit prices charged, in order. */
+export const lineRowsOf = (lines: readonly PricedCheckoutLine[]): LineRow[] =>
+  lines.map((l, position) => ({
+    id: l.id,
+    variantId: l.variant.id,
+    quantity: l.quantity,
+    priceMinor: l.unitPrice,
+    position,
+  }));
 
 /** True when `rows` are exactly the stored line rows (same ids, variants, quantities, prices, order). */
 export const sameLines = (stored: CheckoutRecord["lineItems"], rows: readonly LineRow[]): boolean =>

@@ -8,7 +8,7 @@ import { defineOperation, storeOf, type OperationContext } from "@/lib/core/oper
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";
-import { CHECKOUT_TTL_MS, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
+import { CHECKOUT_TTL_MS, lineRowsOf, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { EMPTY_FULFILLMENT } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft } from "./price-checkout";
 import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
@@ -154,14 +154,7 @@ export const createCheckout = defineOperation({
         priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
       );
       await tx.checkoutLineItem.createMany({
-        data: priced.lines.map((l, position) => ({
-          id: l.id,
-          checkoutId: id,
-          variantId: l.variant.id,
-          quantity: l.quantity,
-          priceMinor: l.unitPrice,
-          position,
-        })),
+        data: lineRowsOf(priced.lines).map((row) => ({ ...row, checkoutId: id })),
       });
       return null;
     });

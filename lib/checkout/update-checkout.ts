@@ -9,7 +9,14 @@ import { defineOperation, storeOf } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";
-import { draftOf, loadCheckoutOrThrow, sameLines, saveCheckout, VersionConflict } from "./checkout-record";
+import {
+  draftOf,
+  lineRowsOf,
+  loadCheckoutOrThrow,
+  sameLines,
+  saveCheckout,
+  VersionConflict,
+} from "./checkout-record";
 import { priceCheckout } from "./price-checkout";
 import { UpdateCheckoutInputSchema, type UpdateCheckoutInput } from "./schemas";
 import { assertModifiable } from "./state";
@@ -58,13 +65,7 @@ export const updateCheckout = defineOperation({
         ...(input.context !== undefined ? { context: input.context as object } : {}),
         ...(input.attribution !== undefined ? { attribution: input.attribution } : {}),
       };
-      const lines = priced.lines.map((l, position) => ({
-        id: l.id,
-        variantId: l.variant.id,
-        quantity: l.quantity,
-        priceMinor: l.unitPrice,
-        position,
-      }));
+      const lines = lineRowsOf(priced.lines);
       try {
         await saveCheckout(db, {
           id: session.id,

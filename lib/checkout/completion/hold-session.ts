@@ -4,7 +4,13 @@ import { randomBytes } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
 
-import { sameLines, saveCheckout, VersionConflict, type loadCheckoutOrThrow } from "../checkout-record";
+import {
+  lineRowsOf,
+  sameLines,
+  saveCheckout,
+  VersionConflict,
+  type loadCheckoutOrThrow,
+} from "../checkout-record";
 import type { priceForCompletion } from "./price-for-completion";
 
 type Session = Awaited<ReturnType<typeof loadCheckoutOrThrow>>;
@@ -21,13 +27,7 @@ export const holdSession = async (
   { draft, priced }: Pick<Priced, "draft" | "priced">,
 ): Promise<{ kind: "held"; amount: number; continueToken: string } | { kind: "changed" }> => {
   const amount = priced.totals.find((t) => t.type === "total")?.amount ?? 0;
-  const lines = priced.lines.map((l, position) => ({
-    id: l.id,
-    variantId: l.variant.id,
-    quantity: l.quantity,
-    priceMinor: l.unitPrice,
-    position,
-  }));
+  const lines = lineRowsOf(priced.lines);
   const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
   try {
     await saveCheckout(db, {
