@@ -43,6 +43,17 @@ test("/healthz: 200 ok, never cached, no envelope headers needed", async () => {
   assert.deepEqual(await response.json(), { status: "ok" });
 });
 
+test("another method on /healthz or /readyz: 405 in the envelope with Allow and the Request-Id echoed", async () => {
+  for (const path of ["/healthz", "/readyz"]) {
+    const response = await callApp("POST", path, { headers: { "request-id": "health-405" } });
+    assert.equal(response.status, 405, path);
+    assert.equal(response.headers.get("allow"), "GET", path);
+    assert.equal(response.headers.get("request-id"), "health-405", path);
+    const body = (await response.json()) as { messages: { code: string }[] };
+    assert.equal(body.messages[0]?.code, "method_not_allowed", path);
+  }
+});
+
 test("/readyz: 200 ready when the database, the migrations and the search engine are all there", async () => {
   const ready = await readyz();
   assert.equal(ready.status, 200, JSON.stringify(ready.body));
