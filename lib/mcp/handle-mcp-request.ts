@@ -11,7 +11,7 @@ import { tierOf } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import { decodeUtf8, parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import { jsonResponse } from "@/lib/http/render-rest";
-import { echoableRequestId, readRequestEnvelope } from "@/lib/http/request-envelope";
+import { echoableRequestId, readRequestEnvelope, type RequestEnvelope } from "@/lib/http/request-envelope";
 import { identifyCaller, verifyCallerSignature } from "@/lib/http/resolve-caller";
 import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
@@ -123,6 +123,50 @@ const withMcpAccept = (request: Request): Request => {
   return new Request(request.url, { method: request.method, headers });
 };
 
+/** JSON-RPC methods that are MCP transport, not UCP operations (DECISIONS.md B19): no UCP envelope needed. */
+const isTransportMessage = (message: unknown): boolean => {
+  const method = (message as { method?: unknown } | null)?.method;
+  return (
+    typeof method === "string" &&
+    (method === "initialize" ||
+      method === "ping" ||
+      method === "tools/list" ||
+      method.startsWith("notifications/"))
+  );
+};
+
+/** True when every message of the body is transport (an unreadable body is not: the usual rules answer it). */
+const isTransportOnly = (rawBody: Uint8Array): boolean => {
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(rawBody));
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.length > 0 && messages.every(isTransportMessage);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The UCP envelope of an MCP request. A stock MCP client sends neither Request-Id nor UCP-Agent on its
+ * handshake (initialize, ping, tools/list, notifications): those go through without them (B19), with a Request-Id
+ * of ours. Tool calls keep the seed's rules, and the missing header names itself.
+ */
+const mcpEnvelope = (headers: Headers, transportOnly: boolean): RequestEnvelope => {
+  try {
+    return readRequestEnvelope(headers);
+  } catch (error) {
+    const missing =
+      error instanceof AppError &&
+      (error.code === "missing_request_id" || error.code === "missing_ucp_agent");
+    if (!transportOnly || !missing) throw error;
+    return {
+      requestId: echoableRequestId(headers) ?? randomUUID(),
+      agentProfile: "",
+      ucpVersion: UCP_VERSION,
+    };
+  }
+};
+
 export const handleMcpRequest = async (request: Request, surface: McpSurface): Promise<Response> => {
   const echoId = echoableRequestId(request.headers);
   if (request.method !== "POST") {
@@ -139,12 +183,12 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
   let body: unknown;
   try {
     const isAccount = surface.auth === "buyer-bearer";
+    const rawBody = await readBodyBytes(request);
     const envelope = isAccount
       ? { requestId: echoId ?? randomUUID(), agentProfile: "", ucpVersion: UCP_VERSION }
-      : readRequestEnvelope(request.headers);
+      : mcpEnvelope(request.headers, isTransportOnly(rawBody));
     const store = surface.storeSlug === undefined ? null : await getStoreOrThrow(surface.storeSlug);
     const now = new Date();
-    const rawBody = await readBodyBytes(request);
     // Credentials first (no fetch); the signature, when there is one, is verified against the header's profile,
     // which every tool call's meta profile must equal (lib/mcp/server.ts).
     const { principal, tier } = isAccount
