@@ -2,6 +2,7 @@ import "server-only";
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { AppError, toAppError } from "@/lib/core/errors";
@@ -65,11 +66,38 @@ const readMeta = (name: string, op: AnyOperation, args: Record<string, unknown>,
 };
 
 /** MCP arguments → operation input: the namespace object plus the top-level `id` (seed §4: never flat). */
+/** The payload field names of an operation (its input schema's properties), computed once per operation. */
+const payloadFields = new WeakMap<AnyOperation, ReadonlySet<string>>();
+const payloadFieldsOf = (op: AnyOperation): ReadonlySet<string> => {
+  let fields = payloadFields.get(op);
+  if (!fields) {
+    const schema = z.toJSONSchema(op.input, { io: "input", unrepresentable: "any" }) as {
+      properties?: object;
+    };
+    fields = new Set(Object.keys(schema.properties ?? {}));
+    payloadFields.set(op, fields);
+  }
+  return fields;
+};
+
 const toolInput = (op: AnyOperation, args: Record<string, unknown>): unknown => {
   const { namespace, takesId, flat } = op.mcp;
   if (flat) {
     const { meta: _meta, ...rest } = args;
     return rest;
+  }
+  // a payload field sent beside the namespace instead of inside it would be silently ignored: say where it goes
+  const misplaced = namespace
+    ? Object.keys(args).find(
+        (k) => k !== namespace && k !== "meta" && k !== "id" && payloadFieldsOf(op).has(k),
+      )
+    : undefined;
+  if (misplaced && namespace) {
+    throw new AppError(
+      "invalid_request",
+      `Tool ${op.name}: ${misplaced} belongs inside ${namespace} — send { "${namespace}": { "${misplaced}": … } }`,
+      { path: `$.${misplaced}` },
+    );
   }
   const payload = namespace ? (args[namespace] ?? {}) : {};
   if (!isRecord(payload)) {

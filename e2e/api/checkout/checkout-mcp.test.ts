@@ -92,6 +92,35 @@ const call = async <T = Checkout>(
 };
 
 describe("per-store MCP checkout tools (official SDK client)", () => {
+  test("a payload field beside its namespace (payment, ap2, line_items next to checkout) is refused, naming where it belongs", async () => {
+    const db = await getDb();
+    const before = await db.checkoutSession.count({ where: { storeId: store.id } });
+    const cases: [string, Record<string, unknown>, string][] = [
+      [
+        "create_checkout",
+        { line_items: [{ item: { id: socks.id }, quantity: 1 }], checkout: {} },
+        "line_items",
+      ],
+      [
+        "complete_checkout",
+        { id: "chk_x", checkout: {}, payment: { instruments: [] }, ap2: { checkout_mandate: "x..y" } },
+        "payment",
+      ],
+    ];
+    for (const [tool, args, field] of cases) {
+      const error = await client
+        .callTool({ name: tool, arguments: { meta: toolMeta(randomUUID()), ...args } })
+        .then(
+          () => assert.fail(`${tool} accepted a misplaced ${field}`),
+          (thrown: unknown) => rpcError(thrown),
+        );
+      assert.equal(error.data.code, "invalid_request", tool);
+      assert.equal(error.data.path, `$.${field}`, tool);
+      assert.match(error.message, new RegExp(`${field} belongs inside checkout`), tool);
+    }
+    assert.equal(await db.checkoutSession.count({ where: { storeId: store.id } }), before, "nothing stored");
+  });
+
   test("a product id given as a line item: item_unavailable that names the product's variant ids", async () => {
     const boots = await seedProduct(store, {
       title: "Camp Stove",
