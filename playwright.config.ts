@@ -74,7 +74,7 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `./node_modules/.bin/tsx scripts/serve.ts${process.env.E2E_REBUILD === "1" ? " --build" : ""}`,
+    command: `node --import tsx scripts/serve.ts${process.env.E2E_REBUILD === "1" ? " --build" : ""}`,
     url: BASE_URL,
     env: {
       PORT,

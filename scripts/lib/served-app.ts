@@ -50,7 +50,9 @@ export const startServedApp = async ({
     OUTBOUND_ALLOW_PRIVATE: "1",
     ...env,
   });
-  const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/serve.ts", ...args], {
+  // tsx as a loader inside the server's own process (not the tsx CLI, which wraps it in a relay parent that SIGKILLs
+  // a child slow to acknowledge a relayed SIGTERM): a signal to this pid reaches the server itself
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts", ...args], {
     cwd: REPO_ROOT,
     env: merged,
     detached,
