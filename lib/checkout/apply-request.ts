@@ -1,6 +1,7 @@
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
+import { railFor } from "@/lib/payments/rails";
 
 import { mergeFulfillment } from "./fulfillment";
 import { offeredHandlers, type CheckoutDraft, type DraftLine, type StoredInstrument } from "./price-checkout";
@@ -14,7 +15,8 @@ const RAIL_TYPES: Record<string, string> = { "svc.card": "card", "svc.crypto": "
 /**
  * Instruments as stored and echoed: credentials never kept (UCP §7.1), a missing id generated and a missing type
  * inferred from the rail (CONTRACT §18.1 #11).
- * @throws AppError invalid_request for a handler this store does not offer
+ * @throws AppError invalid_request for a handler this store does not offer; rail_not_available for one it offers
+ *   but that cannot complete a checkout yet (selecting it would only fail later, at completion)
  */
 export const toStoredInstruments = (store: Store, payment: PaymentInput): StoredInstrument[] => {
   const offered = offeredHandlers(store);
@@ -23,6 +25,14 @@ export const toStoredInstruments = (store: Store, payment: PaymentInput): Stored
       throw new AppError(
         "invalid_request",
         `$.payment.instruments[${i}].handler_id: ${inst.handler_id} is not offered by this store (offered: ${offered.join(", ") || "none"})`,
+        { path: `$.payment.instruments[${i}].handler_id` },
+      );
+    }
+    if (!railFor(inst.handler_id)) {
+      const completing = offered.filter((id) => railFor(id));
+      throw new AppError(
+        "rail_not_available",
+        `${inst.handler_id} cannot complete checkouts yet: select ${completing.join(" or ") || "another rail"}`,
         { path: `$.payment.instruments[${i}].handler_id` },
       );
     }

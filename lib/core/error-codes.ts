@@ -246,7 +246,8 @@ export const ERROR_CODES = {
   ),
   /** Thrown by selectRail: more than one instrument is marked selected. */
   multiple_payment_selections: business("ours", "Mark exactly one payment instrument selected: true."),
-  /** Thrown by completeCheckout: svc.crypto completion is a later issue (use the card rail for now). */
+  /** Thrown when a checkout selects (create, update) or completes with a rail the store lists but that cannot move
+   * money yet, and by refunds through such a rail. */
   rail_not_available: business("ours", "This rail cannot move money yet (complete, refund): use svc.card."),
   /** Returned by completion when the rail's provider refused the payment (card declined, 3-DS failed; UCP
    * standard code, DECISIONS B18): the provider's reason is in the message; the session stays open. */

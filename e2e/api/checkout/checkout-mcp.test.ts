@@ -223,7 +223,7 @@ describe("per-store MCP checkout tools (official SDK client)", () => {
     assert.equal(second.id, first.id);
   });
 
-  test("a two-rail store is ready_for_complete without an instrument; the rail choice is an info message", async () => {
+  test("a two-rail store is ready_for_complete without an instrument; the rail choice is an info message; a rail that cannot complete yet is refused when selected", async () => {
     const railsClient = await connectMcpClient(`/s/${twoRails.slug}/mcp`, { headers: { "x-api-key": key } });
     try {
       const created = await call(
@@ -256,6 +256,23 @@ describe("per-store MCP checkout tools (official SDK client)", () => {
         { via: railsClient },
       );
       assert.equal(picked.status, "ready_for_complete");
+      // svc.crypto is listed but cannot complete a checkout yet: refused when selected, selection unchanged
+      const notYet = await railsClient.callTool({
+        name: "update_checkout",
+        arguments: {
+          meta: toolMeta(randomUUID()),
+          id: created.id,
+          checkout: { payment: { instruments: [{ handler_id: "svc.crypto", selected: true }] } },
+        },
+      });
+      const body = notYet.structuredContent as ErrorEnvelope;
+      assert.deepEqual(
+        body.messages.map((m) => [m.code, m.path]),
+        [["rail_not_available", "$.payment.instruments[0].handler_id"]],
+        JSON.stringify(notYet),
+      );
+      const again = await call("get_checkout", { id: created.id }, { mutates: false, via: railsClient });
+      assert.deepEqual(again.payment?.instruments, picked.payment?.instruments);
     } finally {
       await railsClient.close();
     }

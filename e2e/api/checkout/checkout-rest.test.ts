@@ -272,7 +272,7 @@ describe("POST /s/:slug/checkout-sessions — create and the preflight", () => {
     assert.equal(us.body.status, "incomplete");
   });
 
-  test("a store with two rails adds an info payment_selection_required until an instrument is selected (never an error); credentials are never echoed", async () => {
+  test("a store with two rails adds an info payment_selection_required until an instrument is selected (never an error); credentials are never echoed; a rail that cannot complete yet cannot be selected", async () => {
     const v = (await (await getDb()).variant.findFirst({ where: { storeId: twoRails.id } }))!;
     const created = await create({ line_items: [{ item: { id: v.id }, quantity: 1 }] }, twoRails);
     assert.ok(!errorPaths(created.body).some(([code]) => code === "payment_selection_required"));
@@ -287,7 +287,7 @@ describe("POST /s/:slug/checkout-sessions — create and the preflight", () => {
         payment: {
           instruments: [
             {
-              handler_id: "svc.crypto",
+              handler_id: "svc.card",
               selected: true,
               credential: { type: "token", token: "secret-digest" },
             },
@@ -299,9 +299,26 @@ describe("POST /s/:slug/checkout-sessions — create and the preflight", () => {
     assertCheckoutSchema(updated.body);
     assert.ok(!errorPaths(updated.body).some(([code]) => code === "payment_selection_required"));
     assert.deepEqual(updated.body.payment.instruments, [
-      { id: "pi_1", handler_id: "svc.crypto", type: "crypto", selected: true },
+      { id: "pi_1", handler_id: "svc.card", type: "card", selected: true },
     ]);
     assert.ok(!updated.text.includes("secret-digest"));
+    // A rail the store lists but that cannot complete a checkout is refused when selected, not at completion;
+    // the stored selection is unchanged.
+    const notYet = await update(
+      created.body.id,
+      { payment: { instruments: [{ handler_id: "svc.crypto", selected: true }] } },
+      twoRails,
+    );
+    assert.deepEqual(
+      (notYet.body as unknown as ErrorEnvelope).messages.map((m) => [m.code, m.path]),
+      [["rail_not_available", "$.payment.instruments[0].handler_id"]],
+      notYet.text,
+    );
+    assert.match((notYet.body as unknown as ErrorEnvelope).messages[0]!.content, /select svc\.card/);
+    const after = await update(created.body.id, {}, twoRails);
+    assert.deepEqual(after.body.payment.instruments, [
+      { id: "pi_1", handler_id: "svc.card", type: "card", selected: true },
+    ]);
     const unknown = await update(
       created.body.id,
       { payment: { instruments: [{ handler_id: "svc.paypal" }] } },
