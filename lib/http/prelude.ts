@@ -5,6 +5,7 @@ import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
+import { browserVisitPage, isBrowserVisit } from "./browser-visit";
 import { errorResponse, jsonResponse } from "./render-rest";
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget, targetOf } from "./request-target";
@@ -14,7 +15,8 @@ import { assertCleanTarget, targetOf } from "./request-target";
 // limit, the Request-Id echo, a rate limit) reaches every surface:
 //   1. the rate-limit hook,
 //   2. the request target decoded safely (request-target.ts),
-//   3. the handler,
+//   3. a person's browser visit to a store API or MCP link answered with a page saying what it is (browser-visit.ts),
+//      then the handler,
 //   4. any error rendered in the body of the surface (UCP envelope, JSON-RPC, RFC 6749),
 //   5. the client's Request-Id echoed on every answer, errors and 405s included.
 // Body limits and JSON decoding are parse-body.ts (the handlers call it: some read JSON, some forms, some raw
@@ -72,6 +74,10 @@ export const prelude =
     try {
       await applyRateLimit(request, kind);
       assertCleanTarget(targetOf(request));
+      if ((kind === "ucp" || kind === "mcp") && isBrowserVisit(request)) {
+        const page = await browserVisitPage(request);
+        if (page) return page;
+      }
       return withRequestId(await handler(request, context), requestId);
     } catch (thrown) {
       return renderRouteError(kind, toAppError(thrown), requestId);
