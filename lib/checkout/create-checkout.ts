@@ -5,6 +5,7 @@ import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
+import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 
 import { applyRequest } from "./apply-request";
@@ -131,6 +132,12 @@ export const createCheckout = defineOperation({
       attribution: input.attribution ?? null,
       expiresAt: new Date(ctx.now.getTime() + CHECKOUT_TTL_MS),
     };
+    const body = checkoutToWire(session, priced, {
+      store,
+      baseUrl: ctx.baseUrl,
+      ucpVersion: ctx.ucpVersion,
+      order: null,
+    });
     // two plain inserts in one transaction (a nested create would also read the row back). From a cart, the
     // cart's row is locked first and its open checkout looked up again, so two first creates racing for one cart
     // give one checkout (the loser returns the winner's)
@@ -150,6 +157,7 @@ export const createCheckout = defineOperation({
           buyer: session.buyer ?? undefined,
           context: (session.context as object | null) ?? undefined,
           attribution: session.attribution ?? undefined,
+          mandateTermsHistory: [mandateTerms(body, store.slug)],
         },
         priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
       );
@@ -159,12 +167,6 @@ export const createCheckout = defineOperation({
       return null;
     });
     if (raced) return reuse(db, ctx, raced);
-    const body = checkoutToWire(session, priced, {
-      store,
-      baseUrl: ctx.baseUrl,
-      ucpVersion: ctx.ucpVersion,
-      order: null,
-    });
     return { body: await withMerchantAuthorization(ctx, body), status: 201 };
   }),
 });

@@ -6,7 +6,9 @@ import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import { recordTerms } from "@/lib/mandates/terms-history";
 
 import { applyRequest } from "./apply-request";
 import {
@@ -55,7 +57,21 @@ export const updateCheckout = defineOperation({
       const draft = applyRequest(store, draftOf(session), input);
       const keepStatus = session.status === "requires_escalation" ? { status: session.status } : {};
       const priced = await priceCheckout(db, store, draft, { now: ctx.now, ...keepStatus });
+      const body = checkoutToWire(
+        {
+          ...session,
+          buyer: draft.buyer,
+          fulfillment: draft.fulfillment,
+          notes: input.notes ?? session.notes,
+          context: input.context ?? session.context,
+          attribution: input.attribution ?? session.attribution,
+          paymentInstruments: draft.instruments,
+        },
+        priced,
+        { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion, order: null },
+      );
       const data = {
+        mandateTermsHistory: recordTerms(session.mandateTermsHistory, mandateTerms(body, store.slug)),
         buyer: draft.buyer ?? undefined,
         fulfillment: draft.fulfillment,
         discountCodes: priced.discounts.codes,
@@ -79,19 +95,6 @@ export const updateCheckout = defineOperation({
         await sleep(Math.floor(Math.random() * 5 * attempt));
         continue;
       }
-      const body = checkoutToWire(
-        {
-          ...session,
-          buyer: draft.buyer,
-          fulfillment: draft.fulfillment,
-          notes: input.notes ?? session.notes,
-          context: input.context ?? session.context,
-          attribution: input.attribution ?? session.attribution,
-          paymentInstruments: draft.instruments,
-        },
-        priced,
-        { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion, order: null },
-      );
       return { body: await withMerchantAuthorization(ctx, body) };
     }
     throw new AppError("conflict", `Checkout ${input.id} is being updated concurrently; retry the update`);

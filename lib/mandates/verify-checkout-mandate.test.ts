@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { generateKeyPairSync } from "node:crypto";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { test } from "node:test";
 
 import type { JWK } from "jose";
@@ -202,4 +202,51 @@ test("each broken rule gets its own code", async () => {
     "acme",
   );
   assert.equal(await code(verify(await sign(terms), live)), "mandate_invalid_signature");
+});
+
+test("signed over an earlier version of the checkout: the refusal names what changed since; otherwise it gives the current terms' digest", async () => {
+  const mandate = await signCheckoutMandate(terms, { privateJwk: agent.privateJwk, kid: agent.kid, exp });
+  const live = mandateTerms(
+    {
+      ...checkout,
+      line_items: [{ item: { id: "var_1", price: 1450 }, quantity: 3 }],
+      totals: [
+        { type: "subtotal", amount: 4350 },
+        { type: "total", amount: 4350 },
+      ],
+    },
+    "acme",
+  );
+  const unrelated = { ...terms, currency: "EUR" };
+  await assert.rejects(
+    verifyCheckoutMandate(mandate, {
+      terms: live,
+      lookupKey: keysFrom([agent.publicJwk]),
+      now,
+      earlierTerms: [unrelated, terms, live],
+    }),
+    (error: AppError) => {
+      assert.equal(error.code, "mandate_invalid_signature");
+      assert.match(
+        error.message,
+        /earlier version of this checkout; since then line_items\[var_1\]\.quantity 2 → 3; totals\[subtotal\] 2900 → 4350; totals\[total\] 2900 → 4350 — re-read/,
+      );
+      return true;
+    },
+  );
+  // not in the history (or no history): the message cannot know what differs, so it gives what to compare
+  const digest = createHash("sha256").update(mandatePayload(live)).digest("base64url");
+  await assert.rejects(
+    verifyCheckoutMandate(mandate, {
+      terms: live,
+      lookupKey: keysFrom([agent.publicJwk]),
+      now,
+      earlierTerms: [unrelated],
+    }),
+    (error: AppError) => {
+      assert.ok(error.message.includes(`SHA-256 ${digest}`), error.message);
+      assert.match(error.message, /with key "agent-1"/);
+      return true;
+    },
+  );
 });

@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
+
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
 
 import { AppError } from "@/lib/core/errors";
 
 import { mandatePayload, previousMandateTerms, type MandateTerms } from "./mandate-terms";
+import { describeTermsChange } from "./terms-history";
 
 // Verification of `ap2.checkout_mandate` exactly as DECISIONS.md B5: an ES256 compact JWS with a detached
 // payload `<b64url(header)>..<b64url(signature)>`; protected header alg/kid/exp/merchant/checkout_id; payload =
@@ -47,7 +50,18 @@ const readHeader = (jws: string): Record<string, unknown> => {
  */
 export const verifyCheckoutMandate = async (
   mandate: string | undefined,
-  { terms, lookupKey, now }: { terms: MandateTerms; lookupKey: MandateKeyLookup; now: Date },
+  {
+    terms,
+    lookupKey,
+    now,
+    earlierTerms = [],
+  }: {
+    terms: MandateTerms;
+    lookupKey: MandateKeyLookup;
+    now: Date;
+    /** The checkout's terms after its earlier creates and updates, newest last (terms-history.ts). */
+    earlierTerms?: readonly MandateTerms[];
+  },
 ): Promise<MandateHeader> => {
   if (!mandate) {
     throw new AppError(
@@ -111,11 +125,23 @@ export const verifyCheckoutMandate = async (
   if (await verifies(mandatePayload(previousMandateTerms(terms)))) {
     throw invalid(
       "was signed over the previous terms (lines and totals only); sign the current terms, which also cover " +
-        "buyer.email and the fulfillment method, destination and option (README: Checkout mandates)",
+        "buyer.email and the fulfillment method, destination and option (README: Card payments and checkout mandates)",
     );
   }
+  for (const earlier of [...earlierTerms].reverse()) {
+    if (!(await verifies(mandatePayload(earlier)))) continue;
+    const changes = describeTermsChange(earlier, terms);
+    throw invalid(
+      `was signed over an earlier version of this checkout; since then ${
+        changes.length > 0 ? changes.join("; ") : "the order of its line items or totals changed"
+      } — re-read the checkout (GET) and sign its current terms`,
+    );
+  }
+  const digest = createHash("sha256").update(mandatePayload(terms)).digest("base64url");
   throw invalid(
-    "signature does not verify over this checkout's current terms: a price, line, total, the buyer's email or " +
-      "the shipment (destination or option) changed since signing — re-read the checkout and re-sign",
+    `signature does not verify over this checkout's current terms with key "${header.kid}": either the key ` +
+      "signed other bytes (a price, line, total, the buyer's email or the shipment changed since signing, or the " +
+      'terms were built differently: see README "Card payments and checkout mandates"), or the signature was made with another ' +
+      `key. The current terms' JCS bytes have SHA-256 ${digest} (base64url): compare with the bytes you signed`,
   );
 };

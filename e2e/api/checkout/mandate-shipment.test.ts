@@ -85,15 +85,29 @@ const moneyOf = async (checkoutId: string) => ({
   orders: await (await getDb()).order.count({ where: { checkoutId } }),
 });
 
-const CHANGES: [string, Record<string, unknown>][] = [
-  ["the destination", { shipping_address: { ...SEED_ADDRESS, line1: "9 Elsewhere Rd" } }],
-  ["the shipping option", { shipping_method_id: "express" }],
-  ["the buyer's email", { buyer: { ...BUYER, email: "mallory@example.com" } }],
+// Each change, and how the refusal names it: the mandate verifies over the checkout's earlier terms, so the
+// message says exactly what changed since signing.
+const CHANGES: [string, Record<string, unknown>, RegExp][] = [
+  [
+    "the destination",
+    { shipping_address: { ...SEED_ADDRESS, line1: "9 Elsewhere Rd" } },
+    /since then fulfillment\.destination\.street_address "[^"]+" → "9 Elsewhere Rd"/,
+  ],
+  [
+    "the shipping option",
+    { shipping_method_id: "express" },
+    /since then fulfillment\.option "standard" → "express"/,
+  ],
+  [
+    "the buyer's email",
+    { buyer: { ...BUYER, email: "mallory@example.com" } },
+    /since then buyer\.email "[^"]+" → "mallory@example\.com"/,
+  ],
 ];
 
 describe("REST", () => {
-  for (const [what, change] of CHANGES) {
-    test(`${what} changed after signing (same total): refused before any charge; re-signed, it completes`, async () => {
+  for (const [what, change, named] of CHANGES) {
+    test(`${what} changed after signing (same total): refused before any charge, naming the change; re-signed, it completes`, async () => {
       const c = await readyCheckout();
       const signedBefore = await cardCompletionBody(c, store.slug, signer, "pm_card_visa");
       const changed = await update(c.id, change);
@@ -104,6 +118,8 @@ describe("REST", () => {
         { headers: headers(), body: signedBefore },
       );
       assert.equal(refused.body.messages[0]?.code, "mandate_invalid_signature", refused.text);
+      assert.match(refused.body.messages[0]!.content, /signed over an earlier version of this checkout/);
+      assert.match(refused.body.messages[0]!.content, named);
       assert.deepEqual(await moneyOf(c.id), { intents: 0, orders: 0 });
       const resigned = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions/${c.id}/complete`, {
         headers: headers(),
@@ -134,6 +150,7 @@ describe("MCP", () => {
         (error: Error) => error.message,
       );
     assert.match(answer, /mandate_invalid_signature/);
+    assert.match(answer, /since then fulfillment\.destination\.street_address/);
     assert.deepEqual(await moneyOf(c.id), { intents: 0, orders: 0 });
   });
 });

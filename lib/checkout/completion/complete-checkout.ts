@@ -73,7 +73,7 @@ export const completeCheckout = defineOperation({
         return { body: await withMerchantAuthorization(ctx, priced.wire) };
       }
       // 4.
-      await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate);
+      await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate, session.mandateTermsHistory);
       // 5.
       const hold = await holdSession(db, session, priced);
       if (hold.kind === "changed") {

@@ -7,6 +7,7 @@ import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
+import { readTermsHistory } from "@/lib/mandates/terms-history";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -26,6 +27,8 @@ export const verifyMandate = async (
   store: Store,
   wire: ReturnType<typeof checkoutToWire>,
   mandate: string | undefined,
+  /** The session's stored terms history (to say what changed when the mandate was signed earlier). */
+  termsHistory: unknown,
 ): Promise<void> => {
   // Our stores require AP2 checkout mandates on the card rail (DECISIONS B5): a platform that did not negotiate
   // the extension (UCP overview.md intersection; ap2-mandates.md "Activation and Session Locking") is told which
@@ -48,5 +51,6 @@ export const verifyMandate = async (
       return found.found ? { key: found.key } : { missing: found.why };
     },
     now: ctx.now,
+    earlierTerms: readTermsHistory(termsHistory),
   });
 };
