@@ -20,6 +20,8 @@ import { AppError } from "@/lib/core/errors";
 import { admitRawRequest, rawRequestIdLine } from "@/lib/http/raw-request";
 import { SURFACES } from "@/lib/surfaces";
 
+import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
+
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** How long shutdown waits for requests under way, then for the worker's step (each). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -92,6 +94,9 @@ const main = async (): Promise<void> => {
   }
 
   claimEmbeddedDatabase(); // after set-up (its own process), before anything of this one opens the dir
+  // the admin CLI cannot open a data dir this process holds: it sends its commands here instead
+  const embedded = !env.DATABASE_URL && !env.PGLITE_DIR.startsWith("memory://");
+  const adminSocket = embedded ? await serveAdminSocket(adminSocketPath(env.PGLITE_DIR)) : null;
   const sandbox = await startStripeSandbox(tsx);
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
@@ -135,6 +140,7 @@ const main = async (): Promise<void> => {
     // no new connections; idle keep-alive sockets close now, busy ones after their response
     server.close();
     server.closeIdleConnections();
+    adminSocket?.close();
     if (inFlight > 0) {
       await Promise.race([
         new Promise<void>((resolve) => (drained = resolve)),
@@ -166,6 +172,8 @@ const main = async (): Promise<void> => {
       console.log(`\nDemo platform key (X-API-Key): in ${path.relative(ROOT, demoKeyFile())}`);
     }
     console.log(`Outbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
+    if (adminSocket)
+      console.log(`Admin CLI (npm run admin -- …) runs its commands in this server while it serves`);
     console.log(`\nReady on http://${host}:${env.PORT}`);
   });
 };

@@ -1,5 +1,6 @@
 // The admin CLI's commands (scripts/admin.ts is the process entry point). Each command is a thin adapter over one
 // lib/ operation; tests call runAdmin in-process, so the CLI surface is tested on both databases.
+import { Console } from "node:console";
 import { parseArgs } from "node:util";
 
 import { Presets, SingleBar } from "cli-progress";
@@ -10,6 +11,7 @@ import {
   RECONCILE_GRACE_MS,
   reconcileCardPayments,
 } from "@/lib/checkout/completion/reconcile-payments";
+import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
@@ -70,7 +72,7 @@ Commands:
   settle-refunds [--store <slug>]
                  Retries refunds left pending by a provider outage or a crash (same idempotency key; the server's
                  worker does this every minute).
-  Card payments (issue #5):
+  Card payments:
   set-stripe-keys --store <slug> [--secret-key <sk_live_…>] [--webhook-secret <whsec_…>]
                   [--publishable-key <pk_live_…|pk_test_…>]
                  A store's Stripe secret key and webhook signing secret ("" clears): live keys for a live store;
@@ -100,16 +102,32 @@ const usageOf = (command: string): string | null => {
   return lines.slice(start, end === -1 ? undefined : end).join("\n");
 };
 
-/** Runs one admin command; returns the process exit code (thrown errors are the caller's to print). */
-export const runAdmin = async (argv: string[]): Promise<number> => {
+/** Where a command writes: the terminal, or the admin socket of a running server (admin-socket.ts). */
+export type AdminIo = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+
+/** The one-line message of a failed command (domain errors as they are; unexpected ones with their own text). */
+export const adminErrorMessage = (thrown: unknown): string => {
+  const error = toAppError(thrown);
+  return error.code === "internal_error" && thrown instanceof Error ? thrown.message : error.message;
+};
+
+/**
+ * Runs one admin command, writing to `io`; returns the process exit code (thrown errors are the caller's to
+ * print, with adminErrorMessage).
+ */
+export const runAdmin = async (
+  argv: string[],
+  io: AdminIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> => {
+  const out = new Console({ stdout: io.stdout, stderr: io.stderr, colorMode: false });
   const [command, ...args] = argv;
   if (command === undefined || HELP.has(command)) {
-    console.log(USAGE);
+    out.log(USAGE);
     return 0;
   }
   if (args.some((a) => HELP.has(a))) {
     const usage = usageOf(command);
-    console.log(usage ? `Usage: npm run admin -- ${usage.trimStart()}` : USAGE);
+    out.log(usage ? `Usage: npm run admin -- ${usage.trimStart()}` : USAGE);
     return usage ? 0 : 2;
   }
   // make-store-live takes the slug as its one positional argument (`make-store-live <slug>`), or --store.
@@ -150,7 +168,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
         .filter(Boolean);
       const created = await createApiKey({ name: values.name ?? "", permissions: permissions as never[] });
       if (values.json) {
-        console.log(
+        out.log(
           JSON.stringify({
             id: created.id,
             name: created.name,
@@ -159,19 +177,19 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
           }),
         );
       } else {
-        console.log(`Created platform key ${created.id} "${created.name}"`);
-        console.log(`Permissions: ${created.permissions.join(", ") || "(none)"}`);
-        console.log(`\n  X-API-Key: ${created.key}\n`);
-        console.log("Store it now: it is shown only once (only its SHA-256 hash is kept).");
+        out.log(`Created platform key ${created.id} "${created.name}"`);
+        out.log(`Permissions: ${created.permissions.join(", ") || "(none)"}`);
+        out.log(`\n  X-API-Key: ${created.key}\n`);
+        out.log("Store it now: it is shown only once (only its SHA-256 hash is kept).");
       }
       return 0;
     }
     case "list-api-keys": {
       const keys = await listApiKeys();
-      if (values.json) console.log(JSON.stringify(keys));
-      else if (keys.length === 0) console.log("No platform keys.");
+      if (values.json) out.log(JSON.stringify(keys));
+      else if (keys.length === 0) out.log("No platform keys.");
       else
-        console.table(
+        out.table(
           keys.map((k) => ({
             id: k.id,
             name: k.name,
@@ -185,11 +203,11 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
     case "revoke-api-key": {
       if (!values.id) throw new Error("--id is required");
       const key = await revokeApiKey(values.id);
-      console.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt?.toISOString()}`);
+      out.log(`Revoked ${key.id} "${key.name}" at ${key.revokedAt?.toISOString()}`);
       return 0;
     }
     case "purge-idempotency": {
-      console.log(`Deleted ${await purgeExpiredIdempotencyRecords()} expired idempotency records`);
+      out.log(`Deleted ${await purgeExpiredIdempotencyRecords()} expired idempotency records`);
       return 0;
     }
     case "create-oauth-client": {
@@ -198,21 +216,21 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
         .map((p) => p.trim())
         .filter(Boolean);
       const created = await createOAuthClient({ name: values.name ?? "", scopes: scopes as never[] });
-      if (values.json) console.log(JSON.stringify(created));
+      if (values.json) out.log(JSON.stringify(created));
       else {
-        console.log(`Created OAuth client "${created.name}" (client_credentials)`);
-        console.log(`Scopes: ${created.scopes.join(" ") || "(none)"}`);
-        console.log(`\n  client_id:     ${created.clientId}\n  client_secret: ${created.clientSecret}\n`);
-        console.log("Store the secret now: it is shown only once (only its SHA-256 hash is kept).");
+        out.log(`Created OAuth client "${created.name}" (client_credentials)`);
+        out.log(`Scopes: ${created.scopes.join(" ") || "(none)"}`);
+        out.log(`\n  client_id:     ${created.clientId}\n  client_secret: ${created.clientSecret}\n`);
+        out.log("Store the secret now: it is shown only once (only its SHA-256 hash is kept).");
       }
       return 0;
     }
     case "list-oauth-clients": {
       const clients = await listOAuthClients();
-      if (values.json) console.log(JSON.stringify(clients));
-      else if (clients.length === 0) console.log("No OAuth clients.");
+      if (values.json) out.log(JSON.stringify(clients));
+      else if (clients.length === 0) out.log("No OAuth clients.");
       else
-        console.table(
+        out.table(
           clients.map((c) => ({
             client_id: c.clientId,
             name: c.name,
@@ -225,12 +243,12 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
     case "revoke-oauth-client": {
       if (!values.id) throw new Error("--id is required");
       const client = await revokeOAuthClient(values.id);
-      console.log(`Revoked ${client.clientId} "${client.name}" at ${client.revokedAt?.toISOString()}`);
+      out.log(`Revoked ${client.clientId} "${client.name}" at ${client.revokedAt?.toISOString()}`);
       return 0;
     }
     case "purge-oauth": {
       const counts = await purgeExpiredOAuthRecords();
-      console.log(
+      out.log(
         `Deleted ${counts.pendingAuthorizations} consent requests, ${counts.authorizationCodes} codes, ${counts.refreshTokens} refresh tokens`,
       );
       return 0;
@@ -238,19 +256,17 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
     case "set-webhook-url": {
       if (!values.store || values.url === undefined) throw new Error("--store and --url are required");
       const url = await setStoreWebhookUrl(values.store, values.url);
-      console.log(
-        url ? `Webhooks of ${values.store} go to ${url}` : `Webhooks of ${values.store} are disabled`,
-      );
+      out.log(url ? `Webhooks of ${values.store} go to ${url}` : `Webhooks of ${values.store} are disabled`);
       return 0;
     }
     case "webhook-log": {
       if (!values.store) throw new Error("--store is required");
       const store = await getStoreOrThrow(values.store);
       const log = await listDeliveries(store.id, { limit: Number(values.limit ?? 50) || 50 });
-      if (values.json) console.log(JSON.stringify(log, null, 2));
-      else if (log.length === 0) console.log("No deliveries.");
+      if (values.json) out.log(JSON.stringify(log, null, 2));
+      else if (log.length === 0) out.log("No deliveries.");
       else
-        console.table(
+        out.table(
           log.map((d) => ({
             webhook_id: d.webhook_id,
             order: d.order_id,
@@ -268,7 +284,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
     case "deliver-webhooks": {
       const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
       const outcomes = await webhookWorkerStep(new Date(), { storeId });
-      console.log(`${outcomes.length} attempt(s): ${outcomes.filter((o) => o.ok).length} delivered`);
+      out.log(`${outcomes.length} attempt(s): ${outcomes.filter((o) => o.ok).length} delivered`);
       return 0;
     }
     case "fulfill-order": {
@@ -280,7 +296,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
         trackingUrl: values["tracking-url"],
         description: values.description,
       });
-      console.log(
+      out.log(
         `Order ${order.id} is ${order.status}; ${order.fulfillmentEvents?.length ?? 0} fulfilment event(s)`,
       );
       return 0;
@@ -299,7 +315,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
               reason: values.reason,
             });
       const last = order.adjustments?.at(-1);
-      console.log(
+      out.log(
         `Order ${order.id} is ${order.status}; ${last?.type ?? "adjustment"} ${last?.id ?? ""} ${last?.status ?? ""}` +
           (last?.refundMinor ? `, ${last.refundMinor} ${order.currency} minor units back to the buyer` : ""),
       );
@@ -309,9 +325,9 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       const store = values.store ? await getStoreOrThrow(values.store) : null;
       const report = await settlePendingRefunds(store ? { storeId: store.id } : {});
       for (const r of report) {
-        console.log(`${r.adjustmentId} (order ${r.orderId}): ${r.status}${r.error ? ` — ${r.error}` : ""}`);
+        out.log(`${r.adjustmentId} (order ${r.orderId}): ${r.status}${r.error ? ` — ${r.error}` : ""}`);
       }
-      console.log(`${report.length} pending refund(s) processed`);
+      out.log(`${report.length} pending refund(s) processed`);
       return report.some((r) => r.error) ? 1 : 0;
     }
     case "redeliver-webhook":
@@ -320,7 +336,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       const store = await getStoreOrThrow(values.store);
       if (command === "redeliver-webhook") await redeliverWebhook(values.id, store.id);
       else await enableWebhookEndpoint(values.id, store.id);
-      console.log(command === "redeliver-webhook" ? `Queued ${values.id} again` : `Enabled ${values.id}`);
+      out.log(command === "redeliver-webhook" ? `Queued ${values.id} again` : `Enabled ${values.id}`);
       return 0;
     }
     case "set-stripe-keys": {
@@ -330,14 +346,14 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
         webhookSecret: values["webhook-secret"],
         publishableKey: values["publishable-key"],
       });
-      console.log(`Stripe keys of ${values.store} updated`);
+      out.log(`Stripe keys of ${values.store} updated`);
       return 0;
     }
     case "make-store-live": {
       const slug = positional ?? values.store;
       if (!slug) throw new Error("Usage: make-store-live <slug>");
       const { store, alreadyLive } = await makeStoreLive(slug);
-      console.log(alreadyLive ? `${store.slug} is already live` : `${store.slug} is live`);
+      out.log(alreadyLive ? `${store.slug} is already live` : `${store.slug} is live`);
       return 0;
     }
     case "reconcile-payments": {
@@ -347,15 +363,15 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error("--grace-seconds must be ≥ 0");
       if (!Number.isInteger(limit) || limit < 1) throw new Error("--limit must be a positive integer");
       const results = await reconcileCardPayments({ storeId, graceMs: graceSeconds * 1000, limit });
-      if (values.json) console.log(JSON.stringify(results));
+      if (values.json) out.log(JSON.stringify(results));
       else {
         for (const r of results) {
-          console.log(
+          out.log(
             `${r.store} checkout ${r.checkoutId} payment ${r.paymentIntentId ?? "(none recorded)"}: ${r.result}${r.orderId ? ` → order ${r.orderId}` : ""}${r.detail ? ` (${r.detail})` : ""}`,
           );
         }
         const placed = results.filter((r) => r.result === "order_placed").length;
-        console.log(`${results.length} payment(s) checked: ${placed} order(s) placed`);
+        out.log(`${results.length} payment(s) checked: ${placed} order(s) placed`);
       }
       return results.some((r) => r.result === "error") ? 1 : 0;
     }
@@ -364,7 +380,7 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       const bar = new SingleBar(
         {
           format: "Reindexing |{bar}| {percentage}% | {value}/{total} products | ETA {eta_formatted}",
-          stream: process.stderr,
+          stream: io.stderr,
           hideCursor: true,
         },
         Presets.shades_classic,
@@ -378,14 +394,14 @@ export const runAdmin = async (argv: string[]): Promise<number> => {
       });
       bar.stop();
       const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-      console.log(
+      out.log(
         `Indexed ${result.done} products into ${config.host} index "${config.indexUid}" in ${seconds} s`,
       );
       return 0;
     }
     default:
-      console.error(`Unknown command "${command}" (npm run admin -- <command> --help explains one)\n`);
-      console.error(USAGE);
+      out.error(`Unknown command "${command}" (npm run admin -- <command> --help explains one)\n`);
+      out.error(USAGE);
       return 2;
   }
 };
