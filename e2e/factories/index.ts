@@ -15,7 +15,7 @@ const unique = () => randomBytes(5).toString("hex");
 
 export type StoreOptions = Partial<
   Pick<Store, "name" | "mode" | "currency" | "cardEnabled" | "cryptoEnabled" | "suiRecipient" | "taxRateBps">
-> & { slug?: string; acceptedCoins?: { symbol: string; coin_type: string; decimals: number }[] };
+> & { slug?: string; /** Our coin symbols, in order. */ acceptedCoins?: string[] };
 
 export const seedStore = async (options: StoreOptions = {}): Promise<Store> => {
   const db = await getDb();

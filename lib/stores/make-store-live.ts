@@ -32,7 +32,9 @@ export const liveRequirementsMissing = (store: Store): string[] => {
     }
   }
   if (store.cryptoEnabled && !store.suiRecipient) {
-    missing.push("a Sui payout address for crypto payments (the store's sui_recipient)");
+    missing.push(
+      "a Sui payout address for crypto payments (npm run admin -- set-crypto --store <slug> --payout-address 0x…)",
+    );
   }
   return missing;
 };

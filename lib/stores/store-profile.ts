@@ -6,6 +6,7 @@ import { capabilityEntry, shoppingServices, type CapabilityName } from "@/lib/uc
 import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
+import { cryptoSettingsOf } from "./crypto-settings";
 import { getStoreOrThrow } from "./get-store-or-throw";
 import { storeEndpoint } from "./store-endpoint";
 
@@ -42,8 +43,6 @@ export const STORE_IDENTITY_LINKING_CONFIG = { scopes: {} };
 /** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */
 const RETIRED_KEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
-type AcceptedCoin = { symbol: string; coin_type: string; decimals: number };
-
 const publicJwk = (jwk: unknown): Record<string, string> => {
   const source = (jwk ?? {}) as Record<string, unknown>;
   // never publish private members (`d`), whatever was stored
@@ -73,7 +72,7 @@ export const paymentHandlers = (store: Store) => {
     ];
   }
   if (store.cryptoEnabled) {
-    const coins = Array.isArray(store.acceptedCoins) ? (store.acceptedCoins as AcceptedCoin[]) : [];
+    const crypto = cryptoSettingsOf(store);
     handlers[RAIL_REGISTRY_KEYS.crypto] = [
       {
         id: RAIL_HANDLER_IDS.crypto,
@@ -81,9 +80,13 @@ export const paymentHandlers = (store: Store) => {
         available_instruments: [{ type: "crypto" }],
         config: {
           environment: store.mode === "live" ? "production" : "sandbox",
-          network: `sui:${store.suiNetwork}`,
-          accepted_coins: coins,
-          ...(store.suiRecipient ? { recipient: store.suiRecipient } : {}),
+          network: `sui:${crypto.network}`,
+          accepted_coins: crypto.acceptedCoins.map((c) => ({
+            symbol: c.symbol,
+            coin_type: c.coinType,
+            decimals: c.decimals,
+          })),
+          ...(crypto.payoutAddress ? { recipient: crypto.payoutAddress } : {}),
         },
       },
     ];

@@ -6,7 +6,8 @@ import { HOME_KITCHEN } from "./catalog/home-kitchen";
 import { OUTDOOR } from "./catalog/outdoor";
 import type { Vertical } from "./catalog/types";
 
-export type AcceptedCoin = { symbol: string; coin_type: string; decimals: number };
+/** Our coin symbols (lib/payments/crypto/coins.ts): types and decimals come from the coin table of the network. */
+export type AcceptedCoin = string;
 
 /** Postal address in UCP field names (wire shape, hence snake_case). */
 export type PostalAddress = {
@@ -55,13 +56,9 @@ export type DemoStore = {
   locations: readonly DemoLocation[];
 };
 
-// Sui testnet coin types (the stores run on suiNetwork "testnet"): Circle's testnet USDC and the native SUI.
-export const TESTNET_USDC: AcceptedCoin = {
-  symbol: "USDC",
-  coin_type: "0xa1ec7fc00a6f40db9693ad1415d0c193ad3906494428cf252621037bd7117e29::usdc::USDC",
-  decimals: 6,
-};
-export const SUI: AcceptedCoin = { symbol: "SUI", coin_type: "0x2::sui::SUI", decimals: 9 };
+// Accepted coins by our symbols: test-mode stores settle on the sandbox chain, with the coin types of our table.
+export const USDC: AcceptedCoin = "USDC";
+export const SUI: AcceptedCoin = "SUI";
 
 const US_RETAIL_HOURS: readonly OpeningHours[] = [
   { day: 0, open: "11:00", close: "18:00" },
@@ -109,7 +106,7 @@ export const DEMO_STORES: readonly DemoStore[] = [
     cardEnabled: true,
     cardBrands: ["visa", "mastercard", "amex", "discover"],
     cryptoEnabled: true,
-    acceptedCoins: [TESTNET_USDC, SUI],
+    acceptedCoins: [USDC, SUI],
     share: 30,
     verticals: [OUTDOOR],
     pricePercent: 100,
@@ -197,7 +194,7 @@ export const DEMO_STORES: readonly DemoStore[] = [
     cardEnabled: true,
     cardBrands: ["visa", "mastercard", "amex"],
     cryptoEnabled: true,
-    acceptedCoins: [TESTNET_USDC],
+    acceptedCoins: [USDC],
     share: 20,
     verticals: [ELECTRONICS],
     pricePercent: 100,
@@ -285,7 +282,7 @@ export const DEMO_STORES: readonly DemoStore[] = [
     cardEnabled: true,
     cardBrands: ["visa", "mastercard"],
     cryptoEnabled: true,
-    acceptedCoins: [TESTNET_USDC, SUI],
+    acceptedCoins: [USDC, SUI],
     share: 8,
     verticals: [OUTDOOR, APPAREL],
     models: [

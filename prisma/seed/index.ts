@@ -77,7 +77,7 @@ const storeRow = (store: DemoStore, anchor: Date) => {
     cardBrands: [...store.cardBrands],
     stripeSecretKey: null,
     cryptoEnabled: store.cryptoEnabled,
-    acceptedCoins: store.acceptedCoins.map((c) => ({ ...c })),
+    acceptedCoins: [...store.acceptedCoins],
     suiNetwork: "testnet",
     suiRecipient: store.cryptoEnabled ? seedSuiAddress(store.slug) : null,
     webhookUrl: null,

@@ -22,6 +22,7 @@ import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds } from "@/lib/orders/settle-refund";
+import { setCryptoSettings } from "@/lib/stores/crypto-settings";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { makeStoreLive } from "@/lib/stores/make-store-live";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
@@ -79,6 +80,12 @@ Commands:
                  test keys put a test-mode store on Stripe's own test mode (without keys: the sandbox PSP).
                  Point the Stripe webhook at {base_url}/s/<slug>/stripe/webhook. The publishable key (public)
                  lets the hosted payment page run Stripe's Payment Element.
+  set-crypto --store <slug> [--enabled true|false] [--accepted-coins USDC,SUI] [--payout-address <0x…>]
+             [--network mainnet|testnet] [--json]
+                 A store's crypto rail (svc.crypto): the coins it accepts, in order of preference (our symbols or
+                 full coin types; auto pays stablecoins first in this order), the merchant's Sui payout address
+                 ("" clears it while crypto is off) and the network a live store settles on. Test-mode stores settle
+                 on the sandbox chain. Prints the settings as the store profile shows them.
   make-store-live <slug>
                  Switches a test-mode store to live (real card charges, public https agents and webhooks only)
                  once its enabled rails are configured: a card store needs its Stripe secret and publishable
@@ -156,6 +163,10 @@ export const runAdmin = async (
       "secret-key": { type: "string" },
       "webhook-secret": { type: "string" },
       "publishable-key": { type: "string" },
+      enabled: { type: "string" },
+      "accepted-coins": { type: "string" },
+      "payout-address": { type: "string" },
+      network: { type: "string" },
       "grace-seconds": { type: "string" },
     },
     strict: true,
@@ -347,6 +358,47 @@ export const runAdmin = async (
         publishableKey: values["publishable-key"],
       });
       out.log(`Stripe keys of ${values.store} updated`);
+      return 0;
+    }
+    case "set-crypto": {
+      if (!values.store) throw new Error("--store is required");
+      const enabled = values.enabled;
+      if (enabled !== undefined && enabled !== "true" && enabled !== "false") {
+        throw new Error("--enabled must be true or false");
+      }
+      const settings = await setCryptoSettings(values.store, {
+        ...(enabled !== undefined ? { enabled: enabled === "true" } : {}),
+        ...(values["accepted-coins"] !== undefined
+          ? {
+              accepted_coins: values["accepted-coins"]
+                .split(",")
+                .map((c) => c.trim())
+                .filter(Boolean),
+            }
+          : {}),
+        ...(values["payout-address"] !== undefined ? { payout_address: values["payout-address"] } : {}),
+        ...(values.network !== undefined ? { network: values.network } : {}),
+      });
+      const shown = {
+        enabled: settings.enabled,
+        network: settings.network,
+        live_network: settings.liveNetwork,
+        accepted_coins: settings.acceptedCoins.map((c) => ({
+          symbol: c.symbol,
+          coin_type: c.coinType,
+          decimals: c.decimals,
+        })),
+        payout_address: settings.payoutAddress,
+      };
+      if (values.json) out.log(JSON.stringify(shown));
+      else {
+        out.log(`Crypto payments of ${values.store}: ${settings.enabled ? "enabled" : "disabled"}`);
+        out.log(
+          `  settles on ${settings.network}${settings.network === "sandbox" ? ` (live: ${settings.liveNetwork})` : ""}`,
+        );
+        out.log(`  accepts ${settings.acceptedCoins.map((c) => c.symbol).join(", ") || "(no coin)"}`);
+        out.log(`  pays out to ${settings.payoutAddress ?? "(no address)"}`);
+      }
       return 0;
     }
     case "make-store-live": {

@@ -39,7 +39,7 @@ before(async () => {
   store = await seedStore({
     name: "Meili Store",
     cryptoEnabled: true,
-    acceptedCoins: [{ symbol: "USDC", coin_type: "0x1::usdc::USDC", decimals: 6 }],
+    acceptedCoins: ["USDC"],
   });
   for (const [title, price] of [
     ["Alpine Tent", 24900],

@@ -47,7 +47,7 @@ before(async () => {
     slug: `${RUN}-south`,
     name: "South Bay Goods",
     cryptoEnabled: true,
-    acceptedCoins: [{ symbol: "USDC", coin_type: "0x1::usdc::USDC", decimals: 6 }],
+    acceptedCoins: ["USDC"],
   });
   const specs = [
     ["boots", north, "Waterproof Hiking Boots", 11900, 5, ["waterproof", "boots"], [BOOTS], "Brown"],

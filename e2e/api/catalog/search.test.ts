@@ -155,7 +155,7 @@ describe("search_catalog surfaces", () => {
       where: { id: shop.id },
       data: {
         cryptoEnabled: true,
-        acceptedCoins: [{ symbol: "SUI", coin_type: "0x2::sui::SUI", decimals: 9 }],
+        acceptedCoins: ["SUI"],
       },
     });
     assert.deepEqual(

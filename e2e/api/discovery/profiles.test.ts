@@ -61,15 +61,20 @@ describe("GET /.well-known/ucp (platform apex profile)", () => {
 
 describe("GET /s/:slug/.well-known/ucp (store business profile)", () => {
   test("a store with both rails: valid profile, endpoints, handlers keyed sh.svc.* with inner ids, signing keys", async () => {
-    const coins = [
-      { symbol: "USDC", coin_type: "0xa1::usdc::USDC", decimals: 6 },
-      { symbol: "SUI", coin_type: "0x2::sui::SUI", decimals: 9 },
-    ];
     const store = await seedStore({
       cryptoEnabled: true,
-      acceptedCoins: coins,
+      acceptedCoins: ["USDC", "SUI"],
       suiRecipient: `0x${"ab".repeat(32)}`,
     });
+    // our symbols resolved through our coin table, in the store's order; a test-mode store settles on the sandbox
+    const coins = [
+      {
+        symbol: "USDC",
+        coin_type: "0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC",
+        decimals: 6,
+      },
+      { symbol: "SUI", coin_type: `0x${"0".repeat(63)}2::sui::SUI`, decimals: 9 },
+    ];
     const res = await readJson<Profile>(await callApp("GET", `/s/${store.slug}/.well-known/ucp`));
     assert.equal(res.status, 200);
     assertUcpSchema(BUSINESS_PROFILE, res.body);
@@ -89,6 +94,8 @@ describe("GET /s/:slug/.well-known/ucp (store business profile)", () => {
     const crypto = res.body.ucp.payment_handlers["sh.svc.crypto"]?.[0];
     assert.equal(crypto?.id, "svc.crypto");
     assert.deepEqual(crypto?.config?.accepted_coins, coins);
+    assert.equal(crypto?.config?.network, "sui:sandbox");
+    assert.equal(crypto?.config?.recipient, `0x${"ab".repeat(32)}`);
 
     const db = await getDb();
     const [key] = await db.storeSigningKey.findMany({ where: { storeId: store.id } });
