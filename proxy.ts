@@ -28,6 +28,8 @@ export const config = {
     "/oauth/consent",
     "/account/agents",
     "/account/orders",
+    "/admin",
+    "/admin/:path*",
     "/s/:store_slug/cart/:token",
     "/s/:store_slug/pay/:token",
   ],

@@ -6,6 +6,7 @@ import { SiteHeader } from "@/components/layout/site-header";
 import { parseTheme, THEME_COOKIE } from "@/components/layout/theme";
 import { Toaster } from "@/components/ui/toast";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 
 import "./globals.css";
 
@@ -21,6 +22,8 @@ export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   const buyer = await getBuyerSession();
+  // one identity per browser session: a merchant is signed in only when no buyer is
+  const merchant = buyer ? null : await getMerchantSession();
   return (
     <html lang="en" {...(theme === "system" ? {} : { "data-theme": theme })}>
       <body className="flex min-h-dvh flex-col">
@@ -31,7 +34,11 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Toaster>
-          <SiteHeader address={buyer?.suiAddress ?? null} theme={theme} />
+          <SiteHeader
+            address={buyer?.suiAddress ?? null}
+            merchantName={merchant?.name ?? null}
+            theme={theme}
+          />
           <div className="flex-1">{children}</div>
           <footer className="text-muted-foreground border-t py-6 text-center text-xs">
             Agent Commerce Service · UCP over MCP and REST

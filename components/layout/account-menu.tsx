@@ -1,7 +1,7 @@
 "use client";
 
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { LogOut, Package, Plug, UserRound, Wallet } from "lucide-react";
+import { LogOut, Package, Plug, Store, UserRound, Wallet } from "lucide-react";
 import { signOut } from "next-auth/react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -9,15 +9,32 @@ import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 
 // The account menu: who is signed in (the wallet address, shortened; the full one in the menu), the buyer's pages,
-// and sign out. Signed out: a link to sign in (the orders page offers the wallet sign-in).
+// and sign out. Signed out: a link to sign in (the orders page offers the wallet sign-in). A merchant signed in to
+// the admin sees a link back to it instead.
 
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
 const itemClass =
   "data-[highlighted]:bg-muted flex cursor-default items-center gap-2 rounded-sm px-2 py-2 text-sm no-underline text-foreground outline-none";
 
-export function AccountMenu({ address }: { address: string | null }) {
+export function AccountMenu({
+  address,
+  merchantName = null,
+}: {
+  address: string | null;
+  merchantName?: string | null;
+}) {
   const router = useRouter();
+  if (!address && merchantName) {
+    return (
+      <Button asChild variant="outline" size="sm">
+        <Link href="/admin" aria-label={`Merchant admin, signed in as ${merchantName}`}>
+          <Store aria-hidden />
+          <span className="max-w-32 truncate">{merchantName}</span>
+        </Link>
+      </Button>
+    );
+  }
   if (!address) {
     return (
       <Button asChild variant="outline" size="sm">

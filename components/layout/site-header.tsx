@@ -7,7 +7,16 @@ import { NAV_LINKS } from "./nav";
 import type { ThemeChoice } from "./theme";
 import { ThemeMenu } from "./theme-menu";
 
-export function SiteHeader({ address, theme }: { address: string | null; theme: ThemeChoice }) {
+export function SiteHeader({
+  address,
+  merchantName,
+  theme,
+}: {
+  address: string | null;
+  /** The signed-in merchant account's name (the admin), when no buyer is signed in. */
+  merchantName: string | null;
+  theme: ThemeChoice;
+}) {
   return (
     <header className="bg-background/95 sticky top-0 z-40 border-b backdrop-blur">
       <div className="mx-auto flex h-14 max-w-6xl items-center gap-3 px-4 sm:px-6">
@@ -29,7 +38,7 @@ export function SiteHeader({ address, theme }: { address: string | null; theme: 
         </nav>
         <div className="ml-auto flex items-center gap-1">
           <ThemeMenu initial={theme} />
-          <AccountMenu address={address} />
+          <AccountMenu address={address} merchantName={merchantName} />
           <MobileNav />
         </div>
       </div>

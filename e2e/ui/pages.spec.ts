@@ -1,16 +1,16 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import type { JWK } from "jose";
 import * as oauth from "oauth4webapi";
 
 import { seedId } from "../../prisma/seed/seed-ids";
 import { cardCompletionBody, withMandateKey } from "../helpers/card-completion";
+import { expectAccessible, shoot } from "../helpers/page-checks";
 
 // The buyer's pages in Chromium (design system issue): every page at 375 px and 1280 px, light and dark, with a
 // full-page screenshot attached to the report and an axe-core scan that must find no serious or critical
@@ -187,26 +187,6 @@ const exchangeCode = async (landed: URL, state: string, verifier: string, c: Cli
 const signInWithSandbox = async (page: Page) => {
   await page.getByRole("button", { name: /sandbox wallet/ }).click();
   await expect(page.getByTestId("account-menu")).toBeVisible();
-};
-
-/** Full-page screenshot into the report (and into E2E_SHOTS_DIR, or its tour/ folder, when set). */
-const shoot = async (page: Page, testInfo: TestInfo, name: string, folder = "") => {
-  const png = await page.screenshot({ fullPage: true });
-  await testInfo.attach(name, { body: png, contentType: "image/png" });
-  const dir = process.env.E2E_SHOTS_DIR;
-  if (dir) {
-    mkdirSync(path.join(dir, folder), { recursive: true });
-    writeFileSync(path.join(dir, folder, `${name}.png`), png);
-  }
-};
-
-/** axe-core on the page as rendered: no serious or critical violation (WCAG 2.x A/AA rules and best practices). */
-const expectAccessible = async (page: Page, label: string) => {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect.soft(bad, `${label}: ${bad.join("\n")}`).toEqual([]);
 };
 
 const setTheme = (page: Page, theme: (typeof THEMES)[number]) =>

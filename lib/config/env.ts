@@ -91,6 +91,16 @@ const EnvSchema = z.object({
     .optional(),
   /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
+  /**
+   * Outgoing mail (password resets, order confirmations): an SMTP URL such as smtps://user:pass@mail.example.com:465.
+   * Unset: mail is kept in the database instead (the local capture, shown in the admin), nothing is sent.
+   */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, "SMTP_URL must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The From address of outgoing mail. */
+  MAIL_FROM: z.string().min(3).default("Agent Commerce Service <no-reply@localhost>"),
 });
 
 /** Rules across variables. 10 000 ms is the delivery timeout's default (lib/webhooks/schedule.ts). */

@@ -32,6 +32,10 @@ export const ID_PREFIXES = {
   oauthClient: "ocl",
   serverKey: "osk",
   paymentAttempt: "pay",
+  merchantAccount: "acct",
+  storeMembership: "mbr",
+  passwordReset: "pwr",
+  capturedMail: "mail",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

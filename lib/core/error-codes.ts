@@ -206,6 +206,12 @@ export const ERROR_CODES = {
   /** Thrown when the buyer denies consent (RFC 6749 §4.1.2.1). */
   access_denied: protocol(403, -32000, "ucp", "The buyer denied the authorization request."),
 
+  // ── merchant accounts and the admin ────────────────────────────────────────────────────
+  /** Thrown by the merchant access check: a staff member asked for an owner-only action of the store. */
+  owner_required: protocol(403, -32000, "ours", "Only an owner of the store may do this: ask one."),
+  /** Thrown by the mail port: the SMTP server refused the message or could not be reached; nothing was sent. */
+  mail_failed: protocol(502, -32000, "ours", "The mail could not be sent: try again in a moment."),
+
   // ── business outcomes (HTTP 200 + ucp.status "error") ──────────────────────────────────
   /** Thrown when an id (product, cart, checkout, order) is unknown or not visible to the caller (UCP: 200). */
   not_found: business(

@@ -5,6 +5,8 @@ import { parseArgs } from "node:util";
 
 import { Presets, SingleBar } from "cli-progress";
 
+import { accountByEmail, makeOperator } from "@/lib/accounts/accounts";
+import { grantStoreRole } from "@/lib/accounts/store-access";
 import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
 import {
   RECONCILE_BATCH,
@@ -16,6 +18,7 @@ import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
+import { listCapturedMail } from "@/lib/mail/send-mail";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 import { cancelOrder } from "@/lib/orders/cancel-order";
@@ -49,6 +52,15 @@ Commands:
   revoke-oauth-client --id <client id>
                  Revokes a client; its tokens stop working at once.
   purge-oauth    Deletes expired consent requests, authorization codes (a day after expiry) and refresh tokens.
+
+  Merchant accounts (sign up at /admin/sign-up):
+  grant-store --email <account email> --store <slug> [--role owner|staff]
+                 Gives an account a role in a store (default owner); it then sees the store in /admin.
+  make-operator --email <account email>
+                 Makes an account the service's operator (every store in /admin).
+  mail [--to <address>] [--limit <n>] [--json]
+                 Mail kept by the local capture (no SMTP_URL): password resets and order confirmations, newest
+                 first, with their text (links included).
 
   Order webhooks (docs/webhooks.md):
   set-webhook-url --store <slug> --url <https URL or "">
@@ -167,6 +179,9 @@ export const runAdmin = async (
       "accepted-coins": { type: "string" },
       "payout-address": { type: "string" },
       network: { type: "string" },
+      to: { type: "string" },
+      email: { type: "string" },
+      role: { type: "string" },
       "grace-seconds": { type: "string" },
     },
     strict: true,
@@ -358,6 +373,37 @@ export const runAdmin = async (
         publishableKey: values["publishable-key"],
       });
       out.log(`Stripe keys of ${values.store} updated`);
+      return 0;
+    }
+    case "grant-store": {
+      if (!values.email || !values.store) throw new Error("--email and --store are required");
+      const role = values.role ?? "owner";
+      if (role !== "owner" && role !== "staff") throw new Error("--role must be owner or staff");
+      const account = await accountByEmail(values.email);
+      const store = await getStoreOrThrow(values.store);
+      await grantStoreRole(account.id, store.id, role);
+      out.log(`${account.email} is now ${role} of ${store.slug}`);
+      return 0;
+    }
+    case "make-operator": {
+      if (!values.email) throw new Error("--email is required");
+      const account = await makeOperator(values.email);
+      out.log(`${account.email} is now an operator of this service`);
+      return 0;
+    }
+    case "mail": {
+      const limit = Number(values.limit ?? 20);
+      if (!Number.isInteger(limit) || limit < 1) throw new Error("--limit must be a positive integer");
+      const to = values.to?.trim().toLowerCase();
+      const mail = (await listCapturedMail(to ? 500 : limit))
+        .filter((m) => !to || m.to === to)
+        .slice(0, limit);
+      if (values.json) out.log(JSON.stringify(mail));
+      else if (mail.length === 0) out.log("No captured mail.");
+      else {
+        for (const m of mail)
+          out.log(`── ${m.createdAt.toISOString()} to ${m.to}: ${m.subject}\n${m.text}\n`);
+      }
       return 0;
     }
     case "set-crypto": {

@@ -1,0 +1,64 @@
+import { Store as StoreIcon } from "lucide-react";
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+
+import { SignOutButton } from "@/components/admin/sign-out-button";
+import { PageShell } from "@/components/layout/page-shell";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { storesOfAccount } from "@/lib/accounts/store-access";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Merchant admin", robots: { index: false } };
+
+const ROLE_LABEL = { owner: "Owner", staff: "Staff", operator: "Operator" } as const;
+
+export default async function AdminHomePage() {
+  const account = await getMerchantSession();
+  if (!account) redirect("/admin/sign-in");
+  const stores = await storesOfAccount(account);
+  return (
+    <PageShell
+      title="Your stores"
+      description={
+        <>
+          Signed in as {account.name} ({account.email})
+          {account.isOperator ? ", operator of this service" : ""}.
+        </>
+      }
+      actions={<SignOutButton />}
+    >
+      {stores.length === 0 ? (
+        <EmptyState icon={<StoreIcon />} title="No store yet">
+          A store you create, or one whose owner adds you, appears here.
+        </EmptyState>
+      ) : (
+        <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          {stores.map(({ store, role }) => (
+            <li key={store.id}>
+              <Card>
+                <CardHeader>
+                  <CardTitle className="flex items-center justify-between gap-2">
+                    <span>{store.name}</span>
+                    <Badge>{ROLE_LABEL[role]}</Badge>
+                  </CardTitle>
+                  <CardDescription>
+                    /s/{store.slug} · {store.mode === "live" ? "Live" : "Test mode"} · {store.currency}
+                  </CardDescription>
+                </CardHeader>
+                <CardContent className="text-muted-foreground text-sm">
+                  {[store.cardEnabled ? "Card" : null, store.cryptoEnabled ? "Crypto" : null]
+                    .filter(Boolean)
+                    .join(" and ") || "No payment rail"}{" "}
+                  payments
+                </CardContent>
+              </Card>
+            </li>
+          ))}
+        </ul>
+      )}
+    </PageShell>
+  );
+}

@@ -1,0 +1,27 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+
+import { SignInForm } from "@/components/admin/account-forms";
+import { PageShell } from "@/components/layout/page-shell";
+import { Card, CardContent } from "@/components/ui/card";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Sign in — Merchant admin", robots: { index: false } };
+
+export default async function SignInPage() {
+  if (await getMerchantSession()) redirect("/admin");
+  return (
+    <PageShell
+      width="narrow"
+      title="Sign in"
+      description="The admin of your stores, and your platform keys as an agent developer."
+    >
+      <Card>
+        <CardContent className="pt-5 sm:pt-6">
+          <SignInForm />
+        </CardContent>
+      </Card>
+    </PageShell>
+  );
+}

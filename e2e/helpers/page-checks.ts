@@ -1,0 +1,28 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, type TestInfo } from "@playwright/test";
+
+// What every page test checks: a full-page screenshot attached to the report (and written to E2E_SHOTS_DIR when
+// set, to look at), and an axe-core scan with no serious or critical violation.
+
+/** Full-page screenshot into the report (and into E2E_SHOTS_DIR, or its tour/ folder, when set). */
+export const shoot = async (page: Page, testInfo: TestInfo, name: string, folder = "") => {
+  const png = await page.screenshot({ fullPage: true });
+  await testInfo.attach(name, { body: png, contentType: "image/png" });
+  const dir = process.env.E2E_SHOTS_DIR;
+  if (dir) {
+    mkdirSync(path.join(dir, folder), { recursive: true });
+    writeFileSync(path.join(dir, folder, `${name}.png`), png);
+  }
+};
+
+/** axe-core on the page as rendered: no serious or critical violation (WCAG 2.x A/AA rules and best practices). */
+export const expectAccessible = async (page: Page, label: string) => {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect.soft(bad, `${label}: ${bad.join("\n")}`).toEqual([]);
+};

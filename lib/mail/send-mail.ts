@@ -1,0 +1,53 @@
+import "server-only";
+
+import nodemailer from "nodemailer";
+
+import { getDb } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
+
+// The mail port: password resets and order confirmations go out through SMTP (nodemailer) when SMTP_URL is set;
+// otherwise they are kept in the database (the local capture), which the admin shows, so the embedded demo and
+// the tests see every message without a mail server. Plain text only: every message is a sentence and a link.
+
+export type Mail = { to: string; subject: string; text: string };
+
+export type SentMail = { via: "smtp"; messageId: string } | { via: "capture"; id: string };
+
+/**
+ * Sends (or captures) one message.
+ * @throws AppError mail_failed when the SMTP server refuses or cannot be reached
+ */
+export const sendMail = async (
+  mail: Mail,
+  { smtpUrl = getEnv().SMTP_URL, from = getEnv().MAIL_FROM }: { smtpUrl?: string; from?: string } = {},
+): Promise<SentMail> => {
+  if (!smtpUrl) {
+    const id = newId("capturedMail");
+    await (await getDb()).capturedMail.create({ data: { id, ...mail } });
+    return { via: "capture", id };
+  }
+  const transport = nodemailer.createTransport(smtpUrl, {
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 10_000,
+  });
+  try {
+    const info = await transport.sendMail({ from, ...mail });
+    return { via: "smtp", messageId: info.messageId };
+  } catch (error) {
+    // the server's text may quote the credentials of the URL: say only what failed
+    throw new AppError(
+      "mail_failed",
+      `The mail to ${mail.to} could not be sent (${(error as { code?: string }).code ?? "SMTP error"})`,
+      { cause: error },
+    );
+  } finally {
+    transport.close();
+  }
+};
+
+/** The captured mail, newest first (the admin's mail view and the tests). */
+export const listCapturedMail = async (limit = 50) =>
+  (await getDb()).capturedMail.findMany({ orderBy: { createdAt: "desc" }, take: limit });
