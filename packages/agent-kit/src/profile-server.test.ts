@@ -63,3 +63,24 @@ test("webhook receiver: 200 for a delivery, the raw body and headers kept; other
     await agent.close();
   }
 });
+
+test("waitForWebhook: a delivery already received, one arriving later, or null after the timeout", async () => {
+  const agent = await startAgentProfileServer();
+  try {
+    const post = (body: string) => fetch(agent.webhookUrl, { method: "POST", body });
+    await post('{"id":"ord_early"}');
+    assert.equal(
+      (await agent.waitForWebhook((w) => w.body.includes("ord_early"), 10))?.body,
+      '{"id":"ord_early"}',
+    );
+    const later = agent.waitForWebhook((w) => w.body.includes("ord_late"), 5_000);
+    await post('{"id":"ord_other"}');
+    await post('{"id":"ord_late"}');
+    assert.equal((await later)?.body, '{"id":"ord_late"}');
+    const started = Date.now();
+    assert.equal(await agent.waitForWebhook((w) => w.body.includes("never"), 50), null);
+    assert.ok(Date.now() - started >= 45);
+  } finally {
+    await agent.close();
+  }
+});

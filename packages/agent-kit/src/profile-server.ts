@@ -81,6 +81,11 @@ export type AgentProfileServer = {
   key: AgentKey;
   /** Every webhook delivery received so far, oldest first. */
   webhooks: ReceivedWebhook[];
+  /** The first delivery (received already or within `timeoutMs`) that `match` accepts; null after the timeout. */
+  waitForWebhook: (
+    match: (webhook: ReceivedWebhook) => boolean,
+    timeoutMs?: number,
+  ) => Promise<ReceivedWebhook | null>;
   close: () => Promise<void>;
 };
 
@@ -117,6 +122,7 @@ export const startAgentProfileServer = async ({
   onWebhook?: (webhook: ReceivedWebhook) => void;
 } = {}): Promise<AgentProfileServer> => {
   const webhooks: ReceivedWebhook[] = [];
+  const waiters = new Set<(webhook: ReceivedWebhook) => void>();
   let base = "";
   let profileJson = "";
   const server: Server = createServer((req, res) => {
@@ -139,6 +145,7 @@ export const startAgentProfileServer = async ({
           const webhook = { path, headers, body, receivedAt: new Date() };
           webhooks.push(webhook);
           onWebhook?.(webhook);
+          for (const waiter of waiters) waiter(webhook);
           res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
         },
         () => res.writeHead(400).end(),
@@ -165,6 +172,23 @@ export const startAgentProfileServer = async ({
     webhookUrl,
     key,
     webhooks,
+    waitForWebhook: (match, timeoutMs = 10_000) => {
+      const already = webhooks.find(match);
+      if (already) return Promise.resolve(already);
+      return new Promise((resolve) => {
+        const waiter = (webhook: ReceivedWebhook) => {
+          if (!match(webhook)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(webhook);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          resolve(null);
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
