@@ -5,7 +5,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { REPO_ROOT } from "./paths";
-import { readmeSnippets, regionOf, renderSnippets } from "./readme-snippets";
+import { quickstartCommands, readmeSnippets, regionOf, renderSnippets } from "./readme-snippets";
 
 // The README's agent snippets are the text of the examples CI runs: a snippet edited in the README alone, or an
 // example changed without its README block, fails here.
@@ -61,4 +61,18 @@ test("regions: nested markers left out; a changed example shows up as a differen
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the quickstart blocks e2e/http/quickstart.spec.ts runs: the server, then both example agents with the key", () => {
+  assert.deepEqual(quickstartCommands(readme, "server"), ["npm ci && npm start"]);
+  const agents = quickstartCommands(readme, "agents");
+  assert.deepEqual(
+    agents.map((c) => c.replace(/^API_KEY=acs_… /, "")),
+    ["npx tsx examples/agent-rest/main.ts", "npx tsx examples/agent-mcp/main.ts"],
+  );
+  assert.deepEqual(quickstartCommands("<!-- quickstart: x -->\n\n```sh\n# note\na   # why\n\nb\n```", "x"), [
+    "a",
+    "b",
+  ]);
+  assert.throws(() => quickstartCommands(readme, "absent"), /no quickstart block "absent"/);
 });

@@ -44,3 +44,16 @@ export const renderSnippets = (markdown: string, root = REPO_ROOT): string =>
     (_all, file: string, region: string, lang: string) =>
       `<!-- snippet: ${file}#${region} -->\n\n\`\`\`${lang}\n${regionOf(file, region, root)}\`\`\`\n\n<!-- /snippet -->`,
   );
+
+/**
+ * The commands of the `sh` block that follows `<!-- quickstart: <name> -->` in the markdown, one per line, without
+ * comments or blank lines.
+ */
+export const quickstartCommands = (markdown: string, name: string): string[] => {
+  const block = new RegExp(`<!-- quickstart: ${name} -->\\n\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(markdown);
+  if (!block) throw new Error(`README.md has no quickstart block "${name}"`);
+  return block[1]!
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
+};
