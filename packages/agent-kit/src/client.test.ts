@@ -164,4 +164,9 @@ test("cardCompletion: a selected svc.card instrument with the token and a mandat
   });
   const header = decodeProtectedHeader(body.ap2?.checkout_mandate ?? "");
   assert.deepEqual([header.kid, header.merchant, header.checkout_id], ["kit-client", "acme", "chk_1"]);
+  // without a token (the buyer pays on the hosted page) the instrument carries no credential
+  const hosted = await cardCompletion(checkout, "acme", { mandateSigner: key, ttlSeconds: 600 });
+  assert.deepEqual(hosted.payment, { instruments: [{ handler_id: "svc.card", selected: true }] });
+  const exp = Number(decodeProtectedHeader(hosted.ap2?.checkout_mandate ?? "").exp);
+  assert.ok(Math.abs(exp - (Math.floor(Date.now() / 1000) + 600)) <= 2, String(exp));
 });

@@ -121,17 +121,24 @@ export const createShoppingClient = (options: ShoppingClientOptions) => {
 export type ShoppingClient = ReturnType<typeof createShoppingClient>;
 
 /**
- * The completion body for a card payment: one selected `svc.card` instrument with a payment-method token (in test
- * mode e.g. `pm_card_visa`) and the AP2 checkout mandate over the checkout as last read, signed with the agent's
- * mandate key.
+ * The completion body for a card payment: one selected `svc.card` instrument and the AP2 checkout mandate over the
+ * checkout as last read, signed with the agent's mandate key. With a payment-method `token` (in test mode e.g.
+ * `pm_card_visa`) the store charges it; without one the answer is `requires_escalation` with a `continue_url` where
+ * the buyer pays.
  */
 export const cardCompletion = async (
   checkout: Checkout,
   store: string,
-  { token, mandateSigner, ttlSeconds }: { token: string; mandateSigner: MandateSigner; ttlSeconds?: number },
+  { token, mandateSigner, ttlSeconds }: { token?: string; mandateSigner: MandateSigner; ttlSeconds?: number },
 ): Promise<CheckoutComplete> => ({
   payment: {
-    instruments: [{ handler_id: "svc.card", selected: true, credential: { type: "stripe_token", token } }],
+    instruments: [
+      {
+        handler_id: "svc.card",
+        selected: true,
+        ...(token ? { credential: { type: "stripe_token", token } } : {}),
+      },
+    ],
   },
   ap2: {
     checkout_mandate: await checkoutMandate(checkout, store, mandateSigner, ttlSeconds ? { ttlSeconds } : {}),
