@@ -120,7 +120,7 @@ for (const [index, example] of ["agent-rest", "agent-mcp"].entries()) {
     expect(exited, output).toBe(0);
     const orderId = /^order (ord_\S+)/m.exec(output)?.[1];
     expect(orderId, output).toBeDefined();
-    expect(output).toContain(`webhook received for ${orderId}`);
+    expect(output).toContain(`webhook received for ${orderId}, signed by the store`);
     // the printed order exists for this key, in this store
     const order = await fetch(`${baseUrl}/s/${STORE}/orders/${orderId}`, {
       headers: {

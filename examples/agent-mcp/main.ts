@@ -9,8 +9,10 @@ import { randomUUID } from "node:crypto";
 
 import {
   cardCompletion,
+  fetchSigningKeys,
   newIdempotencyKey,
   startAgentProfileServer,
+  verifyWebhook,
   type Checkout,
 } from "@agent-commerce/agent-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -91,8 +93,14 @@ const order = await tool<{ id: string }>("get_order", { id: paid.order.id }, fal
 console.log(`order ${order.id} (checkout ${ready.id})`);
 // #endregion readme-mcp
 
-// the store posts order events to the profile's webhook URL; the receiver answers 200
+// the store posts order events to the profile's webhook URL (the receiver answers 200), signed with its keys
 const webhook = await agent.waitForWebhook((w) => w.body.includes(order.id), 15_000);
-console.log(webhook ? `webhook received for ${order.id}` : "no order webhook within 15 s");
+const storeKeys = await fetchSigningKeys(`${baseUrl}/s/${store}/.well-known/ucp`);
+const check = webhook && (await verifyWebhook(webhook, (kid) => storeKeys.find((k) => k.kid === kid)));
+console.log(
+  check?.ok
+    ? `webhook received for ${order.id}, signed by the store`
+    : `no verified webhook: ${check?.reason}`,
+);
 await mcp.close();
 await agent.close();

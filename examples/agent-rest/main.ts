@@ -8,9 +8,11 @@
 
 import {
   createShoppingClient,
+  fetchSigningKeys,
   mandateTerms,
   signCheckoutMandate,
   startAgentProfileServer,
+  verifyWebhook,
 } from "@agent-commerce/agent-kit";
 
 const baseUrl = process.argv[2] ?? process.env.BASE_URL ?? "http://127.0.0.1:3000";
@@ -67,7 +69,13 @@ const total = ready.totals.find((t) => t.type === "total")?.amount;
 console.log(`order ${order.id} (checkout ${ready.id}, total ${total} minor units of ${ready.currency})`);
 // #endregion readme-rest
 
-// the store posts order events to the profile's webhook URL; the receiver answers 200
+// the store posts order events to the profile's webhook URL (the receiver answers 200), signed with its keys
 const webhook = await agent.waitForWebhook((w) => w.body.includes(order.id), 15_000);
-console.log(webhook ? `webhook received for ${order.id}` : "no order webhook within 15 s");
+const storeKeys = await fetchSigningKeys(`${baseUrl}/s/${store}/.well-known/ucp`);
+const check = webhook && (await verifyWebhook(webhook, (kid) => storeKeys.find((k) => k.kid === kid)));
+console.log(
+  check?.ok
+    ? `webhook received for ${order.id}, signed by the store`
+    : `no verified webhook: ${check?.reason}`,
+);
 await agent.close();

@@ -8,4 +8,5 @@ export * from "./retry.js";
 export * from "./client.js";
 export * from "./profile-server.js";
 export * from "./jcs.js";
+export * from "./webhook.js";
 export type * from "./types.js";

@@ -66,6 +66,9 @@ export const agentProfile = ({
 });
 
 export type ReceivedWebhook = {
+  method: string;
+  /** The URL the store posted to, as published (what its signature covers). */
+  url: string;
   path: string;
   headers: Record<string, string>;
   /** The raw body as received (verify signatures over these bytes, not over re-serialized JSON). */
@@ -142,7 +145,14 @@ export const startAgentProfileServer = async ({
           const headers = Object.fromEntries(
             Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]),
           );
-          const webhook = { path, headers, body, receivedAt: new Date() };
+          const webhook = {
+            method: "POST",
+            url: `${base}${req.url ?? path}`,
+            path,
+            headers,
+            body,
+            receivedAt: new Date(),
+          };
           webhooks.push(webhook);
           onWebhook?.(webhook);
           for (const waiter of waiters) waiter(webhook);
