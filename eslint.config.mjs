@@ -59,6 +59,7 @@ const config = [
       "next-env.d.ts",
       "test-results/**",
       "playwright-report/**",
+      "packages/*/dist/**",
     ],
   },
   ...nextVitals,

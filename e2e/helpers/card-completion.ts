@@ -1,38 +1,24 @@
+import { cardCompletion, type Checkout } from "@agent-commerce/agent-kit";
 import type { JWK } from "jose";
 
-import { mandateTerms, type MandateCheckout } from "../../lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
-
-// The body an agent sends to complete a checkout on the card rail: one selected svc.card instrument (with a
-// payment-method token, or none so the buyer pays on the hosted page) and an AP2 checkout mandate over the
-// checkout's terms, signed with the agent's key (the one its profile publishes). Light on imports, so the crash
-// tests (scripts/) and Playwright specs use it as well as the in-process tests.
+// The body an agent sends to complete a checkout on the card rail, built by the agent kit as agents build it: one
+// selected svc.card instrument (with a payment-method token, or none so the buyer pays on the hosted page) and an
+// AP2 checkout mandate over the checkout's terms, signed with the agent's key (the one its profile publishes).
+// Light on imports, so the crash tests (scripts/) and Playwright specs use it as well as the in-process tests.
 
 export type MandateSigner = { privateJwk: JWK; kid: string };
 
-export const cardCompletionBody = async (
+export const cardCompletionBody = (
   checkout: unknown,
   storeSlug: string,
   signer: MandateSigner,
   token?: string,
-) => ({
-  payment: {
-    instruments: [
-      {
-        handler_id: "svc.card",
-        selected: true,
-        ...(token ? { credential: { type: "stripe_token", token } } : {}),
-      },
-    ],
-  },
-  ap2: {
-    checkout_mandate: await signCheckoutMandate(mandateTerms(checkout as MandateCheckout, storeSlug), {
-      privateJwk: signer.privateJwk,
-      kid: signer.kid,
-      exp: Math.floor(Date.now() / 1000) + 600,
-    }),
-  },
-});
+) =>
+  cardCompletion(checkout as Checkout, storeSlug, {
+    mandateSigner: signer,
+    ttlSeconds: 600,
+    ...(token ? { token } : {}),
+  });
 
 /**
  * An agent profile that completes card checkouts: `profile` (e.g. the demo agent's) declaring the AP2 mandate

@@ -1,101 +1,18 @@
-import canonicalize from "canonicalize";
+import type { MandateTerms } from "@agent-commerce/agent-kit/mandate";
 
-// The AP2 checkout mandate terms (DECISIONS.md B5, as amended): the part of a live, re-priced checkout an agent
-// signs — what is charged (lines, totals, currency), to whom (the buyer's email) and where it goes (the fulfillment
-// method, its normalized destination and the chosen option), so a destination or option changed after signing
-// fails verification. Pure and dependency-light on purpose: it is part of the verification kit agents use to build
-// the same bytes we verify (README "Checkout mandates").
+// The AP2 checkout mandate terms (DECISIONS.md B5, as amended) come from the agent kit (packages/agent-kit), the
+// package agents build their mandates with: the service verifies against the very bytes agents sign, so the two
+// cannot drift apart. What stays here is the verifier's own knowledge of earlier terms.
 
-/** The postal address fields UCP defines (postal_address.json), in the order the terms list them. */
-export const ADDRESS_FIELDS = [
-  "first_name",
-  "last_name",
-  "street_address",
-  "extended_address",
-  "address_locality",
-  "address_region",
-  "postal_code",
-  "address_country",
-  "phone_number",
-] as const;
-
-export type MandateAddress = Partial<Record<(typeof ADDRESS_FIELDS)[number], string>>;
-
-export type MandateTerms = {
-  checkout_id: string;
-  merchant: string;
-  currency: string;
-  line_items: { item: { id: string; price: number }; quantity: number }[];
-  totals: { type: string; amount: number }[];
-  buyer: { email?: string };
-  fulfillment: { method?: string; destination?: MandateAddress; option?: string };
-};
-
-type WireDestination = { id?: string } & Partial<Record<string, unknown>>;
-
-/** The subset of a checkout response (UCP checkout.json + fulfillment extension) the terms are read from. */
-export type MandateCheckout = {
-  id: string;
-  currency: string;
-  line_items: readonly { item: { id: string; price: number }; quantity: number }[];
-  totals: readonly { type: string; amount: number }[];
-  buyer?: { email?: unknown } | null;
-  fulfillment?: {
-    methods?: readonly {
-      type?: string;
-      destinations?: readonly WireDestination[];
-      selected_destination_id?: string | null;
-      groups?: readonly { selected_option_id?: string | null }[];
-    }[];
-  } | null;
-};
-
-const text = (value: unknown): string | undefined => {
-  if (typeof value !== "string") return undefined;
-  const trimmed = value.trim();
-  return trimmed === "" ? undefined : trimmed;
-};
-
-/** The destination as signed: UCP's address fields, trimmed, country upper-case, absent parts omitted. */
-export const normalizeDestination = (destination: WireDestination): MandateAddress => {
-  const out: MandateAddress = {};
-  for (const field of ADDRESS_FIELDS) {
-    const value = text(destination[field]);
-    if (value !== undefined) out[field] = field === "address_country" ? value.toUpperCase() : value;
-  }
-  return out;
-};
-
-const fulfillmentOf = (checkout: MandateCheckout): MandateTerms["fulfillment"] => {
-  const method = checkout.fulfillment?.methods?.[0];
-  if (!method) return {};
-  const destination =
-    method.destinations?.find((d) => d.id !== undefined && d.id === method.selected_destination_id) ??
-    (method.selected_destination_id ? undefined : method.destinations?.[0]);
-  const option = text(method.groups?.[0]?.selected_option_id);
-  return {
-    ...(text(method.type) ? { method: text(method.type) } : {}),
-    ...(destination ? { destination: normalizeDestination(destination) } : {}),
-    ...(option ? { option } : {}),
-  };
-};
-
-/** The mandate terms of a checkout (response shape) for a store slug: the fields B5 names, in wire order. */
-export const mandateTerms = (checkout: MandateCheckout, merchant: string): MandateTerms => {
-  const email = text(checkout.buyer?.email);
-  return {
-    checkout_id: checkout.id,
-    merchant,
-    currency: checkout.currency,
-    line_items: checkout.line_items.map((l) => ({
-      item: { id: l.item.id, price: l.item.price },
-      quantity: l.quantity,
-    })),
-    totals: checkout.totals.map((t) => ({ type: t.type, amount: t.amount })),
-    buyer: email ? { email } : {},
-    fulfillment: fulfillmentOf(checkout),
-  };
-};
+export {
+  ADDRESS_FIELDS,
+  mandatePayload,
+  mandateTerms,
+  normalizeDestination,
+  type MandateAddress,
+  type MandateCheckout,
+  type MandateTerms,
+} from "@agent-commerce/agent-kit/mandate";
 
 /**
  * The terms before they covered the buyer and the shipment (lines, totals, currency only). Never accepted: the
@@ -103,7 +20,3 @@ export const mandateTerms = (checkout: MandateCheckout, merchant: string): Manda
  */
 export const previousMandateTerms = ({ buyer: _buyer, fulfillment: _fulfillment, ...rest }: MandateTerms) =>
   rest;
-
-/** The signed payload: the RFC 8785 (JCS) bytes of the terms. */
-export const mandatePayload = (terms: MandateTerms | ReturnType<typeof previousMandateTerms>): Uint8Array =>
-  new TextEncoder().encode(canonicalize(terms) ?? "");

@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect, test } from "@playwright/test";
+
+import { findFreePort } from "../../scripts/lib/free-port";
+import { REPO_ROOT } from "../../scripts/lib/paths";
+import { quickstartCommands } from "../../scripts/lib/readme-snippets";
+
+// The README's quick start, run as written on a fresh data dir: its server command (`npm start`; `npm ci` is left
+// out, CI has just run it on this clone) and then its agent commands — examples/agent-rest and examples/agent-mcp,
+// each a whole card purchase on the agent kit with a profile that has a generated key and a webhook receiver —
+// with the demo key that first `npm start` printed. Each agent must exit 0 and print its order id within 60 s, the
+// order must be readable with that key, and its webhook must have reached the agent's receiver.
+
+const STORE = "summit-trail-outfitters";
+const AGENT_TIMEOUT_MS = 60_000;
+const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+
+test.describe.configure({ mode: "serial" });
+
+type Run = { child: ChildProcess; exited: Promise<number | string>; output: () => string };
+
+/** `command` through sh, in its own process group (npm's children included in a signal to the group). */
+const run = (command: string, env: Record<string, string | undefined>): Run => {
+  const merged: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  const child = spawn("sh", ["-c", command], {
+    cwd: REPO_ROOT,
+    env: merged,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(signal ?? code ?? -1)),
+  );
+  return { child, exited, output: () => output };
+};
+
+const killGroup = (r: Run, signal: NodeJS.Signals) => {
+  try {
+    process.kill(-r.child.pid!, signal);
+  } catch {
+    // already gone
+  }
+};
+
+let tempDir = "";
+let server: Run | undefined;
+let baseUrl = "";
+let apiKey = "";
+
+test.beforeAll(async () => {
+  test.setTimeout(300_000); // a clone without a build builds first (≈ 1 min here), then migrates and seeds
+  tempDir = mkdtempSync(path.join(tmpdir(), "acs-quickstart-"));
+  const port = await findFreePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  const commands = quickstartCommands(readme, "server")
+    .flatMap((line) => line.split("&&").map((c) => c.trim()))
+    .filter((c) => c !== "npm ci");
+  server = run(commands.join(" && "), {
+    // as a developer's shell runs it, on its own port and a fresh data dir
+    PORT: String(port),
+    PGLITE_DIR: path.join(tempDir, "pglite"),
+    DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: undefined,
+    BASE_URL: undefined,
+    HOST: undefined,
+    NODE_ENV: undefined,
+    OUTBOUND_ALLOW_PRIVATE: undefined,
+    STRIPE_SANDBOX_URL: undefined,
+  });
+  const started = Date.now();
+  while (!server.output().includes("Ready on")) {
+    const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r(null), 250))]);
+    if (exited !== null) throw new Error(`npm start exited (${exited}):\n${server.output().slice(-3000)}`);
+    if (Date.now() - started > 280_000)
+      throw new Error(`npm start not ready:\n${server.output().slice(-3000)}`);
+  }
+  // the first run prints the demo platform key once (README Quick start)
+  const printed = /Created demo platform key \S+: (acs_[A-Za-z0-9_-]+)/.exec(server.output());
+  expect(printed, server.output().slice(-2000)).not.toBeNull();
+  apiKey = printed![1]!;
+});
+
+test.afterAll(async () => {
+  if (server) {
+    killGroup(server, "SIGTERM");
+    const how = await Promise.race([
+      server.exited,
+      new Promise((r) => setTimeout(() => r("timeout"), 20_000)),
+    ]);
+    if (how === "timeout") killGroup(server, "SIGKILL");
+  }
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
+
+const agentCommands = quickstartCommands(readme, "agents");
+
+for (const [index, example] of ["agent-rest", "agent-mcp"].entries()) {
+  test(`README quick start: ${agentCommands[index]} buys with a card and gets the order's webhook`, async () => {
+    const command = agentCommands[index]!;
+    expect(command).toContain(`examples/${example}/main.ts`);
+    const started = Date.now();
+    const agent = run(command.replace("acs_…", apiKey), { BASE_URL: baseUrl, API_KEY: undefined });
+    const timer = setTimeout(() => killGroup(agent, "SIGKILL"), AGENT_TIMEOUT_MS);
+    const exited = await agent.exited;
+    clearTimeout(timer);
+    const output = agent.output();
+    console.log(`${example}: exit ${exited} in ${Date.now() - started} ms\n${output.trim()}`);
+    expect(exited, output).toBe(0);
+    const orderId = /^order (ord_\S+)/m.exec(output)?.[1];
+    expect(orderId, output).toBeDefined();
+    expect(output).toContain(`webhook received for ${orderId}, signed by the store`);
+    // the printed order exists for this key, in this store
+    const order = await fetch(`${baseUrl}/s/${STORE}/orders/${orderId}`, {
+      headers: {
+        "request-id": crypto.randomUUID(),
+        "ucp-agent": `profile="${baseUrl}/demo/agent/.well-known/ucp"`,
+        "x-api-key": apiKey,
+      },
+    });
+    expect(order.status).toBe(200);
+    expect(((await order.json()) as { id: string }).id).toBe(orderId);
+  });
+}
