@@ -30,6 +30,7 @@ export const config = {
     "/account/orders",
     "/admin",
     "/admin/:path*",
+    "/developers",
     "/s/:store_slug/cart/:token",
     "/s/:store_slug/pay/:token",
   ],

@@ -1,10 +1,12 @@
 import { Store as StoreIcon } from "lucide-react";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 
 import { SignOutButton } from "@/components/admin/sign-out-button";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { storesOfAccount } from "@/lib/accounts/store-access";
@@ -28,7 +30,14 @@ export default async function AdminHomePage() {
           {account.isOperator ? ", operator of this service" : ""}.
         </>
       }
-      actions={<SignOutButton />}
+      actions={
+        <div className="flex flex-wrap gap-2">
+          <Button asChild variant="outline">
+            <Link href="/developers">Developers: platform keys</Link>
+          </Button>
+          <SignOutButton />
+        </div>
+      }
     >
       {stores.length === 0 ? (
         <EmptyState icon={<StoreIcon />} title="No store yet">

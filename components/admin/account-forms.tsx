@@ -49,7 +49,7 @@ const useSignIn = () => {
   };
 };
 
-export function SignInForm() {
+export function SignInForm({ next = "/admin" }: { next?: string }) {
   const signInWith = useSignIn();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -61,7 +61,7 @@ export function SignInForm() {
         event.preventDefault();
         const data = new FormData(event.currentTarget);
         setPending(true);
-        setError(await signInWith(String(data.get("email") ?? ""), String(data.get("password") ?? "")));
+        setError(await signInWith(String(data.get("email") ?? ""), String(data.get("password") ?? ""), next));
         setPending(false);
       }}
     >

@@ -3,11 +3,17 @@ import type { ComponentProps } from "react";
 import { cn } from "./cn";
 
 // A data table. It scrolls sideways inside its own box on narrow screens instead of widening the page; the
-// wrapper is focusable so keyboard users can scroll it too.
+// wrapper is focusable so keyboard users can scroll it too, and positioned, so an absolutely positioned cell
+// content (a screen-reader-only label) stays inside it instead of widening the page.
 
 export function Table({ className, "aria-label": label, ...props }: ComponentProps<"table">) {
   return (
-    <div className="w-full overflow-x-auto rounded-lg border" tabIndex={0} role="region" aria-label={label}>
+    <div
+      className="relative w-full overflow-x-auto rounded-lg border"
+      tabIndex={0}
+      role="region"
+      aria-label={label}
+    >
       <table className={cn("w-full caption-bottom text-sm", className)} aria-label={label} {...props} />
     </div>
   );

@@ -122,3 +122,46 @@ test("merchant account: sign up, sign out, wrong password, reset by mail, sign i
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("heading", { name: "Your stores" })).toBeVisible();
 });
+
+test("developer area: a new account creates a platform key (shown once), the API accepts it, revoking ends it", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  await page.goto(`${BASE}/developers`);
+  await expect(page).toHaveURL(/\/admin\/sign-in\?next=(%2F|\/)developers$/);
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.getByLabel("Your name").fill("Dev Eloper");
+  await page.getByLabel("Email").fill(`dev-${Date.now()}@example.com`);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("heading", { name: "Your stores" })).toBeVisible();
+  await page.getByRole("link", { name: "Developers: platform keys" }).click();
+  await expect(page.getByRole("heading", { name: "Developers" })).toBeVisible();
+  await expect(page.getByText("No key yet")).toBeVisible();
+
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByText("Name the key after the agent")).toBeVisible();
+  await page.getByLabel("Key name").fill("My shopping agent");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = (await page.getByTestId("new-key").textContent())!.trim();
+  expect(key).toMatch(/^acs_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+  await expect(page.getByRole("table", { name: "Your platform keys" })).toContainText("My shopping agent");
+  await look(page, testInfo, "developers");
+
+  const call = async () =>
+    fetch(`${BASE}/s/summit-trail-outfitters/checkout-sessions/chk_missing`, {
+      headers: {
+        "request-id": crypto.randomUUID(),
+        "ucp-agent": `profile="${BASE}/demo/agent/.well-known/ucp"`,
+        "x-api-key": key,
+      },
+    });
+  expect((await call()).status).toBe(200);
+  await page.reload();
+  await expect(page.getByRole("row", { name: /My shopping agent/ })).not.toContainText("never");
+  await expect(page.getByText(key)).toHaveCount(0);
+
+  await page.getByRole("button", { name: "Revoke My shopping agent" }).click();
+  await expect(page.getByRole("row", { name: /My shopping agent/ })).toContainText("Revoked");
+  expect((await call()).status).toBe(401);
+});

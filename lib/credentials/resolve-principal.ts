@@ -9,6 +9,8 @@ import { hashApiKey, isSameHash, parseApiKeyPrefix } from "./api-key-format";
 import { ANONYMOUS, type Principal } from "./principal";
 import { verifyBearerToken } from "./verify-bearer-token";
 
+const LAST_USED_GRANULARITY_MS = 60_000;
+
 export type CredentialHeaders = { apiKey: string | null; authorization: string | null };
 
 const invalidToken = (message: string) =>
@@ -27,6 +29,20 @@ const resolveApiKey = async (key: string): Promise<Principal> => {
     throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
   }
   if (row.revokedAt) throw new AppError("invalid_api_key", "X-API-Key has been revoked");
+  // "last used" for its owner, to the minute: one conditional write a minute at most, never one per request
+  const now = new Date();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
+    await db.platformApiKey.updateMany({
+      where: {
+        id: row.id,
+        OR: [
+          { lastUsedAt: null },
+          { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_GRANULARITY_MS) } },
+        ],
+      },
+      data: { lastUsedAt: now },
+    });
+  }
   return {
     kind: "platform",
     id: `key:${row.id}`,

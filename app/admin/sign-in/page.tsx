@@ -9,8 +9,15 @@ import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in — Merchant admin", robots: { index: false } };
 
-export default async function SignInPage() {
-  if (await getMerchantSession()) redirect("/admin");
+type Props = { searchParams: Promise<{ next?: string | string[] }> };
+
+/** Where to go after signing in: a path of this site only (never another origin). */
+const safeNext = (next: string | string[] | undefined): string =>
+  typeof next === "string" && /^\/(?![/\\])/.test(next) ? next : "/admin";
+
+export default async function SignInPage({ searchParams }: Props) {
+  const next = safeNext((await searchParams).next);
+  if (await getMerchantSession()) redirect(next);
   return (
     <PageShell
       width="narrow"
@@ -19,7 +26,7 @@ export default async function SignInPage() {
     >
       <Card>
         <CardContent className="pt-5 sm:pt-6">
-          <SignInForm />
+          <SignInForm next={next} />
         </CardContent>
       </Card>
     </PageShell>

@@ -1,0 +1,132 @@
+import { KeyRound } from "lucide-react";
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+
+import { CreateKeyForm } from "@/components/developers/create-key-form";
+import { PageShell } from "@/components/layout/page-shell";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { getBaseUrl } from "@/lib/config/env";
+import { listApiKeys } from "@/lib/credentials/manage-api-keys";
+
+import { createDeveloperKey, revokeDeveloperKey } from "./actions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Developers — Agent Commerce Service", robots: { index: false } };
+
+const when = (date: Date | null) =>
+  date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
+
+export default async function DevelopersPage() {
+  const account = await getMerchantSession();
+  if (!account) redirect("/admin/sign-in?next=/developers");
+  const keys = (await listApiKeys({ accountId: account.id })).reverse();
+  const base = getBaseUrl();
+  return (
+    <PageShell
+      title="Developers"
+      description="Platform API keys for your agent, and how to connect it to every store of this service."
+    >
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Create a platform key</CardTitle>
+            <CardDescription>
+              Your agent sends it as <code>X-API-Key</code>. It is shown once; only a hash is kept.
+            </CardDescription>
+          </CardHeader>
+          <CardContent>
+            <CreateKeyForm action={createDeveloperKey} />
+          </CardContent>
+        </Card>
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Connect</CardTitle>
+            <CardDescription>Test-mode stores take the sandbox card token pm_card_visa.</CardDescription>
+          </CardHeader>
+          <CardContent className="grid grid-cols-1 gap-3 text-sm">
+            <p>REST (UCP): search every store, then shop in one.</p>
+            <pre
+              className="bg-muted overflow-x-auto rounded-md p-3 text-xs"
+              tabIndex={0}
+              aria-label="Example: search the catalog with curl"
+            >
+              {`curl -X POST ${base}/catalog/search \\
+  -H 'content-type: application/json' \\
+  -H 'X-API-Key: <your key>' \\
+  -d '{"query": "rain jacket"}'`}
+            </pre>
+            <p>
+              MCP (Streamable HTTP): <code className="break-all">{`${base}/mcp`}</code> for the catalog,{" "}
+              <code className="break-all">{`${base}/s/<store>/mcp`}</code> per store.
+            </p>
+            <p>
+              The agent kit and two runnable examples are in the repository (README, “Agent kit and
+              examples”); every REST route is described in <a href="/openapi.json">openapi.json</a>.
+            </p>
+          </CardContent>
+        </Card>
+      </div>
+      <section aria-labelledby="keys-heading" className="mt-8 grid grid-cols-1 gap-3">
+        <h2 id="keys-heading" className="text-xl font-semibold">
+          Your keys
+        </h2>
+        {keys.length === 0 ? (
+          <EmptyState icon={<KeyRound />} title="No key yet">
+            Create one above; your agent can use it at once.
+          </EmptyState>
+        ) : (
+          <Table aria-label="Your platform keys">
+            <TableHeader>
+              <TableRow>
+                <TableHead>Name</TableHead>
+                <TableHead>Key</TableHead>
+                <TableHead>Permissions</TableHead>
+                <TableHead>Created</TableHead>
+                <TableHead>Last used</TableHead>
+                <TableHead>Status</TableHead>
+                <TableHead>
+                  <span className="sr-only">Actions</span>
+                </TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {keys.map((k) => (
+                <TableRow key={k.id}>
+                  <TableCell className="font-medium">{k.name}</TableCell>
+                  <TableCell>
+                    <code className="text-xs">{`acs_${k.prefix}_…`}</code>
+                  </TableCell>
+                  <TableCell className="text-xs">{k.permissions.join(", ") || "none"}</TableCell>
+                  <TableCell className="text-xs whitespace-nowrap">{when(k.createdAt)}</TableCell>
+                  <TableCell className="text-xs whitespace-nowrap">{when(k.lastUsedAt)}</TableCell>
+                  <TableCell>
+                    {k.revokedAt ? (
+                      <Badge tone="danger">Revoked</Badge>
+                    ) : (
+                      <Badge tone="success">Active</Badge>
+                    )}
+                  </TableCell>
+                  <TableCell>
+                    {k.revokedAt ? null : (
+                      <form action={revokeDeveloperKey}>
+                        <input type="hidden" name="id" value={k.id} />
+                        <Button type="submit" variant="outline" size="sm" aria-label={`Revoke ${k.name}`}>
+                          Revoke
+                        </Button>
+                      </form>
+                    )}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        )}
+      </section>
+    </PageShell>
+  );
+}
