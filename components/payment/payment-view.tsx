@@ -145,7 +145,9 @@ export function PaymentView({
                         defaultChecked={i === 0}
                         className="accent-primary size-4"
                       />
-                      {card.label}
+                      <span className="flex-1">{card.label}</span>
+                      {/* the same token an agent sends as its credential (payment.instruments[].credential) */}
+                      <code className="text-muted-foreground text-xs">{card.id}</code>
                     </label>
                   ))}
                 </fieldset>
