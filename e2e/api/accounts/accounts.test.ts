@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
-import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 
 import {
@@ -15,9 +14,9 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { sendMail } from "@/lib/mail/send-mail";
 
-import { runAdmin } from "../../../scripts/lib/admin-commands";
 import { seedStore } from "../../factories";
 import { startFakeSmtpServer } from "../../helpers/fake-smtp-server";
+import { runAdminCaptured } from "../../helpers/run-admin";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // Merchant and developer accounts: sign-up with a validated email and a long enough password (argon2id at rest),
@@ -237,17 +236,7 @@ describe("store access", () => {
 });
 
 describe("admin CLI for accounts", () => {
-  const run = async (...argv: string[]) => {
-    const chunks: string[] = [];
-    const stdout = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk.toString());
-        done();
-      },
-    });
-    const code = await runAdmin(argv, { stdout, stderr: stdout });
-    return { code, out: chunks.join("") };
-  };
+  const run = (...argv: string[]) => runAdminCaptured(...argv);
 
   test("grant-store and make-operator change what the account reaches; mail lists the capture for one address", async () => {
     const store = await seedStore();

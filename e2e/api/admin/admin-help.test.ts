@@ -1,28 +1,12 @@
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { test } from "node:test";
 
-import { runAdmin } from "../../../scripts/lib/admin-commands";
+import { runAdminCaptured } from "../../helpers/run-admin";
 
 // The admin CLI explains itself: --help (or no command) prints every command and exits 0, `<command> --help` prints
 // that command's usage, and an unknown command lists the commands and exits 2 — before touching any store.
 
-/** Runs a command in-process with its output captured (the io the admin socket also uses). */
-const run = async (...argv: string[]) => {
-  const capture = () => {
-    const chunks: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk.toString());
-        done();
-      },
-    });
-    return { stream, text: () => chunks.join("").trimEnd() };
-  };
-  const [out, err] = [capture(), capture()];
-  const code = await runAdmin(argv, { stdout: out.stream, stderr: err.stream });
-  return { code, out: out.text(), err: err.text() };
-};
+const run = (...argv: string[]) => runAdminCaptured(...argv);
 
 test("--help, help and no command print every command and exit 0", async () => {
   for (const argv of [["--help"], ["help"], ["-h"], []]) {

@@ -5,9 +5,9 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { stripeSandbox } from "@/sandbox/stripe/server";
 
-import { runAdmin } from "../../../scripts/lib/admin-commands";
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { completeCardOrder, newPlatformSigner, type PlatformSigner } from "../../helpers/paid-order";
+import { runAdminCaptured } from "../../helpers/run-admin";
 import { servePlatformProfile } from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -42,14 +42,8 @@ after(async () => {
 
 /** Runs `admin <argv…>` and returns its exit code and what it printed. */
 const admin = async (...argv: string[]) => {
-  const printed: string[] = [];
-  const log = console.log;
-  console.log = (...parts: unknown[]) => printed.push(parts.join(" "));
-  try {
-    return { code: await runAdmin(argv), out: printed.join("\n") };
-  } finally {
-    console.log = log;
-  }
+  const { code, out } = await runAdminCaptured(...argv);
+  return { code, out };
 };
 
 const paid = () =>

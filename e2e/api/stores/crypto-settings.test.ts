@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
@@ -8,6 +7,7 @@ import { AppError } from "@/lib/core/errors";
 import { runAdmin } from "../../../scripts/lib/admin-commands";
 import { seedStore } from "../../factories";
 import { callApp, readJson } from "../../helpers/app-client";
+import { runAdminCaptured } from "../../helpers/run-admin";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // A store's crypto rail settings (`npm run admin -- set-crypto`): the accepted coins by our symbols, resolved
@@ -24,17 +24,7 @@ const WUSDC = "0x5d4b302506645c37ff133b98c4b50a5ae14841659738d6d733d59d0d217a93b
 const SUI = `0x${"0".repeat(63)}2::sui::SUI`;
 const PAYOUT = `0x${"7c".repeat(32)}`;
 
-const admin = async (...argv: string[]) => {
-  const chunks: string[] = [];
-  const stdout = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const code = await runAdmin(argv, { stdout, stderr: stdout });
-  return { code, out: chunks.join("") };
-};
+const admin = (...argv: string[]) => runAdminCaptured(...argv);
 
 type Profile = { ucp: { payment_handlers: Record<string, { config: Record<string, unknown> }[]> } };
 const cryptoConfig = async (slug: string) => {
