@@ -14,7 +14,12 @@ import {
   type BuiltPayment,
   type PaymentLeg,
 } from "@/lib/payments/crypto/build-payment";
-import { createChainPort, type ChainPort, type ChainTransport } from "@/lib/payments/crypto/chain";
+import {
+  chainForNetwork,
+  createChainPort,
+  type ChainPort,
+  type ChainTransport,
+} from "@/lib/payments/crypto/chain";
 import { verifyDigest } from "@/lib/payments/crypto/verify-digest";
 import { SANDBOX_GAS_FEE } from "@/sandbox/sui/ledger";
 import { suiSandbox, type SuiSandbox } from "@/sandbox/sui/server";
@@ -213,6 +218,13 @@ for (const transport of ["grpc", "jsonrpc"] as const) {
     });
   });
 }
+
+test("the sandbox network's port is the integration process's Sui sandbox (SUI_SANDBOX_URL), over gRPC-web", async () => {
+  assert.equal(process.env.SUI_SANDBOX_URL, sandbox.url);
+  const { address } = await newBuyer({ usdc: [1_234_567n] });
+  const usdc = await chainForNetwork("sandbox").getBalance(address, USDC);
+  assert.equal(usdc.coinBalance, 1_234_567n);
+});
 
 describe("verification outcomes (gRPC, the live transport)", () => {
   const chain = (timeoutMs = 1_000): ChainPort =>
