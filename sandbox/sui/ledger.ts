@@ -181,6 +181,10 @@ export const createLedger = () => {
     } catch {
       throw new SandboxRejection(`Invalid signature for sender ${sender}`);
     }
+    // The same bytes may have been executed while the signature was checked (concurrent submissions): from here on
+    // everything is synchronous, so exactly one submission executes and the others get its stored result.
+    const executedMeanwhile = transactions.get(digest);
+    if (executedMeanwhile) return executedMeanwhile;
     if (normalizeSuiAddress(data.gasData.owner) !== sender)
       throw new SandboxRejection("Sponsored transactions are not supported by the sandbox");
     if (BigInt(data.gasData.price) < SANDBOX_REFERENCE_GAS_PRICE)
