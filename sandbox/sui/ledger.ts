@@ -162,10 +162,14 @@ export const createLedger = () => {
     return object;
   };
 
-  /** Executes signed transaction bytes; the same bytes again return the stored result. */
-  const execute = async (txBytes: Uint8Array, signatures: string[]): Promise<StoredTransaction> => {
+  /**
+   * Executes signed transaction bytes; the same bytes again return the stored result. `signatures: null` is a dry
+   * run (no signature, nothing written, no checkpoint; an empty gas payment gets a mock gas coin, as Sui's does).
+   */
+  const run = async (txBytes: Uint8Array, signatures: string[] | null): Promise<StoredTransaction> => {
+    const dryRun = signatures === null;
     const digest = TransactionDataBuilder.getDigestFromBytes(txBytes);
-    const known = transactions.get(digest);
+    const known = dryRun ? undefined : transactions.get(digest);
     if (known) return known;
 
     let data: ReturnType<typeof bcs.TransactionData.parse>["V1"];
@@ -175,16 +179,18 @@ export const createLedger = () => {
       throw new SandboxRejection("Transaction bytes are not a valid TransactionData");
     }
     const sender = normalizeSuiAddress(data.sender);
-    if (signatures.length !== 1) throw new SandboxRejection("Expected exactly one signature (no sponsors)");
-    try {
-      await verifyTransactionSignature(txBytes, signatures[0]!, { address: sender });
-    } catch {
-      throw new SandboxRejection(`Invalid signature for sender ${sender}`);
+    if (!dryRun) {
+      if (signatures.length !== 1) throw new SandboxRejection("Expected exactly one signature (no sponsors)");
+      try {
+        await verifyTransactionSignature(txBytes, signatures[0]!, { address: sender });
+      } catch {
+        throw new SandboxRejection(`Invalid signature for sender ${sender}`);
+      }
+      // The same bytes may have been executed while the signature was checked (concurrent submissions): from here
+      // on everything is synchronous, so exactly one submission executes and the others get its stored result.
+      const executedMeanwhile = transactions.get(digest);
+      if (executedMeanwhile) return executedMeanwhile;
     }
-    // The same bytes may have been executed while the signature was checked (concurrent submissions): from here on
-    // everything is synchronous, so exactly one submission executes and the others get its stored result.
-    const executedMeanwhile = transactions.get(digest);
-    if (executedMeanwhile) return executedMeanwhile;
     if (normalizeSuiAddress(data.gasData.owner) !== sender)
       throw new SandboxRejection("Sponsored transactions are not supported by the sandbox");
     if (BigInt(data.gasData.price) < SANDBOX_REFERENCE_GAS_PRICE)
@@ -194,10 +200,23 @@ export const createLedger = () => {
       throw new SandboxRejection(`Gas budget ${budget} is below the fee ${SANDBOX_GAS_FEE}`);
     const ptb = data.kind.ProgrammableTransaction;
     if (!ptb) throw new SandboxRejection("Only programmable transactions are supported");
-    if (data.gasData.payment.length === 0) throw new SandboxRejection("No gas payment");
+    if (data.gasData.payment.length === 0 && !dryRun) throw new SandboxRejection("No gas payment");
 
     // Pre-execution checks: every owned input and gas coin exists, is the sender's, at the referenced version.
-    const gasCoins = data.gasData.payment.map((ref) => checkRef(ref, sender));
+    const gasCoins =
+      data.gasData.payment.length === 0
+        ? [
+            // a dry run without gas payment: a mock gas coin far above any budget
+            {
+              objectId: normalizeSuiAddress("0x0"),
+              version: 0n,
+              digest: "",
+              owner: sender,
+              coinType: SUI,
+              balance: budget + 10n ** 18n,
+            },
+          ]
+        : data.gasData.payment.map((ref) => checkRef(ref, sender));
     for (const g of gasCoins)
       if (g.coinType !== SUI) throw new SandboxRejection(`Gas object ${g.objectId} is not SUI`);
     const gasTotal = gasCoins.reduce((sum, c) => sum + c.balance, 0n);
@@ -250,8 +269,8 @@ export const createLedger = () => {
       return coin;
     };
 
-    let failure: string | null = failNext;
-    failNext = null;
+    let failure: string | null = dryRun ? null : failNext;
+    if (!dryRun) failNext = null;
     if (failure === null) {
       try {
         ptb.commands.forEach((command, index) => {
@@ -340,9 +359,9 @@ export const createLedger = () => {
     for (const o of written) {
       o.version = lamport;
       o.digest = freshDigest();
-      objects.set(o.objectId, o);
+      if (!dryRun) objects.set(o.objectId, o);
     }
-    for (const id of removed) objects.delete(id);
+    if (!dryRun) for (const id of removed) objects.delete(id);
 
     const after = new Map<string, bigint>();
     for (const o of written) addChange(after, o.owner, o.coinType, o.balance);
@@ -354,21 +373,21 @@ export const createLedger = () => {
       const [address, coinType] = k.split("|") as [string, string];
       balanceChanges.push({ address, coinType, amount });
     }
-    const gasAfter = objects.get(gasCoins[0]!.objectId) ?? null;
+    const gasAfter = written.find((o) => o.objectId === gasCoins[0]!.objectId) ?? null;
     const senderSignedData = bcs.SenderSignedData.serialize([
       {
         intentMessage: {
           intent: { scope: { TransactionData: true }, version: { V0: true }, appId: { Sui: true } },
           value: bcs.TransactionData.parse(txBytes),
         },
-        txSignatures: signatures,
+        txSignatures: signatures ?? [],
       },
     ]).toBytes();
-    checkpoint += 1n;
+    if (!dryRun) checkpoint += 1n;
     const stored: StoredTransaction = {
       digest,
       txBytes,
-      signatures,
+      signatures: signatures ?? [],
       senderSignedData,
       sender,
       success: failure === null,
@@ -385,9 +404,10 @@ export const createLedger = () => {
           }
         : null,
     };
-    transactions.set(digest, stored);
+    if (!dryRun) transactions.set(digest, stored);
     return stored;
   };
+  const execute = (txBytes: Uint8Array, signatures: string[]) => run(txBytes, signatures);
 
   return {
     fund,
@@ -395,6 +415,8 @@ export const createLedger = () => {
     balanceOf,
     balancesOf,
     execute,
+    /** Runs the transaction without a signature and without writing anything (dry run / simulation). */
+    dryRun: (txBytes: Uint8Array) => run(txBytes, null),
     getObject: (id: string) => objects.get(normalizeSuiAddress(id)),
     getTransaction: (digest: string) => transactions.get(digest),
     /** The next executed transaction fails on chain (gas charged, nothing else moves). */

@@ -22,7 +22,8 @@ import {
 // 127.0.0.1 with two faces over one ledger (./ledger.ts), so the real @mysten/sui clients talk to it unchanged:
 // - JSON-RPC 2.0 at POST / : suix_getReferenceGasPrice, suix_getCoins, suix_getBalance, suix_getAllBalances,
 //   sui_multiGetObjects, sui_getTransactionBlock, sui_executeTransactionBlock, sui_getChainIdentifier,
-//   sui_getLatestCheckpointSequenceNumber;
+//   sui_getLatestCheckpointSequenceNumber, sui_getCheckpoint, suix_getLatestSuiSystemState and
+//   sui_dryRunTransactionBlock (what a client that resolves a transaction itself needs);
 // - gRPC-web (binary and the SDK's default base64 "text" variant) at POST /sui.rpc.v2.<Service>/<Method>:
 //   LedgerService GetServiceInfo, GetEpoch, BatchGetObjects, GetTransaction; StateService ListOwnedObjects,
 //   GetBalance, ListBalances; TransactionExecutionService ExecuteTransaction.
@@ -129,6 +130,8 @@ const rpcTransaction = (tx: StoredTransaction) => ({
 });
 
 const PAGE = 50;
+/** Base58 of 32 bytes: the digest of checkpoint 0, from which JSON-RPC clients derive the chain identifier. */
+const CHECKPOINT_ZERO_DIGEST = "4btiuiMPvEENsttpZC7CZ53DruC3MAgfznDbASZ7DR6S";
 
 const pageOf = <T>(items: T[], cursor: unknown, limit: unknown) => {
   const start = typeof cursor === "string" && /^\d+$/.test(cursor) ? Number(cursor) : 0;
@@ -152,6 +155,64 @@ const jsonRpcMethod = async (ledger: Ledger, method: string, params: unknown[]):
       return ledger.chainIdentifier;
     case "sui_getLatestCheckpointSequenceNumber":
       return ledger.checkpointHeight().toString();
+    case "sui_getCheckpoint":
+      return {
+        sequenceNumber: String(params[0] ?? "0"),
+        // checkpoint 0's digest is what clients derive the chain identifier from
+        digest:
+          String(params[0] ?? "0") === "0" ? CHECKPOINT_ZERO_DIGEST : "11111111111111111111111111111111",
+        epoch: SANDBOX_EPOCH.toString(),
+        timestampMs: String(ledger.now()),
+        transactions: [],
+        networkTotalTransactions: "0",
+        epochRollingGasCostSummary: {
+          computationCost: "0",
+          storageCost: "0",
+          storageRebate: "0",
+          nonRefundableStorageFee: "0",
+        },
+        checkpointCommitments: [],
+        validatorSignature: "",
+      };
+    case "suix_getLatestSuiSystemState":
+      return {
+        epoch: SANDBOX_EPOCH.toString(),
+        protocolVersion: "100",
+        systemStateVersion: "2",
+        referenceGasPrice: SANDBOX_REFERENCE_GAS_PRICE.toString(),
+        epochStartTimestampMs: String(ledger.now() - 3_600_000),
+        epochDurationMs: "86400000",
+        safeMode: false,
+        safeModeStorageRewards: "0",
+        safeModeComputationRewards: "0",
+        safeModeStorageRebates: "0",
+        safeModeNonRefundableStorageFee: "0",
+        stakeSubsidyStartEpoch: "0",
+        maxValidatorCount: "150",
+        minValidatorJoiningStake: "0",
+        validatorLowStakeThreshold: "0",
+        validatorLowStakeGracePeriod: "0",
+        storageFundTotalObjectStorageRebates: "0",
+        storageFundNonRefundableBalance: "0",
+        stakeSubsidyBalance: "0",
+        stakeSubsidyDistributionCounter: "0",
+        stakeSubsidyCurrentDistributionAmount: "0",
+        stakeSubsidyPeriodLength: "0",
+        stakeSubsidyDecreaseRate: 0,
+        activeValidators: [],
+      };
+    case "sui_dryRunTransactionBlock": {
+      if (typeof params[0] !== "string") throw new RpcFailure(-32602, "Invalid params: tx_bytes");
+      let result: StoredTransaction;
+      try {
+        result = await ledger.dryRun(fromBase64(params[0]));
+      } catch (error) {
+        if (error instanceof SandboxRejection) throw new RpcFailure(-32002, error.message);
+        throw error;
+      }
+      const { effects, balanceChanges } = rpcTransaction(result);
+      return { effects, balanceChanges, objectChanges: [], events: [], input: {} };
+    }
     case "suix_getCoins": {
       const [owner, coinType, cursor, limit] = params;
       const coins = ledger.coinsOf(address(owner), typeof coinType === "string" ? coinType : "0x2::sui::SUI");

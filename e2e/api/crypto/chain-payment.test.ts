@@ -5,6 +5,7 @@ import type { ClientWithCoreApi } from "@mysten/sui/client";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { SuiJsonRpcClient } from "@mysten/sui/jsonRpc";
 import type { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import { Transaction } from "@mysten/sui/transactions";
 import { fromBase64, normalizeStructTag } from "@mysten/sui/utils";
 
 import { AppError } from "@/lib/core/errors";
@@ -224,6 +225,43 @@ test("the sandbox network's port is the integration process's Sui sandbox (SUI_S
   const { address } = await newBuyer({ usdc: [1_234_567n] });
   const usdc = await chainForNetwork("sandbox").getBalance(address, USDC);
   assert.equal(usdc.coinBalance, 1_234_567n);
+});
+
+test("wallets: fully resolved bytes sign as is on both faces; a JSON-RPC wallet may resolve a transaction itself", async () => {
+  for (const transport of ["grpc", "jsonrpc"] as const) {
+    const { kp, address } = await newBuyer({ usdc: [2_000_000n] });
+    const merchant = randomAddress();
+    const port = createChainPort({ network: "sandbox", url: sandbox.url, transport });
+    const built = await buildPayment(port, {
+      sender: address,
+      legs: [{ merchant, coinType: USDC, amount: 1_500_000n }],
+    });
+    // what a wallet kit does with our base64: Transaction.from, then sign and execute through its own client
+    const result = await walletClient(transport).core.signAndExecuteTransaction({
+      transaction: Transaction.from(built.bytes),
+      signer: kp,
+    });
+    assert.equal(result.Transaction?.digest, built.digest, `${transport}: the bytes were not changed`);
+    assert.equal((await balances(sandbox.url, merchant)).get(n(USDC)), 1_500_000n);
+  }
+  // client-side resolution (gas price, gas coins, a dry run for the budget) over JSON-RPC
+  const { kp, address } = await newBuyer({ sui: [3n * N_SUI, 1_000_000n] });
+  const merchant = randomAddress();
+  const tx = new Transaction();
+  tx.setSender(address);
+  const [part] = tx.splitCoins(tx.gas, [123_456n]);
+  tx.transferObjects([part!], merchant);
+  const result = await walletClient("jsonrpc").core.signAndExecuteTransaction({
+    transaction: tx,
+    signer: kp,
+  });
+  assert.equal(result.$kind, "Transaction");
+  assert.equal((await balances(sandbox.url, merchant)).get(n(SUI)), 123_456n);
+  // the dry run wrote nothing: only the executed transaction moved money
+  assert.equal(
+    (await balances(sandbox.url, address)).get(n(SUI)),
+    3n * N_SUI + 1_000_000n - 123_456n - SANDBOX_GAS_FEE,
+  );
 });
 
 describe("verification outcomes (gRPC, the live transport)", () => {
