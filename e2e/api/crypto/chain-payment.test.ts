@@ -295,6 +295,15 @@ describe("verification outcomes (gRPC, the live transport)", () => {
     });
     assert.equal(more.kind, "short_leg");
     assert.ok(more.kind === "short_leg" && more.short[0]!.received === 2_000_000n);
+    // two expected legs naming the same merchant and coin need both amounts: one transfer cannot pay twice
+    const doubled = await verifyDigest(chain(), a.built.digest, {
+      ...window(a.built),
+      legs: [
+        { merchant: a.merchant, coinType: USDC, amount: 1_000_000n },
+        { merchant: a.merchant.toUpperCase().replace("0X", "0x"), coinType: USDC, amount: 1_000_001n },
+      ],
+    });
+    assert.ok(doubled.kind === "short_leg" && doubled.short[0]!.amount === 2_000_001n);
     const elsewhere = await verifyDigest(chain(), a.built.digest, {
       ...window(a.built),
       legs: [{ merchant: randomAddress(), coinType: USDC, amount: 2_000_000n }],

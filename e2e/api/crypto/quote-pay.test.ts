@@ -9,6 +9,7 @@ import { buildPayment, GAS_BUDGET } from "@/lib/payments/crypto/build-payment";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
 import { createFixedRateOracle, SANDBOX_RATES } from "@/lib/payments/crypto/oracle";
 import { legsForMerchant, quotePayment } from "@/lib/payments/crypto/quote";
+import { fundSandboxWallet, sandboxTestWallet } from "@/lib/payments/crypto/sandbox-client";
 import { verifyDigest } from "@/lib/payments/crypto/verify-digest";
 import { SANDBOX_GAS_FEE } from "@/sandbox/sui/ledger";
 import { suiSandbox, type SuiSandbox } from "@/sandbox/sui/server";
@@ -166,4 +167,37 @@ test("race: a replaced prepare and its replacement signed and sent together over
     verifyDigest(chain, second.digest, { ...window, legs: second.legs, preparedDigest: second.digest }),
   ]);
   assert.deepEqual(outcomes.map((o) => o.kind).sort(), ["paid", "pending"]);
+});
+
+test("the built-in test wallet: a fixed address, funded by the sandbox faucet, pays a sandbox quote", async () => {
+  const wallet = sandboxTestWallet();
+  assert.equal(wallet.toSuiAddress(), sandboxTestWallet().toSuiAddress());
+  const before = await balances(sandbox.url, wallet.toSuiAddress());
+  await fundSandboxWallet(wallet.toSuiAddress());
+  const after = await balances(sandbox.url, wallet.toSuiAddress());
+  assert.equal((after.get(n(USDC)) ?? 0n) - (before.get(n(USDC)) ?? 0n), 500_000_000n);
+  assert.equal((after.get(n(SUI)) ?? 0n) - (before.get(n(SUI)) ?? 0n), 100n * ONE_SUI);
+  const chain = chainForNetwork("sandbox");
+  const quote = await quotePayment(chain, createFixedRateOracle(), {
+    buyer: wallet.toSuiAddress(),
+    acceptedCoins: ["USDC", "SUI"],
+    totalMinor: 4_999n,
+    currency: "USD",
+  });
+  const built = await buildPayment(chain, {
+    sender: wallet.toSuiAddress(),
+    legs: legsForMerchant(quote, randomAddress()),
+  });
+  assert.equal((await submit(wallet, built.bytes)).Transaction?.digest, built.digest);
+  const saved = process.env.SUI_SANDBOX_URL;
+  try {
+    process.env.SUI_SANDBOX_URL = "http://127.0.0.1:9";
+    await assert.rejects(
+      fundSandboxWallet(wallet.toSuiAddress()),
+      (error) => error instanceof AppError && error.code === "payment_provider_error",
+    );
+  } finally {
+    if (saved === undefined) delete process.env.SUI_SANDBOX_URL;
+    else process.env.SUI_SANDBOX_URL = saved;
+  }
 });

@@ -87,13 +87,18 @@ export const verifyDigest = async (
     throw new AppError("invalid_request", "The credential token is not a Sui transaction digest");
   const buyer = normalizeAddress(expected.buyer);
   if (buyer === null) throw new AppError("invalid_request", "Invalid buyer address");
-  const legs = expected.legs.map((leg) => {
+  // Expected legs summed per (merchant, coin): one transfer must never satisfy two legs that name the same pair.
+  const legs: PaymentLeg[] = [];
+  for (const leg of expected.legs) {
     const merchant = normalizeAddress(leg.merchant);
     const coinType = normalizeCoinType(leg.coinType);
     if (merchant === null || coinType === null || leg.amount <= 0n)
       throw new AppError("invalid_request", "Invalid expected leg");
-    return { merchant, coinType, amount: leg.amount };
-  });
+    const same = legs.find((l) => l.merchant === merchant && l.coinType === coinType);
+    if (same) same.amount += leg.amount;
+    else legs.push({ merchant, coinType, amount: leg.amount });
+  }
+  if (legs.length === 0) throw new AppError("invalid_request", "No expected leg");
 
   let tx;
   try {
