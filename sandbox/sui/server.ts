@@ -42,7 +42,8 @@ import {
 //   GET  /__admin/balances?address=0x…                 → {balances: [{coinType, coinBalance, addressBalance, count}]}
 // CORS is open (a browser wallet page may talk to it, as to a public fullnode).
 
-export type FaultMode = "down" | "reset" | "garbage" | "hang";
+export const FAULT_MODES = ["down", "reset", "garbage", "hang"] as const;
+export type FaultMode = (typeof FAULT_MODES)[number];
 
 export type SuiSandbox = {
   url: string;
@@ -600,13 +601,19 @@ export const startSuiSandbox = async ({
           return json(200, { coins });
         }
         case "faults": {
-          const mode = input.mode as FaultMode | null;
-          fault = mode ? { mode, remaining: countOf(input.count) } : null;
+          const mode = input.mode ?? null;
+          if (mode !== null && !FAULT_MODES.includes(mode as FaultMode))
+            throw new Error(`mode must be one of ${FAULT_MODES.join(", ")} or null`);
+          fault = mode ? { mode: mode as FaultMode, remaining: countOf(input.count) } : null;
           return json(200, { ok: true });
         }
-        case "delay":
-          delayMs = Number(input.ms ?? 0);
+        case "delay": {
+          const ms = Number(input.ms ?? 0);
+          if (!Number.isInteger(ms) || ms < 0 || ms > 600_000)
+            throw new Error("ms must be an integer from 0 to 600000");
+          delayMs = ms;
           return json(200, { ok: true });
+        }
         case "hide":
           hidden.set(String(input.digest), countOf(input.count));
           return json(200, { ok: true });

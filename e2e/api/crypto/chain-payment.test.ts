@@ -264,6 +264,25 @@ test("wallets: fully resolved bytes sign as is on both faces; a JSON-RPC wallet 
   );
 });
 
+test("the sandbox's admin hook refuses bad scripts with 400/404 and changes nothing", async () => {
+  const post = (action: string, body: unknown) =>
+    fetch(`${sandbox.url}/__admin/${action}`, { method: "POST", body: JSON.stringify(body) });
+  const address = randomAddress();
+  assert.equal((await post("fund", { address, coinType: SUI, balances: ["-5"] })).status, 400);
+  assert.equal((await post("fund", { address, coinType: SUI, balances: [1.5] })).status, 400);
+  assert.equal((await post("faults", { mode: "explode" })).status, 400);
+  assert.equal((await post("delay", { ms: -1 })).status, 400);
+  assert.equal((await post("nope", {})).status, 404);
+  assert.equal((await fetch(`${sandbox.url}/__admin/fund`, { method: "POST", body: "{" })).status, 400);
+  assert.equal((await fetch(`${sandbox.url}/__admin/balances`)).status, 400);
+  assert.equal((await balances(sandbox.url, address)).size, 0);
+  // the chain faces still answer normally
+  assert.equal(
+    await createChainPort({ network: "sandbox", url: sandbox.url }).getReferenceGasPrice(),
+    1_000n,
+  );
+});
+
 describe("verification outcomes (gRPC, the live transport)", () => {
   const chain = (timeoutMs = 1_000): ChainPort =>
     createChainPort({ network: "sandbox", url: sandbox.url, transport: "grpc", timeoutMs });

@@ -54,6 +54,8 @@ export type Quote = {
   fx: Price | null;
 };
 
+/** How long a quote holds (SUI.md §2: 5–10 min); completion judges the checkpoint time against it. */
+export const QUOTE_WINDOW_MS = 10 * 60_000;
 /** Coin types combined in one `auto` payment (seed §8). */
 export const MAX_AUTO_COINS = 3;
 /** Buffer on oracle-priced coins (SUI, a depegged stablecoin): 50 basis points. */
