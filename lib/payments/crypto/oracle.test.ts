@@ -58,7 +58,7 @@ after(() => {
 });
 
 const pyth = (extra: Parameters<typeof createPythOracle>[0] = {}) =>
-  createPythOracle({ endpoint, apiKey: "k-123", timeoutMs: 300, now: () => NOW + 5_000, ...extra });
+  createPythOracle({ endpoint, apiKey: "k-123", timeoutMs: 5_000, now: () => NOW + 5_000, ...extra });
 
 test("decimals parse to exact integers", () => {
   assert.deepEqual(parseDecimal("2.50"), { value: 250n, expo: -2 });
@@ -83,7 +83,7 @@ test("Pyth: parsed price with its exponent and confidence; the bearer token is s
   assert.ok(usd.ok && usd.price.price === 1n && usd.price.expo === 0);
   // no key configured: no Authorization header
   requests.length = 0;
-  await createPythOracle({ endpoint, timeoutMs: 300, now: () => NOW }).usdPrice(USDC);
+  await createPythOracle({ endpoint, timeoutMs: 5_000, now: () => NOW }).usdPrice(USDC);
   assert.equal(requests[0]!.headers.authorization, undefined);
 });
 
@@ -98,15 +98,16 @@ test("Pyth: a price older than 60 s is stale; a coin without a feed has none", a
 });
 
 test("Pyth down, slow or answering garbage: payment_provider_error with a reason, bounded", async () => {
-  const reasonOf = async (s: Script) => {
+  const reasonOf = async (s: Script, timeoutMs = 5_000) => {
     script = s;
     const started = Date.now();
     try {
-      await pyth().usdPrice(SUI);
+      await pyth({ timeoutMs }).usdPrice(SUI);
       return "ok";
     } catch (error) {
       assert.ok(error instanceof AppError && error.code === "payment_provider_error");
-      assert.ok(Date.now() - started < 2_000);
+      // a hung oracle is cut at its timeout (a loaded CI machine gets generous slack)
+      assert.ok(Date.now() - started < timeoutMs + 3_000);
       return String(error.details?.reason);
     } finally {
       script = {};
@@ -120,7 +121,7 @@ test("Pyth down, slow or answering garbage: payment_provider_error with a reason
     }),
     "bad_response",
   );
-  assert.equal(await reasonOf({ hang: true }), "timeout");
+  assert.equal(await reasonOf({ hang: true }, 300), "timeout");
   const closed = createPythOracle({ endpoint: "http://127.0.0.1:9", timeoutMs: 300 });
   await assert.rejects(
     closed.usdPrice(SUI),
