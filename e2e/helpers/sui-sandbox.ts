@@ -50,6 +50,7 @@ export const hideDigest = (url: string, digest: string, count?: number) =>
   admin(url, "hide", { digest, count });
 export const failNextExecution = (url: string, message?: string) => admin(url, "fail-next", { message });
 export const shiftClock = (url: string, offsetMs: number) => admin(url, "clock", { offsetMs });
+export const holdCheckpoints = (url: string, hold: boolean) => admin(url, "checkpoints", { hold });
 
 /** Balances of one address per coin type (normalized types), coin objects and address balance summed. */
 export const balances = async (url: string, address: string): Promise<Map<string, bigint>> => {

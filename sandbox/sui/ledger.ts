@@ -39,8 +39,9 @@ export type StoredTransaction = {
   success: boolean;
   error: string | null;
   balanceChanges: BalanceChange[];
-  checkpoint: bigint;
-  timestampMs: number;
+  /** null while executed but not yet in a checkpoint (see holdCheckpoints). */
+  checkpoint: bigint | null;
+  timestampMs: number | null;
   gasObject: { objectId: string; version: bigint; digest: string; owner: string } | null;
 };
 
@@ -85,6 +86,8 @@ export const createLedger = () => {
   let counter = 0;
   let clockOffsetMs = 0;
   let failNext: string | null = null;
+  /** Executed transactions waiting for a checkpoint while checkpoints are held. */
+  let held: StoredTransaction[] | null = null;
 
   const fresh = (label: string): Uint8Array => {
     counter += 1;
@@ -383,7 +386,8 @@ export const createLedger = () => {
         txSignatures: signatures ?? [],
       },
     ]).toBytes();
-    if (!dryRun) checkpoint += 1n;
+    const checkpointed = !dryRun && held === null;
+    if (checkpointed) checkpoint += 1n;
     const stored: StoredTransaction = {
       digest,
       txBytes,
@@ -393,8 +397,8 @@ export const createLedger = () => {
       success: failure === null,
       error: failure,
       balanceChanges,
-      checkpoint,
-      timestampMs: now(),
+      checkpoint: checkpointed ? checkpoint : null,
+      timestampMs: checkpointed ? now() : null,
       gasObject: gasAfter
         ? {
             objectId: gasAfter.objectId,
@@ -405,6 +409,7 @@ export const createLedger = () => {
         : null,
     };
     if (!dryRun) transactions.set(digest, stored);
+    if (!dryRun && held !== null) held.push(stored);
     return stored;
   };
   const execute = (txBytes: Uint8Array, signatures: string[]) => run(txBytes, signatures);
@@ -423,6 +428,22 @@ export const createLedger = () => {
     failNextExecution: (message: string) => {
       failNext = message;
     },
+    /**
+     * Holds checkpoints: transactions execute (effects, balances) but stay outside any checkpoint, as between
+     * execution and certification on Sui; releasing puts each held one in its own checkpoint, now.
+     */
+    holdCheckpoints: (hold: boolean) => {
+      if (hold) {
+        held ??= [];
+        return;
+      }
+      for (const tx of held ?? []) {
+        checkpoint += 1n;
+        tx.checkpoint = checkpoint;
+        tx.timestampMs = now();
+      }
+      held = null;
+    },
     /** Shifts the node's clock (checkpoint timestamps) by `ms`. */
     setClockOffset: (ms: number) => {
       clockOffsetMs = ms;
@@ -437,6 +458,7 @@ export const createLedger = () => {
       transactions.clear();
       failNext = null;
       clockOffsetMs = 0;
+      held = null;
     },
     toBase64,
   };

@@ -37,6 +37,7 @@ import {
 //   POST /__admin/delay     {ms}                       every chain request waits ms first
 //   POST /__admin/hide      {digest, count?: n}        the next n reads of that digest answer "not found" (default: all)
 //   POST /__admin/fail-next {message?}                 the next executed transaction fails on chain (gas charged)
+//   POST /__admin/checkpoints {hold: true | false}     hold: executed transactions wait outside any checkpoint
 //   POST /__admin/clock     {offsetMs}                 shifts checkpoint timestamps
 //   POST /__admin/reset     {}                         empties the ledger and clears every script
 //   GET  /__admin/balances?address=0x…                 → {balances: [{coinType, coinBalance, addressBalance, count}]}
@@ -126,8 +127,9 @@ const rpcTransaction = (tx: StoredTransaction) => ({
     coinType: c.coinType,
     amount: c.amount.toString(),
   })),
-  timestampMs: String(tx.timestampMs),
-  checkpoint: tx.checkpoint.toString(),
+  ...(tx.checkpoint === null
+    ? {}
+    : { timestampMs: String(tx.timestampMs), checkpoint: tx.checkpoint.toString() }),
 });
 
 const PAGE = 50;
@@ -373,11 +375,11 @@ const grpcTransaction = (tx: StoredTransaction) => ({
     dependencies: [],
     unchangedConsensusObjects: [],
   },
-  checkpoint: tx.checkpoint,
-  timestamp: {
-    seconds: BigInt(Math.floor(tx.timestampMs / 1000)),
-    nanos: (tx.timestampMs % 1000) * 1_000_000,
-  },
+  checkpoint: tx.checkpoint ?? undefined,
+  timestamp:
+    tx.timestampMs === null
+      ? undefined
+      : { seconds: BigInt(Math.floor(tx.timestampMs / 1000)), nanos: (tx.timestampMs % 1000) * 1_000_000 },
   balanceChanges: tx.balanceChanges.map((c) => ({
     address: c.address,
     coinType: c.coinType,
@@ -619,6 +621,9 @@ export const startSuiSandbox = async ({
           return json(200, { ok: true });
         case "fail-next":
           ledger.failNextExecution(String(input.message ?? "MoveAbort: scripted failure"));
+          return json(200, { ok: true });
+        case "checkpoints":
+          ledger.holdCheckpoints(input.hold === true);
           return json(200, { ok: true });
         case "clock":
           ledger.setClockOffset(Number(input.offsetMs ?? 0));

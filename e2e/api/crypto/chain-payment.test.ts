@@ -30,6 +30,7 @@ import {
   failNextExecution,
   fund,
   hideDigest,
+  holdCheckpoints,
   keypair,
   randomAddress,
   setDelay,
@@ -170,6 +171,12 @@ for (const transport of ["grpc", "jsonrpc"] as const) {
       assert.equal(after.get(n(SUI)), 5n * N_SUI - 3n * N_SUI - SANDBOX_GAS_FEE);
       const outcome = await verifyDigest(chain(), built.digest, window(built));
       assert.equal(outcome.kind, "paid");
+      // a combined payment: each store's checkout verifies the one digest against its own legs only
+      for (const merchant of merchants) {
+        const own = legs.filter((l) => l.merchant === merchant);
+        const each = await verifyDigest(chain(), built.digest, { ...window(built), legs: own });
+        assert.ok(each.kind === "paid" && each.legs.length === own.length);
+      }
 
       const six = [...merchants, randomAddress()].map((merchant) => ({
         merchant,
@@ -390,6 +397,28 @@ describe("verification outcomes (gRPC, the live transport)", () => {
       digest: b.built.digest,
     });
     assert.equal((await verifyDigest(chain(), b.built.digest, window(b.built))).kind, "paid");
+  });
+
+  test("executed but not yet in a checkpoint is pending (both faces), then paid once checkpointed", async () => {
+    const a = await paidOnce();
+    await holdCheckpoints(sandbox.url, true);
+    try {
+      const result = await signAndSubmit(wallet(), a.kp, a.built);
+      assert.equal(result.$kind, "Transaction");
+      for (const transport of ["grpc", "jsonrpc"] as const) {
+        const port = createChainPort({ network: "sandbox", url: sandbox.url, transport });
+        const tx = await port.getTransaction(a.built.digest);
+        assert.ok(tx && tx.checkpoint === null && tx.timestampMs === null, transport);
+        assert.deepEqual(await verifyDigest(port, a.built.digest, window(a.built)), {
+          kind: "pending",
+          digest: a.built.digest,
+        });
+      }
+    } finally {
+      await holdCheckpoints(sandbox.url, false);
+    }
+    const outcome = await verifyDigest(chain(), a.built.digest, window(a.built));
+    assert.ok(outcome.kind === "paid" && outcome.checkpoint > 0n);
   });
 
   test("a wallet that re-gasses the transaction still pays: verified on the legs, not the digest", async () => {
