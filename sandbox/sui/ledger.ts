@@ -344,8 +344,7 @@ export const createLedger = () => {
     const before = new Map<string, bigint>();
     const addChange = (map: Map<string, bigint>, owner: string, type: string, amount: bigint) =>
       map.set(key(owner, type), (map.get(key(owner, type)) ?? 0n) + amount);
-    // a failed transaction writes only its gas coins: count the others on neither side
-    for (const o of failure === null ? touched : gasCoins) addChange(before, o.owner, o.coinType, o.balance);
+    for (const o of touched) addChange(before, o.owner, o.coinType, o.balance);
 
     let written: CoinObject[];
     let removed: string[];
@@ -354,9 +353,10 @@ export const createLedger = () => {
       written = [...work.values()].filter((o) => !deleted.has(o.objectId));
       removed = [...deleted];
     } else {
-      // A failed transaction still pays gas: the gas coins are merged into the first, the fee deducted.
+      // A failed transaction still pays gas: the gas coins are merged into the first, the fee deducted. Its owned
+      // inputs keep their contents but are written at the new version, as on Sui (their old refs are stale now).
       const charged: CoinObject = { ...gasCoins[0]!, balance: gasTotal - SANDBOX_GAS_FEE };
-      written = [charged];
+      written = [charged, ...[...inputObjects.values()].map((o) => ({ ...o }))];
       removed = gasCoins.slice(1).map((g) => g.objectId);
     }
     for (const o of written) {
