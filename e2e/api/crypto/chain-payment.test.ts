@@ -118,6 +118,19 @@ for (const transport of ["grpc", "jsonrpc"] as const) {
       assert.deepEqual(all.map((b) => b.coinType).sort(), [n(SUI), n(USDC)].sort());
       assert.equal(await port.getReferenceGasPrice(), 1_000n);
       assert.equal(await port.getTransaction("4".repeat(44)), null);
+      // every page of a wallet with many coins (the node pages by 50)
+      const dusty = await newBuyer();
+      await fund(
+        sandbox.url,
+        dusty.address,
+        USDT,
+        Array.from({ length: 120 }, (_, i) => BigInt(1_000 + i)),
+      );
+      const dust = await port.listCoins(dusty.address, USDT);
+      assert.equal(dust.length, 120);
+      assert.equal(new Set(dust.map((c) => c.objectId)).size, 120);
+      assert.equal(dust[0]!.balance, 1_119n);
+      assert.equal(dust[119]!.balance, 1_000n);
     });
 
     test("one merchant, USDC from two coins plus SUI: signed, submitted, balances moved exactly, paid", async () => {
