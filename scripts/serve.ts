@@ -76,10 +76,9 @@ const main = async (): Promise<void> => {
   }
 
   claimEmbeddedDatabase(); // after set-up (its own process), before anything of this one opens the dir
-  // Test-mode stores pay through the provider sandboxes (sandbox/stripe, sandbox/sui), separate processes, started
-  // here unless their URL variable names one already.
-  const sandboxes: Awaited<ReturnType<typeof startSandbox>>[] = [];
-  for (const spec of SANDBOXES) sandboxes.push(await startSandbox(tsx, ROOT, spec));
+  // Test-mode stores pay through the provider sandboxes (sandbox/stripe, sandbox/sui), separate processes started
+  // together here unless their URL variable names one already.
+  const sandboxes = await Promise.all(SANDBOXES.map((spec) => startSandbox(tsx, ROOT, spec)));
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();
