@@ -8,6 +8,7 @@ import { AppError } from "@/lib/core/errors";
 import { buildPayment, GAS_BUDGET } from "@/lib/payments/crypto/build-payment";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
 import { createFixedRateOracle, SANDBOX_RATES } from "@/lib/payments/crypto/oracle";
+import { preparePayment } from "@/lib/payments/crypto/prepare-payment";
 import { legsForMerchant, quotePayment } from "@/lib/payments/crypto/quote";
 import { fundSandboxWallet, sandboxTestWallet } from "@/lib/payments/crypto/sandbox-client";
 import { verifyDigest } from "@/lib/payments/crypto/verify-digest";
@@ -199,5 +200,41 @@ test("the built-in test wallet: a fixed address, funded by the sandbox faucet, p
   } finally {
     if (saved === undefined) delete process.env.SUI_SANDBOX_URL;
     else process.env.SUI_SANDBOX_URL = saved;
+  }
+});
+
+test("preparePayment: quote + transaction + window; the signed result verifies as paid with its own expectation", async () => {
+  const { kp, address } = await buyer();
+  await fund(sandbox.url, address, USDC, [30_000_000n]);
+  await fund(sandbox.url, address, SUI, [ONE_SUI]);
+  const merchant = randomAddress();
+  const deps = { chain: chainForNetwork("sandbox"), oracle: createFixedRateOracle() };
+  const prepared = await preparePayment(deps, {
+    buyer: address,
+    merchant,
+    acceptedCoins: ["USDC", "SUI"],
+    totalMinor: 2_599n,
+    currency: "USD",
+  });
+  assert.equal(prepared.expiresAtMs - prepared.preparedAtMs, 10 * 60_000);
+  assert.deepEqual(
+    prepared.transaction.legs.map((l) => [l.merchant, l.amount]),
+    [[merchant, 25_990_000n]],
+  );
+  await submit(kp, prepared.transaction.bytes);
+  const outcome = await verifyDigest(deps.chain, prepared.transaction.digest, prepared.expected);
+  assert.ok(outcome.kind === "paid" && outcome.fastPath);
+  for (const bad of [{ buyer: "0x12zz" }, { merchant: "merchant" }]) {
+    await assert.rejects(
+      preparePayment(deps, {
+        buyer: address,
+        merchant,
+        acceptedCoins: ["USDC"],
+        totalMinor: 1n,
+        currency: "USD",
+        ...bad,
+      }),
+      (error) => error instanceof AppError && error.code === "invalid_request",
+    );
   }
 });
