@@ -120,10 +120,45 @@ test("auto combines at most 3 coin types", () => {
     legs(quote({ accepted, total: 300n, holdings, prices })).map((l) => l[0]),
     ["USDT", "USDC", "AUSD"],
   );
+  // a fourth coin is never added: SUI replaces the last stablecoin instead
+  assert.deepEqual(
+    legs(quote({ accepted, total: 301n, holdings, prices })).map((l) => l[0]),
+    ["USDT", "USDC", "SUI"],
+  );
+  const noSui = holdings.map(([c, b]) => [c, c === SUI ? GAS_BUDGET : b] as [CoinInfo, bigint]);
+  assert.deepEqual(
+    legs(quote({ accepted, total: 300n, holdings: noSui, prices })).map((l) => l[0]),
+    ["USDT", "USDC", "AUSD"],
+  );
   assert.equal(
-    codeOf(() => quote({ accepted, total: 301n, holdings, prices })),
+    codeOf(() => quote({ accepted, total: 301n, holdings: noSui, prices })),
     "insufficient_funds",
   );
+});
+
+test("dust in the preferred coins does not block: the first combination of ≤ 3 coins that covers wins", () => {
+  const q = quote({
+    accepted: ["USDT", "USDC", "AUSD", "SUI"],
+    total: 500n,
+    holdings: [
+      [USDT, 10_000n],
+      [USDC, 10_000n],
+      [AUSD, 10_000n],
+      [SUI, GAS_BUDGET + 100n * ONE_SUI],
+    ],
+    prices: [
+      [USDC, usd],
+      [USDT, usd],
+      [AUSD, usd],
+      [SUI, price(250n, -2)],
+    ],
+  });
+  // 498 ¢ of SUI at $2.50 with the 50 bp buffer = 2.00196 SUI
+  assert.deepEqual(legs(q), [
+    ["USDT", 10_000n, 1n],
+    ["USDC", 10_000n, 1n],
+    ["SUI", 2_001_960_000n, 498n],
+  ]);
 });
 
 test("gas is reserved from SUI first: exactly enough pays, one MIST less is insufficient_funds", () => {

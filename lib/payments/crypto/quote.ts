@@ -224,25 +224,57 @@ export const computeQuote = (input: {
     };
   }
 
-  // auto: stablecoins in the store's order, then SUI
-  const order = [
+  // auto: stablecoins in the store's order, then SUI. Each usable coin with what it can cover at most.
+  const usable = [
     ...accepted.filter((c) => c.kind === "stable"),
     ...accepted.filter((c) => c.coinType === SUI_TYPE),
-  ];
-  const legs: QuoteLeg[] = [];
-  let remaining = totalMinor;
-  for (const coin of order) {
-    if (remaining === 0n || legs.length === MAX_AUTO_COINS) break;
+  ].flatMap((coin) => {
     const p = priced(coin);
-    if ("reason" in p) continue;
+    if ("reason" in p) return [];
     const limit = limitOf(coin);
-    const usable = limit === null || spendable(coin) < limit ? spendable(coin) : limit;
-    const covers = minorCoverable(usable, p.rate);
-    if (covers <= 0n) continue;
-    const fiatMinor = covers < remaining ? covers : remaining;
-    legs.push(leg(coin, p, unitsFor(fiatMinor, p.rate), fiatMinor));
-    remaining -= fiatMinor;
+    const units = limit === null || spendable(coin) < limit ? spendable(coin) : limit;
+    const covers = minorCoverable(units, p.rate);
+    return covers > 0n ? [{ coin, p, covers }] : [];
+  });
+  /** Fills the total from `coins` in order; what stays uncovered. */
+  const fill = (coins: typeof usable) => {
+    const legs: QuoteLeg[] = [];
+    let remaining = totalMinor;
+    for (const { coin, p, covers } of coins) {
+      if (remaining === 0n) break;
+      const fiatMinor = covers < remaining ? covers : remaining;
+      legs.push(leg(coin, p, unitsFor(fiatMinor, p.rate), fiatMinor));
+      remaining -= fiatMinor;
+    }
+    return { legs, remaining };
+  };
+  // The store's order first; when its first three coins fall short (dust in the preferred coins), the first
+  // combination of at most three usable coins, in preference order, that covers the total.
+  let best = fill(usable.slice(0, MAX_AUTO_COINS));
+  const combos = (from: number, size: number): number[][] =>
+    size === 0
+      ? [[]]
+      : Array.from({ length: Math.max(0, usable.length - from) }, (_, i) => from + i).flatMap((first) =>
+          combos(first + 1, size - 1).map((rest) => [first, ...rest]),
+        );
+  if (best.remaining > 0n) {
+    const candidates = [1, 2, 3]
+      .slice(0, MAX_AUTO_COINS)
+      .flatMap((size) => combos(0, size))
+      .sort((x, y) => {
+        for (let i = 0; i < Math.min(x.length, y.length); i += 1) if (x[i] !== y[i]) return x[i]! - y[i]!;
+        return x.length - y.length;
+      });
+    for (const indexes of candidates) {
+      const tried = fill(indexes.map((i) => usable[i]!));
+      if (tried.remaining === 0n) {
+        best = tried;
+        break;
+      }
+      if (tried.remaining < best.remaining) best = tried;
+    }
   }
+  const { legs, remaining } = best;
   if (remaining > 0n) {
     const addressBalances = accepted.filter((c) => holding(c).addressBalance > 0n).map((c) => c.symbol);
     throw new AppError(
