@@ -113,6 +113,35 @@ test("an EUR store prices USDC through FX; a named coin over the scripted depth 
   );
 });
 
+test("a wallet of dust counts only the coins one transaction can merge (the largest 200)", async () => {
+  const { address } = await buyer();
+  await fund(sandbox.url, address, SUI, [ONE_SUI]);
+  await fund(
+    sandbox.url,
+    address,
+    USDC,
+    Array.from({ length: 250 }, () => 10_000n),
+  ); // 250 coins of 1 ¢
+  const chain = chainForNetwork("sandbox");
+  const ask = (totalMinor: bigint) =>
+    quotePayment(chain, createFixedRateOracle(), {
+      buyer: address,
+      acceptedCoins: ["USDC"],
+      totalMinor,
+      currency: "USD",
+    });
+  assert.deepEqual(
+    (await ask(200n)).legs.map((l) => l.amount),
+    [2_000_000n],
+  );
+  await assert.rejects(ask(201n), (e) => e instanceof AppError && e.code === "insufficient_funds");
+  const built = await buildPayment(chain, {
+    sender: address,
+    legs: [{ merchant: randomAddress(), coinType: USDC, amount: 2_000_000n }],
+  });
+  assert.ok(built.digest);
+});
+
 test("race: the same signed bytes sent 8 times at once execute once; every answer is the one transaction", async () => {
   const { kp, address } = await buyer();
   await fund(sandbox.url, address, USDC, [5_000_000n]);

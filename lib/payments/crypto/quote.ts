@@ -2,7 +2,7 @@ import "server-only";
 
 import { AppError } from "@/lib/core/errors";
 
-import { GAS_BUDGET, type PaymentLeg } from "./build-payment";
+import { GAS_BUDGET, MAX_COINS_PER_TYPE, type PaymentLeg } from "./build-payment";
 import type { ChainPort } from "./chain";
 import {
   resolveAcceptedCoins,
@@ -308,7 +308,16 @@ export const quotePayment = async (
   const accepted = resolveAcceptedCoins(chain.network, input.acceptedCoins);
   // SUI always: it pays the gas even when the store does not accept it
   const types = [...new Set([...accepted.map((c) => c.coinType), SUI_TYPE])];
-  const [balances, prices, fx] = await Promise.all([
+  // Spendable = the coin objects build-payment.ts may use (its largest MAX_COINS_PER_TYPE), so a quote never
+  // promises what the transaction cannot spend; the address balance is read only to say it exists.
+  const [spendables, balances, prices, fx] = await Promise.all([
+    Promise.all(
+      types.map(async (type) =>
+        (await chain.listCoins(input.buyer, type))
+          .slice(0, MAX_COINS_PER_TYPE)
+          .reduce((sum, c) => sum + c.balance, 0n),
+      ),
+    ),
     Promise.all(types.map((type) => chain.getBalance(input.buyer, type))),
     Promise.all(accepted.map((c) => oracle.usdPrice(c))),
     oracle.fxToUsd(input.currency),
@@ -319,7 +328,12 @@ export const quotePayment = async (
     requestedCoin: input.requestedCoin,
     totalMinor: input.totalMinor,
     currency: input.currency,
-    holdings: new Map(balances.map((b) => [b.coinType, b])),
+    holdings: new Map(
+      types.map((type, i) => [
+        type,
+        { coinBalance: spendables[i]!, addressBalance: balances[i]!.addressBalance },
+      ]),
+    ),
     prices: new Map(accepted.map((c, i) => [c.coinType, prices[i]!])),
     fx,
     maxSize: oracle.maxSize,
