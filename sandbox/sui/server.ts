@@ -26,7 +26,7 @@ import {
 //   sui_dryRunTransactionBlock (what a client that resolves a transaction itself needs);
 // - gRPC-web (binary and the SDK's default base64 "text" variant) at POST /sui.rpc.v2.<Service>/<Method>:
 //   LedgerService GetServiceInfo, GetEpoch, BatchGetObjects, GetTransaction; StateService ListOwnedObjects,
-//   GetBalance, ListBalances; TransactionExecutionService ExecuteTransaction.
+//   GetBalance, ListBalances; TransactionExecutionService ExecuteTransaction, SimulateTransaction (BCS input).
 // It verifies signatures, ownership and object versions, interprets SplitCoins/MergeCoins/TransferObjects
 // (GasCoin included), charges a fixed gas fee, puts each transaction in its own checkpoint with a timestamp and
 // reports net balance changes per owner and coin. The same bytes submitted again return the stored result.
@@ -459,6 +459,25 @@ const grpcMethod = async (ledger: Ledger, hidden: Hidden, name: string, input: M
           signatures.map((s) => toBase64(s.bcs?.value ?? new Uint8Array())),
         );
         return { transaction: grpcTransaction(tx) };
+      } catch (error) {
+        if (error instanceof SandboxRejection) throw new GrpcFailure(GRPC.INVALID_ARGUMENT, error.message);
+        throw error;
+      }
+    }
+    case "sui.rpc.v2.TransactionExecutionService/SimulateTransaction": {
+      // BCS transactions only (what a page or wallet holding our prepared bytes sends); the structured form a
+      // client sends to have the node resolve a transaction for it is not emulated.
+      const transaction = input.transaction as { bcs?: { value?: Uint8Array } } | undefined;
+      const bytes = transaction?.bcs?.value;
+      if (!bytes)
+        throw new GrpcFailure(
+          GRPC.UNIMPLEMENTED,
+          "the Sui sandbox simulates BCS transactions only (transaction.bcs)",
+        );
+      if (input.doGasSelection === true)
+        throw new GrpcFailure(GRPC.UNIMPLEMENTED, "the Sui sandbox does not select gas: set the gas payment");
+      try {
+        return { transaction: grpcTransaction(await ledger.dryRun(bytes)), commandOutputs: [] };
       } catch (error) {
         if (error instanceof SandboxRejection) throw new GrpcFailure(GRPC.INVALID_ARGUMENT, error.message);
         throw error;

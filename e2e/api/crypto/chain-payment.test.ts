@@ -264,6 +264,33 @@ test("wallets: fully resolved bytes sign as is on both faces; a JSON-RPC wallet 
     assert.equal(result.Transaction?.digest, built.digest, `${transport}: the bytes were not changed`);
     assert.equal((await balances(sandbox.url, merchant)).get(n(USDC)), 1_500_000n);
   }
+  // a page may simulate the prepared bytes first (both faces): the same balance changes, nothing written
+  {
+    const { address } = await newBuyer({ usdc: [2_000_000n] });
+    const merchant = randomAddress();
+    const built = await buildPayment(createChainPort({ network: "sandbox", url: sandbox.url }), {
+      sender: address,
+      legs: [{ merchant, coinType: USDC, amount: 700_000n }],
+    });
+    for (const transport of ["grpc", "jsonrpc"] as const) {
+      const simulated = await walletClient(transport).core.simulateTransaction({
+        transaction: fromBase64(built.bytes),
+        include: { balanceChanges: true },
+      });
+      assert.equal(simulated.$kind, "Transaction", transport);
+      const toMerchant = simulated.Transaction!.balanceChanges!.filter((c) => c.address === merchant);
+      assert.deepEqual(
+        toMerchant.map((c) => [c.coinType, c.amount]),
+        [[n(USDC), "700000"]],
+        transport,
+      );
+    }
+    assert.equal((await balances(sandbox.url, merchant)).size, 0, "a simulation moves nothing");
+    assert.equal(
+      await createChainPort({ network: "sandbox", url: sandbox.url }).getTransaction(built.digest),
+      null,
+    );
+  }
   // client-side resolution (gas price, gas coins, a dry run for the budget) over JSON-RPC
   const { kp, address } = await newBuyer({ sui: [3n * N_SUI, 1_000_000n] });
   const merchant = randomAddress();
