@@ -33,7 +33,8 @@ import {
 //
 // Test-only admin hook (never part of Sui's API), JSON over HTTP under /__admin/:
 //   POST /__admin/fund      {address, coinType, balances: ["…"], addressBalance?: "…"} → {coins: [{objectId, version, digest, balance}]}
-//   POST /__admin/faults    {mode: "down" | "reset" | "garbage" | "hang" | null, count?: n}  next n chain requests (default: all)
+//   POST /__admin/faults    {mode: "down" | "reset" | "garbage" | "shape" | "hang" | null, count?: n}  next n chain
+//                           requests (default: all); garbage = unreadable bytes, shape = well-formed but nonsense
 //   POST /__admin/delay     {ms}                       every chain request waits ms first
 //   POST /__admin/hide      {digest, count?: n}        the next n reads of that digest answer "not found" (default: all)
 //   POST /__admin/fail-next {message?}                 the next executed transaction fails on chain (gas charged)
@@ -43,7 +44,7 @@ import {
 //   GET  /__admin/balances?address=0x…                 → {balances: [{coinType, coinBalance, addressBalance, count}]}
 // CORS is open (a browser wallet page may talk to it, as to a public fullnode).
 
-export const FAULT_MODES = ["down", "reset", "garbage", "hang"] as const;
+export const FAULT_MODES = ["down", "reset", "garbage", "shape", "hang"] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 export type SuiSandbox = {
@@ -544,6 +545,31 @@ const handleGrpc = async (
   }
 };
 
+/** A well-formed answer that makes no sense: JSON-RPC with a foreign result, gRPC-web with a bogus transaction. */
+const nonsense = (path: string, contentType: string): Reply => {
+  if (!path.startsWith("/sui.rpc."))
+    return json(200, { jsonrpc: "2.0", id: 1, result: { unexpected: true } });
+  const [serviceName, methodName] = path.slice(1).split("/");
+  const method = SERVICES.find((s) => s.typeName === serviceName)?.methods.find((m) => m.name === methodName);
+  const output =
+    methodName === "GetTransaction"
+      ? {
+          transaction: { digest: "not a digest", transaction: { bcs: { value: new Uint8Array([1, 2, 3]) } } },
+        }
+      : {};
+  const bytes = method ? method.O.toBinary(method.O.create(output) as never) : new Uint8Array();
+  const payload = Buffer.concat([
+    frame(0, bytes),
+    frame(0x80, Buffer.from("grpc-status:0\r\ngrpc-message:\r\n")),
+  ]);
+  const text = contentType.includes("grpc-web-text");
+  return {
+    status: 200,
+    headers: { "content-type": text ? "application/grpc-web-text+proto" : "application/grpc-web+proto" },
+    body: text ? payload.toString("base64") : new Uint8Array(payload),
+  };
+};
+
 // ── Scripts (admin hook) ─────────────────────────────────────────────────────────────────────────────
 
 type Hidden = {
@@ -689,6 +715,8 @@ export const startSuiSandbox = async ({
         if (mode === "down")
           return send(res, { status: 503, headers: { "content-type": "text/html" }, body: "<h1>503</h1>" });
         const grpc = url.pathname.startsWith("/sui.rpc.");
+        if (mode === "shape")
+          return send(res, nonsense(url.pathname, String(req.headers["content-type"] ?? "")));
         return send(res, {
           status: 200,
           headers: { "content-type": grpc ? "application/grpc-web-text+proto" : "application/json" },
