@@ -379,3 +379,43 @@ test("property: auto legs always sum to the total, never exceed what can be spen
   }
   assert.ok(paid > 100, `enough paying cases (${paid})`);
 });
+
+test("USDC without a fresh feed pays at par in a USD store only; elsewhere it cannot be priced", () => {
+  const holdings: Setup["holdings"] = [
+    [USDC, 100_000_000n],
+    [SUI, ONE_SUI],
+  ];
+  const stale: Setup["prices"] = [[USDC, { ok: false, reason: "stale" }]];
+  const par = quote({ total: 1234n, holdings, prices: stale, requested: "USDC" });
+  assert.deepEqual(legs(par), [["USDC", 12_340_000n, 1234n]]);
+  assert.equal(par.legs[0]!.usdPrice.source, "par");
+  assert.equal(
+    codeOf(() =>
+      quote({
+        total: 1234n,
+        currency: "EUR",
+        fx: price(108n, -2),
+        holdings,
+        prices: stale,
+        requested: "USDC",
+      }),
+    ),
+    "insufficient_liquidity",
+  );
+  // another stablecoin gets no such pass
+  assert.equal(
+    codeOf(() =>
+      quote({
+        accepted: ["USDT", "SUI"],
+        total: 100n,
+        holdings: [
+          [USDT, 100_000_000n],
+          [SUI, ONE_SUI],
+        ],
+        prices: [[USDT, { ok: false, reason: "stale" }]],
+        requested: "USDT",
+      }),
+    ),
+    "insufficient_liquidity",
+  );
+});
