@@ -31,18 +31,23 @@ const hermes = createServer((req, res) => {
     res.writeHead(script.status ?? 200, { "content-type": "application/json" }).end(script.body ?? "");
     return;
   }
-  const id = url.searchParams.get("ids[]")!.replace(/^0x/, "");
+  const ids = url.searchParams.getAll("ids[]").map((id) => id.replace(/^0x/, ""));
   const prices: Record<string, { price: string; conf: string; expo: number }> = {
     [PYTH_FEEDS.SUI!.slice(2)]: { price: "251234567", conf: "150000", expo: -8 },
     [PYTH_FEEDS.USDC!.slice(2)]: { price: "99990000", conf: "10000", expo: -8 },
     [PYTH_FX_FEEDS.EUR!.slice(2)]: { price: "108123", conf: "12", expo: -5 },
   };
-  const p = prices[id];
   const publish_time = Math.floor((script.publishTime ?? NOW) / 1000);
   res.writeHead(200, { "content-type": "application/json" }).end(
     JSON.stringify({
       binary: { encoding: "hex", data: ["00"] },
-      parsed: p ? [{ id, price: { ...p, publish_time }, ema_price: { ...p, publish_time } }] : [],
+      parsed: ids
+        .filter((id) => prices[id])
+        .map((id) => ({
+          id,
+          price: { ...prices[id]!, publish_time },
+          ema_price: { ...prices[id]!, publish_time },
+        })),
     }),
   );
 });
@@ -85,6 +90,27 @@ test("Pyth: parsed price with its exponent and confidence; the bearer token is s
   requests.length = 0;
   await createPythOracle({ endpoint, timeoutMs: 5_000, now: () => NOW }).usdPrice(USDC);
   assert.equal(requests[0]!.headers.authorization, undefined);
+});
+
+test("Pyth: prices asked for together share one Hermes request", async () => {
+  script = {};
+  requests.length = 0;
+  const oracle = pyth();
+  const [sui, usdc, eur, again] = await Promise.all([
+    oracle.usdPrice(SUI),
+    oracle.usdPrice(USDC),
+    oracle.fxToUsd("EUR"),
+    oracle.usdPrice(SUI),
+  ]);
+  assert.equal(requests.length, 1);
+  assert.equal(new URL(requests[0]!.url!, "http://x").searchParams.getAll("ids[]").length, 3);
+  assert.ok(sui.ok && sui.price.price === 251234567n);
+  assert.ok(usdc.ok && usdc.price.price === 99990000n);
+  assert.ok(eur.ok && eur.price.price === 108123n);
+  assert.deepEqual(again, sui);
+  // a later ask is a new request
+  await oracle.usdPrice(USDC);
+  assert.equal(requests.length, 2);
 });
 
 test("Pyth: a price older than 60 s is stale; a coin without a feed has none", async () => {

@@ -145,41 +145,9 @@ export const createPythOracle = (options: PythOptions = {}): PriceOracle => {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const now = options.now ?? Date.now;
 
-  const latest = async (feedId: string): Promise<PriceResult> => {
-    const url = `${endpoint}/v2/updates/price/latest?ids[]=${encodeURIComponent(feedId)}&parsed=true`;
-    let body: unknown;
-    try {
-      const response = await fetch(url, {
-        headers: { accept: "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-        redirect: "error",
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (response.status === 404) {
-        await response.body?.cancel();
-        return { ok: false, reason: "no_feed" };
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw oracleFailure("unreachable", `HTTP ${response.status}`);
-      }
-      body = await response.json();
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      const name = (error as { name?: unknown })?.name;
-      if (name === "TimeoutError" || name === "AbortError")
-        throw oracleFailure("timeout", `${timeoutMs} ms`, error);
-      if (name === "SyntaxError") throw oracleFailure("bad_response", "not JSON", error);
-      throw oracleFailure("unreachable", "network error", error);
-    }
-    const parsed = (body as { parsed?: unknown })?.parsed;
-    const wanted = feedId.replace(/^0x/, "").toLowerCase();
-    const entry = Array.isArray(parsed)
-      ? (parsed as { id?: unknown; price?: HermesPrice }[]).find(
-          (p) => typeof p.id === "string" && p.id.replace(/^0x/, "").toLowerCase() === wanted,
-        )
-      : undefined;
-    if (!entry) return { ok: false, reason: "no_feed" };
-    const p = entry.price;
+  const key = (feedId: string) => feedId.replace(/^0x/, "").toLowerCase();
+
+  const parse = (p: HermesPrice | undefined): PriceResult => {
     if (
       !p ||
       typeof p.price !== "string" ||
@@ -202,6 +170,69 @@ export const createPythOracle = (options: PythOptions = {}): PriceOracle => {
       price: { price: BigInt(p.price), conf: BigInt(p.conf), expo: p.expo, publishTimeMs, source: "pyth" },
     };
   };
+
+  /** One Hermes request for several feeds; a feed missing from the answer has none. */
+  const fetchLatest = async (feedIds: string[]): Promise<Map<string, PriceResult>> => {
+    const query = feedIds.map((id) => `ids[]=${encodeURIComponent(id)}`).join("&");
+    let body: unknown;
+    try {
+      const response = await fetch(`${endpoint}/v2/updates/price/latest?${query}&parsed=true`, {
+        headers: { accept: "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+        redirect: "error",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (response.status === 404) {
+        // Hermes answers 404 when it does not know a requested id
+        await response.body?.cancel();
+        return new Map(feedIds.map((id) => [key(id), { ok: false, reason: "no_feed" }]));
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw oracleFailure("unreachable", `HTTP ${response.status}`);
+      }
+      body = await response.json();
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      const name = (error as { name?: unknown })?.name;
+      if (name === "TimeoutError" || name === "AbortError")
+        throw oracleFailure("timeout", `${timeoutMs} ms`, error);
+      if (name === "SyntaxError") throw oracleFailure("bad_response", "not JSON", error);
+      throw oracleFailure("unreachable", "network error", error);
+    }
+    const parsed = (body as { parsed?: unknown })?.parsed;
+    const entries = Array.isArray(parsed) ? (parsed as { id?: unknown; price?: HermesPrice }[]) : [];
+    return new Map(
+      feedIds.map((id) => {
+        const entry = entries.find((e) => typeof e.id === "string" && key(e.id) === key(id));
+        return [key(id), entry ? parse(entry.price) : { ok: false, reason: "no_feed" }];
+      }),
+    );
+  };
+
+  // Prices asked for in the same tick (a quote asks for every accepted coin and the FX at once) share one request.
+  type Waiter = { resolve: (result: PriceResult) => void; reject: (error: unknown) => void };
+  let batch: Map<string, Waiter[]> | null = null;
+  const latest = (feedId: string): Promise<PriceResult> =>
+    new Promise<PriceResult>((resolve, reject) => {
+      if (batch === null) {
+        const current = new Map<string, Waiter[]>();
+        batch = current;
+        queueMicrotask(() => {
+          batch = null;
+          fetchLatest([...current.keys()]).then(
+            (results) => {
+              for (const [id, waiters] of current) for (const w of waiters) w.resolve(results.get(id)!);
+            },
+            (error: unknown) => {
+              for (const waiters of current.values()) for (const w of waiters) w.reject(error);
+            },
+          );
+        });
+      }
+      const waiters = batch.get(key(feedId)) ?? [];
+      waiters.push({ resolve, reject });
+      batch.set(key(feedId), waiters);
+    });
 
   return {
     usdPrice: async (coin) => {
