@@ -5,8 +5,10 @@ import { after, before, test } from "node:test";
 
 import { AppError } from "@/lib/core/errors";
 
+import type { ChainPort } from "./chain";
 import { resolveCoinOrThrow } from "./coins";
 import { createFixedRateOracle, createPythOracle, parseDecimal, PYTH_FEEDS, PYTH_FX_FEEDS } from "./oracle";
+import { quotePayment } from "./quote";
 
 // The Pyth adapter against a small local fake of Hermes v2's "latest price update" (a test double started here),
 // and the fixed-rate oracle of test mode.
@@ -169,4 +171,44 @@ test("fixed-rate oracle: scripted rates (any case), FX, depth and confidence; un
   assert.ok(eur.ok && eur.price.price === 110n && eur.price.expo === -2);
   assert.equal(oracle.maxSize(SUI), 5n);
   assert.equal(oracle.maxSize(USDC), null);
+});
+
+test("a quote priced by Pyth: SUI at the bottom of its band with the buffer, EUR at the top of its band", async () => {
+  script = {};
+  const chain: ChainPort = {
+    network: "mainnet",
+    listCoins: async (_owner, coinType) => [
+      {
+        objectId: "0x1",
+        version: "1",
+        digest: "d",
+        balance: coinType === SUI.coinType ? 100n * 10n ** 9n : 10n ** 9n,
+      },
+    ],
+    getBalance: async (_owner, coinType) => ({ coinType, coinBalance: 0n, addressBalance: 0n }),
+    listBalances: async () => [],
+    getReferenceGasPrice: async () => 1_000n,
+    getTransaction: async () => null,
+  };
+  const buyer = `0x${"1".repeat(64)}`;
+  const ask = (currency: string, requestedCoin: string) =>
+    quotePayment(chain, pyth(), {
+      buyer,
+      acceptedCoins: ["USDC", "SUI"],
+      totalMinor: 1000n,
+      currency,
+      requestedCoin,
+    });
+  // $10 / (2.51234567 − 0.0015) × 1.005, rounded up
+  assert.deepEqual(
+    (await ask("USD", "SUI")).legs.map((l) => [l.amount, l.usdPrice.source]),
+    [[4_002_635_495n, "pyth"]],
+  );
+  // 10 € × (1.08123 + 0.00012) in pegged USDC (0.9999 ± 0.0001), rounded up
+  const eur = await ask("EUR", "USDC");
+  assert.deepEqual(
+    eur.legs.map((l) => [l.amount, l.pegged]),
+    [[10_813_500n, true]],
+  );
+  assert.equal(eur.fx?.source, "pyth");
 });
