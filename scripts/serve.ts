@@ -2,12 +2,11 @@
 // empty (outside production, or with SEED_DEMO=1), build when there is no build, then serve on PORT with the URLs
 // of the surfaces and where the demo platform key is kept.
 // `npm run serve` skips the set-up (migrations and seed) and only serves.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
-import { createInterface } from "node:readline";
 
 import next from "next";
 
@@ -21,6 +20,7 @@ import { admitRawRequest, rawRequestIdLine } from "@/lib/http/raw-request";
 import { SURFACES } from "@/lib/surfaces";
 
 import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
+import { SANDBOXES, startSandbox } from "./lib/start-sandbox";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** How long shutdown waits for requests under way, then for the worker's step (each). */
@@ -60,23 +60,6 @@ const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
   );
 };
 
-/**
- * Test-mode stores pay through the Stripe sandbox (sandbox/stripe), a separate process: started here unless
- * STRIPE_SANDBOX_URL names one already. Its standard input is our pipe, so it exits with us, even on SIGKILL.
- */
-const startStripeSandbox = async (tsx: string): Promise<ChildProcess | null> => {
-  if (process.env.STRIPE_SANDBOX_URL) return null;
-  const child = spawn(tsx, ["sandbox/stripe/main.ts"], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the Stripe sandbox exited (${code}) before it listened`)));
-    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
-  });
-  process.env.STRIPE_SANDBOX_URL = url;
-  console.log(`Stripe sandbox (test-mode card payments): ${url}`);
-  return child;
-};
-
 const main = async (): Promise<void> => {
   const env = getEnv();
   // Next sets NODE_ENV=production for the server it runs, whatever the operator chose. The deployment is what the
@@ -97,7 +80,9 @@ const main = async (): Promise<void> => {
   // the admin CLI cannot open a data dir this process holds: it sends its commands here instead
   const embedded = !env.DATABASE_URL && !env.PGLITE_DIR.startsWith("memory://");
   const adminSocket = embedded ? await serveAdminSocket(adminSocketPath(env.PGLITE_DIR)) : null;
-  const sandbox = await startStripeSandbox(tsx);
+  // Test-mode stores pay through the provider sandboxes (sandbox/stripe, sandbox/sui), separate processes started
+  // together here unless their URL variable names one already.
+  const sandboxes = await Promise.all(SANDBOXES.map((spec) => startSandbox(tsx, ROOT, spec)));
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();
@@ -151,7 +136,7 @@ const main = async (): Promise<void> => {
     const { stopped, problems } = await runShutdownHooks(SHUTDOWN_GRACE_MS);
     for (const name of stopped) console.log(`stopped: ${name}`);
     for (const problem of problems) console.error(`shutdown: ${problem}`);
-    sandbox?.kill("SIGTERM");
+    for (const child of sandboxes) child?.kill("SIGTERM");
     await closeSharedDb().catch((error: unknown) => console.error(error));
     console.log(`stopped (${inFlight} request(s) cut short)`);
     process.exit(0);

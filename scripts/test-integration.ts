@@ -46,8 +46,15 @@ const argv = process.argv.slice(2);
 const db = parseDbChoice(argv);
 const split = splitArgs(argv, ["--db"]);
 const { filters } = split;
-// Every test process gets the Stripe sandbox (a real HTTP server of Stripe's API) and its URL, as npm start does.
-const nodeArgs = ["--import", "./e2e/support/stripe-sandbox-env.ts", ...split.nodeArgs];
+// Every test process gets the Stripe and Sui sandboxes (real HTTP servers of the providers' APIs) and their URLs, as
+// npm start does.
+const nodeArgs = [
+  "--import",
+  "./e2e/support/stripe-sandbox-env.ts",
+  "--import",
+  "./e2e/support/sui-sandbox-env.ts",
+  ...split.nodeArgs,
+];
 const files = findTestFiles({ cwd: REPO_ROOT, roots: ["e2e/api"], suffix: ".test.ts", filters });
 
 if (files.length === 0) {

@@ -89,6 +89,25 @@ const EnvSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), "STRIPE_SANDBOX_URL must be an http(s) URL")
     .optional(),
+  /**
+   * The Sui sandbox (sandbox/sui, a fake fullnode) that test-mode crypto stores use. `npm start` starts one and
+   * sets this; set it to share one sandbox between processes. Read per call, so it is validated here only.
+   */
+  SUI_SANDBOX_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), "SUI_SANDBOX_URL must be an http(s) URL")
+    .optional(),
+  /** Sui mainnet fullnode (gRPC-web) that live crypto stores on mainnet use. */
+  SUI_MAINNET_URL: z.string().url().default("https://fullnode.mainnet.sui.io:443"),
+  /** Sui testnet fullnode (gRPC-web) that live crypto stores on testnet use. */
+  SUI_TESTNET_URL: z.string().url().default("https://fullnode.testnet.sui.io:443"),
+  /** Timeout in ms of each Sui fullnode call (prepare and digest verification); a slow node fails cleanly. */
+  SUI_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Pyth Hermes endpoint of the live price oracle (crypto quotes in live stores). */
+  PYTH_HERMES_URL: z.string().url().default("https://hermes.pyth.network"),
+  /** Bearer token for Pyth Hermes, when the endpoint requires one (Pyth's 2026 upgrade asks for an API key). */
+  PYTH_API_KEY: z.string().min(1).optional(),
   /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
   /**

@@ -258,7 +258,8 @@ export const ERROR_CODES = {
   /** Returned by completion when the rail's provider refused the payment (card declined, 3-DS failed; UCP
    * standard code, DECISIONS B18): the provider's reason is in the message; the session stays open. */
   payment_failed: business("ucp", "Ask the buyer for another payment method and complete again."),
-  /** Thrown by the card rail: the payment provider could not be reached or failed (nothing was charged). */
+  /** Thrown by a rail when its provider could not be reached or failed (nothing was charged): Stripe, the Sui
+   * fullnode or the price oracle (details.provider, details.reason: timeout | unreachable | bad_response). */
   payment_provider_error: business("ours", "Retry the completion with the same idempotency key shortly."),
   /** Thrown by crypto prepare: the wallet cannot cover the total (seed §7). */
   insufficient_funds: business("seed", "The wallet balance does not cover the total."),

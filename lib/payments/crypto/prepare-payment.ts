@@ -1,0 +1,75 @@
+import "server-only";
+
+import { AppError } from "@/lib/core/errors";
+
+import { buildPayment, type BuiltPayment } from "./build-payment";
+import type { ChainPort } from "./chain";
+import { normalizeAddress } from "./coins";
+import type { PriceOracle } from "./oracle";
+import { legsForMerchant, QUOTE_WINDOW_MS, quotePayment, type Quote } from "./quote";
+import type { ExpectedPayment } from "./verify-digest";
+
+// One checkout's crypto payment, prepared (SUI.md §2–3): the quote (which coins pay how much), the fully resolved
+// transaction paying the store's payout address, and the quote window. What a `payment-intent` stores and
+// returns; `expected` is what completion later hands to verifyDigest.
+
+export type PreparedPayment = {
+  quote: Quote;
+  transaction: BuiltPayment;
+  preparedAtMs: number;
+  expiresAtMs: number;
+  /** The expected payment of verifyDigest for this prepare. */
+  expected: ExpectedPayment;
+};
+
+/**
+ * Quotes and builds one checkout's payment.
+ * @throws invalid_request (addresses, total), unsupported_coin, insufficient_funds, insufficient_liquidity,
+ * payment_provider_error (node or oracle down, slow or unreadable)
+ */
+export const preparePayment = async (
+  deps: { chain: ChainPort; oracle: PriceOracle; now?: () => number },
+  input: {
+    buyer: string;
+    merchant: string;
+    acceptedCoins: readonly string[];
+    requestedCoin?: string | null;
+    totalMinor: bigint;
+    currency: string;
+    windowMs?: number;
+  },
+): Promise<PreparedPayment> => {
+  const buyer = normalizeAddress(input.buyer);
+  if (buyer === null)
+    throw new AppError("invalid_request", "buyer_address is not a Sui address", { path: "$.buyer_address" });
+  const merchant = normalizeAddress(input.merchant);
+  if (merchant === null)
+    throw new AppError("invalid_request", "The store's payout address is not a Sui address");
+  const preparedAtMs = (deps.now ?? Date.now)();
+  const quote = await quotePayment(deps.chain, deps.oracle, {
+    buyer,
+    acceptedCoins: input.acceptedCoins,
+    requestedCoin: input.requestedCoin,
+    totalMinor: input.totalMinor,
+    currency: input.currency,
+  });
+  const transaction = await buildPayment(deps.chain, {
+    sender: buyer,
+    legs: legsForMerchant(quote, merchant),
+    gasBudget: quote.gasReserve,
+  });
+  const expiresAtMs = preparedAtMs + (input.windowMs ?? QUOTE_WINDOW_MS);
+  return {
+    quote,
+    transaction,
+    preparedAtMs,
+    expiresAtMs,
+    expected: {
+      buyer,
+      legs: transaction.legs,
+      preparedAtMs,
+      expiresAtMs,
+      preparedDigest: transaction.digest,
+    },
+  };
+};

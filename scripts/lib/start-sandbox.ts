@@ -1,0 +1,38 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+// A provider sandbox (sandbox/<provider>/main.ts, a test double of the provider's API) as a child process of the
+// server: started unless `envVar` already names one, its URL (the first line it prints, `{"url": …}`) put in
+// `envVar` for the product to read. Its standard input is our pipe, so it exits with us, even on SIGKILL.
+export type SandboxSpec = { label: string; script: string; envVar: string };
+
+export const SANDBOXES: readonly SandboxSpec[] = [
+  {
+    label: "Stripe sandbox (test-mode card payments)",
+    script: "sandbox/stripe/main.ts",
+    envVar: "STRIPE_SANDBOX_URL",
+  },
+  {
+    label: "Sui sandbox (test-mode crypto payments, fake fullnode)",
+    script: "sandbox/sui/main.ts",
+    envVar: "SUI_SANDBOX_URL",
+  },
+];
+
+export const startSandbox = async (
+  tsx: string,
+  cwd: string,
+  spec: SandboxSpec,
+  env: Record<string, string | undefined> = process.env,
+): Promise<ChildProcess | null> => {
+  if (env[spec.envVar]) return null;
+  const child = spawn(tsx, [spec.script], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the ${spec.label} exited (${code}) before it listened`)));
+    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+  });
+  env[spec.envVar] = url;
+  console.log(`${spec.label}: ${url}`);
+  return child;
+};
