@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
@@ -80,12 +81,17 @@ const meta = (profile: string, mutates = false) => ({
 
 type Structured = Record<string, unknown> & { ucp?: { status?: string }; messages?: { code?: string }[] };
 
-/** tools/list: every tool has an outputSchema, and the SDK client now holds a validator for each. */
+// The SDK's own validator (the one Client.callTool uses), compiled here too so each call is also checked in the
+// open, and a body that does not match fails with the validator's message.
+const validators = new Map<string, ReturnType<AjvJsonSchemaValidator["getValidator"]>>();
+const sdkAjv = new AjvJsonSchemaValidator();
+
+/** tools/list: every tool has an outputSchema (which makes the SDK client validate its results). */
 const listWithSchemas = async (client: Client, expected: string[]) => {
   const { tools } = await client.listTools();
   for (const tool of tools) {
     assert.equal(tool.outputSchema?.type, "object", `${tool.name} has an outputSchema`);
-    assert.ok(client.getToolOutputValidator(tool.name), `${tool.name}: the SDK compiled a validator`);
+    validators.set(tool.name, sdkAjv.getValidator(tool.outputSchema as Record<string, unknown>));
   }
   for (const name of expected)
     assert.ok(
@@ -100,6 +106,8 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
   const result = await client.callTool({ name, arguments: args });
   assert.ok(!result.isError, `${name}: ${JSON.stringify(result)}`);
   assert.ok(result.structuredContent, `${name} returns structuredContent when it has an outputSchema`);
+  const checked = validators.get(name)!(result.structuredContent);
+  assert.ok(checked.valid, `${name}: ${checked.errorMessage}`);
   return result.structuredContent as Structured;
 };
 
