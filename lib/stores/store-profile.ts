@@ -7,6 +7,7 @@ import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/ra
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { getStoreOrThrow } from "./get-store-or-throw";
+import { SIGNING_KEY_GRACE_MS } from "./signing-keys";
 import { storeEndpoint } from "./store-endpoint";
 
 // A store's UCP business profile at /s/<slug>/.well-known/ucp (CONTRACT.md §3, DECISIONS.md B2). The only place
@@ -39,9 +40,6 @@ export const STORE_CAPABILITIES: readonly CapabilityName[] = [
  */
 export const STORE_IDENTITY_LINKING_CONFIG = { scopes: {} };
 
-/** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */
-const RETIRED_KEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
-
 type AcceptedCoin = { symbol: string; coin_type: string; decimals: number };
 
 const publicJwk = (jwk: unknown): Record<string, string> => {
@@ -55,7 +53,7 @@ const publicJwk = (jwk: unknown): Record<string, string> => {
 
 export const publishedSigningKeys = (keys: readonly StoreSigningKey[], now: Date) =>
   keys
-    .filter((k) => !k.retiredAt || now.getTime() - k.retiredAt.getTime() < RETIRED_KEY_GRACE_MS)
+    .filter((k) => !k.retiredAt || now.getTime() - k.retiredAt.getTime() < SIGNING_KEY_GRACE_MS)
     .map((k) => ({ ...publicJwk(k.publicJwk), kid: k.kid }));
 
 export const paymentHandlers = (store: Store) => {
