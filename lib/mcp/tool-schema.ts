@@ -79,5 +79,5 @@ export const toolDescription = (op: AnyOperation): string => {
   const errors = op.errors ?? [];
   if (errors.length === 0) return op.description;
   const lines = errors.map((code) => `- ${code}: ${ERROR_CODES[code].docs}`);
-  return `${op.description}\nErrors (messages[0].code):\n${lines.join("\n")}`;
+  return `${op.description}\nErrors (the code in messages[0].code, or data.code of a JSON-RPC error):\n${lines.join("\n")}`;
 };
