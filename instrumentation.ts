@@ -1,7 +1,8 @@
 // Next's server start-up hook (runs once per server process, never during `next build`): starts the order-webhook
-// delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off, with two periodic
-// jobs, each every 60 s: the card payment reconciliation sweep and the settlement of refunds left pending
-// (lib/orders/settle-refund.ts). It shares the app's database handle, which
+// delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off, with periodic jobs:
+// every 60 s the card payment reconciliation sweep and the settlement of refunds left pending
+// (lib/orders/settle-refund.ts); every hour the rotation of store signing keys older than SIGNING_KEY_MAX_AGE_DAYS
+// (lib/stores/rotate-signing-key.ts). It shares the app's database handle, which
 // matters for the embedded PGlite (one process, one handle). Because this process serves HTTP, test-mode stores
 // register their Stripe webhook endpoint on the sandbox PSP ({BASE_URL}/s/<slug>/stripe/webhook) before their
 // first charge (lib/payments/card/sandbox-webhooks.ts).
@@ -15,6 +16,8 @@ export async function register(): Promise<void> {
   const { reconcileCardPayments, RECONCILE_INTERVAL_MS } =
     await import("@/lib/checkout/completion/reconcile-payments");
   const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
+  const { rotateDueSigningKeys, SIGNING_KEY_ROTATION_INTERVAL_MS } =
+    await import("@/lib/stores/rotate-signing-key");
   const { onShutdown } = await import("@/lib/config/shutdown");
   const stop = startWebhookWorker({
     periodic: [
@@ -41,6 +44,21 @@ export async function register(): Promise<void> {
               `refund: ${r.adjustmentId} (order ${r.orderId}) → ${r.status}${r.error ? ` (${r.error})` : ""}`,
             );
           }
+        },
+      },
+      {
+        name: "store signing key rotation",
+        everyMs: SIGNING_KEY_ROTATION_INTERVAL_MS,
+        run: async () => {
+          const { rotated, dropped } = await rotateDueSigningKeys({
+            maxAgeDays: getEnv().SIGNING_KEY_MAX_AGE_DAYS,
+          });
+          for (const r of rotated) {
+            console.log(
+              `signing key: store ${r.storeId} now signs with ${r.kid} (retired ${r.retired.join(", ")})`,
+            );
+          }
+          if (dropped > 0) console.log(`signing key: ${dropped} key(s) past the 7-day grace removed`);
         },
       },
     ],

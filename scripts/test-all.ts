@@ -27,6 +27,9 @@ const STEPS: Step[] = [
   { name: "unit tests", script: "test", counts: "node-test" },
   { name: "integration tests (PGlite + PostgreSQL)", script: "test:integration", counts: "node-test" },
   { name: "end-to-end tests (Playwright http + ui)", script: "test:e2e", counts: "playwright" },
+  // the Dockerfile's RUN and CMD lines as a non-root user in a copy of the build context, reusing the e2e step's
+  // build and the installed node_modules (~30 s; scripts/check-dockerfile-commands.ts)
+  { name: "Dockerfile commands as a non-root user", script: "check:dockerfile" },
   // issue #4: a few checkout flows over HTTP on PostgreSQL (reuses the build the e2e step made; ~20 s)
   { name: "checkout bench smoke (PostgreSQL)", script: "bench:checkout:smoke" },
   // issues #5 and #7: real-process crash tests on PostgreSQL (card charge, webhook worker); reuse the e2e build

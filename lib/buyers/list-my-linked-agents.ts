@@ -3,6 +3,7 @@ import "server-only";
 import { z } from "zod";
 
 import { defineOperation } from "@/lib/core/operation";
+import { LinkedAgentsOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { linkedAgentToWire } from "./account-wire";
 import { buyerIdOrThrow } from "./buyer-of";
@@ -16,10 +17,13 @@ export const listMyLinkedAgents = defineOperation({
     "List the agents (OAuth clients) linked to the buyer's account: name, URL, scopes, when granted and when last used.",
   scope: "global",
   input: z.object({}).strict(),
+  output: LinkedAgentsOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { annotations: { readOnlyHint: true } },
+  mcp: {
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   run: async (ctx) => {
     const agents = await listLinkedAgents(buyerIdOrThrow(ctx.principal));
     return { body: { linked_agents: agents.map(linkedAgentToWire) } };

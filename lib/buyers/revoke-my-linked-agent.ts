@@ -4,6 +4,7 @@ import { z } from "zod";
 
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
+import { RevokedAgentOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { linkedAgentToWire } from "./account-wire";
 import { buyerIdOrThrow } from "./buyer-of";
@@ -20,12 +21,17 @@ export const revokeMyLinkedAgent = defineOperation({
   title: "Revoke a linked agent",
   description:
     "Unlink yourself (the calling agent, `id` = your client_id) from the buyer's account. Your refresh and access tokens stop working immediately. Other agents are unlinked only by the buyer, on their linked-agents page.",
+  errors: ["not_found"],
   scope: "global",
   input: z.object({ id: z.string().min(1, "id (the agent's client_id) is required").max(2048) }).strict(),
+  output: RevokedAgentOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { takesId: true, annotations: { destructiveHint: true, idempotentHint: false } },
+  mcp: {
+    takesId: true,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
   run: async (ctx, input) => {
     const buyerId = buyerIdOrThrow(ctx.principal);
     if (ctx.principal.kind === "buyer" && input.id !== ctx.principal.clientId) {

@@ -5,6 +5,7 @@ import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { CartOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { CART_TTL_MS, toLineRows } from "./load-cart";
 import { priceCart } from "./price-cart";
@@ -19,13 +20,18 @@ export const createCart = defineOperation({
   name: "create_cart",
   title: "Create cart",
   description:
-    "Create a cart in this store from line items [{ item: { id: <variant_id> }, quantity }]. Prices and availability are live; totals are integer minor units.",
+    "Create a cart in this store from line_items [{ item: { id: <variant_id> }, quantity }] (variant ids from search_catalog or get_product). Optional: a cart collects items; create_checkout also takes line_items directly. Prices and availability are live; totals are integer minor units. Returns the cart { id, line_items, totals, continue_url }; lines that cannot be sold are dropped and named in messages[]. Next: update_cart, or create_checkout with cart_id.",
+  errors: ["item_unavailable"],
   scope: "store",
   input: CreateCartInputSchema,
+  output: CartOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "cart", annotations: { readOnlyHint: false, destructiveHint: false } },
+  mcp: {
+    namespace: "cart",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);

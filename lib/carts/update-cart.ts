@@ -3,6 +3,7 @@ import "server-only";
 import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { CartOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { loadCartOrThrow, toLineRows } from "./load-cart";
 import { priceCart } from "./price-cart";
@@ -17,13 +18,20 @@ import { cartToWire } from "./to-wire";
 export const updateCart = defineOperation({
   name: "update_cart",
   title: "Update cart",
-  description: "Replace a cart's line items (full replacement: send every line you want to keep).",
+  description:
+    "Replace a cart's line items (full replacement: send every line you want to keep; get_cart first if unsure). Returns the updated cart with live totals; messages[] names lines that cannot be sold.",
+  errors: ["not_found", "item_unavailable"],
   scope: "store",
   input: UpdateCartInputSchema,
+  output: CartOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "cart", takesId: true, annotations: { readOnlyHint: false, destructiveHint: false } },
+  mcp: {
+    namespace: "cart",
+    takesId: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   run: requireCapability("dev.ucp.shopping.cart", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);

@@ -7,6 +7,7 @@ import { getDb } from "@/lib/config/db";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
+import { ProductOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { selectVariants } from "./select-variants";
 import { productToWire } from "./to-wire";
@@ -33,13 +34,18 @@ export const getProduct = defineOperation({
   name: "get_product",
   title: "Get product",
   description:
-    "Full detail of one product (all variants, options, media, availability) by product id or variant id.",
+    "Full detail of one product by product id or variant id: every variant (id, price in minor units, availability), options, media. Find ids with search_catalog or lookup_catalog first. Returns { product }; to buy, pass a variant id as line_items[].item.id to create_cart or create_checkout on the store named in product.metadata.svc_seller.",
+  errors: ["not_found"],
   scope: "both",
   input: GetProductInputSchema,
+  output: ProductOutputSchema,
   mutates: false,
   tier: "anonymous",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "catalog",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError not_found */
   run: requireCapability("dev.ucp.shopping.catalog.lookup", async (ctx, input) => {
     const db = await getDb();

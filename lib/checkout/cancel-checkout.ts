@@ -5,6 +5,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { CheckoutIdInputSchema } from "./schemas";
@@ -22,13 +23,18 @@ export const cancelCheckout = defineOperation({
   name: "cancel_checkout",
   title: "Cancel checkout",
   description:
-    "Cancel a checkout session. Final: a canceled session cannot be updated, canceled or completed.",
+    "Cancel a checkout session. Final: a canceled session cannot be updated, canceled or completed; create a new checkout to buy again. Returns the checkout with status canceled.",
+  errors: ["not_found", "checkout_not_modifiable", "conflict"],
   scope: "store",
   input: CheckoutIdInputSchema,
+  output: CheckoutOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { takesId: true, annotations: { readOnlyHint: false, destructiveHint: true } },
+  mcp: {
+    takesId: true,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input) => {
     const db = await getDb();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {

@@ -7,6 +7,7 @@ import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { applyRequest } from "./apply-request";
 import { CHECKOUT_TTL_MS, lineRowsOf, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
@@ -79,13 +80,18 @@ export const createCheckout = defineOperation({
   name: "create_checkout",
   title: "Create checkout",
   description:
-    "Create a checkout session in this store from line_items [{ item: { id: <variant_id> }, quantity }] or a cart_id, optionally with buyer, fulfillment (or shipping_address / shipping_method_id), discounts.codes, payment.instruments and notes. messages[] lists every blocker with a JSONPath; status becomes ready_for_complete when none is left.",
+    "Create a checkout session in this store from line_items [{ item: { id: <variant_id> }, quantity }] or a cart_id, optionally with buyer, fulfillment (or shipping_address / shipping_method_id), discounts.codes, payment.instruments and notes. Returns the checkout: status, totals in minor units, and messages[] listing every blocker with a JSONPath (path) to the field to fix. Next: update_checkout until status is ready_for_complete, then complete_checkout.",
+  errors: ["not_found", "item_unavailable"],
   scope: "store",
   input: CreateCheckoutInputSchema,
+  output: CheckoutOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "checkout", annotations: { readOnlyHint: false, destructiveHint: false } },
+  mcp: {
+    namespace: "checkout",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CreateCheckoutInput) => {
     const db = await getDb();
     const store = storeOf(ctx);

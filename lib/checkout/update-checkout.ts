@@ -9,6 +9,7 @@ import { defineOperation, storeOf } from "@/lib/core/operation";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { recordTerms } from "@/lib/mandates/terms-history";
+import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { applyRequest } from "./apply-request";
 import {
@@ -37,16 +38,18 @@ export const updateCheckout = defineOperation({
   name: "update_checkout",
   title: "Update checkout",
   description:
-    "Update a checkout session: line_items, buyer, fulfillment (or shipping_address / shipping_method_id), discounts.codes (replaces the set; [] clears), payment.instruments, notes. Omitted fields stay as they are. Returns the checkout with every remaining blocker in messages[].",
+    "Update a checkout session: line_items, buyer, fulfillment (or shipping_address / shipping_method_id), discounts.codes (replaces the set; [] clears), payment.instruments, notes. Omitted fields stay as they are. Returns the checkout with every remaining blocker in messages[] (path = the field to fix); when none is left, status is ready_for_complete and complete_checkout is next.",
+  errors: ["not_found", "checkout_not_modifiable", "item_unavailable", "conflict"],
   scope: "store",
   input: UpdateCheckoutInputSchema,
+  output: CheckoutOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: {
     namespace: "checkout",
     takesId: true,
-    annotations: { readOnlyHint: false, destructiveHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: UpdateCheckoutInput) => {
     const db = await getDb();

@@ -50,6 +50,11 @@ const EnvSchema = z.object({
    */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
   /**
+   * Store signing keys older than this many days are rotated by the server's periodic job (UCP suggests 90); the
+   * old key stays published 7 days. `npm run admin -- rotate-signing-key --store <slug>` rotates one at once.
+   */
+  SIGNING_KEY_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /**
    * Per-attempt webhook delivery timeout in ms (unset: 10 000, lib/webhooks/schedule.ts). For operators and the
    * crash test (`npm run test:crash:webhooks`); receivers are promised 10 s (docs/webhooks.md).
    */

@@ -3,6 +3,8 @@ import type { z } from "zod";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 import type { Store } from "@/lib/generated/prisma/client";
 
+import type { ErrorCode } from "./error-codes";
+
 // The operation model (STYLE.md §5): every operation is `(ctx, input) => result`, described once by a descriptor
 // that the REST wrapper and the MCP tool registry both read. Domain folders export descriptors; surfaces never
 // hold business rules.
@@ -24,6 +26,19 @@ export type OperationContext = {
 /** A wire body (snake_case UCP JSON) and the REST status for success (201 on create). */
 export type OperationResult = { body: Record<string, unknown>; status?: 200 | 201 };
 
+/**
+ * MCP tool annotations, stated for every tool (MCP 2025-06-18 ToolAnnotations). Hints a client shows its user
+ * before a call: readOnly (changes nothing), destructive (may remove or finalise something: cancel, pay),
+ * idempotent (the same arguments, idempotency key included, have no further effect), openWorld (reaches a
+ * party outside this service: a payment provider, a webhook receiver).
+ */
+export type ToolAnnotations = {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+};
+
 /** UCP namespaces (`catalog`, `cart`, `checkout`) and ours for the order-event tools (issue #7). */
 export type McpNamespace = "catalog" | "cart" | "checkout" | "events" | "deliveries";
 
@@ -31,11 +46,19 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   /** Operation id = MCP tool name (`create_cart`). */
   name: string;
   title: string;
+  /** For a model: what to call first, what it returns, what to do next. The tool list appends `errors`. */
   description: string;
+  /**
+   * The error codes this operation itself answers (beyond the request checks every tool shares), each explained
+   * to the model from the one error table (lib/core/error-codes.ts) in its tool description.
+   */
+  errors?: readonly ErrorCode[];
   /** Where it is exposed: global surfaces, per-store surfaces, or both. */
   scope: "global" | "store" | "both";
   /** Internal input (namespace unwrapped, resource id merged in, minor units). */
   input: S;
+  /** The success body on the wire (lib/ucp/output-schemas.ts): the MCP outputSchema, beside the error envelope. */
+  output: z.ZodType;
   /** State-changing: goes through withIdempotency and needs an idempotency key. */
   mutates: boolean;
   tier: TrustTier;
@@ -54,7 +77,7 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
     takesId?: boolean;
     /** Arguments sit flat beside `meta` (the buyer-account tools, as seed §4 shows prepare_combined_payment). */
     flat?: boolean;
-    annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+    annotations: ToolAnnotations;
   };
   run: (ctx: OperationContext, input: z.output<S>) => Promise<OperationResult>;
 };

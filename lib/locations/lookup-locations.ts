@@ -6,6 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { successEnvelope, type UcpMessage } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { LocationsLookupOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { locationToWire } from "./to-wire";
 
@@ -25,12 +26,17 @@ export const lookupLocations = defineOperation({
   name: "lookup_locations",
   title: "Look up locations",
   description: `This store's locations by id (up to ${LOCATIONS_LOOKUP_MAX_IDS} per call).`,
+  errors: ["request_too_large"],
   scope: "store",
   input: LookupLocationsInputSchema,
+  output: LocationsLookupOutputSchema,
   mutates: false,
   tier: "anonymous",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "catalog",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError request_too_large */
   run: async (ctx, input) => {
     const store = storeOf(ctx);

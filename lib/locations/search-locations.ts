@@ -7,6 +7,7 @@ import { getDb } from "@/lib/config/db";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { LocationsSearchOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { distanceMeters } from "./distance";
 import { locationToWire } from "./to-wire";
@@ -60,13 +61,17 @@ export const searchLocations = defineOperation({
   name: "search_locations",
   title: "Search locations",
   description:
-    "This store's locations (address, geo point in micro-degrees, opening hours, services): text query, distance {latitude_e6, longitude_e6, max_meters} (nearest first, distance_m in results), serves (services such as pickup), pagination {limit ≤ 50, cursor}.",
+    "This store's locations (address, geo point in micro-degrees, opening hours, services): text query, distance {latitude_e6, longitude_e6, max_meters} (nearest first, distance_m in results), serves (services such as pickup), pagination {limit ≤ 50, cursor}. Returns locations[] and pagination.cursor for the next page.",
   scope: "store",
   input: SearchLocationsInputSchema,
+  output: LocationsSearchOutputSchema,
   mutates: false,
   tier: "anonymous",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "catalog",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError invalid_request (bad cursor) */
   run: async (ctx, input) => {
     const store = storeOf(ctx);

@@ -12,7 +12,7 @@ import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
 import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
 
 import { toMcpProtocolError, toolResult } from "./render-mcp";
-import { toolInputSchema } from "./tool-schema";
+import { toolDescription, toolInputSchema, toolOutputSchema } from "./tool-schema";
 
 // One MCP server per request (stateless; DECISIONS.md A): the low-level SDK Server, so that a thrown error with a
 // JSON-RPC code becomes a JSON-RPC error and not an `isError` tool result. Each tool is a descriptor from lib/.
@@ -124,8 +124,9 @@ export const createMcpServer = ({
     tools: tools.map((op) => ({
       name: op.name,
       title: op.title,
-      description: op.description,
+      description: toolDescription(op),
       inputSchema: toolInputSchema(op, requiresAgentMeta) as { type: "object" },
+      outputSchema: toolOutputSchema(op) as { type: "object" },
       annotations: { title: op.title, ...op.mcp.annotations },
     })),
   }));

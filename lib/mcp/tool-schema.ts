@@ -1,6 +1,8 @@
 import { z } from "zod";
 
+import { ERROR_CODES } from "@/lib/core/error-codes";
 import type { AnyOperation } from "@/lib/core/operation";
+import { ErrorEnvelopeSchema } from "@/lib/ucp/output-schemas";
 
 // The JSON Schema advertised for each tool in tools/list: `meta` (ucp-agent profile, and the idempotency key on
 // state-changing tools), a top-level `id` where the UCP MCP binding puts one, and the payload under its namespace.
@@ -46,4 +48,36 @@ export const toolInputSchema = (op: AnyOperation, withMeta = true): JsonSchema =
     if (Array.isArray(payload.required) && payload.required.length > 0) required.push(op.mcp.namespace);
   }
   return { type: "object", properties, required };
+};
+
+/**
+ * The outputSchema of a tool (MCP 2025-06-18): a resource, or the UCP error envelope of a business outcome
+ * (both come back as structuredContent; protocol errors are JSON-RPC errors and never reach it). Draft-07
+ * keywords only: the SDK Client validates structuredContent with Ajv's default (draft-07) dialect.
+ */
+const outputSchemas = new WeakMap<AnyOperation, JsonSchema>();
+export const toolOutputSchema = (op: AnyOperation): JsonSchema => {
+  let schema = outputSchemas.get(op);
+  if (!schema) {
+    const json = (s: z.ZodType): JsonSchema => {
+      const out = z.toJSONSchema(s, {
+        io: "output",
+        target: "draft-07",
+        unrepresentable: "any",
+      }) as JsonSchema;
+      delete out.$schema;
+      return out;
+    };
+    schema = { type: "object", anyOf: [json(op.output), json(ErrorEnvelopeSchema)] };
+    outputSchemas.set(op, schema);
+  }
+  return schema;
+};
+
+/** The tool description: the descriptor's text, then what each of its error codes means and what to do next. */
+export const toolDescription = (op: AnyOperation): string => {
+  const errors = op.errors ?? [];
+  if (errors.length === 0) return op.description;
+  const lines = errors.map((code) => `- ${code}: ${ERROR_CODES[code].docs}`);
+  return `${op.description}\nErrors (the code in messages[0].code, or data.code of a JSON-RPC error):\n${lines.join("\n")}`;
 };

@@ -6,6 +6,7 @@ import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { OrderOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
@@ -21,14 +22,19 @@ export const getOrder = defineOperation({
   name: "get_order",
   title: "Get order",
   description:
-    "Read an order of this store by id (line items, fulfillment expectations and events, totals). Needs a platform key with orders:read.",
+    "Read an order of this store by id (checkout.order.id from complete_checkout, or order_id of an order event): line items, fulfillment expectations and events, totals in minor units. Poll it to reconcile a missed webhook. Needs a platform key with orders:read.",
+  errors: ["not_found"],
   scope: "store",
   input: OrderIdInputSchema,
+  output: OrderOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: null,
   permission: "orders:read",
-  mcp: { takesId: true, annotations: { readOnlyHint: true } },
+  mcp: {
+    takesId: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   run: requireCapability("dev.ucp.shopping.order", async (ctx, input) => {
     const db = await getDb();
     const store = storeOf(ctx);

@@ -7,6 +7,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 import type { Principal } from "@/lib/credentials/principal";
+import { MyOrderOutputSchema, MyOrdersOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
@@ -45,13 +46,19 @@ const decodeCursor = (cursor: string): { createdAt: Date; id: string } => {
 export const getMyOrder = defineOperation({
   name: "get_my_order",
   title: "Get my order",
-  description: "One of the buyer's orders by id, in any store: the full UCP order snapshot.",
+  description:
+    "One of the buyer's orders by id (from list_my_orders), in any store: the full UCP order snapshot with the store it was placed in.",
+  errors: ["not_found"],
   scope: "global",
   input: z.object({ id: z.string().min(1).max(200) }),
+  output: MyOrderOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { takesId: true, annotations: { readOnlyHint: true } },
+  mcp: {
+    takesId: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError identity_required, not_found */
   run: async (ctx, input) => {
     const db = await getDb();
@@ -81,10 +88,14 @@ export const listMyOrders = defineOperation({
       cursor: z.string().max(200).optional(),
     })
     .strict(),
+  output: MyOrdersOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: "purchase:complete",
-  mcp: { flat: true, annotations: { readOnlyHint: true } },
+  mcp: {
+    flat: true,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError identity_required, invalid_request (cursor) */
   run: async (ctx, input) => {
     const mine = agentOrdersWhere(ctx.principal);

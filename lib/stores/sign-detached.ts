@@ -4,6 +4,7 @@ import { CompactSign, importJWK, type JWK } from "jose";
 
 import type { Db } from "@/lib/config/db";
 
+import { currentSigningKey } from "./rotate-signing-key";
 import { SIGNING_ALG } from "./signing-keys";
 
 // Detached JWS (RFC 7515 Appendix F) with the store's current signing key, for signatures a store makes over
@@ -15,10 +16,7 @@ export const signDetachedWithStoreKey = async (
   storeId: string,
   payload: Uint8Array,
 ): Promise<string | null> => {
-  const row = await db.storeSigningKey.findFirst({
-    where: { storeId, retiredAt: null },
-    orderBy: { createdAt: "desc" },
-  });
+  const row = await currentSigningKey(db, { storeId });
   if (!row) return null;
   const key = await importJWK({ ...(row.privateJwk as JWK), alg: SIGNING_ALG }, SIGNING_ALG);
   const jws = await new CompactSign(payload).setProtectedHeader({ alg: SIGNING_ALG, kid: row.kid }).sign(key);

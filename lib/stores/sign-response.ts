@@ -1,25 +1,15 @@
 import "server-only";
 
-import type { JsonWebKey } from "node:crypto";
-
 import { getDb } from "@/lib/config/db";
 import { signResponse } from "@/lib/httpsig/signature";
+
+import { currentSigningKey } from "./rotate-signing-key";
 
 // Response signatures by the store (UCP signatures.md "When Signatures Apply": RECOMMENDED on checkout completion
 // and payment authorization responses): RFC 9421 over @status, content-digest and content-type with the store's
 // current signing key, which its profile publishes in signing_keys. Platforms verify with the business profile.
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
-
-/** The store's newest unretired signing key, by slug; null when it has none (or no such store). */
-const currentKeyOf = async (slug: string): Promise<{ kid: string; privateJwk: JsonWebKey } | null> => {
-  const db = await getDb();
-  const key = await db.storeSigningKey.findFirst({
-    where: { store: { slug }, retiredAt: null },
-    orderBy: { createdAt: "desc" },
-  });
-  return key ? { kid: key.kid, privateJwk: key.privateJwk as JsonWebKey } : null;
-};
 
 /**
  * Wraps a per-store route handler so its 2xx answers are signed by the store. Error answers stay unsigned
@@ -32,7 +22,7 @@ export const signedByStore =
     if (response.status < 200 || response.status > 299) return response;
     // Next passes no context to a route without dynamic segments; this wrapper only serves /s/<slug>/… routes
     const slug = (await context?.params)?.store_slug;
-    const key = typeof slug === "string" ? await currentKeyOf(slug) : null;
+    const key = typeof slug === "string" ? await currentSigningKey(await getDb(), { storeSlug: slug }) : null;
     if (!key) return response;
     const body = new Uint8Array(await response.arrayBuffer());
     const headers = await signResponse(

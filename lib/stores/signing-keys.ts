@@ -11,6 +11,12 @@ export type SigningKeyMaterial = {
 
 export const SIGNING_ALG = "ES256";
 
+/**
+ * A retired key stays published (and verifiable) this long after rotation, then is deleted: UCP signatures.md
+ * asks verifiers' keys to keep working at least 7 days after a rotation.
+ */
+export const SIGNING_KEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+
 // RFC 7518 §6.2.2 (EC) and §6.3.2 (RSA) private members, plus the symmetric "k" (§6.4.1): none may ever be published.
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 

@@ -8,6 +8,7 @@ import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { cryptoSettingsOf } from "./crypto-settings";
 import { getStoreOrThrow } from "./get-store-or-throw";
+import { SIGNING_KEY_GRACE_MS } from "./signing-keys";
 import { storeEndpoint } from "./store-endpoint";
 
 // A store's UCP business profile at /s/<slug>/.well-known/ucp (CONTRACT.md §3, DECISIONS.md B2). The only place
@@ -40,9 +41,6 @@ export const STORE_CAPABILITIES: readonly CapabilityName[] = [
  */
 export const STORE_IDENTITY_LINKING_CONFIG = { scopes: {} };
 
-/** Retired keys stay published this long so receivers can still verify recent signatures (UCP: ≥ 7 days). */
-const RETIRED_KEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
-
 const publicJwk = (jwk: unknown): Record<string, string> => {
   const source = (jwk ?? {}) as Record<string, unknown>;
   // never publish private members (`d`), whatever was stored
@@ -54,7 +52,7 @@ const publicJwk = (jwk: unknown): Record<string, string> => {
 
 export const publishedSigningKeys = (keys: readonly StoreSigningKey[], now: Date) =>
   keys
-    .filter((k) => !k.retiredAt || now.getTime() - k.retiredAt.getTime() < RETIRED_KEY_GRACE_MS)
+    .filter((k) => !k.retiredAt || now.getTime() - k.retiredAt.getTime() < SIGNING_KEY_GRACE_MS)
     .map((k) => ({ ...publicJwk(k.publicJwk), kid: k.kid }));
 
 export const paymentHandlers = (store: Store) => {

@@ -1,7 +1,5 @@
 import "server-only";
 
-import type { JsonWebKey } from "node:crypto";
-
 import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl, getEnv } from "@/lib/config/env";
@@ -9,6 +7,7 @@ import { newId } from "@/lib/config/ids";
 import type { WebhookDelivery, WebhookEndpoint } from "@/lib/generated/prisma/client";
 import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
+import { currentSigningKey, type SigningKeyRow } from "@/lib/stores/rotate-signing-key";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
 
 import { declaredWebhookUrl } from "./fan-out";
@@ -54,15 +53,9 @@ const resolveTarget = async (endpoint: WebhookEndpoint, allowPrivate: boolean): 
   }
 };
 
-/** The store's newest unretired signing key. */
-const signingKeyOf = async (storeId: string): Promise<{ kid: string; privateJwk: JsonWebKey } | null> => {
-  const db = await getDb();
-  const key = await db.storeSigningKey.findFirst({
-    where: { storeId, retiredAt: null },
-    orderBy: { createdAt: "desc" },
-  });
-  return key ? { kid: key.kid, privateJwk: key.privateJwk as JsonWebKey } : null;
-};
+/** The store's current signing key (lib/stores: the newest unretired one; rotation keeps the old one published). */
+const signingKeyOf = async (storeId: string): Promise<SigningKeyRow | null> =>
+  currentSigningKey(await getDb(), { storeId });
 
 const isDue = async (delivery: WebhookDelivery): Promise<boolean> => {
   const db = await getDb();

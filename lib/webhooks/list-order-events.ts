@@ -6,6 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { OrderEventsOutputSchema } from "@/lib/ucp/output-schemas";
 
 // list_order_events / GET /s/<slug>/order-events: the events-since-cursor feed (issue #7). A receiver that missed
 // deliveries catches up from its last cursor without guessing: events come in the order they were recorded,
@@ -39,11 +40,15 @@ export const listOrderEvents = defineOperation({
   description: `Order events since a cursor (oldest first, at most ${MAX_EVENTS_PAGE} per page), each with the full order snapshot it carried. Keep the returned cursor and ask again to catch up. Needs a platform key with orders:read.`,
   scope: "store",
   input: ListOrderEventsInputSchema,
+  output: OrderEventsOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: null,
   permission: "orders:read",
-  mcp: { namespace: "events", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "events",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError invalid_request (cursor) */
   run: async (ctx, input) => {
     const db = await getDb();

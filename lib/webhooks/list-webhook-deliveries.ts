@@ -4,6 +4,7 @@ import { z } from "zod";
 
 import { successEnvelope } from "@/lib/core/envelope";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { DeliveriesOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { listDeliveries } from "./list-deliveries";
 
@@ -20,14 +21,18 @@ export const listWebhookDeliveries = defineOperation({
   name: "list_webhook_deliveries",
   title: "List webhook deliveries",
   description:
-    "The delivery log of the webhooks this store sent to your platform's webhook_url for your orders, newest first: state and every attempt (time, HTTP status or error, latency). Needs a platform key with orders:read.",
+    "The delivery log of the webhooks this store sent to your platform's webhook_url for your orders, newest first: state (pending, delivered, dead) and every attempt (time, HTTP status or error, latency). Use it to see why your receiver missed an event; then redeliver_webhook, or get_order to reconcile. Needs a platform key with orders:read.",
   scope: "store",
   input: ListWebhookDeliveriesInputSchema,
+  output: DeliveriesOutputSchema,
   mutates: false,
   tier: "token",
   buyerScope: null,
   permission: "orders:read",
-  mcp: { namespace: "deliveries", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "deliveries",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   run: async (ctx, input) => {
     const store = storeOf(ctx);
     const deliveries = await listDeliveries(store.id, {

@@ -6,6 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
+import { RedeliveryOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { listDeliveries } from "./list-deliveries";
 import { redeliverWebhook as queueAgain } from "./manage-deliveries";
@@ -18,14 +19,19 @@ export const redeliverWebhookOp = defineOperation({
   name: "redeliver_webhook",
   title: "Redeliver webhook",
   description:
-    "Queue a webhook delivery (by its Webhook-Id) again, with a fresh retry schedule. Needs a platform key with orders:read.",
+    "Queue a webhook delivery (its webhook_id from list_webhook_deliveries or the Webhook-Id header) again, with a fresh retry schedule; the store then POSTs it to your webhook_url. Returns the delivery, state pending. Needs a platform key with orders:read.",
+  errors: ["not_found"],
   scope: "store",
   input: z.object({ id: z.string().min(1).max(200) }),
+  output: RedeliveryOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: null,
   permission: "orders:read",
-  mcp: { takesId: true, annotations: { idempotentHint: true } },
+  mcp: {
+    takesId: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  },
   /** @throws AppError not_found */
   run: async (ctx, input) => {
     const db = await getDb();

@@ -114,7 +114,9 @@ export const seedDatabase = async (client: PrismaClient, options: SeedOptions = 
         kid: material.kid,
         publicJwk: material.publicJwk,
         privateJwk: material.privateJwk,
-        createdAt: row.createdAt,
+        // minted now (the material is fresh), so the rotation schedule counts the key's age from today, not
+        // from the demo store's backdated creation
+        createdAt: new Date(),
       };
     }),
   );

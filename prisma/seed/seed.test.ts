@@ -109,6 +109,8 @@ describe("seedDatabase", () => {
       assert.equal(publicJwk.alg, "ES256");
       assert.equal(key.kid, await calculateJwkThumbprint(publicJwk, "sha256"));
       assert.equal(toPublicJwk(key.privateJwk).d, undefined, "toPublicJwk strips the private scalar");
+      // its age counts from when it was minted: a fresh demo does not rotate its keys on first start
+      assert.ok(Date.now() - key.createdAt.getTime() < 86_400_000, "a seeded key is minted now");
       assert.ok(s.locations.length >= 2 && s.locations.length <= 4, s.slug);
       for (const l of s.locations)
         assert.ok(Number.isInteger(l.latitudeE6) && Number.isInteger(l.longitudeE6));

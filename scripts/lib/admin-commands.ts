@@ -13,6 +13,7 @@ import {
   RECONCILE_GRACE_MS,
   reconcileCardPayments,
 } from "@/lib/checkout/completion/reconcile-payments";
+import { getEnv } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
@@ -28,6 +29,7 @@ import { settlePendingRefunds } from "@/lib/orders/settle-refund";
 import { setCryptoSettings } from "@/lib/stores/crypto-settings";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { makeStoreLive } from "@/lib/stores/make-store-live";
+import { rotateDueSigningKeys, rotateSigningKeyOfStore } from "@/lib/stores/rotate-signing-key";
 import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { listDeliveries } from "@/lib/webhooks/list-deliveries";
@@ -106,6 +108,13 @@ Commands:
                  Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
                  PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
                  succeeded one gets its order (never a second charge), a decline is recorded. Prints each payment.
+  Store signing keys (UCP signatures; the store profile's signing_keys):
+  rotate-signing-key --store <slug> [--json]
+                 Mints a new signing key: it is published beside the old one and signs from now on (responses,
+                 webhooks); the old key stays published 7 days so receivers still verify, then is deleted.
+  rotate-due-signing-keys [--max-age-days <n>] [--json]
+                 Runs the server's hourly rotation now: every store key older than n days (default
+                 SIGNING_KEY_MAX_AGE_DAYS, 90) is rotated, and keys past their 7-day grace are deleted.
   reindex        Rebuilds the Meilisearch catalog index (MEILISEARCH_URL) from the database with a progress bar:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
@@ -183,10 +192,39 @@ export const runAdmin = async (
       email: { type: "string" },
       role: { type: "string" },
       "grace-seconds": { type: "string" },
+      "max-age-days": { type: "string" },
     },
     strict: true,
   });
   switch (command) {
+    case "rotate-signing-key": {
+      if (!values.store) throw new Error("--store is required");
+      const rotation = await rotateSigningKeyOfStore(values.store);
+      if (values.json) out.log(JSON.stringify({ store: values.store, ...rotation }));
+      else {
+        out.log(`Store ${values.store} now signs with ${rotation.kid}.`);
+        if (rotation.retired.length > 0) {
+          out.log(`Retired (published 7 more days, then deleted): ${rotation.retired.join(", ")}`);
+        }
+      }
+      return 0;
+    }
+    case "rotate-due-signing-keys": {
+      const maxAgeDays =
+        values["max-age-days"] === undefined
+          ? getEnv().SIGNING_KEY_MAX_AGE_DAYS
+          : Number(values["max-age-days"]);
+      if (!Number.isInteger(maxAgeDays) || maxAgeDays < 1) {
+        throw new Error("--max-age-days must be a whole number of days ≥ 1");
+      }
+      const result = await rotateDueSigningKeys({ maxAgeDays });
+      if (values.json) out.log(JSON.stringify(result));
+      else {
+        for (const r of result.rotated) out.log(`Store ${r.storeId}: ${r.retired.join(", ")} → ${r.kid}`);
+        out.log(`${result.rotated.length} key(s) rotated, ${result.dropped} past their grace deleted`);
+      }
+      return 0;
+    }
     case "create-api-key": {
       const permissions = (values.permissions ?? "")
         .split(",")

@@ -6,6 +6,7 @@ import { successEnvelope, type UcpMessage } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 import type { Variant } from "@/lib/generated/prisma/client";
+import { LookupOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { productToWire, variantToWire } from "../to-wire";
 import { inStockFirst, loadProducts } from "./load-products";
@@ -25,12 +26,17 @@ export const lookupCatalog = defineOperation({
   name: "lookup_catalog",
   title: "Look up catalog",
   description: `Resolve up to ${LOOKUP_MAX_IDS} product ids, variant ids, handles, SKUs or barcodes in one call. Each variant lists the inputs that resolved to it (match exact or featured).`,
+  errors: ["request_too_large"],
   scope: "both",
   input: LookupInputSchema,
+  output: LookupOutputSchema,
   mutates: false,
   tier: "anonymous",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "catalog",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError request_too_large */
   run: requireCapability("dev.ucp.shopping.catalog.lookup", async (ctx, input) => {
     const ids = [...new Set(input.ids)];

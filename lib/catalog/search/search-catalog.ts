@@ -4,6 +4,7 @@ import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { successEnvelope } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, type OperationContext } from "@/lib/core/operation";
+import { SearchOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { productToWire } from "../to-wire";
 import { decodeCursor, encodeCursor, searchFingerprint } from "./cursor";
@@ -128,13 +129,17 @@ export const searchCatalog = defineOperation({
   name: "search_catalog",
   title: "Search catalog",
   description:
-    "Full-text product search across stores (or one store on /s/<slug>): query (word forms and small typos match), filters (price in minor units with currency, categories, tags, attributes, seller, available, payment rails/coins), sort (price_asc, price_desc, newest; relevance by default with a query), pagination {limit ≤ 50, cursor}. Facet values work as filter values.",
+    "Start here to find products. Full-text search across stores (or one store on /s/<slug>): query (word forms and small typos match) and/or filters (price in minor units with currency, categories, tags, attributes, seller, available, payment rails/coins); neither is invalid_request. sort: price_asc, price_desc, newest (relevance by default with a query); pagination {limit ≤ 50, cursor}. Facet values work as filter values. Returns products[] (variants, prices in minor units, metadata.svc_seller = the store to buy from) and pagination.cursor for the next page. Next: get_product for detail, then create_cart or create_checkout at the seller's store.",
   scope: "both",
   input: SearchInputSchema,
+  output: SearchOutputSchema,
   mutates: false,
   tier: "anonymous",
   buyerScope: "purchase:complete",
-  mcp: { namespace: "catalog", annotations: { readOnlyHint: true } },
+  mcp: {
+    namespace: "catalog",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   /** @throws AppError invalid_request (no query or filters, bad cursor) */
   run: requireCapability("dev.ucp.shopping.catalog.search", async (ctx, input) => ({
     body: await runSearch(ctx, input),

@@ -7,6 +7,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { continueUrlOf, loadCheckoutOrThrow } from "../checkout-record";
 import { CompleteCheckoutInputSchema, type CompleteCheckoutInput } from "../schemas";
@@ -39,9 +40,28 @@ export const completeCheckout = defineOperation({
   name: "complete_checkout",
   title: "Complete checkout",
   description:
-    "Pay and place the order. Send payment.instruments[{ handler_id: 'svc.card', selected: true, credential: { type: 'stripe_token', token: 'pm_…' } }] and ap2.checkout_mandate (detached ES256 JWS over the checkout's mandate terms, key in your agent profile). Returns the completed checkout with order {id, permalink_url}; requires_escalation with continue_url when the buyer must act (3-DS or no card token); a decline leaves the session open.",
+    "Pay and place the order: this moves the buyer's money. Call it only when get_checkout shows status ready_for_complete and the buyer agreed to the total. Send payment.instruments[{ handler_id: 'svc.card', selected: true, credential: { type: 'stripe_token', token: 'pm_…' } }] and ap2.checkout_mandate (detached ES256 JWS over the checkout's mandate terms; key in your agent profile). Returns the checkout: completed with order {id, permalink_url}; requires_escalation with continue_url when the buyer must act (3-DS, no card token): give them the link, then get_checkout. After a timeout retry with the same idempotency key, never a new one: a checkout makes one order.",
+  errors: [
+    "not_found",
+    "checkout_not_modifiable",
+    "out_of_stock",
+    "payment_selection_required",
+    "unknown_payment_handler",
+    "multiple_payment_selections",
+    "rail_not_available",
+    "capabilities_incompatible",
+    "mandate_required",
+    "mandate_invalid_signature",
+    "mandate_expired",
+    "mandate_scope_mismatch",
+    "agent_missing_key",
+    "payment_failed",
+    "payment_provider_error",
+    "conflict",
+  ],
   scope: "store",
   input: CompleteCheckoutInputSchema,
+  output: CheckoutOutputSchema,
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
@@ -49,7 +69,7 @@ export const completeCheckout = defineOperation({
   mcp: {
     namespace: "checkout",
     takesId: true,
-    annotations: { readOnlyHint: false, destructiveHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CompleteCheckoutInput) => {
     const db = await getDb();

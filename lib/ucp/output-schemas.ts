@@ -1,0 +1,216 @@
+import { z } from "zod";
+
+// The wire shapes each operation answers with, as zod schemas read by the MCP tool list (`outputSchema`) and
+// checked against the official UCP schemas by a unit test (output-schemas.test.ts): the required fields of the
+// UCP resource are required here too. Objects are loose on purpose: UCP lets a business add fields and
+// extensions, and a client validating structuredContent must not reject a body the spec allows. Nested parts
+// are described only as far as an agent needs to navigate them; the UCP schemas stay the full reference.
+
+const Amount = z.number().int().describe("Integer minor units of the currency");
+
+export const UcpEnvelopeSchema = z
+  .object({
+    version: z.string().describe("UCP version of this answer (YYYY-MM-DD)"),
+    status: z.enum(["success", "error"]).optional(),
+    capabilities: z.record(z.string(), z.unknown()).optional(),
+    payment_handlers: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+export const MessageSchema = z
+  .object({
+    type: z.enum(["error", "warning", "info"]),
+    code: z.string().optional(),
+    content: z.string(),
+    severity: z.string().optional(),
+    path: z.string().optional().describe("JSONPath of the field at fault"),
+  })
+  .loose();
+
+/** UCP error_response.json: a business outcome that is not the resource (messages[] says what to do). */
+export const ErrorEnvelopeSchema = z
+  .object({
+    ucp: UcpEnvelopeSchema.extend({ status: z.literal("error") }),
+    messages: z.array(MessageSchema).min(1),
+    continue_url: z.string().optional(),
+  })
+  .loose()
+  .describe("UCP error envelope: ucp.status is error; read messages[] (code, severity, path)");
+
+const Total = z.object({ type: z.string(), amount: Amount, display_text: z.string().optional() }).loose();
+const Totals = z.array(Total);
+const Pagination = z
+  .object({ has_next_page: z.boolean(), cursor: z.string().optional(), total_count: z.number().optional() })
+  .loose();
+
+const LineItem = z
+  .object({
+    id: z.string(),
+    item: z.object({ id: z.string(), title: z.string(), price: Amount }).loose(),
+    quantity: z.number().int(),
+    totals: Totals,
+  })
+  .loose();
+
+const Link = z.object({ type: z.string(), url: z.string() }).loose();
+
+/** A UCP resource body: the envelope plus the resource's fields. */
+const resource = <S extends z.core.$ZodLooseShape>(shape: S, description: string) =>
+  z
+    .object({ ucp: UcpEnvelopeSchema, ...shape })
+    .loose()
+    .describe(description);
+
+const Product = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    description: z.unknown(),
+    price_range: z.unknown(),
+    variants: z.array(z.object({ id: z.string() }).loose()),
+  })
+  .loose();
+
+export const ProductOutputSchema = resource({ product: Product }, "UCP get_product_response");
+
+export const SearchOutputSchema = resource(
+  {
+    products: z.array(Product),
+    pagination: Pagination.optional(),
+    messages: z.array(MessageSchema).optional(),
+  },
+  "UCP search_response",
+);
+
+export const LookupOutputSchema = resource(
+  { products: z.array(Product), messages: z.array(MessageSchema).optional() },
+  "UCP lookup_response",
+);
+
+export const CartOutputSchema = resource(
+  {
+    id: z.string(),
+    line_items: z.array(LineItem),
+    currency: z.string(),
+    totals: Totals,
+    messages: z.array(MessageSchema).optional(),
+    links: z.array(Link).optional(),
+    continue_url: z.string().optional(),
+    expires_at: z.string().optional(),
+  },
+  "UCP cart",
+);
+
+export const CheckoutOutputSchema = resource(
+  {
+    id: z.string(),
+    status: z
+      .string()
+      .describe(
+        "incomplete | requires_escalation | ready_for_complete | complete_in_progress | completed | canceled",
+      ),
+    line_items: z.array(LineItem),
+    currency: z.string(),
+    totals: Totals,
+    messages: z.array(MessageSchema).optional(),
+    links: z.array(Link),
+    continue_url: z.string().optional(),
+    expires_at: z.string().optional(),
+    order: z.object({ id: z.string(), permalink_url: z.string() }).loose().optional(),
+  },
+  "UCP checkout",
+);
+
+const orderShape = {
+  id: z.string(),
+  checkout_id: z.string(),
+  permalink_url: z.string(),
+  line_items: z.array(z.object({ id: z.string(), item: z.object({ id: z.string() }).loose() }).loose()),
+  fulfillment: z.object({}).loose(),
+  currency: z.string(),
+  totals: Totals,
+};
+
+export const OrderOutputSchema = resource(orderShape, "UCP order");
+
+const Location = z.object({ id: z.string(), name: z.string() }).loose();
+
+export const LocationsSearchOutputSchema = resource(
+  { locations: z.array(Location), pagination: Pagination },
+  "Store locations, nearest first when a distance was given",
+);
+
+export const LocationsLookupOutputSchema = resource(
+  { locations: z.array(Location), messages: z.array(MessageSchema).optional() },
+  "Store locations by id; ids not found are listed in messages[]",
+);
+
+export const OrderEventsOutputSchema = resource(
+  {
+    events: z.array(
+      z
+        .object({
+          id: z.string(),
+          type: z.string(),
+          order_id: z.string(),
+          sequence: z.number().int(),
+          created_at: z.string(),
+          order: z.unknown(),
+        })
+        .loose(),
+    ),
+    pagination: Pagination,
+  },
+  "Order events since the cursor, oldest first",
+);
+
+const Delivery = z
+  .object({
+    webhook_id: z.string(),
+    order_id: z.string(),
+    state: z.enum(["pending", "delivered", "dead"]),
+    attempts: z.array(z.object({ at: z.string(), status: z.number().int().nullable() }).loose()),
+  })
+  .loose();
+
+export const DeliveriesOutputSchema = resource(
+  { deliveries: z.array(Delivery) },
+  "Webhook deliveries, newest first",
+);
+
+export const RedeliveryOutputSchema = resource({ delivery: Delivery }, "The delivery queued again");
+
+const LinkedAgent = z
+  .object({
+    client_id: z.string(),
+    client_name: z.string(),
+    scopes: z.array(z.string()),
+    granted_at: z.string(),
+    last_used_at: z.string().nullable(),
+  })
+  .loose();
+
+export const LinkedAgentsOutputSchema = z
+  .object({ linked_agents: z.array(LinkedAgent) })
+  .loose()
+  .describe("The agents linked to the buyer's account");
+
+export const RevokedAgentOutputSchema = z
+  .object({ revoked: LinkedAgent })
+  .loose()
+  .describe("The agent that was unlinked");
+
+const StoreRef = z.object({ slug: z.string(), name: z.string() }).loose();
+
+export const MyOrderOutputSchema = resource(
+  { ...orderShape, store: StoreRef },
+  "UCP order with the store it was placed in",
+);
+
+export const MyOrdersOutputSchema = z
+  .object({
+    orders: z.array(z.object({ ...orderShape, store: StoreRef }).loose()),
+    pagination: Pagination,
+  })
+  .loose()
+  .describe("The buyer's orders, newest first");
