@@ -36,8 +36,9 @@ export async function signUp(_previous: FormState, data: FormData): Promise<Form
 }
 
 export async function askForPasswordReset(_previous: FormState, data: FormData): Promise<FormState> {
+  const values = fields(data, ["email"]);
   try {
-    await requestPasswordReset(fields(data, ["email"]), { baseUrl: getBaseUrl() });
+    await requestPasswordReset(values, { baseUrl: getBaseUrl() });
     return {
       ok: true,
       errors: {},

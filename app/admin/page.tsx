@@ -32,6 +32,9 @@ export default async function AdminHomePage() {
       }
       actions={
         <div className="flex flex-wrap gap-2">
+          <Button asChild>
+            <Link href="/admin/stores/new">Create a store</Link>
+          </Button>
           <Button asChild variant="outline">
             <Link href="/developers">Developers: platform keys</Link>
           </Button>
@@ -50,7 +53,7 @@ export default async function AdminHomePage() {
               <Card>
                 <CardHeader>
                   <CardTitle className="flex items-center justify-between gap-2">
-                    <span>{store.name}</span>
+                    <Link href={`/admin/stores/${store.slug}`}>{store.name}</Link>
                     <Badge>{ROLE_LABEL[role]}</Badge>
                   </CardTitle>
                   <CardDescription>

@@ -146,7 +146,16 @@ export function ForgotPasswordForm({ action }: { action: Action }) {
     <form action={formAction} className="grid gap-4" noValidate>
       {state.ok ? <Notice>{state.message}</Notice> : <FormError message={state.errors.form} />}
       <Field id="email" label="Email of your account" error={state.errors.email}>
-        {(control) => <Input {...control} name="email" type="email" autoComplete="username" required />}
+        {(control) => (
+          <Input
+            {...control}
+            name="email"
+            type="email"
+            autoComplete="username"
+            defaultValue={state.values?.email}
+            required
+          />
+        )}
       </Field>
       <Button type="submit" disabled={pending}>
         {pending ? "Sending…" : "Send me a reset link"}

@@ -70,7 +70,9 @@ export function CreateKeyForm({
           hint="The agent or environment that uses it."
           error={state.errors.name}
         >
-          {(control) => <Input {...control} name="name" maxLength={100} required />}
+          {(control) => (
+            <Input {...control} name="name" defaultValue={state.values?.name} maxLength={100} required />
+          )}
         </Field>
         <fieldset className="grid gap-2">
           <legend className="mb-1 text-sm font-medium">Permissions</legend>

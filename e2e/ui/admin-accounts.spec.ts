@@ -165,3 +165,47 @@ test("developer area: a new account creates a platform key (shown once), the API
   await expect(page.getByRole("row", { name: /My shopping agent/ })).toContainText("Revoked");
   expect((await call()).status).toBe(401);
 });
+
+test("a merchant creates a store: fields checked, a taken address refused; another account cannot open it", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const signUp = async (name: string) => {
+    await page.goto(`${BASE}/admin/sign-up`);
+    await page.getByLabel("Your name").fill(name);
+    await page.getByLabel("Email").fill(`${name.toLowerCase().replace(/\W/g, "")}-${Date.now()}@example.com`);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect(page.getByRole("heading", { name: "Your stores" })).toBeVisible();
+  };
+  await signUp("Store Owner");
+  await page.getByRole("link", { name: "Create a store" }).click();
+  await page.getByLabel("Store name").fill("Corner Shop");
+  await page.getByLabel("Address").fill("summit-trail-outfitters");
+  await page.getByLabel("Currency").fill("XX");
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect(page.getByText("Use a three-letter ISO 4217 currency code")).toBeVisible();
+  // a refused form keeps what was typed, to be corrected
+  await expect(page.getByLabel("Store name")).toHaveValue("Corner Shop");
+  await page.getByLabel("Currency").fill("EUR");
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect(page.getByText('The address "summit-trail-outfitters" is taken')).toBeVisible();
+  await look(page, testInfo, "new-store-errors");
+  const address = `corner-${Date.now().toString(36)}`;
+  await page.getByLabel("Address").fill(address);
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect(page.getByRole("heading", { name: "Corner Shop" })).toBeVisible();
+  await expect(page.getByText("Test mode", { exact: true })).toBeVisible();
+  await look(page, testInfo, "store");
+  const profile = await fetch(`${BASE}/s/${address}/.well-known/ucp`);
+  expect(profile.status).toBe(200);
+  expect(((await profile.json()) as { signing_keys: unknown[] }).signing_keys).toHaveLength(1);
+  await page.getByRole("link", { name: "All stores" }).click();
+  await expect(page.getByRole("link", { name: "Corner Shop" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/admin\/sign-in$/);
+  await signUp("Someone Else");
+  const other = await page.goto(`${BASE}/admin/stores/${address}`);
+  expect(other?.status()).toBe(404);
+});

@@ -1,0 +1,29 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+
+import { CreateStoreForm } from "@/components/admin/create-store-form";
+import { PageShell } from "@/components/layout/page-shell";
+import { Card, CardContent } from "@/components/ui/card";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+
+import { createStoreAction } from "../actions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "New store — Merchant admin", robots: { index: false } };
+
+export default async function NewStorePage() {
+  if (!(await getMerchantSession())) redirect("/admin/sign-in?next=/admin/stores/new");
+  return (
+    <PageShell
+      width="narrow"
+      title="Create a store"
+      description="It starts in test mode: agents can buy at once with sandbox cards, and no real money moves."
+    >
+      <Card>
+        <CardContent className="pt-5 sm:pt-6">
+          <CreateStoreForm action={createStoreAction} />
+        </CardContent>
+      </Card>
+    </PageShell>
+  );
+}
