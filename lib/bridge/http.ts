@@ -1,0 +1,144 @@
+import {
+  createUcpTransport,
+  type AgentKey,
+  type RetryPolicy,
+  type UcpError,
+} from "@agent-commerce/agent-kit";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+
+import type { BridgeContext } from "./context";
+import { createBridgeServer } from "./server";
+
+// The bridge over Streamable HTTP (mounted at {base_url}/bridge/mcp, or a process of its own): a fresh stateless
+// server and transport per request (as lib/mcp does). The caller's X-API-Key and Authorization are what the tools
+// forward (context.ts decides which goes where); a 401 from the service ends the request as HTTP 401 with the
+// service's WWW-Authenticate unchanged, so the MCP client's OAuth flow and silent refresh run (seed §5 rule 6).
+
+export type BridgeOptions = {
+  /** The service the bridge is a client of. */
+  baseUrl: string;
+  /** The bridge's own agent profile URL (UCP-Agent on every call; the service fetches the key from it). */
+  agentProfileUrl: string;
+  /** The bridge's signing key, published in that profile. */
+  key: AgentKey;
+  /** Another fetch (a test's in-process router). */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  retry?: RetryPolicy;
+};
+
+export type BridgeCaller = {
+  apiKey?: string;
+  authorization?: string;
+  /** The caller's address, sent as `Forwarded` so anonymous callers do not share one budget. */
+  forwardedFor?: string;
+};
+
+/** The context of one call (or one stdio session) for a caller. */
+export const bridgeContext = (
+  options: BridgeOptions,
+  caller: BridgeCaller,
+  onUnauthorized?: (error: UcpError) => void,
+): BridgeContext => {
+  const common = {
+    baseUrl: options.baseUrl,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+  };
+  return {
+    shop: createUcpTransport({ ...common, agentProfileUrl: options.agentProfileUrl }),
+    account: createUcpTransport(common),
+    credentials: {
+      ...(caller.apiKey ? { apiKey: caller.apiKey } : {}),
+      ...(caller.authorization ? { authorization: caller.authorization } : {}),
+    },
+    signer: { privateJwk: options.key.privateJwk, kid: options.key.kid },
+    // RFC 7239: a quoted IPv6 address, a bare IPv4 one
+    ...(caller.forwardedFor
+      ? {
+          headers: {
+            forwarded: `for=${caller.forwardedFor.includes(":") ? `"[${caller.forwardedFor}]"` : caller.forwardedFor}`,
+          },
+        }
+      : {}),
+    ...(onUnauthorized ? { onUnauthorized } : {}),
+  };
+};
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+  });
+
+const rpcIdOf = (body: unknown): string | number | null => {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+};
+
+/** One Streamable HTTP request to the bridge's MCP endpoint. */
+export const handleBridgeMcp = async (request: Request, options: BridgeOptions): Promise<Response> => {
+  if (request.method !== "POST") {
+    // stateless: no GET stream and no session to DELETE
+    return json(
+      405,
+      { jsonrpc: "2.0", id: null, error: { code: -32000, message: "POST JSON-RPC to this endpoint" } },
+      { allow: "POST" },
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    return json(400, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error: send JSON-RPC" },
+    });
+  }
+  let unauthorized: UcpError | undefined;
+  const forwardedFor = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  const ctx = bridgeContext(
+    options,
+    {
+      ...(request.headers.get("x-api-key") ? { apiKey: request.headers.get("x-api-key")! } : {}),
+      ...(request.headers.get("authorization")
+        ? { authorization: request.headers.get("authorization")! }
+        : {}),
+      ...(forwardedFor ? { forwardedFor } : {}),
+    },
+    (error) => {
+      unauthorized ??= error;
+    },
+  );
+  const server = createBridgeServer(ctx);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    const headers = new Headers(request.headers);
+    // Streamable HTTP wants both; a plain JSON client (curl) gets them added rather than a 406
+    headers.set("accept", "application/json, text/event-stream");
+    const response = await transport.handleRequest(new Request(request.url, { method: "POST", headers }), {
+      parsedBody: body,
+    });
+    if (unauthorized) {
+      const challenge = unauthorized.headers.get("www-authenticate");
+      return json(
+        401,
+        {
+          jsonrpc: "2.0",
+          id: rpcIdOf(body),
+          error: { code: -32001, message: unauthorized.message, data: { code: unauthorized.code } },
+        },
+        challenge ? { "www-authenticate": challenge } : {},
+      );
+    }
+    const out = new Headers(response.headers);
+    out.set("cache-control", "no-store");
+    return new Response(await response.text(), { status: response.status, headers: out });
+  } finally {
+    await server.close();
+  }
+};
