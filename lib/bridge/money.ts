@@ -138,13 +138,18 @@ export const formatMajor = (minor: number, currency: string): string => {
 export const formatMoney = (minor: number, currency: string): string => {
   const exponent = currencyExponent(currency);
   try {
-    return new Intl.NumberFormat("en-US", {
-      style: "currency",
-      currency,
-      minimumFractionDigits: exponent,
-      maximumFractionDigits: exponent,
-      // a decimal string keeps every digit exact (Intl.NumberFormat v3)
-    }).format(formatMajor(minor, currency) as unknown as number);
+    return (
+      new Intl.NumberFormat("en-US", {
+        style: "currency",
+        currency,
+        minimumFractionDigits: exponent,
+        maximumFractionDigits: exponent,
+        // a decimal string keeps every digit exact (Intl.NumberFormat v3)
+      })
+        .format(formatMajor(minor, currency) as Intl.StringNumericLiteral)
+        // a plain space: a model copies this text, and a no-break space is an invisible difference
+        .replace(/\u00a0/g, " ")
+    );
   } catch {
     return `${formatMajor(minor, currency)} ${currency}`;
   }
