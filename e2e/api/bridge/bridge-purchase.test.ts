@@ -238,6 +238,24 @@ test("bridge: the first complete_checkout answer is lost → the retry reuses th
   }
 });
 
+test("bridge: two confirm_purchase calls on one checkout at once → one order, one charge", async () => {
+  const checkoutId = await readyCheckout();
+  const args = {
+    checkouts: [{ store_slug: store.slug, checkout_id: checkoutId }],
+    payment_method: "card",
+    pay_with: "pm_card_visa",
+  };
+  const [a, b] = await Promise.all([call("confirm_purchase", args), call("confirm_purchase", args)]);
+  const outcomes = [a, b].map(
+    (r) => resultJson(r) as { results?: { status: string; order?: { id: string } }[] },
+  );
+  const orders = outcomes.flatMap((o) => o.results ?? []).flatMap((r) => (r.order ? [r.order.id] : []));
+  assert.ok(orders.length >= 1, JSON.stringify(outcomes));
+  assert.equal(new Set(orders).size, 1, "both calls name the same order");
+  assert.equal(await orderCount(checkoutId), 1);
+  assert.equal(await succeededCharges(checkoutId), 1);
+});
+
 test("bridge: two checkouts, one not ready → partial; after the fix a second call completes only the other", async () => {
   const ready = await readyCheckout();
   const unready = resultJson(

@@ -206,7 +206,12 @@ test("seed §5 rules 1 and 6 — bearer alone on buyer calls; a 401 is relayed u
   const relayed = await handleBridgeMcp(
     new Request(`${BRIDGE_URL}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: stale, "x-api-key": apiKey },
+      headers: {
+        "content-type": "application/json",
+        authorization: stale,
+        "x-api-key": apiKey,
+        "x-forwarded-for": "203.0.113.9, 10.0.0.1",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 7,
@@ -224,6 +229,8 @@ test("seed §5 rules 1 and 6 — bearer alone on buyer calls; a 401 is relayed u
   assert.equal(accountCall.path, "/account/mcp");
   assert.equal(accountCall.headers.authorization, stale);
   assert.equal(accountCall.headers["x-api-key"], undefined, "the bearer goes alone (seed §5 rule 1)");
+  // the caller's address travels as RFC 7239 Forwarded (the service decides whether to trust it)
+  assert.equal(accountCall.headers.forwarded, "for=203.0.113.9");
 
   // the client refreshes (offline_access) and the same call through the bridge succeeds
   const refreshed = await oauth.processRefreshTokenResponse(
