@@ -6,6 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 
 import type { BridgeOptions } from "@/lib/bridge/http";
 import { getDb } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
 import { stripeSandbox } from "@/sandbox/stripe/server";
 
@@ -357,4 +358,89 @@ test("bridge: bad money inputs are refused with a code and the argument's JSONPa
     ["store_not_found", "$.store_slug"],
     JSON.stringify(unknown),
   );
+});
+
+test("bridge: every other shopping tool answers within its output schema (the SDK client validates each)", async () => {
+  const db = await getDb();
+  const locationId = newId("location");
+  await db.location.create({
+    data: {
+      id: locationId,
+      storeId: store.id,
+      name: "Bridge Depot",
+      address: {
+        street_address: "9 Dock St",
+        address_locality: "Oakland",
+        postal_code: "94607",
+        address_country: "US",
+      },
+      latitudeE6: 37_800_000,
+      longitudeE6: -122_270_000,
+      services: ["pickup"],
+      openingHours: [{ day: 1, open: "09:00", close: "18:00" }],
+    },
+  });
+  const ok = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(name, args);
+    assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.content)}`);
+    return resultJson(result);
+  };
+  const product = (await ok("lookup_products", { ids: [variantId] })) as { products: { id: string }[] };
+  const productId = product.products[0]?.id;
+  assert.ok(productId, JSON.stringify(product));
+  const global = (await ok("get_product", { id: productId })) as {
+    product: { variants: { price: { formatted: string } }[] };
+  };
+  assert.equal(global.product.variants[0]?.price.formatted, "$24.50");
+  await ok("get_product", { id: productId, store_slug: store.slug });
+  const found = (await ok("search_locations", { store_slug: store.slug, serves: ["pickup"] })) as {
+    locations: { id: string }[];
+  };
+  assert.deepEqual(
+    found.locations.map((l) => l.id),
+    [locationId],
+  );
+  await ok("lookup_locations", { store_slug: store.slug, ids: [locationId] });
+  const cart = (await ok("create_cart", {
+    store_slug: store.slug,
+    items: [{ id: variantId, quantity: 1 }],
+  })) as {
+    id: string;
+  };
+  const updated = (await ok("update_cart", {
+    store_slug: store.slug,
+    id: cart.id,
+    items: [{ id: variantId, quantity: 3 }],
+  })) as { line_items: { quantity: number }[] };
+  assert.equal(updated.line_items[0]?.quantity, 3);
+  await ok("get_cart", { store_slug: store.slug, id: cart.id });
+  const fromCart = (await ok("create_checkout", { store_slug: store.slug, cart_id: cart.id })) as {
+    id: string;
+    line_items: { quantity: number }[];
+  };
+  assert.equal(fromCart.line_items[0]?.quantity, 3);
+  await ok("cancel_cart", { store_slug: store.slug, id: cart.id });
+  const canceled = (await ok("cancel_checkout", { store_slug: store.slug, id: fromCart.id })) as {
+    status: string;
+  };
+  assert.equal(canceled.status, "canceled");
+  // a canceled checkout is reported as such by confirm_purchase, and nothing is charged
+  const refused = resultJson(
+    await call("confirm_purchase", {
+      checkouts: [{ store_slug: store.slug, checkout_id: fromCart.id }],
+      payment_method: "card",
+      pay_with: "pm_card_visa",
+    }),
+  ) as { status: string; results: { error?: { code: string } }[] };
+  assert.deepEqual([refused.status, refused.results[0]?.error?.code], ["failed", "checkout_canceled"]);
+  assert.equal(await succeededCharges(fromCart.id), 0);
+  // both and neither of cart_id / items are refused before anything is sent
+  const both = toolError(
+    await call("create_checkout", {
+      store_slug: store.slug,
+      cart_id: cart.id,
+      items: [{ id: variantId, quantity: 1 }],
+    }),
+  );
+  assert.deepEqual([both.code, both.path], ["invalid_request", "$.cart_id"]);
 });
