@@ -13,7 +13,12 @@ import { startAgentProfileServer } from "@agent-commerce/agent-kit";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
 import { bridgeContext, handleBridgeMcp, type BridgeOptions } from "@/lib/bridge/http";
-import { bridgeProfile, bridgeProtectedResourceMetadata, loadOrCreateBridgeKey } from "@/lib/bridge/identity";
+import {
+  bridgeProfile,
+  bridgeProtectedResourceMetadata,
+  bridgeProtectedResourceMetadataUrl,
+  loadOrCreateBridgeKey,
+} from "@/lib/bridge/identity";
 import { createBridgeServer } from "@/lib/bridge/server";
 
 const USAGE = `usage:
@@ -104,6 +109,7 @@ if (values.stdio) {
     baseUrl,
     agentProfileUrl: values["agent-profile-url"] ?? `${publicUrl}/.well-known/ucp`,
     key,
+    challengeMetadataUrl: bridgeProtectedResourceMetadataUrl(publicUrl),
   };
   const server = createServer((req, res) => {
     const pathname = new URL(req.url ?? "/", publicUrl).pathname;

@@ -12,7 +12,8 @@ import { createBridgeServer } from "./server";
 // The bridge over Streamable HTTP (mounted at {base_url}/bridge/mcp, or a process of its own): a fresh stateless
 // server and transport per request (as lib/mcp does). The caller's X-API-Key and Authorization are what the tools
 // forward (context.ts decides which goes where); a 401 from the service ends the request as HTTP 401 with the
-// service's WWW-Authenticate unchanged, so the MCP client's OAuth flow and silent refresh run (seed §5 rule 6).
+// service's WWW-Authenticate (seed §5 rule 6), its resource metadata pointed at the bridge's own when configured
+// (challengeMetadataUrl), so a stock MCP client's OAuth flow and silent refresh run.
 
 export type BridgeOptions = {
   /** The service the bridge is a client of. */
@@ -24,7 +25,21 @@ export type BridgeOptions = {
   /** Another fetch (a test's in-process router). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
   retry?: RetryPolicy;
+  /**
+   * The bridge's own RFC 9728 metadata URL. When set, a relayed 401's `resource_metadata` names it instead of the
+   * service's (every other part of the challenge unchanged): the official MCP SDK client refuses metadata whose
+   * `resource` does not cover the URL it called (the account MCP's does not cover {bridge_url}/mcp), and then
+   * never refreshes; the bridge's metadata names the same authorization server, which accepts the bridge URL as
+   * `resource`. Unset: the challenge is relayed byte for byte.
+   */
+  challengeMetadataUrl?: string;
 };
+
+/** The service's challenge, with `resource_metadata` pointed at the bridge's metadata when one is configured. */
+export const relayedChallenge = (challenge: string, metadataUrl: string | undefined): string =>
+  metadataUrl === undefined
+    ? challenge
+    : challenge.replace(/resource_metadata="[^"]*"/, `resource_metadata="${metadataUrl}"`);
 
 export type BridgeCaller = {
   apiKey?: string;
@@ -132,7 +147,7 @@ export const handleBridgeMcp = async (request: Request, options: BridgeOptions):
           id: rpcIdOf(body),
           error: { code: -32001, message: unauthorized.message, data: { code: unauthorized.code } },
         },
-        challenge ? { "www-authenticate": challenge } : {},
+        challenge ? { "www-authenticate": relayedChallenge(challenge, options.challengeMetadataUrl) } : {},
       );
     }
     const out = new Headers(response.headers);

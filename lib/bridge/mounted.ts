@@ -1,5 +1,5 @@
 import type { BridgeOptions } from "./http";
-import { loadOrCreateBridgeKey } from "./identity";
+import { bridgeProtectedResourceMetadataUrl, loadOrCreateBridgeKey } from "./identity";
 
 // The bridge mounted in this app ({base_url}/bridge): a client of the same service over HTTP, like any agent,
 // with its key from a file (identity.ts). The key is read once per process.
@@ -19,5 +19,10 @@ export const mountedBridgeOptions = async ({
     key = undefined;
     throw error;
   });
-  return { baseUrl, agentProfileUrl: `${bridgeUrl}/.well-known/ucp`, key: await key };
+  return {
+    baseUrl,
+    agentProfileUrl: `${bridgeUrl}/.well-known/ucp`,
+    key: await key,
+    challengeMetadataUrl: bridgeProtectedResourceMetadataUrl(bridgeUrl),
+  };
 };

@@ -16,9 +16,9 @@ const EnvSchema = z.object({
     .transform((u) => u.replace(/\/+$/, ""))
     .optional(),
   /**
-   * Public URL of the bridge (the flat-tool MCP server) when it is deployed apart from the service; default
-   * $BASE_URL/bridge (mounted here). Its MCP endpoint is $BRIDGE_URL/mcp, and the authorization server accepts
-   * it as an OAuth `resource`.
+   * Public URL of a bridge (the flat-tool MCP server) deployed apart from the service (npm run bridge -- --http
+   * --public-url …); the authorization server accepts it, and any path under it, as an OAuth `resource`. The
+   * bridge mounted here is always $BASE_URL/bridge.
    */
   BRIDGE_URL: z
     .string()
@@ -143,7 +143,7 @@ export const getEnv = (): Env => {
 /** Base URL used when none is configured: the loopback address on PORT. */
 export const getBaseUrl = (): string => getEnv().BASE_URL ?? `http://127.0.0.1:${getEnv().PORT}`;
 
-/** The bridge's public URL: BRIDGE_URL, else mounted in this app at {base_url}/bridge (STYLE.md §3 note). */
+/** The bridge's public URL: BRIDGE_URL when deployed apart, else mounted in this app at {base_url}/bridge. */
 export const getBridgeUrl = (): string => getEnv().BRIDGE_URL ?? `${getBaseUrl()}/bridge`;
 
 /** Whether a deployment with `env` lets outbound fetches reach private addresses (see OUTBOUND_ALLOW_PRIVATE). */

@@ -5,9 +5,13 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import { startAgentProfileServer, type AgentProfileServer } from "@agent-commerce/agent-kit";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as oauth from "oauth4webapi";
 
 import { handleBridgeMcp, type BridgeOptions } from "@/lib/bridge/http";
+import { mountedBridgeOptions } from "@/lib/bridge/mounted";
 import { ACCOUNT_TOOLS as SERVICE_ACCOUNT_TOOLS } from "@/lib/mcp/tools/account";
 
 import { seedPlatformKey } from "../../factories";
@@ -152,7 +156,8 @@ test("RFC 9728 — the bridge's protected-resource metadata names our AS, which 
     authorization_servers: string[];
     scopes_supported: string[];
   }>(await callApp("GET", "/.well-known/oauth-protected-resource/bridge/mcp"));
-  assert.equal(metadata.body.resource, `${DEPLOYED_BRIDGE}/mcp`);
+  // the mounted bridge's own resource (RFC 9728 §3.3: the resource the metadata URL was derived from)
+  assert.equal(metadata.body.resource, `${TEST_BASE_URL}/bridge/mcp`);
   assert.deepEqual(metadata.body.authorization_servers, [TEST_BASE_URL]);
   assert.ok(metadata.body.scopes_supported.includes("offline_access"));
 
@@ -257,6 +262,81 @@ test("seed §5 rules 1 and 6 — bearer alone on buyer calls; a 401 is relayed u
     assert.equal(search.path, "/catalog/search");
     assert.equal(search.headers.authorization, undefined);
     assert.equal(search.headers["x-api-key"], apiKey);
+  } finally {
+    await client.close();
+  }
+});
+
+test("seed §5 rule 6 with the official SDK client — the mounted bridge's 401 leads it to refresh, and the call works", async () => {
+  const redirectUri = cimd.url("/bridge-sdk/callback");
+  const clientId = cimd.document("/bridge-sdk", {
+    client_name: "Bridge SDK agent",
+    redirect_uris: [redirectUri],
+    grant_types: ["authorization_code", "refresh_token"],
+    token_endpoint_auth_method: "none",
+  });
+  const linked = await linkAgent({ clientId, redirectUri, scope: "purchase:complete offline_access" });
+  // the client holds an access token the service no longer accepts, and its refresh token
+  let tokens: { access_token: string; token_type: string; refresh_token?: string } = {
+    access_token: "expired-access-token",
+    token_type: "Bearer",
+    refresh_token: linked.tokens.refresh_token!,
+  };
+  let refreshes = 0;
+  const provider: OAuthClientProvider = {
+    redirectUrl: redirectUri,
+    clientMetadata: { redirect_uris: [redirectUri], client_name: "Bridge SDK agent" },
+    clientInformation: () => ({ client_id: clientId }),
+    tokens: () => tokens,
+    saveTokens: (next) => {
+      refreshes++;
+      tokens = next;
+    },
+    redirectToAuthorization: () => assert.fail("a refresh needs no new authorization"),
+    saveCodeVerifier: () => {},
+    codeVerifier: () => assert.fail("no authorization code flow"),
+  };
+  // the mounted bridge's own options (key file, profile, challenge metadata), its fetch routed in-process
+  const mounted = await mountedBridgeOptions({
+    baseUrl: TEST_BASE_URL,
+    bridgeUrl: `${TEST_BASE_URL}/bridge`,
+    keyFile: process.env.BRIDGE_KEY_FILE!,
+  });
+  const options: BridgeOptions = { ...mounted, fetch: serviceFetch(seen) };
+  const challenges: string[] = [];
+  const fetchAll = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const target = new URL(url);
+    if (target.pathname === "/bridge/mcp") {
+      const response = await handleBridgeMcp(new Request(target, init), options);
+      const challenge = response.headers.get("www-authenticate");
+      if (challenge) challenges.push(challenge);
+      return response;
+    }
+    const body = typeof init?.body === "string" ? init.body : init?.body ? String(init.body) : undefined;
+    return callApp(init?.method ?? "GET", `${target.pathname}${target.search}`, {
+      headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      ...(body !== undefined ? { rawBody: body } : {}),
+    });
+  };
+  const client = new Client({ name: "bridge-sdk-oauth", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${TEST_BASE_URL}/bridge/mcp`), {
+      authProvider: provider,
+      fetch: fetchAll,
+    }),
+  );
+  try {
+    const result = await client.callTool({ name: "list_my_orders", arguments: {} });
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.ok(Array.isArray(resultJson(result).orders));
+    assert.equal(refreshes, 1, "one silent refresh");
+    assert.notEqual(tokens.access_token, "expired-access-token");
+    // the service's challenge, with only its resource metadata pointed at the bridge's own (which the SDK checks
+    // against the URL it called)
+    assert.equal(
+      challenges[0],
+      `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/bridge/mcp"`,
+    );
   } finally {
     await client.close();
   }
