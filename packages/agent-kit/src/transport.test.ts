@@ -148,3 +148,30 @@ test("a JSON-RPC error on HTTP 200 and a REST non-2xx both throw with the code a
   assert.ok(rest instanceof UcpError);
   assert.deepEqual([rest.status, rest.code, rest.messages[0]?.path], [400, "invalid_request", "$.query"]);
 });
+
+test("a service that never answers: each attempt times out, the retries keep the key, then the call fails", async () => {
+  const keys: unknown[] = [];
+  const hanging = (_url: string, init: RequestInit) =>
+    new Promise<Response>((_resolve, reject) => {
+      const body = JSON.parse(String(init.body)) as {
+        params: { arguments: { meta: Record<string, unknown> } };
+      };
+      keys.push(body.params.arguments.meta["idempotency-key"]);
+      init.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+    });
+  const t = createUcpTransport({
+    baseUrl: "http://svc.test",
+    agentProfileUrl: "https://agent.test/p",
+    fetch: hanging,
+    timeoutMs: 20,
+    retry: { attempts: 3, sleep: async () => {} },
+  });
+  const started = Date.now();
+  const error = await t
+    .tool("/s/shop/mcp", "complete_checkout", { id: "chk" }, { mutates: true })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof Error && error.name === "TimeoutError", String(error));
+  assert.equal(keys.length, 3);
+  assert.ok(keys.every((k) => typeof k === "string" && k === keys[0]));
+  assert.ok(Date.now() - started < 5_000);
+});

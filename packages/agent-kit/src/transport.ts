@@ -30,6 +30,11 @@ export type UcpTransportOptions = {
   /** Sign every request (RFC 9421) with this key, published in the profile's signing_keys. */
   requestSigner?: RequestSigner;
   retry?: RetryPolicy;
+  /**
+   * How long one attempt may take before it is abandoned (default 30 s). A slow service then counts as no answer:
+   * retried with the same idempotency key (retry.ts), and after the last attempt the call fails instead of hanging.
+   */
+  timeoutMs?: number;
   /** Another fetch (a proxy, a test's in-process router). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
 };
@@ -93,7 +98,12 @@ export const createUcpTransport = (options: UcpTransportOptions) => {
       if (options.requestSigner) {
         headers = await signRequest({ method, url, headers, body: text }, options.requestSigner);
       }
-      return send(url, { method, headers, ...(text !== null ? { body: text } : {}) });
+      return send(url, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        ...(text !== null ? { body: text } : {}),
+      });
     }, options.retry);
   };
 
