@@ -85,6 +85,30 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
     headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
   });
 
+/** Largest JSON-RPC body accepted (the service's own surfaces refuse larger ones too). */
+const MAX_BODY_BYTES = 1_000_000;
+
+/** The body as text, or null when it is over MAX_BODY_BYTES (read no further than that). */
+const readBoundedText = async (request: Request): Promise<string | null> => {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+};
+
 const rpcIdOf = (body: unknown): string | number | null => {
   const id = (body as { id?: unknown } | null)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;
@@ -100,9 +124,17 @@ export const handleBridgeMcp = async (request: Request, options: BridgeOptions):
       { allow: "POST" },
     );
   }
+  const text = await readBoundedText(request);
+  if (text === null) {
+    return json(413, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `The request body is over ${MAX_BODY_BYTES} bytes` },
+    });
+  }
   let body: unknown;
   try {
-    body = JSON.parse(await request.text());
+    body = JSON.parse(text);
   } catch {
     return json(400, {
       jsonrpc: "2.0",

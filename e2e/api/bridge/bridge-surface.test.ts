@@ -341,3 +341,21 @@ test("seed §5 rule 6 with the official SDK client — the mounted bridge's 401 
     await client.close();
   }
 });
+
+test("the bridge's HTTP endpoint — 405 on GET, -32700 on a non-JSON body, 413 over 1 MB; nothing reaches the service", async () => {
+  const before = seen.length;
+  const get = await handleBridgeMcp(new Request(`${BRIDGE_URL}/mcp`), options());
+  assert.deepEqual([get.status, get.headers.get("allow")], [405, "POST"]);
+  const garbage = await handleBridgeMcp(
+    new Request(`${BRIDGE_URL}/mcp`, { method: "POST", body: "{not json" }),
+    options(),
+  );
+  assert.equal(garbage.status, 400);
+  assert.equal(((await garbage.json()) as { error: { code: number } }).error.code, -32700);
+  const huge = await handleBridgeMcp(
+    new Request(`${BRIDGE_URL}/mcp`, { method: "POST", body: `"${"x".repeat(1_100_000)}"` }),
+    options(),
+  );
+  assert.equal(huge.status, 413);
+  assert.equal(seen.length, before);
+});
