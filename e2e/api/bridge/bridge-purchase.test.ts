@@ -257,6 +257,36 @@ test("bridge: two confirm_purchase calls on one checkout at once → one order, 
   assert.equal(await succeededCharges(checkoutId), 1);
 });
 
+test("bridge: a declined card fails that checkout with payment_failed and no order; another card then completes it", async () => {
+  const checkoutId = await readyCheckout();
+  const ref = [{ store_slug: store.slug, checkout_id: checkoutId }];
+  const declined = resultJson(
+    await call("confirm_purchase", {
+      checkouts: ref,
+      payment_method: "card",
+      pay_with: "pm_card_chargeDeclined",
+    }),
+  ) as { status: string; results: { status: string; error?: { code: string; message: string } }[] };
+  assert.equal(declined.status, "failed", JSON.stringify(declined));
+  assert.equal(declined.results[0]?.error?.code, "payment_failed", JSON.stringify(declined.results[0]));
+  assert.equal(await orderCount(checkoutId), 0);
+  assert.equal(await succeededCharges(checkoutId), 0);
+  const paid = resultJson(
+    await call("confirm_purchase", { checkouts: ref, payment_method: "card", pay_with: "pm_card_visa" }),
+  ) as { status: string };
+  assert.equal(paid.status, "completed", JSON.stringify(paid));
+  assert.equal(await orderCount(checkoutId), 1);
+  assert.equal(await succeededCharges(checkoutId), 1);
+  // 0 or 6 checkouts are refused before anything is sent
+  for (const checkouts of [
+    [],
+    Array.from({ length: 6 }, (_, i) => ({ store_slug: store.slug, checkout_id: `chk_${i}` })),
+  ]) {
+    const error = toolError(await call("confirm_purchase", { checkouts, payment_method: "card" }));
+    assert.deepEqual([error.code, error.path], ["invalid_request", "$.checkouts"]);
+  }
+});
+
 test("bridge: two checkouts, one not ready → partial; after the fix a second call completes only the other", async () => {
   const ready = await readyCheckout();
   const unready = resultJson(
