@@ -287,6 +287,24 @@ test("bridge: a declined card fails that checkout with payment_failed and no ord
   }
 });
 
+test("bridge: no card token → requires_buyer_action with the payment link and no order; a token later charges once", async () => {
+  const checkoutId = await readyCheckout();
+  const ref = [{ store_slug: store.slug, checkout_id: checkoutId }];
+  const waiting = resultJson(await call("confirm_purchase", { checkouts: ref, payment_method: "card" })) as {
+    status: string;
+    results: { status: string; continue_url?: string }[];
+  };
+  assert.equal(waiting.status, "requires_buyer_action", JSON.stringify(waiting));
+  assert.match(waiting.results[0]?.continue_url ?? "", new RegExp(`/s/${store.slug}/pay/`));
+  assert.equal(await orderCount(checkoutId), 0);
+  const paid = resultJson(
+    await call("confirm_purchase", { checkouts: ref, payment_method: "card", pay_with: "pm_card_visa" }),
+  ) as { status: string };
+  assert.equal(paid.status, "completed", JSON.stringify(paid));
+  assert.equal(await orderCount(checkoutId), 1);
+  assert.equal(await succeededCharges(checkoutId), 1);
+});
+
 test("bridge: two checkouts, one not ready → partial; after the fix a second call completes only the other", async () => {
   const ready = await readyCheckout();
   const unready = resultJson(
