@@ -113,8 +113,9 @@ try {
   const bridgeSearch = await measure("bridge search_products {query}", async () =>
     ok(await bridge("search_products", { query: "lantern" })),
   );
+  const signed = (ms: number) => `${ms >= 0 ? "+" : ""}${ms.toFixed(2)}`;
   const delta = (a: { p50: number; p95: number }, b: { p50: number; p95: number }) =>
-    `+${(b.p50 - a.p50).toFixed(2)} ms p50, +${(b.p95 - a.p95).toFixed(2)} ms p95`;
+    `${signed(b.p50 - a.p50)} ms p50, ${signed(b.p95 - a.p95)} ms p95`;
   console.log(
     `  overhead get_product: ${delta(rawGet, bridgeGet)}; search: ${delta(rawSearch, bridgeSearch)}`,
   );
