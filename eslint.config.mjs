@@ -180,6 +180,30 @@ const config = [
       },
     ]),
   },
+  {
+    // The bridge is a client of the public surfaces over HTTP (DECISIONS.md B11, STYLE.md §5): no domain folder,
+    // no REST/MCP adapter, no database; the agent kit is its client. Its app routes and CLI read config only.
+    files: ["lib/bridge/**/*.ts", "app/bridge/**/*.ts", "scripts/bridge.ts"],
+    rules: restrict([
+      {
+        group: [
+          ...DOMAINS.map((d) => `@/lib/${d}`),
+          ...DOMAINS.map((d) => `@/lib/${d}/*`),
+          "@/lib/http",
+          "@/lib/http/*",
+          "@/lib/mcp",
+          "@/lib/mcp/*",
+          "@/lib/config/db",
+          "@/lib/generated/*",
+          "@prisma/*",
+          "pg",
+          "@electric-sql/*",
+        ],
+        message:
+          "The bridge is a client of the service over HTTP: use @agent-commerce/agent-kit (DECISIONS.md B11).",
+      },
+    ]),
+  },
 ];
 
 export default config;

@@ -49,6 +49,11 @@ export const SURFACES = [
     credential: "public client or client secret",
   },
   { path: "/account/mcp", transport: "MCP (buyer account: linked agents)", credential: "buyer bearer token" },
+  {
+    path: "/bridge/mcp",
+    transport: "MCP (the bridge: flat tools in major units over every store, card purchases)",
+    credential: "X-API-Key; buyer bearer for account tools",
+  },
   { path: "/account/agents", transport: "web page (consent centre)", credential: "Sui wallet sign-in" },
   { path: "/account/orders", transport: "web page (My orders)", credential: "Sui wallet sign-in" },
 ] as const;

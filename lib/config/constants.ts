@@ -13,3 +13,9 @@ export const demoKeyFile = (): string => {
     return path.resolve(".data/demo-platform-key.json");
   return path.join(path.dirname(path.resolve(env.PGLITE_DIR)), "demo-platform-key.json");
 };
+
+/** The mounted bridge's signing key file: BRIDGE_KEY_FILE, else beside the demo platform key (lib/bridge/identity.ts). */
+export const bridgeKeyFile = (): string => {
+  if (process.env.BRIDGE_KEY_FILE) return path.resolve(process.env.BRIDGE_KEY_FILE);
+  return path.join(path.dirname(demoKeyFile()), "bridge-agent-key.json");
+};

@@ -15,6 +15,16 @@ const EnvSchema = z.object({
     .url()
     .transform((u) => u.replace(/\/+$/, ""))
     .optional(),
+  /**
+   * Public URL of a bridge (the flat-tool MCP server) deployed apart from the service (npm run bridge -- --http
+   * --public-url …); the authorization server accepts it, and any path under it, as an OAuth `resource`. The
+   * bridge mounted here is always $BASE_URL/bridge.
+   */
+  BRIDGE_URL: z
+    .string()
+    .url()
+    .transform((u) => u.replace(/\/+$/, ""))
+    .optional(),
   /** HTTP port (default 3000). */
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /** Meilisearch for catalog search at scale (Catalog issue); unset = PostgreSQL full-text search. */
@@ -156,6 +166,9 @@ export const getEnv = (): Env => {
 
 /** Base URL used when none is configured: the loopback address on PORT. */
 export const getBaseUrl = (): string => getEnv().BASE_URL ?? `http://127.0.0.1:${getEnv().PORT}`;
+
+/** The bridge's public URL: BRIDGE_URL when deployed apart, else mounted in this app at {base_url}/bridge. */
+export const getBridgeUrl = (): string => getEnv().BRIDGE_URL ?? `${getBaseUrl()}/bridge`;
 
 /** Whether a deployment with `env` lets outbound fetches reach private addresses (see OUTBOUND_ALLOW_PRIVATE). */
 export const privateOutboundAllowed = (env: Pick<Env, "OUTBOUND_ALLOW_PRIVATE" | "NODE_ENV">): boolean => {

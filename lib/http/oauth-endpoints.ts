@@ -2,7 +2,7 @@ import "server-only";
 
 import { randomUUID } from "node:crypto";
 
-import { getBaseUrl, isOAuthTestMode } from "@/lib/config/env";
+import { getBaseUrl, getBridgeUrl, isOAuthTestMode } from "@/lib/config/env";
 import { AppError, toAppError } from "@/lib/core/errors";
 import { exchangeToken } from "@/lib/oauth/exchange-token";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
@@ -96,6 +96,7 @@ export const authorizationEndpoint = async (request: Request): Promise<Response>
   try {
     const outcome = await startAuthorization(new URL(request.url).searchParams, {
       baseUrl: getBaseUrl(),
+      bridgeUrl: getBridgeUrl(),
       testMode: isOAuthTestMode(),
     });
     if (outcome.kind === "error_page") return errorPage(outcome.error, outcome.description);

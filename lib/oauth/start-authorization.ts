@@ -61,9 +61,17 @@ export const startAuthorization = async (
   {
     baseUrl,
     testMode,
+    bridgeUrl,
     now = new Date(),
     fetchDocument,
-  }: { baseUrl: string; testMode: boolean; now?: Date; fetchDocument?: FetchDocument },
+  }: {
+    baseUrl: string;
+    /** The bridge's public URL when deployed apart (BRIDGE_URL): tokens for it are tokens for this service. */
+    bridgeUrl?: string;
+    testMode: boolean;
+    now?: Date;
+    fetchDocument?: FetchDocument;
+  },
 ): Promise<AuthorizeOutcome> => {
   // RFC 6749 §3.1: parameters must not repeat
   const repeated = SINGLE_VALUED.find((name) => params.getAll(name).length > 1);
@@ -123,8 +131,9 @@ export const startAuthorization = async (
     return fail("invalid_request", `state must be 1 to ${MAX_STATE_LENGTH} characters`);
   }
   const resource = params.get("resource");
-  if (resource !== null && resource !== baseUrl && !resource.startsWith(`${baseUrl}/`)) {
-    return fail("invalid_request", "resource must be this service or one of its endpoints");
+  const isUnder = (root: string) => resource === root || resource?.startsWith(`${root}/`) === true;
+  if (resource !== null && !isUnder(baseUrl) && !(bridgeUrl !== undefined && isUnder(bridgeUrl))) {
+    return fail("invalid_request", "resource must be this service, its bridge or one of their endpoints");
   }
   let scopes: string[];
   try {

@@ -28,8 +28,10 @@ export class UcpError extends Error {
   readonly messages: UcpMessage[];
   readonly requestId: string | null;
   readonly body: unknown;
+  /** The answer's headers (a 401's WWW-Authenticate is relayed unchanged by proxies such as an MCP bridge). */
+  readonly headers: Headers;
 
-  constructor(status: number, body: unknown, requestId: string | null) {
+  constructor(status: number, body: unknown, requestId: string | null, headers: Headers = new Headers()) {
     const envelope = (body ?? {}) as { code?: unknown; content?: unknown; messages?: UcpMessage[] };
     const messages = Array.isArray(envelope.messages) ? envelope.messages : [];
     const code = typeof envelope.code === "string" ? envelope.code : (messages[0]?.code ?? `http_${status}`);
@@ -42,6 +44,7 @@ export class UcpError extends Error {
     this.messages = messages;
     this.requestId = requestId;
     this.body = body;
+    this.headers = headers;
   }
 }
 
@@ -94,7 +97,8 @@ export const createShoppingClient = (options: ShoppingClientOptions) => {
       return send(url, { method, headers, ...(text !== null ? { body: text } : {}) });
     }, options.retry);
     const answer: unknown = await response.json().catch(() => null);
-    if (!response.ok) throw new UcpError(response.status, answer, response.headers.get("request-id"));
+    if (!response.ok)
+      throw new UcpError(response.status, answer, response.headers.get("request-id"), response.headers);
     return answer as T;
   };
 

@@ -6,6 +6,7 @@ export * from "./mandate.js";
 export * from "./http-signature.js";
 export * from "./retry.js";
 export * from "./client.js";
+export * from "./transport.js";
 export * from "./profile-server.js";
 export * from "./jcs.js";
 export * from "./webhook.js";

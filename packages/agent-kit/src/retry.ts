@@ -36,8 +36,13 @@ const retryAfterMs = (response: Response): number | undefined => {
 
 const errorCode = async (response: Response): Promise<string | undefined> => {
   try {
-    const body = (await response.clone().json()) as { code?: unknown; messages?: { code?: unknown }[] };
-    const code = body.code ?? body.messages?.[0]?.code;
+    const body = (await response.clone().json()) as {
+      code?: unknown;
+      messages?: { code?: unknown }[];
+      error?: { data?: { code?: unknown } };
+    };
+    // REST: top-level code or messages[]; MCP: the JSON-RPC error's data.code
+    const code = body.code ?? body.messages?.[0]?.code ?? body.error?.data?.code;
     return typeof code === "string" ? code : undefined;
   } catch {
     return undefined;

@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+import { buyerCredentials, type BridgeContext } from "./context";
+import { defineTool, type BridgeTool, type ToolAnnotations } from "./tools";
+
+// The buyer account tools (`{base_url}/account/mcp`), proxied under their own names with the buyer's bearer alone
+// (seed §5 rule 1). Listed statically so an MCP client sees them before it has a bearer (the account surface
+// answers nothing without one); e2e/api/bridge keeps this list equal to the account surface's own tools/list
+// (names, annotations). Annotations: read-only unless the account tool says otherwise (seed "Bridge rules").
+
+const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: true };
+const Anything = z.looseObject({});
+
+const proxied = <S extends z.ZodType<Record<string, unknown>>>(tool: {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+}): BridgeTool =>
+  defineTool({
+    ...tool,
+    output: Anything,
+    run: async (ctx: BridgeContext, args) => {
+      const answer = await ctx.account.tool("/account/mcp", tool.name, args, {
+        credentials: buyerCredentials(ctx),
+        ...(ctx.headers ? { headers: ctx.headers } : {}),
+      });
+      return answer.structuredContent;
+    },
+  });
+
+const BUYER = " Needs the buyer's OAuth bearer (Authorization), sent to the service alone.";
+
+export const ACCOUNT_TOOLS: readonly BridgeTool[] = [
+  proxied({
+    name: "list_linked_agents",
+    title: "List linked agents",
+    description: `The agents (OAuth clients) linked to the buyer's account: name, URL, scopes, when granted and last used.${BUYER}`,
+    input: z.object({}).strict(),
+    annotations: READ,
+  }),
+  proxied({
+    name: "revoke_linked_agent",
+    title: "Revoke a linked agent",
+    description: `Unlink yourself (id = your OAuth client_id) from the buyer's account; your tokens stop working at once. Other agents are unlinked only by the buyer.${BUYER}`,
+    input: z.object({ id: z.string().min(1).max(2048) }).strict(),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  }),
+  proxied({
+    name: "get_my_order",
+    title: "Get my order",
+    description: `One of the buyer's orders by id, in any store.${BUYER}`,
+    input: z.object({ id: z.string().min(1).max(200) }).strict(),
+    annotations: READ,
+  }),
+  proxied({
+    name: "list_my_orders",
+    title: "List my orders",
+    description: `The buyer's orders across every store, newest first; pass the returned cursor for the next page.${BUYER}`,
+    input: z
+      .object({ limit: z.number().int().min(1).max(50).optional(), cursor: z.string().max(200).optional() })
+      .strict(),
+    annotations: READ,
+  }),
+];
