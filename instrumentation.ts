@@ -16,6 +16,7 @@ export async function register(): Promise<void> {
     await import("@/lib/checkout/completion/reconcile-payments");
   const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
   const { onShutdown } = await import("@/lib/config/shutdown");
+  const { logger } = await import("@/lib/core/log");
   const stop = startWebhookWorker({
     periodic: [
       {
@@ -26,7 +27,8 @@ export async function register(): Promise<void> {
             (r) => r.result !== "open" && r.result !== "not_found",
           );
           for (const r of done) {
-            console.log(
+            logger().info(
+              { store: r.store, checkout_id: r.checkoutId, result: r.result },
               `reconcile: ${r.store} ${r.checkoutId} ${r.paymentIntentId ?? "-"} → ${r.result}${r.orderId ? ` ${r.orderId}` : ""}${r.detail ? ` (${r.detail})` : ""}`,
             );
           }
@@ -37,7 +39,8 @@ export async function register(): Promise<void> {
         everyMs: RECONCILE_INTERVAL_MS,
         run: async () => {
           for (const r of await settlePendingRefunds()) {
-            console.log(
+            logger().info(
+              { order_id: r.orderId, result: r.status },
               `refund: ${r.adjustmentId} (order ${r.orderId}) → ${r.status}${r.error ? ` (${r.error})` : ""}`,
             );
           }
@@ -47,7 +50,7 @@ export async function register(): Promise<void> {
   });
   // graceful shutdown waits for the delivery and the sweep under way; their claims then lapse cleanly
   onShutdown("webhook worker and sweeps", stop);
-  console.log(
+  logger().info(
     "webhook worker started (order events → signed deliveries; card reconciliation and pending refunds every 60 s)",
   );
 }
