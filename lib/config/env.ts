@@ -89,8 +89,8 @@ const EnvSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), "STRIPE_SANDBOX_URL must be an http(s) URL")
     .optional(),
-  /** Log level of the JSON logs (lib/core/log.ts): fatal, error, warn, info (default), debug, trace or silent. */
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Log level of the JSON logs (lib/core/log.ts): fatal, error, warn, info (default; warn when NODE_ENV=test), debug, trace or silent. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   /** Pretty, coloured log lines (`1`, needs the pino-pretty dev dependency) or JSON lines (`0`). Default: pretty in development only. */
   LOG_PRETTY: z.enum(["1", "0"]).optional(),
   /**

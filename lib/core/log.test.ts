@@ -71,6 +71,7 @@ test("logError writes one JSON error line with neither the message's nor the sta
 });
 
 test("credential fields are censored whatever their value, at the top level and inside headers", () => {
+  process.env.LOG_LEVEL = "info";
   const all = secrets();
   const lines = capture();
   logger().info(
@@ -94,6 +95,7 @@ test("credential fields are censored whatever their value, at the top level and 
 });
 
 test("LOG_LEVEL sets the level: debug lines appear only when asked for", () => {
+  process.env.LOG_LEVEL = "info";
   let lines = capture();
   logger().debug("hidden");
   logger().info("shown");

@@ -87,6 +87,7 @@ test("a failing job is reported and runs again when due; other jobs are unaffect
 
 test("each run is logged through the service logger and recorded as the job's last run (the metrics' sweep lag)", async () => {
   const lines: { level: string; job?: string; msg: string; duration_ms?: number }[] = [];
+  process.env.LOG_LEVEL = "info";
   setLogDestination(
     new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -116,6 +117,7 @@ test("each run is logged through the service logger and recorded as the job's la
     assert.ok((lastJobRuns().get("logged sweep")?.finishedAt ?? 0) >= before);
     assert.equal(lastJobRuns().get("logged failure")?.ok, false);
   } finally {
+    delete process.env.LOG_LEVEL;
     setLogDestination(null);
   }
 });
