@@ -26,6 +26,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
 // holds its drain open, then SIGTERM again: it exits at once, non-zero, saying so, without a stack.
 
 const STORE = "summit-trail-outfitters";
+const METRICS_TOKEN = `metrics-${randomUUID()}`;
 
 test.describe.configure({ mode: "serial" });
 
@@ -48,6 +49,7 @@ const start = async (args: string[]) => {
       DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
       STRIPE_SANDBOX_URL: sandbox.url,
       WEBHOOK_WORKER: "on",
+      METRICS_TOKEN,
       // as a plain `npm start` runs (no NODE_ENV, no OUTBOUND_ALLOW_PRIVATE): local agents must still work
       OUTBOUND_ALLOW_PRIVATE: undefined,
       NODE_ENV: undefined,
@@ -174,6 +176,19 @@ test("a purchase hops between two instances; an idempotency key is honoured by b
   expect(read.body.id).toBe(orderId);
   const charged = sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === created.body.id);
   expect(charged.map((pi) => pi.status)).toEqual(["succeeded"]);
+  // /metrics of a built server (production: the token is required): every route bundle counts into the one
+  // registry, and the order is read from the shared database by either instance
+  expect((await fetch(`${b.baseUrl}/metrics`)).status).toBe(401);
+  const metrics = await (
+    await fetch(`${a.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  ).text();
+  expect(metrics).toMatch(
+    /^acs_http_requests_total\{kind="ucp",route="\/s\/\[store_slug\]\/checkout-sessions\/\[id\]\/complete",method="POST",status="200"\} 1$/m,
+  );
+  expect(metrics).toMatch(
+    /^acs_http_requests_total\{kind="ucp",route="\/s\/\[store_slug\]\/catalog\/product",/m,
+  );
+  expect(Number(/^acs_orders\{rail="svc\.card"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
 
   // both workers poll the same queue: the order's deliveries arrive, each Webhook-Id only once
   const ours = () => receiver.received.filter((r) => r.body.includes(orderId));

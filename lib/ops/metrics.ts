@@ -7,6 +7,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { RECONCILE_GRACE_MS } from "@/lib/checkout/completion/reconcile-payments";
 import { getDb } from "@/lib/config/db";
 import { logger } from "@/lib/core/log";
+import { CheckoutStatus } from "@/lib/generated/prisma/enums";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { lastJobRuns } from "@/lib/webhooks/periodic-jobs";
 
 // Prometheus metrics (`GET /metrics`, text exposition format). Two kinds, chosen by where the truth lives
@@ -154,9 +156,12 @@ const readDatabase = async (m: Metrics, now: Date): Promise<void> => {
       `SELECT min(occurred_at) AS oldest FROM order_adjustments WHERE status = 'pending'`,
     ),
   ]);
+  // every status and rail present, 0 when none: a dashboard's series exist before the first sale
   m.checkouts.reset();
+  for (const status of Object.values(CheckoutStatus)) m.checkouts.set({ status }, 0);
   for (const row of checkouts) m.checkouts.set({ status: row.key ?? "unknown" }, row.n);
   m.orders.reset();
+  for (const rail of Object.values(RAIL_HANDLER_IDS)) m.orders.set({ rail }, 0);
   for (const row of orders) m.orders.set({ rail: row.key ?? "none" }, row.n);
   const backlog = deliveries[0] ?? { pending: 0, due: 0, oldest: null };
   m.webhookPending.set(backlog.pending);

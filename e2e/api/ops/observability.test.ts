@@ -183,6 +183,9 @@ test("/metrics after a card purchase: requests, checkouts and orders by rail mov
   assert.match(before.headers.get("content-type") ?? "", /^text\/plain/);
   assert.equal(before.headers.get("cache-control"), "no-store");
   assert.equal(before.value("acs_metrics_database_up"), 1);
+  // every rail and status is a series from the start (0 until the first sale)
+  assert.match(before.text, /^acs_orders\{rail="svc\.crypto"\} \d+$/m);
+  assert.match(before.text, /^acs_checkout_sessions\{status="requires_escalation"\} \d+$/m);
 
   await completeCardOrder(store, { apiKey: key, profileUrl, signer, lines: [{ variantId, quantity: 1 }] });
 
