@@ -188,7 +188,8 @@ test("a purchase hops between two instances; an idempotency key is honoured by b
   expect(metrics).toMatch(
     /^acs_http_requests_total\{kind="ucp",route="\/s\/\[store_slug\]\/catalog\/product",/m,
   );
-  expect(Number(/^acs_orders\{rail="svc\.card"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+  const cardOrders = new RegExp(`^acs_orders\\{store="${STORE}",rail="svc\\.card"\\} (\\d+)$`, "m");
+  expect(Number(cardOrders.exec(metrics)?.[1])).toBeGreaterThan(0);
 
   // both workers poll the same queue: the order's deliveries arrive, each Webhook-Id only once
   const ours = () => receiver.received.filter((r) => r.body.includes(orderId));

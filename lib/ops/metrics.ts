@@ -18,8 +18,10 @@ import { lastJobRuns } from "@/lib/webhooks/periodic-jobs";
 //     ran;
 //   - business state is read from the database at scrape time, so every instance reports the same, complete
 //     truth whichever instance (or webhook, or sweep) did the work, and nothing is lost on restart: checkout
-//     sessions by status (their sum is every checkout ever created), orders by rail, the webhook backlog, and the
-//     age of the oldest item each sweep has not dealt with yet (sweep lag). Aggregate these with max(), not sum().
+//     sessions by store and status (their sum is every checkout ever created), orders by store and rail, the
+//     webhook backlog by store, and the age of the oldest item each sweep has not dealt with yet (sweep lag).
+//     Every instance reports the same values: aggregate across instances with max(), not sum(). One series per
+//     store and status or rail: a deployment with very many stores drops the store label in its scrape config.
 // The state is kept on globalThis: Next loads this module once per route bundle, and the prelude of every route
 // must count into the one registry /metrics reads.
 
@@ -27,10 +29,10 @@ type Metrics = {
   registry: Registry;
   httpRequests: Counter<"kind" | "route" | "method" | "status">;
   httpDuration: Histogram<"kind" | "route" | "method">;
-  checkouts: Gauge<"status">;
-  orders: Gauge<"rail">;
-  webhookPending: Gauge;
-  webhookDue: Gauge;
+  checkouts: Gauge<"store" | "status">;
+  orders: Gauge<"store" | "rail">;
+  webhookPending: Gauge<"store">;
+  webhookDue: Gauge<"store">;
   oldestOverdue: Gauge<"sweep">;
   sweepLastRun: Gauge<"job">;
   sweepLastOk: Gauge<"job">;
@@ -61,24 +63,26 @@ const create = (): Metrics => {
     }),
     checkouts: new Gauge({
       name: "acs_checkout_sessions",
-      help: "Checkout sessions in the database by status (the sum: every checkout created); read at scrape",
-      labelNames: ["status"],
+      help: "Checkout sessions in the database by store and status (the sum: every checkout created); read at scrape",
+      labelNames: ["store", "status"],
       ...on,
     }),
     orders: new Gauge({
       name: "acs_orders",
-      help: "Orders in the database by the payment rail that paid them (svc.card, svc.crypto); read at scrape",
-      labelNames: ["rail"],
+      help: "Orders in the database by store and the payment rail that paid them (svc.card, svc.crypto); read at scrape",
+      labelNames: ["store", "rail"],
       ...on,
     }),
     webhookPending: new Gauge({
       name: "acs_webhook_deliveries_pending",
-      help: "Order-webhook deliveries not yet delivered nor given up (the backlog); read at scrape",
+      help: "Order-webhook deliveries not yet delivered nor given up (the backlog), by store; read at scrape",
+      labelNames: ["store"],
       ...on,
     }),
     webhookDue: new Gauge({
       name: "acs_webhook_deliveries_due",
-      help: "Pending order-webhook deliveries whose next attempt is due now; read at scrape",
+      help: "Pending order-webhook deliveries whose next attempt is due now, by store; read at scrape",
+      labelNames: ["store"],
       ...on,
     }),
     oldestOverdue: new Gauge({
@@ -119,7 +123,7 @@ export const recordHttpRequest = (
   m.httpDuration.observe({ kind: labels.kind, route: labels.route, method: labels.method }, seconds);
 };
 
-type Count = { key: string | null; n: number };
+type Count = { store: string; key: string | null; n: number };
 type Oldest = { oldest: Date | null };
 
 const ageSeconds = (oldest: Date | null, now: Date): number =>
@@ -130,16 +134,19 @@ const readDatabase = async (m: Metrics, now: Date): Promise<void> => {
   const db = await getDb();
   const [checkouts, orders, deliveries, overdueCards, pendingRefunds] = await Promise.all([
     db.$queryRawUnsafe<Count[]>(
-      `SELECT status::text AS key, count(*)::int AS n FROM checkout_sessions GROUP BY status`,
+      `SELECT s.slug AS store, c.status::text AS key, count(*)::int AS n
+         FROM checkout_sessions c JOIN stores s ON s.id = c.store_id GROUP BY s.slug, c.status`,
     ),
     db.$queryRawUnsafe<Count[]>(
-      `SELECT handler_id AS key, count(*)::int AS n FROM orders GROUP BY handler_id`,
+      `SELECT s.slug AS store, o.handler_id AS key, count(*)::int AS n
+         FROM orders o JOIN stores s ON s.id = o.store_id GROUP BY s.slug, o.handler_id`,
     ),
-    db.$queryRawUnsafe<{ pending: number; due: number; oldest: Date | null }[]>(
-      `SELECT count(*)::int AS pending,
-              (count(*) FILTER (WHERE next_attempt_at <= $1))::int AS due,
-              min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1) AS oldest
-         FROM webhook_deliveries WHERE state = 'pending'`,
+    db.$queryRawUnsafe<{ store: string; pending: number; due: number; oldest: Date | null }[]>(
+      `SELECT s.slug AS store, count(*)::int AS pending,
+              (count(*) FILTER (WHERE d.next_attempt_at <= $1))::int AS due,
+              min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= $1) AS oldest
+         FROM webhook_deliveries d JOIN stores s ON s.id = d.store_id
+        WHERE d.state = 'pending' GROUP BY s.slug`,
       now,
     ),
     // the reconciliation sweep's own selection (reconcile-payments.ts), past its grace period
@@ -156,17 +163,25 @@ const readDatabase = async (m: Metrics, now: Date): Promise<void> => {
       `SELECT min(occurred_at) AS oldest FROM order_adjustments WHERE status = 'pending'`,
     ),
   ]);
-  // every status and rail present, 0 when none: a dashboard's series exist before the first sale
+  // a store with checkouts has every status and rail as a series, 0 when none (a dashboard's lines exist before
+  // its first sale); a store without any checkout has none
   m.checkouts.reset();
-  for (const status of Object.values(CheckoutStatus)) m.checkouts.set({ status }, 0);
-  for (const row of checkouts) m.checkouts.set({ status: row.key ?? "unknown" }, row.n);
   m.orders.reset();
-  for (const rail of Object.values(RAIL_HANDLER_IDS)) m.orders.set({ rail }, 0);
-  for (const row of orders) m.orders.set({ rail: row.key ?? "none" }, row.n);
-  const backlog = deliveries[0] ?? { pending: 0, due: 0, oldest: null };
-  m.webhookPending.set(backlog.pending);
-  m.webhookDue.set(backlog.due);
-  m.oldestOverdue.set({ sweep: "webhook_delivery" }, ageSeconds(backlog.oldest, now));
+  for (const store of new Set(checkouts.map((row) => row.store))) {
+    for (const status of Object.values(CheckoutStatus)) m.checkouts.set({ store, status }, 0);
+    for (const rail of Object.values(RAIL_HANDLER_IDS)) m.orders.set({ store, rail }, 0);
+  }
+  for (const row of checkouts) m.checkouts.set({ store: row.store, status: row.key ?? "unknown" }, row.n);
+  for (const row of orders) m.orders.set({ store: row.store, rail: row.key ?? "none" }, row.n);
+  m.webhookPending.reset();
+  m.webhookDue.reset();
+  let oldestDue: Date | null = null;
+  for (const row of deliveries) {
+    m.webhookPending.set({ store: row.store }, row.pending);
+    m.webhookDue.set({ store: row.store }, row.due);
+    if (row.oldest && (!oldestDue || new Date(row.oldest) < new Date(oldestDue))) oldestDue = row.oldest;
+  }
+  m.oldestOverdue.set({ sweep: "webhook_delivery" }, ageSeconds(oldestDue, now));
   m.oldestOverdue.set({ sweep: "card_reconciliation" }, ageSeconds(overdueCards[0]?.oldest ?? null, now));
   m.oldestOverdue.set({ sweep: "refund_settlement" }, ageSeconds(pendingRefunds[0]?.oldest ?? null, now));
 };

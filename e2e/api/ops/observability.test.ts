@@ -155,8 +155,13 @@ test("one access line per request with the route pattern, status, duration, prin
   }
 });
 
-/** A scrape, parsed: `name{labels}` → value. */
-const scrape = async (headers: Record<string, string> = {}) => {
+// The integration run on PostgreSQL shares one database between test files running side by side: this file reads
+// its own store's series (the database-derived metrics are by store), and always sends a token (another file may
+// have a live store, which closes /metrics).
+const TOKEN = randomBytes(24).toString("base64url");
+
+/** A scrape, parsed: `name{labels}` → value. Sends this file's token unless `headers` are given. */
+const scrape = async (headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
   const response = await callApp("GET", "/metrics", { headers });
   const text = await response.text();
   const values = new Map<string, number>();
@@ -172,98 +177,116 @@ const scrape = async (headers: Record<string, string> = {}) => {
   return { status: response.status, headers: response.headers, text, value, sum };
 };
 
+/** Runs `body` with METRICS_TOKEN (and optionally NODE_ENV) set, restoring both after. */
+const withEnv = async (changes: Record<string, string | undefined>, body: () => Promise<void>) => {
+  const env = process.env as Record<string, string | undefined>;
+  const saved = Object.fromEntries(Object.keys(changes).map((name) => [name, env[name]]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+  };
+  apply(changes);
+  try {
+    await body();
+  } finally {
+    apply(saved);
+  }
+};
+
 const HTTP = (route: string, method: string, status: number) =>
   `acs_http_requests_total{kind="ucp",route="${route}",method="${method}",status="${status}"}`;
 const CREATE = "/s/[store_slug]/checkout-sessions";
 const COMPLETE = "/s/[store_slug]/checkout-sessions/[id]/complete";
 
-test("/metrics after a card purchase: requests, checkouts and orders by rail move by exactly what it did", async () => {
-  const before = await scrape();
-  assert.equal(before.status, 200, before.text);
-  assert.match(before.headers.get("content-type") ?? "", /^text\/plain/);
-  assert.equal(before.headers.get("cache-control"), "no-store");
-  assert.equal(before.value("acs_metrics_database_up"), 1);
-  // every rail and status is a series from the start (0 until the first sale)
-  assert.match(before.text, /^acs_orders\{rail="svc\.crypto"\} \d+$/m);
-  assert.match(before.text, /^acs_checkout_sessions\{status="requires_escalation"\} \d+$/m);
+test("/metrics after a card purchase: requests, checkouts and orders by rail move by exactly what it did", () =>
+  withEnv({ METRICS_TOKEN: TOKEN }, async () => {
+    const before = await scrape();
+    assert.equal(before.status, 200, before.text);
+    assert.match(before.headers.get("content-type") ?? "", /^text\/plain/);
+    assert.equal(before.headers.get("cache-control"), "no-store");
+    assert.equal(before.value("acs_metrics_database_up"), 1);
 
-  await completeCardOrder(store, { apiKey: key, profileUrl, signer, lines: [{ variantId, quantity: 1 }] });
+    await completeCardOrder(store, { apiKey: key, profileUrl, signer, lines: [{ variantId, quantity: 1 }] });
 
-  const afterPurchase = await scrape();
-  assert.equal(afterPurchase.value(HTTP(CREATE, "POST", 201)) - before.value(HTTP(CREATE, "POST", 201)), 1);
-  assert.equal(
-    afterPurchase.value(HTTP(COMPLETE, "POST", 200)) - before.value(HTTP(COMPLETE, "POST", 200)),
-    1,
-  );
-  const latency = `acs_http_request_duration_seconds_count{kind="ucp",route="${COMPLETE}",method="POST"}`;
-  assert.equal(afterPurchase.value(latency) - before.value(latency), 1);
-  assert.equal(afterPurchase.sum("acs_checkout_sessions{") - before.sum("acs_checkout_sessions{"), 1);
-  const completed = 'acs_checkout_sessions{status="completed"}';
-  assert.equal(afterPurchase.value(completed) - before.value(completed), 1);
-  const cardOrders = 'acs_orders{rail="svc.card"}';
-  assert.equal(afterPurchase.value(cardOrders) - before.value(cardOrders), 1);
-  assert.equal(
-    afterPurchase.value('acs_orders{rail="svc.crypto"}'),
-    before.value('acs_orders{rail="svc.crypto"}'),
-  );
-  // the database agrees with the gauges (they are read from it)
-  const db = await getDb();
-  assert.equal(afterPurchase.value(cardOrders), await db.order.count({ where: { handlerId: "svc.card" } }));
-});
+    const after = await scrape();
+    // per process: exact
+    assert.equal(after.value(HTTP(CREATE, "POST", 201)) - before.value(HTTP(CREATE, "POST", 201)), 1);
+    assert.equal(after.value(HTTP(COMPLETE, "POST", 200)) - before.value(HTTP(COMPLETE, "POST", 200)), 1);
+    const latency = `acs_http_request_duration_seconds_count{kind="ucp",route="${COMPLETE}",method="POST"}`;
+    assert.equal(after.value(latency) - before.value(latency), 1);
+    // from the database, this store's series: exact too
+    const ours = `store="${store.slug}"`;
+    assert.equal(after.sum(`acs_checkout_sessions{${ours}`) - before.sum(`acs_checkout_sessions{${ours}`), 1);
+    const completed = `acs_checkout_sessions{${ours},status="completed"}`;
+    assert.equal(after.value(completed) - before.value(completed), 1);
+    const cardOrders = `acs_orders{${ours},rail="svc.card"}`;
+    assert.equal(after.value(cardOrders) - before.value(cardOrders), 1);
+    // a store with checkouts has every rail and status as a series, 0 when none
+    assert.match(after.text, new RegExp(`^acs_orders\\{${ours},rail="svc\\.crypto"\\} 0$`, "m"));
+    assert.match(after.text, new RegExp(`^acs_checkout_sessions\\{${ours},status="canceled"\\} 0$`, "m"));
+    // the database agrees with the gauges (they are read from it)
+    const db = await getDb();
+    assert.equal(
+      after.value(cardOrders),
+      await db.order.count({ where: { storeId: store.id, handlerId: "svc.card" } }),
+    );
+  }));
 
-test("/metrics: the webhook backlog is what the database holds, and drains when the worker delivers", async () => {
-  await fanOutEvents(new Date());
-  const db = await getDb();
-  const pending = await db.webhookDelivery.count({ where: { state: "pending" } });
-  assert.ok(pending > 0, "the purchase's order events are waiting to be delivered");
-  const backlog = await scrape();
-  assert.equal(backlog.value("acs_webhook_deliveries_pending"), pending);
-  assert.equal(backlog.value("acs_webhook_deliveries_due"), pending);
-  assert.ok(backlog.text.includes('acs_sweep_oldest_overdue_seconds{sweep="webhook_delivery"}'));
-  assert.ok(backlog.text.includes('acs_sweep_oldest_overdue_seconds{sweep="card_reconciliation"} 0'));
-  assert.ok(backlog.text.includes('acs_sweep_oldest_overdue_seconds{sweep="refund_settlement"} 0'));
-  for (let i = 0; i < 5 && (await db.webhookDelivery.count({ where: { state: "pending" } })) > 0; i++) {
-    await webhookWorkerStep(new Date());
-  }
-  const drained = await scrape();
-  assert.equal(drained.value("acs_webhook_deliveries_pending"), 0);
-  assert.equal(drained.value('acs_sweep_oldest_overdue_seconds{sweep="webhook_delivery"}'), 0);
-});
+test("/metrics: the webhook backlog is what the database holds, and drains when the worker delivers", () =>
+  withEnv({ METRICS_TOKEN: TOKEN }, async () => {
+    const now = new Date();
+    await fanOutEvents(now, { storeId: store.id });
+    const db = await getDb();
+    const pending = await db.webhookDelivery.count({ where: { storeId: store.id, state: "pending" } });
+    assert.ok(pending > 0, "the purchase's order events are waiting to be delivered");
+    const backlog = await scrape();
+    assert.equal(backlog.value(`acs_webhook_deliveries_pending{store="${store.slug}"}`), pending);
+    assert.equal(backlog.value(`acs_webhook_deliveries_due{store="${store.slug}"}`), pending);
+    assert.ok(backlog.value('acs_sweep_oldest_overdue_seconds{sweep="webhook_delivery"}') >= 0);
+    for (const sweep of ["webhook_delivery", "card_reconciliation", "refund_settlement"]) {
+      assert.match(
+        backlog.text,
+        new RegExp(`^acs_sweep_oldest_overdue_seconds\\{sweep="${sweep}"\\} [0-9.e+-]+$`, "m"),
+      );
+    }
+    for (let i = 0; i < 5; i++) {
+      if ((await db.webhookDelivery.count({ where: { storeId: store.id, state: "pending" } })) === 0) break;
+      await webhookWorkerStep(new Date(), { storeId: store.id });
+    }
+    const drained = await scrape();
+    assert.equal(drained.value(`acs_webhook_deliveries_pending{store="${store.slug}"}`), 0);
+  }));
 
 test("/metrics needs METRICS_TOKEN in production and once a store is live: 401 without, 200 with", async () => {
   const token = randomBytes(24).toString("base64url");
-  const saved = { NODE_ENV: process.env.NODE_ENV, METRICS_TOKEN: process.env.METRICS_TOKEN };
   const db = await getDb();
-  const env = process.env as Record<string, string | undefined>;
-  try {
-    env.NODE_ENV = "production";
-    delete process.env.METRICS_TOKEN;
-    const unconfigured = await scrape();
+  await withEnv({ NODE_ENV: "production", METRICS_TOKEN: undefined }, async () => {
+    const unconfigured = await scrape({});
     assert.equal(unconfigured.status, 401, "no token configured in production: nobody reads the metrics");
     assert.equal(unconfigured.headers.get("www-authenticate"), 'Bearer realm="metrics"');
     process.env.METRICS_TOKEN = token;
-    assert.equal((await scrape()).status, 401);
+    assert.equal((await scrape({})).status, 401);
     assert.equal((await scrape({ authorization: `Bearer ${token}x` })).status, 401);
     assert.equal((await scrape({ "x-api-key": key })).status, 401, "a platform key is no metrics token");
     const allowed = await scrape({ authorization: `Bearer ${token}` });
     assert.equal(allowed.status, 200);
     assert.ok(allowed.text.includes("acs_http_requests_total"));
-    // the token is never logged
-    assert.equal(JSON.stringify(lines).includes(token), false);
+    assert.equal(JSON.stringify(lines).includes(token), false, "the token is never logged");
+  });
 
-    // outside production, a live store is enough to close it
-    env.NODE_ENV = saved.NODE_ENV;
-    delete process.env.METRICS_TOKEN;
-    assert.equal((await scrape()).status, 200, "development/test with test-mode stores only: open");
-    await db.store.update({ where: { id: store.id }, data: { mode: "live" } });
-    assert.equal((await scrape()).status, 401);
-  } finally {
-    await db.store.update({ where: { id: store.id }, data: { mode: "test" } });
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete env[name];
-      else env[name] = value;
+  // outside production and without a token: open while every store is in test mode, closed once one is live
+  await withEnv({ METRICS_TOKEN: undefined }, async () => {
+    const live = await db.store.count({ where: { mode: "live" } }); // another file's, on a shared PostgreSQL
+    assert.equal((await scrape({})).status, live === 0 ? 200 : 401);
+    try {
+      await db.store.update({ where: { id: store.id }, data: { mode: "live" } });
+      assert.equal((await scrape({})).status, 401);
+    } finally {
+      await db.store.update({ where: { id: store.id }, data: { mode: "test" } });
     }
-  }
+  });
 });
 
 test("/metrics takes GET only: another method is a 405 with Allow", async () => {
