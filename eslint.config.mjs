@@ -171,6 +171,12 @@ const config = [
     },
   },
   {
+    // Server code logs through lib/core/log.ts (pino: JSON lines, secrets redacted), never to the console.
+    files: ["lib/**/*.ts", "app/**/route.ts", "instrumentation.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: { "no-console": "error" },
+  },
+  {
     // Surfaces (route files, pages, components) never touch the database directly.
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/mcp/**/*.ts", "lib/bridge/**/*.ts"],
     rules: restrict([

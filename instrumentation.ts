@@ -19,6 +19,7 @@ export async function register(): Promise<void> {
   const { rotateDueSigningKeys, SIGNING_KEY_ROTATION_INTERVAL_MS } =
     await import("@/lib/stores/rotate-signing-key");
   const { onShutdown } = await import("@/lib/config/shutdown");
+  const { logger } = await import("@/lib/core/log");
   const stop = startWebhookWorker({
     periodic: [
       {
@@ -29,7 +30,8 @@ export async function register(): Promise<void> {
             (r) => r.result !== "open" && r.result !== "not_found",
           );
           for (const r of done) {
-            console.log(
+            logger().info(
+              { store: r.store, checkout_id: r.checkoutId, result: r.result },
               `reconcile: ${r.store} ${r.checkoutId} ${r.paymentIntentId ?? "-"} → ${r.result}${r.orderId ? ` ${r.orderId}` : ""}${r.detail ? ` (${r.detail})` : ""}`,
             );
           }
@@ -40,7 +42,8 @@ export async function register(): Promise<void> {
         everyMs: RECONCILE_INTERVAL_MS,
         run: async () => {
           for (const r of await settlePendingRefunds()) {
-            console.log(
+            logger().info(
+              { order_id: r.orderId, result: r.status },
               `refund: ${r.adjustmentId} (order ${r.orderId}) → ${r.status}${r.error ? ` (${r.error})` : ""}`,
             );
           }
@@ -54,18 +57,19 @@ export async function register(): Promise<void> {
             maxAgeDays: getEnv().SIGNING_KEY_MAX_AGE_DAYS,
           });
           for (const r of rotated) {
-            console.log(
+            logger().info(
+              { store: r.storeId, kid: r.kid, retired: r.retired },
               `signing key: store ${r.storeId} now signs with ${r.kid} (retired ${r.retired.join(", ")})`,
             );
           }
-          if (dropped > 0) console.log(`signing key: ${dropped} key(s) past the 7-day grace removed`);
+          if (dropped > 0) logger().info(`signing key: ${dropped} key(s) past the 7-day grace removed`);
         },
       },
     ],
   });
   // graceful shutdown waits for the delivery and the sweep under way; their claims then lapse cleanly
   onShutdown("webhook worker and sweeps", stop);
-  console.log(
+  logger().info(
     "webhook worker started (order events → signed deliveries; card reconciliation and pending refunds every 60 s)",
   );
 }

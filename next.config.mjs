@@ -8,6 +8,8 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "@prisma/client",
+    // one metrics registry per process, shared by every route bundle (lib/ops/metrics.ts)
+    "prom-client",
   ],
   poweredByHeader: false,
   // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer. The

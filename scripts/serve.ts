@@ -16,6 +16,7 @@ import { getBaseUrl, getEnv, parseEnv, privateOutboundAllowed } from "@/lib/conf
 import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
+import { errorText, logger } from "@/lib/core/log";
 import { admitRawRequest, rawRequestIdLine } from "@/lib/http/raw-request";
 import { SURFACES } from "@/lib/surfaces";
 
@@ -53,10 +54,16 @@ const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
     : new AppError("invalid_request", "Malformed HTTP request");
   const status = appError.spec.httpStatus;
   const body = JSON.stringify(errorBody(appError));
+  const requestIdLine = rawRequestIdLine(error);
+  // answered before any route: the access line the prelude would have written
+  logger().info(
+    { kind: "raw", status, request_id: /^Request-Id: (.*)\r\n$/.exec(requestIdLine)?.[1] ?? null },
+    "request",
+  );
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `${rawRequestIdLine(error)}Connection: close\r\n\r\n${body}`,
+      `${requestIdLine}Connection: close\r\n\r\n${body}`,
   );
 };
 
@@ -93,9 +100,25 @@ const main = async (): Promise<void> => {
     : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
-    if (!admitRawRequest(req, res)) return;
+    if (!admitRawRequest(req, res)) {
+      // answered before any route (a target that does not decode): the access line the prelude would have written
+      const requestId = res.getHeader("request-id");
+      logger().info(
+        {
+          kind: "raw",
+          method: req.method,
+          status: res.statusCode,
+          request_id: typeof requestId === "string" ? requestId : null,
+        },
+        "request",
+      );
+      return;
+    }
     handle(req, res).catch((error: unknown) => {
-      console.error(error);
+      logger().error(
+        { stack: error instanceof Error && error.stack ? errorText(error.stack) : undefined },
+        `request handler: ${errorText(error)}`,
+      );
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify(errorBody(new AppError("internal_error", "Internal error"))));
     });
@@ -113,14 +136,20 @@ const main = async (): Promise<void> => {
   });
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) {
-      console.log(`${signal} again: exiting now`);
-      process.exit(1);
+      // the operator (or the orchestrator, after its grace period) insists: no more waiting, and an exit status
+      // that says the drain did not finish (128 + the signal's number, as a shell reports a killed process)
+      logger().warn(
+        { signal, in_flight: inFlight },
+        `${signal} again: exiting now, ${inFlight} request(s) cut short`,
+      );
+      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
     }
     stopping = true;
-    console.log(
-      `\n${signal}: closing (no new connections; draining ${inFlight} request(s), at most ${SHUTDOWN_GRACE_MS} ms)`,
+    logger().info(
+      { signal, in_flight: inFlight },
+      `${signal}: closing (no new connections; draining ${inFlight} request(s), at most ${SHUTDOWN_GRACE_MS} ms)`,
     );
     // no new connections; idle keep-alive sockets close now, busy ones after their response
     server.close();
@@ -134,15 +163,23 @@ const main = async (): Promise<void> => {
     }
     server.closeAllConnections();
     const { stopped, problems } = await runShutdownHooks(SHUTDOWN_GRACE_MS);
-    for (const name of stopped) console.log(`stopped: ${name}`);
-    for (const problem of problems) console.error(`shutdown: ${problem}`);
+    for (const name of stopped) logger().info(`stopped: ${name}`);
+    for (const problem of problems) logger().error(`shutdown: ${problem}`);
     for (const child of sandboxes) child?.kill("SIGTERM");
-    await closeSharedDb().catch((error: unknown) => console.error(error));
-    console.log(`stopped (${inFlight} request(s) cut short)`);
+    await closeSharedDb().catch((error: unknown) =>
+      logger().error(`shutdown: database: ${errorText(error)}`),
+    );
+    logger().info({ cut_short: inFlight }, `stopped (${inFlight} request(s) cut short)`);
     process.exit(0);
   };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  // a failure while stopping is logged and ends the process, never an unhandled rejection's stack
+  const onSignal = (signal: NodeJS.Signals) =>
+    void shutdown(signal).catch((error: unknown) => {
+      logger().error(`shutdown failed: ${errorText(error)}`);
+      process.exit(1);
+    });
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
 
   server.listen(env.PORT, host, () => {
     const base = getBaseUrl();

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -22,9 +22,11 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
 // webhook reaches the platform exactly once although both workers poll the same queue; and a key revoked in the
 // database is refused by both at once (nothing about credentials is cached per instance). Then one instance gets
 // SIGTERM under load, as an orchestrator sends it: it stops taking connections, finishes every request it had
-// accepted, stops its worker and exits 0, while the other keeps serving.
+// accepted, stops its worker and exits 0, while the other keeps serving. Last, the other gets SIGTERM while a request
+// holds its drain open, then SIGTERM again: it exits at once, non-zero, saying so, without a stack.
 
 const STORE = "summit-trail-outfitters";
+const METRICS_TOKEN = `metrics-${randomUUID()}`;
 
 test.describe.configure({ mode: "serial" });
 
@@ -47,6 +49,7 @@ const start = async (args: string[]) => {
       DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
       STRIPE_SANDBOX_URL: sandbox.url,
       WEBHOOK_WORKER: "on",
+      METRICS_TOKEN,
       // as a plain `npm start` runs (no NODE_ENV, no OUTBOUND_ALLOW_PRIVATE): local agents must still work
       OUTBOUND_ALLOW_PRIVATE: undefined,
       NODE_ENV: undefined,
@@ -173,6 +176,20 @@ test("a purchase hops between two instances; an idempotency key is honoured by b
   expect(read.body.id).toBe(orderId);
   const charged = sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === created.body.id);
   expect(charged.map((pi) => pi.status)).toEqual(["succeeded"]);
+  // /metrics of a built server (production: the token is required): every route bundle counts into the one
+  // registry, and the order is read from the shared database by either instance
+  expect((await fetch(`${b.baseUrl}/metrics`)).status).toBe(401);
+  const metrics = await (
+    await fetch(`${a.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  ).text();
+  expect(metrics).toMatch(
+    /^acs_http_requests_total\{kind="ucp",route="\/s\/\[store_slug\]\/checkout-sessions\/\[id\]\/complete",method="POST",status="200"\} 1$/m,
+  );
+  expect(metrics).toMatch(
+    /^acs_http_requests_total\{kind="ucp",route="\/s\/\[store_slug\]\/catalog\/product",/m,
+  );
+  const cardOrders = new RegExp(`^acs_orders\\{store="${STORE}",rail="svc\\.card"\\} (\\d+)$`, "m");
+  expect(Number(cardOrders.exec(metrics)?.[1])).toBeGreaterThan(0);
 
   // both workers poll the same queue: the order's deliveries arrive, each Webhook-Id only once
   const ours = () => receiver.received.filter((r) => r.body.includes(orderId));
@@ -284,4 +301,35 @@ test("SIGTERM under load: every request the server took is answered, the worker 
   expect(b.output()).toMatch(/stopped: webhook worker and sweeps/);
   expect(b.output()).not.toMatch(/shutdown: webhook worker/);
   expect((await oneRequest(a, body)).status).toBe(200);
+});
+
+test("SIGTERM twice: the second signal during the drain exits at once, non-zero and logged, without a stack", async () => {
+  const [a] = instances as [ServedApp];
+  const url = new URL(a.baseUrl);
+  // a request the server accepted and still reads: its body never completes, so the drain waits for it
+  const socket = connect(Number(url.port), url.hostname);
+  socket.on("error", () => undefined);
+  await new Promise<void>((resolve) => socket.once("connect", resolve));
+  socket.write(
+    `POST /s/${STORE}/catalog/search HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+      `Request-Id: ${randomUUID()}\r\nUCP-Agent: profile="${agentProfileUrl}"\r\nContent-Length: 1000\r\n\r\n{"query":`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const before = a.output().length;
+  a.child.kill("SIGTERM");
+  await expect
+    .poll(() => a.output().slice(before), { timeout: 5_000 })
+    .toMatch(/SIGTERM: closing .*draining 1 request/);
+  const again = Date.now();
+  a.child.kill("SIGTERM");
+  const exit = await a.exited;
+  const tookMs = Date.now() - again;
+  socket.destroy();
+  expect(exit, "128 + SIGTERM: the drain did not finish").toBe("exit 143");
+  // without the second signal the drain would have waited for the request up to its 10 s deadline
+  expect(tookMs).toBeLessThan(3_000);
+  const log = a.output().slice(before);
+  expect(log).toMatch(/SIGTERM again: exiting now, 1 request\(s\) cut short/);
+  expect(log).not.toMatch(/stopped \(/);
+  expect(log, "no stack trace").not.toMatch(/\n\s+at .+:\d+:\d+/);
 });

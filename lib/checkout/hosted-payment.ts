@@ -4,6 +4,7 @@ import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
+import { logger } from "@/lib/core/log";
 import { updateAttemptState } from "@/lib/payments/attempts";
 import { answerSandboxChallenge, SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/sandbox-client";
 import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
@@ -65,7 +66,7 @@ const liveCardOf = async ({ session, paymentIntentId }: Found, token: string): P
       returnUrl: continueUrlOf(store, getBaseUrl(), token),
     };
   } catch (error) {
-    console.error(`hosted payment ${session.id}: ${toAppError(error).message}`);
+    logger().error({ checkout_id: session.id }, `hosted payment: ${toAppError(error).message}`);
     return {
       status: "unavailable",
       message: "The card payment service could not be reached. Please reload this page in a moment.",
@@ -186,7 +187,7 @@ const settle = async (
 const providerFailure = (error: unknown): PaymentResult => {
   const appError = toAppError(error);
   if (appError.code !== "payment_provider_error") throw error;
-  console.error(`hosted payment: ${appError.message}`);
+  logger().error(`hosted payment: ${appError.message}`);
   return "provider_error";
 };
 

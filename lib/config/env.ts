@@ -123,6 +123,16 @@ const EnvSchema = z.object({
   PYTH_HERMES_URL: z.string().url().default("https://hermes.pyth.network"),
   /** Bearer token for Pyth Hermes, when the endpoint requires one (Pyth's 2026 upgrade asks for an API key). */
   PYTH_API_KEY: z.string().min(1).optional(),
+
+  /** Log level of the JSON logs (lib/core/log.ts): fatal, error, warn, info (default; warn when NODE_ENV=test), debug, trace or silent. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  /** Pretty, coloured log lines (`1`, needs the pino-pretty dev dependency) or JSON lines (`0`). Default: pretty in development only. */
+  LOG_PRETTY: z.enum(["1", "0"]).optional(),
+  /**
+   * Bearer token a Prometheus scraper sends to `/metrics` (`Authorization: Bearer …`). Required to read the
+   * metrics when NODE_ENV=production or any store is live; unset there, `/metrics` answers 401 to everyone.
+   */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
   /**

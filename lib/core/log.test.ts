@@ -1,10 +1,29 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { test } from "node:test";
+import { Writable } from "node:stream";
+import { afterEach, test } from "node:test";
 
 import { generateApiKey } from "@/lib/credentials/api-key-format";
 
-import { logError, redactSecrets } from "./log";
+import { logError, logger, redactSecrets, setLogDestination } from "./log";
+
+/** Captures the logger's lines (parsed) until the test ends. */
+const capture = (): Record<string, unknown>[] => {
+  const lines: Record<string, unknown>[] = [];
+  setLogDestination(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    }),
+  );
+  return lines;
+};
+afterEach(() => {
+  delete process.env.LOG_LEVEL;
+  setLogDestination(null);
+});
 
 // What an unexpected error's message may quote never reaches the log as is: each secret format we issue or hold.
 const secrets = () => {
@@ -34,21 +53,61 @@ test("redactSecrets removes every secret format and keeps the API key's public p
   assert.equal(redactSecrets("order ord_123 for checkout chk_456"), "order ord_123 for checkout chk_456");
 });
 
-test("logError writes neither the message's nor the stack's secrets", () => {
+test("logError writes one JSON error line with neither the message's nor the stack's secrets", () => {
   const { apiKey, jwt } = secrets();
-  const lines: string[] = [];
-  const original = console.error;
-  console.error = (line: string) => lines.push(line);
-  try {
-    logError(
-      new Error("query failed", { cause: new Error(`no row for key ${apiKey} and token ${jwt}`) }),
-      "r-1",
-    );
-  } finally {
-    console.error = original;
-  }
+  const lines = capture();
+  logError(
+    new Error("query failed", { cause: new Error(`no row for key ${apiKey} and token ${jwt}`) }),
+    "r-1",
+  );
   assert.equal(lines.length, 1);
-  assert.equal(lines[0]!.includes(apiKey), false);
-  assert.equal(lines[0]!.includes(jwt), false);
-  assert.equal((JSON.parse(lines[0]!) as { request_id: string }).request_id, "r-1");
+  const text = JSON.stringify(lines[0]);
+  assert.equal(text.includes(apiKey), false);
+  assert.equal(text.includes(jwt), false);
+  assert.equal(lines[0]!.request_id, "r-1");
+  assert.equal(lines[0]!.level, "error");
+  assert.match(String(lines[0]!.msg), /^no row for key acs_\w{12}_\[redacted\]/);
+  assert.match(String(lines[0]!.time), /^\d{4}-\d\d-\d\dT/);
+});
+
+test("credential fields are censored whatever their value, at the top level and inside headers", () => {
+  process.env.LOG_LEVEL = "info";
+  const all = secrets();
+  const lines = capture();
+  logger().info(
+    {
+      authorization: "Bearer opaque-value-1",
+      "x-api-key": "opaque-value-2",
+      headers: { cookie: "session=opaque-value-3", "x-api-key": "opaque-value-4" },
+      req: { headers: { authorization: "opaque-value-5" } },
+      body: { refresh_token: "opaque-value-6", client_secret: "opaque-value-7" },
+      route: "/s/[store_slug]/orders/[id]",
+    },
+    `message quoting ${all.stripeKey} and ${all.refreshToken}`,
+  );
+  const text = JSON.stringify(lines);
+  assert.equal(lines.length, 1);
+  assert.doesNotMatch(text, /opaque-value/);
+  assert.equal(text.includes(all.stripeKey), false);
+  assert.equal(text.includes(all.refreshToken), false);
+  assert.equal(lines[0]!.route, "/s/[store_slug]/orders/[id]", "other fields are kept");
+  assert.equal((lines[0]!.headers as Record<string, string>).cookie, "[redacted]");
+});
+
+test("LOG_LEVEL sets the level: debug lines appear only when asked for", () => {
+  process.env.LOG_LEVEL = "info";
+  let lines = capture();
+  logger().debug("hidden");
+  logger().info("shown");
+  assert.deepEqual(
+    lines.map((l) => l.msg),
+    ["shown"],
+  );
+  process.env.LOG_LEVEL = "debug";
+  lines = capture();
+  logger().debug("now shown");
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg]),
+    [["debug", "now shown"]],
+  );
 });

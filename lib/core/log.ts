@@ -1,8 +1,18 @@
-// Minimal structured logging: one JSON line per event on stderr. Unexpected errors carry the Request-Id so an
-// operator can find them from a client's report; their details never reach the client. A log outlives the
-// request and is read by more people than the secrets' owners, so the text is passed through redactSecrets first:
-// an unexpected error's message can quote its input (a driver echoing a query's arguments, a parser quoting a
-// header), and that input may be a key or a token.
+import { createRequire } from "node:module";
+import path from "node:path";
+
+import pino, { type DestinationStream, type Logger } from "pino";
+
+// The service's one logger (pino): one JSON line per event on stdout, for a log shipper to read. Pretty, coloured
+// lines instead in development (NODE_ENV=development, or LOG_PRETTY=1). Level from LOG_LEVEL (default info).
+// A log outlives the request and is read by more people than the secrets' owners, so secrets are kept out twice:
+//   - by field: pino's `redact` censors the fields that carry credentials whatever their value (authorization,
+//     x-api-key, cookie, tokens, secrets) at the top level and one or two levels down (a `headers` object);
+//   - by text: every message (and an error's message and stack) goes through redactSecrets, because an
+//     unexpected error's message can quote its input (a driver echoing a query's arguments, a parser quoting a
+//     header), and that input may be a key or a token.
+// Unexpected errors carry the Request-Id so an operator can find them from a client's report; their details
+// never reach the client.
 
 // Our own formats (lib/credentials/api-key-format.ts, lib/oauth) and the providers' we hold for stores.
 const SECRET_PATTERNS: [RegExp, string][] = [
@@ -19,16 +29,102 @@ const SECRET_PATTERNS: [RegExp, string][] = [
 export const redactSecrets = (text: string): string =>
   SECRET_PATTERNS.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
 
-export const logError = (error: Error, requestId: string | null): void => {
-  const cause = error.cause instanceof Error ? error.cause : error;
-  console.error(
-    JSON.stringify({
-      level: "error",
-      time: new Date().toISOString(),
-      request_id: requestId,
-      code: (error as { code?: string }).code,
-      message: redactSecrets(cause.message),
-      stack: cause.stack === undefined ? undefined : redactSecrets(cause.stack),
-    }),
+/** Field names whose value is a credential, whatever it looks like. */
+const SECRET_FIELDS = [
+  "authorization",
+  "cookie",
+  '["set-cookie"]',
+  '["x-api-key"]',
+  "api_key",
+  "apiKey",
+  "token",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "code_verifier",
+  "client_secret",
+  "secret",
+  "password",
+];
+/** Each field at the top level, and one or two levels down (`headers.authorization`, `req.headers.cookie`). */
+export const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => {
+  const member = field.startsWith("[") ? field : `.${field}`;
+  return [field, `*${member}`, `*.*${member}`];
+});
+
+const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+type Level = (typeof LEVELS)[number];
+
+/** pino-pretty is a development dependency: loaded only when asked for, from the project's node_modules. */
+const prettyStream = (): DestinationStream | null => {
+  try {
+    const load = createRequire(path.join(process.cwd(), "package.json"));
+    const pretty = load("pino-pretty") as (options: object) => DestinationStream;
+    return pretty({ colorize: true, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" });
+  } catch {
+    return null; // not installed (a production install): JSON lines, which every deployment can read anyway
+  }
+};
+
+const wantsPretty = (): boolean => {
+  const flag = process.env.LOG_PRETTY;
+  if (flag === "1" || flag === "0") return flag === "1";
+  return process.env.NODE_ENV === "development";
+};
+
+let destination: DestinationStream | null = null;
+let instance: Logger | null = null;
+
+const createLogger = (): Logger => {
+  const requested = process.env.LOG_LEVEL as Level | undefined;
+  // test runs make thousands of requests: their access lines would bury the test output (a test asks for them)
+  const fallback: Level = process.env.NODE_ENV === "test" ? "warn" : "info";
+  const level: Level = requested && LEVELS.includes(requested) ? requested : fallback;
+  const stream =
+    destination ?? (wantsPretty() ? prettyStream() : null) ?? pino.destination({ fd: 1, sync: true });
+  return pino(
+    {
+      level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      hooks: {
+        // every message text through redactSecrets (the fields are pino's redact paths' business)
+        logMethod(args, method) {
+          const cleaned = args.map((arg: unknown) => (typeof arg === "string" ? redactSecrets(arg) : arg));
+          return method.apply(this, cleaned as Parameters<typeof method>);
+        },
+      },
+    },
+    stream,
   );
 };
+
+/** The logger (created on first use, so LOG_LEVEL and NODE_ENV are read as the process has them then). */
+export const logger = (): Logger => (instance ??= createLogger());
+
+/**
+ * Sends the log lines to `stream` (tests capture them), or back to stdout with `null`. The logger is rebuilt, so
+ * LOG_LEVEL and LOG_PRETTY are read again.
+ */
+export const setLogDestination = (stream: DestinationStream | null): void => {
+  destination = stream;
+  instance = null;
+};
+
+/** An unexpected error: one error line with the Request-Id, the error's code, and its redacted message and stack. */
+export const logError = (error: Error, requestId: string | null): void => {
+  const cause = error.cause instanceof Error ? error.cause : error;
+  logger().error(
+    {
+      request_id: requestId,
+      code: (error as { code?: string }).code,
+      stack: cause.stack === undefined ? undefined : redactSecrets(cause.stack),
+    },
+    redactSecrets(cause.message),
+  );
+};
+
+/** `error`'s message, redacted, for a log line's text. */
+export const errorText = (error: unknown): string =>
+  redactSecrets(error instanceof Error ? error.message : String(error));

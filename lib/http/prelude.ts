@@ -2,6 +2,7 @@ import "server-only";
 
 import { AppError, toAppError } from "@/lib/core/errors";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
+import { observed } from "@/lib/ops/access-log";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -66,8 +67,10 @@ export const withRequestId = (response: Response, requestId: string | null): Res
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 };
 
-/** Wraps a route handler in the prelude. */
-export const prelude =
+/** Wraps a route handler in the prelude, observed (lib/ops/access-log.ts: one access line and the HTTP metrics). */
+export const prelude = (kind: RouteKind, handler: Handler): Handler => observed(kind, guarded(kind, handler));
+
+const guarded =
   (kind: RouteKind, handler: Handler): Handler =>
   async (request, context) => {
     const requestId = echoableRequestId(request.headers);

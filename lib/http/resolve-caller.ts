@@ -11,6 +11,7 @@ import {
 } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import type { Store } from "@/lib/generated/prisma/client";
+import { noteCaller } from "@/lib/ops/access-log";
 
 // Who is calling and at which trust tier, for every shopping surface (REST and MCP): the credential headers
 // (a key wins over a bearer, seed §5 rule 1) and, when the request is signed, its RFC 9421 signature by a key
@@ -74,5 +75,7 @@ export const verifyCallerSignature = async (
     now,
   });
   const caller = signed && principal.kind === "anonymous" ? agentPrincipal(agentProfile) : principal;
-  return { principal: caller, tier: tierOf(caller, signed) };
+  const tier = tierOf(caller, signed);
+  noteCaller(request, caller, tier); // for the access line
+  return { principal: caller, tier };
 };

@@ -6,6 +6,7 @@ import path from "node:path";
 import { checkMeilisearchHealth, meiliConfigFromEnv } from "@/lib/catalog/search/meilisearch";
 import { getDb } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
+import { logger } from "@/lib/core/log";
 
 // What a load balancer or an orchestrator asks before sending traffic (`/readyz`): can this instance serve? The
 // database answers, every committed migration is applied (an instance started before `npm run db:migrate` would
@@ -46,7 +47,7 @@ const timed = async (name: string, failure: string, run: () => Promise<unknown>)
     return { ok: true, ms: ms() };
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
-    console.error(`readiness: ${name} failed: ${cause}`);
+    logger().error(`readiness: ${name} failed: ${cause}`);
     return { ok: false, ms: ms(), detail: error instanceof NotApplied ? error.message : failure };
   }
 };

@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { errorText, logger } from "@/lib/core/log";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 
 import type { PaymentRail } from "./rail";
@@ -145,9 +146,7 @@ export const cancelSuperseded = async (
       if (outcome.kind === "canceled") await updateAttemptState(db, attempt.providerRef, "canceled");
     } catch (error) {
       // left to the sweep (it retries the cancel and refunds a success); never fails the new attempt
-      console.warn(
-        `cancel ${attempt.providerRef}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      logger().warn(`cancel ${attempt.providerRef}: ${errorText(error)}`);
     }
   }
 };

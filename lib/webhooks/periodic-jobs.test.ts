@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { Writable } from "node:stream";
 import { test } from "node:test";
 
-import { periodicJobs } from "./periodic-jobs";
+import { setLogDestination } from "@/lib/core/log";
+
+import { lastJobRuns, periodicJobs } from "./periodic-jobs";
 
 // The worker loop's periodic jobs (the card payment reconciliation sweep runs as one): due by their own interval,
 // never overlapping themselves, failures reported without stopping the loop. Driven with explicit clock values.
@@ -80,4 +83,41 @@ test("a failing job is reported and runs again when due; other jobs are unaffect
   await jobs.idle();
   assert.deepEqual(errors, ["broken: db down", "broken: db down"]);
   assert.equal(ok, 2);
+});
+
+test("each run is logged through the service logger and recorded as the job's last run (the metrics' sweep lag)", async () => {
+  const lines: { level: string; job?: string; msg: string; duration_ms?: number }[] = [];
+  process.env.LOG_LEVEL = "info";
+  setLogDestination(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    }),
+  );
+  try {
+    const before = Date.now();
+    const jobs = periodicJobs(
+      [
+        { name: "logged sweep", everyMs: 100, run: async () => undefined },
+        { name: "logged failure", everyMs: 100, run: async () => Promise.reject(new Error("db down")) },
+      ],
+      () => undefined,
+    );
+    jobs.tick(0);
+    await jobs.idle();
+    const done = lines.filter((l) => l.job === "logged sweep");
+    assert.deepEqual(
+      done.map((l) => [l.level, l.msg]),
+      [["info", "logged sweep: done"]],
+    );
+    assert.equal(typeof done[0]!.duration_ms, "number");
+    assert.equal(lastJobRuns().get("logged sweep")?.ok, true);
+    assert.ok((lastJobRuns().get("logged sweep")?.finishedAt ?? 0) >= before);
+    assert.equal(lastJobRuns().get("logged failure")?.ok, false);
+  } finally {
+    delete process.env.LOG_LEVEL;
+    setLogDestination(null);
+  }
 });

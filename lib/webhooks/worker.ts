@@ -1,5 +1,7 @@
 import "server-only";
 
+import { errorText, logger } from "@/lib/core/log";
+
 import { runDueDeliveries, type AttemptOutcome } from "./deliver";
 import { fanOutEvents } from "./fan-out";
 import { periodicJobs, type PeriodicJob } from "./periodic-jobs";
@@ -16,7 +18,23 @@ export const webhookWorkerStep = async (
   scope: { storeId?: string } = {},
 ): Promise<AttemptOutcome[]> => {
   await fanOutEvents(now, scope);
-  return runDueDeliveries(now, scope);
+  const outcomes = await runDueDeliveries(now, scope);
+  if (outcomes.length > 0) {
+    const delivered = outcomes.filter((o) => o.ok).length;
+    logger().info(
+      { delivered, failed: outcomes.length - delivered },
+      `webhook worker: ${delivered} delivered, ${outcomes.length - delivered} failed (retried later)`,
+    );
+  }
+  return outcomes;
+};
+
+const logWorkerError = (error: unknown): void => {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  logger().error(
+    { stack: cause instanceof Error && cause.stack ? errorText(cause.stack) : undefined },
+    `webhook worker: ${errorText(error)}`,
+  );
 };
 
 /**
@@ -25,7 +43,7 @@ export const webhookWorkerStep = async (
  */
 export const startWebhookWorker = ({
   intervalMs = POLL_INTERVAL_MS,
-  onError = (e: unknown) => console.error("webhook worker:", e),
+  onError = logWorkerError,
   periodic = [] as PeriodicJob[],
 } = {}): (() => Promise<void>) => {
   let running: Promise<unknown> | null = null;

@@ -6,6 +6,7 @@ import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import { logger } from "@/lib/core/log";
 import type { Store } from "@/lib/generated/prisma/client";
 import { placeOrder } from "@/lib/orders/place-order";
 import { ORDER_INCLUDE, orderToWire } from "@/lib/orders/to-wire";
@@ -175,7 +176,8 @@ export const refundSupersededPayment = async (
     return refunded;
   });
   if (settled) {
-    console.warn(
+    logger().warn(
+      { checkout_id: input.checkoutId, payment_ref: input.providerRef },
       `payment ${input.providerRef} of checkout ${input.checkoutId} refunded in full (${outcome.kind}): ${input.reason}`,
     );
   }

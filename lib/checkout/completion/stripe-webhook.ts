@@ -3,6 +3,7 @@ import "server-only";
 import Stripe from "stripe";
 
 import { getDb } from "@/lib/config/db";
+import { errorText, logger } from "@/lib/core/log";
 import type { Store } from "@/lib/generated/prisma/client";
 import { updateAttemptState } from "@/lib/payments/attempts";
 import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
@@ -35,7 +36,7 @@ const cardOf = async (store: Store, paymentIntentId: string): Promise<PaymentMet
     const outcome = await stripeCardRail.retrieve(store, paymentIntentId);
     return outcome.kind === "succeeded" ? outcome.method : undefined;
   } catch (error) {
-    console.warn(`stripe webhook: card details of ${paymentIntentId}: ${(error as Error).message}`);
+    logger().warn(`stripe webhook: card details of ${paymentIntentId}: ${errorText(error)}`);
     return undefined;
   }
 };
@@ -117,7 +118,14 @@ export const handleStripeWebhook = async (
     }
   } catch (error) {
     await db.stripeWebhookEvent.deleteMany({ where: { id: event.id } });
-    console.error(`stripe webhook ${event.id} (${event.type}) for ${slug}:`, error);
+    logger().error(
+      {
+        store: slug,
+        event_id: event.id,
+        stack: error instanceof Error && error.stack ? errorText(error.stack) : undefined,
+      },
+      `stripe webhook ${event.id} (${event.type}) for ${slug}: ${errorText(error)}`,
+    );
     return { status: 500, body: { error: "the event could not be handled; retry" } };
   }
   return { status: 200, body: { received: true } };

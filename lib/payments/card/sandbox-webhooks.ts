@@ -3,6 +3,7 @@ import "server-only";
 import type Stripe from "stripe";
 
 import { getBaseUrl } from "@/lib/config/env";
+import { errorText, logger } from "@/lib/core/log";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { SANDBOX_EVENT_TYPES } from "./sandbox-client";
@@ -62,7 +63,7 @@ export const ensureSandboxWebhookEndpoint = async (stripe: Stripe, store: Store)
   if (!pending) {
     pending = register(stripe, store, url).catch((error: unknown) => {
       s.registered.delete(url);
-      console.error(`sandbox webhook endpoint ${url}: ${(error as Error).message}`);
+      logger().error(`sandbox webhook endpoint ${url}: ${errorText(error)}`);
     });
     s.registered.set(url, pending);
   }

@@ -1,0 +1,103 @@
+import "server-only";
+
+import { logger } from "@/lib/core/log";
+import type { Principal, TrustTier } from "@/lib/credentials/principal";
+
+import { recordHttpRequest } from "./metrics";
+
+// One access line per request, and the HTTP metrics, for every route: the route prelude (lib/http/prelude.ts)
+// wraps each handler in `observed`. The line names the route by its pattern (/s/[store_slug]/orders/[id]), never
+// the concrete path or query, which can carry a pay-link or cart token; the principal is the verified caller
+// when a surface resolved one (noteCaller), else the kind of credential the request presented (a key wins over a
+// bearer), and never the credential itself.
+
+type RouteParams = Record<string, string | string[] | undefined>;
+type Handler = (request: Request, context: { params: Promise<RouteParams> }) => Promise<Response>;
+
+/** What the access line calls a caller: the credential kind (anonymous, key, bearer, signed). */
+type PrincipalKind = "anonymous" | "key" | "bearer" | "signed";
+
+const KIND_OF: Record<Principal["kind"], PrincipalKind> = {
+  anonymous: "anonymous",
+  platform: "key",
+  buyer: "bearer",
+  agent: "signed",
+};
+
+const callers = new WeakMap<Request, { principal: PrincipalKind; tier: TrustTier }>();
+
+/** Records who the surface found the caller to be, for the request's access line. */
+export const noteCaller = (request: Request, principal: Principal, tier: TrustTier): void => {
+  callers.set(request, { principal: KIND_OF[principal.kind], tier });
+};
+
+/** The credential a request presents, unverified: a key wins over a bearer (seed §5 rule 1). */
+const presented = (headers: Headers): PrincipalKind => {
+  if (headers.get("x-api-key")) return "key";
+  if (/^bearer\s/i.test(headers.get("authorization") ?? "")) return "bearer";
+  if (headers.get("signature-input")) return "signed";
+  return "anonymous";
+};
+
+const decode = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
+/**
+ * The route pattern of a request: each path segment that is a route parameter's value replaced by `[name]`, a
+ * catch-all's segments by `[...name]`. Bounded by the route files, so it is also a safe metrics label.
+ */
+export const routePattern = (pathname: string, params: RouteParams): string => {
+  const segments = pathname.split("/");
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === "string") {
+      const at = segments.findIndex((s, i) => i > 0 && decode(s) === value);
+      if (at > 0) segments[at] = `[${name}]`;
+    } else if (Array.isArray(value) && value.length > 0) {
+      const at = segments.findIndex(
+        (_s, i) => i > 0 && value.every((part, j) => decode(segments[i + j] ?? "") === part),
+      );
+      if (at > 0) segments.splice(at, value.length, `[...${name}]`);
+    }
+  }
+  return segments.join("/") || "/";
+};
+
+/** Routes polled by load balancers and scrapers: their access lines are debug-level, not to drown the log. */
+const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/** `handler` with one access line and the HTTP metrics recorded for each request it answers. */
+export const observed =
+  (kind: string, handler: Handler): Handler =>
+  async (request, context) => {
+    const started = performance.now();
+    const response = await handler(request, context);
+    const seconds = (performance.now() - started) / 1000;
+    try {
+      const params = (await context?.params) ?? {};
+      const route = routePattern(new URL(request.url).pathname, params);
+      const caller = callers.get(request);
+      recordHttpRequest({ kind, route, method: request.method, status: response.status }, seconds);
+      const line = {
+        kind,
+        method: request.method,
+        route,
+        status: response.status,
+        duration_ms: Math.round(seconds * 100_000) / 100,
+        request_id: response.headers.get("request-id"),
+        principal: caller?.principal ?? presented(request.headers),
+        ...(caller ? { tier: caller.tier } : {}),
+        ...(typeof params.store_slug === "string" ? { store: params.store_slug } : {}),
+      };
+      const quiet = QUIET_ROUTES.has(route) && response.status < 400;
+      logger()[quiet ? "debug" : "info"](line, "request");
+    } catch (error) {
+      // observing never changes the answer
+      logger().error(`access log: ${(error as Error).message}`);
+    }
+    return response;
+  };
