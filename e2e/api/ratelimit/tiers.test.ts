@@ -145,3 +145,42 @@ test("the quotas are published in the apex and store profiles (svc_rate_limits)"
   assert.equal(byName.key?.quota, KEY);
   assert.equal(byName.key?.per, "platform_key");
 });
+
+test("OAuth endpoints: the address's anonymous budget, then 429 in the RFC 6749 body", async () => {
+  const address = "192.0.2.70";
+  const token = () =>
+    callApp("POST", "/ucp/oauth2/token", {
+      headers: from(address, { "content-type": "application/x-www-form-urlencoded" }),
+      rawBody: "grant_type=password&username=a&password=b",
+    });
+  for (let i = 0; i < ANONYMOUS; i++) {
+    const refusedGrant = await token();
+    assert.equal(refusedGrant.status, 400);
+    assert.equal(((await refusedGrant.json()) as { error: string }).error, "unsupported_grant_type");
+    assert.match(refusedGrant.headers.get("ratelimit") ?? "", /^"anonymous";r=\d+;t=\d+$/);
+  }
+  const limited = await token();
+  assert.equal(limited.status, 429);
+  const body = (await limited.json()) as { error: string; retry_after: number };
+  assert.equal(body.error, "temporarily_unavailable");
+  assert.equal(body.retry_after, Number(limited.headers.get("retry-after")));
+  assert.equal(limited.headers.get("cache-control"), "no-store");
+});
+
+test("page API routes (the hosted payment form) are limited too, their redirects keep the headers", async () => {
+  const address = "192.0.2.80";
+  const submit = () =>
+    callApp("POST", "/s/some-store/pay/some-token/submit", {
+      headers: from(address, { "content-type": "application/x-www-form-urlencoded" }),
+      rawBody: "action=nothing",
+    });
+  for (let i = 0; i < ANONYMOUS; i++) {
+    const redirect = await submit();
+    assert.equal(redirect.status, 303);
+    assert.match(redirect.headers.get("location") ?? "", /result=invalid/);
+    assert.match(redirect.headers.get("ratelimit") ?? "", /^"anonymous";r=\d+;t=\d+$/);
+  }
+  const limited = await submit();
+  assert.equal(limited.status, 429);
+  assert.equal(((await limited.json()) as { code: string }).code, "rate_limited");
+});
