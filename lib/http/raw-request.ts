@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 import { errorBody } from "@/lib/core/envelope";
 import { toAppError } from "@/lib/core/errors";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/rate-limit/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/client-address";
 
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget } from "./request-target";
@@ -30,8 +30,9 @@ export const stampClientAddress = (req: IncomingMessage): void => {
   delete req.headers[CLIENT_ADDRESS_HEADER];
   const peer = req.socket.remoteAddress;
   if (!peer) return;
-  req.headers[CLIENT_ADDRESS_HEADER] = peer;
-  raw.push(CLIENT_ADDRESS_HEADER, peer);
+  const stamp = clientAddressStamp(peer);
+  req.headers[CLIENT_ADDRESS_HEADER] = stamp;
+  raw.push(CLIENT_ADDRESS_HEADER, stamp);
 };
 
 /**

@@ -3,14 +3,14 @@ import { test } from "node:test";
 
 import { parseCidrList } from "@/lib/config/cidr";
 
-import { CLIENT_ADDRESS_HEADER, clientAddress, UNKNOWN_CLIENT } from "./client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddress, clientAddressStamp, UNKNOWN_CLIENT } from "./client-address";
 
 // The client address behind the anonymous budget: the socket's peer (stamped by our server), X-Forwarded-For or
 // Forwarded believed only from configured proxies and only back to the first untrusted hop.
 
 const PROXIES = parseCidrList("10.0.0.0/8, 192.168.1.1")!;
 const at = (peer: string | null, extra: Record<string, string> = {}) =>
-  new Headers({ ...(peer === null ? {} : { [CLIENT_ADDRESS_HEADER]: peer }), ...extra });
+  new Headers({ ...(peer === null ? {} : { [CLIENT_ADDRESS_HEADER]: clientAddressStamp(peer) }), ...extra });
 
 test("no trusted proxy configured: X-Forwarded-For and Forwarded are ignored, the peer is the client", () => {
   const headers = at("198.51.100.7", { "x-forwarded-for": "203.0.113.1", forwarded: "for=203.0.113.2" });
@@ -61,6 +61,17 @@ test("IPv4-mapped peers match IPv4 proxies; IPv6 clients share their /64; no pee
   assert.notEqual(clientAddress(at("2001:db8:1:2::1"), []), clientAddress(at("2001:db8:1:3::1"), []));
   assert.equal(clientAddress(at(null, { "x-forwarded-for": "203.0.113.4" }), PROXIES), UNKNOWN_CLIENT);
   assert.equal(clientAddress(at("not an address"), PROXIES), UNKNOWN_CLIENT);
+});
+
+test("an address header our server did not stamp (served by another server, or made up) is not believed", () => {
+  const madeUp = new Headers({ [CLIENT_ADDRESS_HEADER]: "198.51.100.7" });
+  assert.equal(clientAddress(madeUp, []), UNKNOWN_CLIENT);
+  const wrongToken = new Headers({ [CLIENT_ADDRESS_HEADER]: "guessed-token;198.51.100.7" });
+  assert.equal(clientAddress(wrongToken, []), UNKNOWN_CLIENT);
+  assert.equal(
+    clientAddress(new Headers({ [CLIENT_ADDRESS_HEADER]: clientAddressStamp("198.51.100.7") }), []),
+    "198.51.100.7",
+  );
 });
 
 test("TRUSTED_PROXIES parsing: CIDRs and bare addresses, anything else refused", () => {

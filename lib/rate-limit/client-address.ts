@@ -1,3 +1,5 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+
 import type ipaddr from "ipaddr.js";
 
 import { inCidrs, parseAddress, type Cidr } from "@/lib/config/cidr";
@@ -10,6 +12,28 @@ import { inCidrs, parseAddress, type Cidr } from "@/lib/config/cidr";
 
 /** Set by our HTTP server from the socket; a client's own value is deleted before Next sees the request. */
 export const CLIENT_ADDRESS_HEADER = "x-acs-client-address";
+
+// The stamp carries a random token of this process, kept on globalThis (Next loads its own instance of this
+// module beside the one scripts/serve.ts imports): served by anything else (`next dev`, `next start`), where
+// nobody deletes a client's value, a header the client made up is not believed either.
+const TOKEN_KEY = Symbol.for("agent-commerce-service.client-address-token");
+type Holder = { [TOKEN_KEY]?: string };
+const processToken = (): string =>
+  ((globalThis as Holder)[TOKEN_KEY] ??= randomBytes(18).toString("base64url"));
+
+/** The header value our server sets for a peer address. */
+export const clientAddressStamp = (address: string): string => `${processToken()};${address}`;
+
+/** The address in a stamp made by this process, or null. */
+const stampedAddress = (value: string | null): string | null => {
+  const separator = value?.indexOf(";") ?? -1;
+  if (!value || separator < 0) return null;
+  const token = Buffer.from(value.slice(0, separator));
+  const expected = Buffer.from(processToken());
+  return token.length === expected.length && timingSafeEqual(token, expected)
+    ? value.slice(separator + 1)
+    : null;
+};
 
 /** When the server set no address (a route called in-process): one shared anonymous budget. */
 export const UNKNOWN_CLIENT = "unknown";
@@ -45,7 +69,7 @@ const budgetKey = (address: ipaddr.IPv4 | ipaddr.IPv6): string => {
 
 /** The address the request's anonymous budget and failed-authentication counters are keyed by. */
 export const clientAddress = (headers: Headers, trustedProxies: readonly Cidr[]): string => {
-  const peer = parseAddress(headers.get(CLIENT_ADDRESS_HEADER) ?? "");
+  const peer = parseAddress(stampedAddress(headers.get(CLIENT_ADDRESS_HEADER)) ?? "");
   if (!peer) return UNKNOWN_CLIENT;
   let client = peer;
   if (trustedProxies.length > 0 && inCidrs(peer, trustedProxies)) {

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import { createOAuthClient } from "@/lib/oauth/create-oauth-client";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/rate-limit/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/client-address";
 
 import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
@@ -38,7 +38,7 @@ let nextAddress = 1;
 /** A fresh client address per call site, so the tests' budgets never mix. */
 const newAddress = () => `198.18.0.${nextAddress++}`;
 const from = (address: string, extra: Record<string, string> = {}) => ({
-  [CLIENT_ADDRESS_HEADER]: address,
+  [CLIENT_ADDRESS_HEADER]: clientAddressStamp(address),
   ...extra,
 });
 const search = (headers: Record<string, string>) =>

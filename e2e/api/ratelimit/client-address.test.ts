@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 
 import { admitRawRequest } from "@/lib/http/raw-request";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/rate-limit/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/client-address";
 
 import { callApp } from "../../helpers/app-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -65,7 +65,10 @@ test("spoofed X-Forwarded-For, Forwarded and our own header from an untrusted cl
 test("a trusted proxy's X-Forwarded-For is believed: each client behind it has its own budget", async () => {
   const viaProxy = (client: string) =>
     callApp("GET", "/.well-known/ucp", {
-      headers: { [CLIENT_ADDRESS_HEADER]: "10.20.30.40", "x-forwarded-for": `6.6.6.6, ${client}` },
+      headers: {
+        [CLIENT_ADDRESS_HEADER]: clientAddressStamp("10.20.30.40"),
+        "x-forwarded-for": `6.6.6.6, ${client}`,
+      },
     });
   for (let i = 0; i < ANONYMOUS; i++) assert.equal((await viaProxy("203.0.113.77")).status, 200);
   const refused = await viaProxy("203.0.113.77");
@@ -73,7 +76,7 @@ test("a trusted proxy's X-Forwarded-For is believed: each client behind it has i
   // the spoofed left-most hop changed nothing: the budget was the real client's, not 6.6.6.6's or the proxy's
   assert.equal((await viaProxy("203.0.113.78")).status, 200);
   const proxyItself = await callApp("GET", "/.well-known/ucp", {
-    headers: { [CLIENT_ADDRESS_HEADER]: "10.20.30.40" },
+    headers: { [CLIENT_ADDRESS_HEADER]: clientAddressStamp("10.20.30.40") },
   });
   assert.equal(proxyItself.status, 200);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { parseEnv } from "@/lib/config/env";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/rate-limit/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/client-address";
 import {
   closeRateLimiter,
   createRateLimiter,
@@ -51,7 +51,7 @@ const instance = async (redisUrl?: string): Promise<RateLimiter> => {
   return limiter;
 };
 const from = (address: string, extra: Record<string, string> = {}) => ({
-  [CLIENT_ADDRESS_HEADER]: address,
+  [CLIENT_ADDRESS_HEADER]: clientAddressStamp(address),
   ...extra,
 });
 const search = (headers: Record<string, string>) =>

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { CLIENT_ADDRESS_HEADER } from "@/lib/rate-limit/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/client-address";
 
 import { seedPlatformKey } from "../../factories";
 import { callApp, mcpCall, rest } from "../../helpers/app-client";
@@ -25,7 +25,7 @@ before(async () => {
 after(closeTestDatabase);
 
 const from = (address: string, extra: Record<string, string> = {}) => ({
-  [CLIENT_ADDRESS_HEADER]: address,
+  [CLIENT_ADDRESS_HEADER]: clientAddressStamp(address),
   ...extra,
 });
 
