@@ -8,6 +8,9 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "@prisma/client",
+    // the rate limiter and its Redis client: plain Node modules, loaded once for every route
+    "rate-limiter-flexible",
+    "ioredis",
   ],
   poweredByHeader: false,
   // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer. The
