@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import { createOAuthClient } from "@/lib/oauth/create-oauth-client";
@@ -197,4 +197,28 @@ test("bearer calls: one budget per (buyer, agent); another agent of the same buy
   const otherAgent = await search(bearer(second.tokens.access_token));
   assert.equal(otherAgent.status, 200, otherAgent.text);
   assert.equal(otherAgent.headers.get("ratelimit-policy"), `"bearer";q=${BEARER};w=60`);
+});
+
+test("signatures that do not verify count too: 401 up to the quota, then 429", async () => {
+  const attacker = newAddress();
+  const forged = () =>
+    search(
+      from(attacker, {
+        "signature-input": `sig1=("@method" "@authority" "@path");created=${Math.floor(Date.now() / 1000)};keyid="nope"`,
+        signature: `sig1=:${randomBytes(64).toString("base64")}:`,
+        // a correct digest of the body, so only the signature itself is wrong
+        "content-digest": `sha-256=:${createHash("sha256")
+          .update(JSON.stringify({ query: "mug" }))
+          .digest("base64")}:`,
+      }),
+    );
+  for (let i = 0; i < FAILURES; i++) {
+    const wrong = await forged();
+    assert.equal(wrong.status, 401, wrong.text);
+    assert.match((wrong.body as { code: string }).code, /^(signature_invalid|key_not_found)$/);
+  }
+  const refused = await forged();
+  assertRateLimited(refused, (refused.body as { retry_after: number }).retry_after);
+  // unsigned, the address's anonymous calls go on
+  assert.equal((await search(from(attacker))).status, 200);
 });
