@@ -10,6 +10,10 @@ const nextConfig = {
     "@prisma/client",
     // one metrics registry per process, shared by every route bundle (lib/ops/metrics.ts)
     "prom-client",
+
+    // the rate limiter and its Redis client: plain Node modules, loaded once for every route
+    "rate-limiter-flexible",
+    "ioredis",
   ],
   poweredByHeader: false,
   // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer. The

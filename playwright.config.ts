@@ -43,6 +43,20 @@ if (!process.env.E2E_PGLITE_DIR) {
 // server (Playwright passes its own environment to webServer.command).
 delete process.env.DATABASE_URL;
 
+// The specs send hundreds of requests from 127.0.0.1 within a minute, and the served app runs with production
+// defaults (NODE_ENV=production): give every server they start (this one, and those the specs spawn, which inherit
+// this environment) large quotas. The limiter stays on; e2e/api/ratelimit tests the small quotas.
+for (const name of [
+  "RATE_LIMIT_ANONYMOUS",
+  "RATE_LIMIT_KEY",
+  "RATE_LIMIT_BEARER",
+  "RATE_LIMIT_SIGNED",
+  "RATE_LIMIT_AUTH_FAILURES",
+  "RATE_LIMIT_CREDENTIAL_FAILURES",
+]) {
+  process.env[name] ??= "1000000";
+}
+
 const PORT = process.env.E2E_PORT;
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 

@@ -65,6 +65,9 @@ const startServer = async (
     NEXT_TELEMETRY_DISABLED: "1",
     // the bench's agent profile is the service's own, on loopback: a production build refuses that unless allowed
     OUTBOUND_ALLOW_PRIVATE: "1",
+    // the bench measures the service, not the rate limiter: its burst from one key must not meet a 429
+    RATE_LIMIT_KEY: process.env.RATE_LIMIT_KEY ?? "1000000",
+    RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS ?? "1000000",
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;

@@ -5,10 +5,13 @@ import { pathToFileURL } from "node:url";
 
 // OS packages the tests need, installed from Debian's apt when missing (needs root), so that the README's test
 // command works on a fresh machine: Debian's chromium for the browser tests (`npx playwright install` cannot
-// download browsers here, DECISIONS.md A) and the PostgreSQL 15 server binaries for the integration harness.
+// download browsers here, DECISIONS.md A), the PostgreSQL 15 server binaries for the integration harness and
+// Debian's redis-server for the rate-limit tests (shared budgets, Redis outage).
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 export const POSTGRES_INITDB = "/usr/lib/postgresql/15/bin/initdb";
+/** The rate-limit tests run a real Redis (e2e/helpers/redis-server.ts). */
+export const REDIS_SERVER = "/usr/bin/redis-server";
 
 type OsPackage = { file: string; pkg: string; what: string };
 
@@ -52,6 +55,9 @@ export const ensurePostgres = (): void => {
   ensureOsPackage({ file: POSTGRES_INITDB, pkg: "postgresql-15", what: "PostgreSQL 15" });
 };
 
+export const ensureRedis = (): void =>
+  ensureOsPackage({ file: REDIS_SERVER, pkg: "redis-server", what: "Redis" });
+
 const isMain =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 
@@ -59,6 +65,7 @@ if (isMain) {
   try {
     ensureChromium();
     ensurePostgres();
+    ensureRedis();
   } catch (error) {
     console.error((error as Error).message);
     process.exit(1);

@@ -1,4 +1,4 @@
-import { ensurePostgres } from "./ensure-os-packages";
+import { ensurePostgres, ensureRedis } from "./ensure-os-packages";
 import { findTestFiles } from "./lib/find-test-files";
 import { REPO_ROOT } from "./lib/paths";
 import { childEnv, runNodeTests, splitArgs, type NodeTestResult } from "./lib/run-node-tests";
@@ -64,6 +64,16 @@ if (files.length === 0) {
       : "No integration test files yet.",
   );
   process.exit(filters.length > 0 ? 1 : 0);
+}
+
+// the rate-limit tests start a real redis-server (e2e/helpers/redis-server.ts)
+if (files.some((file) => file.includes("ratelimit"))) {
+  try {
+    ensureRedis();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
 }
 
 const results: { label: string; result: NodeTestResult }[] = [];

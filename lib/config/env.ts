@@ -1,5 +1,7 @@
 import { z } from "zod";
 
+import { parseCidrList } from "./cidr";
+
 // Environment, validated once; a bad value fails at boot with a readable message (STYLE.md §4).
 const EnvSchema = z.object({
   /** postgres://… selects PostgreSQL; unset selects the embedded PGlite database. */
@@ -123,7 +125,6 @@ const EnvSchema = z.object({
   PYTH_HERMES_URL: z.string().url().default("https://hermes.pyth.network"),
   /** Bearer token for Pyth Hermes, when the endpoint requires one (Pyth's 2026 upgrade asks for an API key). */
   PYTH_API_KEY: z.string().min(1).optional(),
-
   /** Log level of the JSON logs (lib/core/log.ts): fatal, error, warn, info (default; warn when NODE_ENV=test), debug, trace or silent. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   /** Pretty, coloured log lines (`1`, needs the pino-pretty dev dependency) or JSON lines (`0`). Default: pretty in development only. */
@@ -133,6 +134,40 @@ const EnvSchema = z.object({
    * metrics when NODE_ENV=production or any store is live; unset there, `/metrics` answers 401 to everyone.
    */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  /**
+   * Redis for the rate limits (`redis://host:6379`): several instances then share one budget per caller. Unset:
+   * each process counts in its own memory (the embedded default; docs/decisions.md "Rate limits").
+   */
+  REDIS_URL: z
+    .string()
+    .url()
+    .refine((u) => /^rediss?:\/\//.test(u), "REDIS_URL must be a redis:// or rediss:// URL")
+    .optional(),
+  /**
+   * Proxies whose X-Forwarded-For / Forwarded headers are believed, as a comma-separated list of CIDRs or
+   * addresses (e.g. `10.0.0.0/8,127.0.0.1`). Unset: none; the client address is the socket's.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || parseCidrList(v) !== null,
+      "TRUSTED_PROXIES must be a comma-separated list of CIDRs or IP addresses",
+    ),
+  /** Length in seconds of every rate-limit window (default 60). */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Requests per window of one anonymous client address (default 120; 1 000 000 under NODE_ENV=test). */
+  RATE_LIMIT_ANONYMOUS: z.coerce.number().int().min(1).optional(),
+  /** Requests per window of one platform key or client_credentials client (default 1200; 1 000 000 under NODE_ENV=test). */
+  RATE_LIMIT_KEY: z.coerce.number().int().min(1).optional(),
+  /** Requests per window of one buyer bearer, i.e. one (buyer, agent) pair (default 600; 1 000 000 under NODE_ENV=test). */
+  RATE_LIMIT_BEARER: z.coerce.number().int().min(1).optional(),
+  /** Requests per window of one RFC 9421-signed caller (default 3000; 1 000 000 under NODE_ENV=test). */
+  RATE_LIMIT_SIGNED: z.coerce.number().int().min(1).optional(),
+  /** Failed authentications per window of one client address before its credentials get 429 (default 20; 1 000 000 under NODE_ENV=test). */
+  RATE_LIMIT_AUTH_FAILURES: z.coerce.number().int().min(1).optional(),
+  /** Failed authentications per window of one platform key id or OAuth client id, from any address (default 100; 1 000 000 under NODE_ENV=test). */
+  RATE_LIMIT_CREDENTIAL_FAILURES: z.coerce.number().int().min(1).optional(),
   /** next-auth session secret (buyer sign-in). Unset: a random secret is created once and kept in the database. */
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters").optional(),
   /**

@@ -56,6 +56,8 @@ export type ErrorBody = {
   /** UCP's REST transport-error fields (overview.md "Transport Bindings"), on non-2xx answers only. */
   code?: string;
   content?: string;
+  /** Seconds to wait before retrying (rate_limited), beside the Retry-After header. */
+  retry_after?: number;
 };
 
 /**
@@ -80,10 +82,12 @@ export const errorBody = (error: AppError, version = UCP_VERSION): ErrorBody => 
   };
   if (error.spec.httpStatus < 400) return body;
   const continueUrl = error.details?.continue_url;
+  const retryAfter = error.details?.retry_after;
   return {
     ...body,
     code: error.code,
     content,
     ...(typeof continueUrl === "string" ? { continue_url: continueUrl } : {}),
+    ...(typeof retryAfter === "number" ? { retry_after: retryAfter } : {}),
   };
 };

@@ -4,6 +4,7 @@ import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
 import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
+import { guardAuthCheck } from "@/lib/rate-limit/auth-failures";
 
 import { hashApiKey, isSameHash, parseApiKeyPrefix } from "./api-key-format";
 import { ANONYMOUS, type Principal } from "./principal";
@@ -20,8 +21,14 @@ const invalidToken = (message: string) =>
     headers: { "WWW-Authenticate": bearerChallenge({ baseUrl: getBaseUrl(), error: "invalid_token" }) },
   });
 
-const resolveApiKey = async (key: string): Promise<Principal> => {
+// Failed authentication is counted per source and per key prefix (lib/rate-limit/auth-failures.ts): a spent
+// budget answers 429 before the key is even looked up.
+const resolveApiKey = (key: string): Promise<Principal> => {
   const prefix = parseApiKeyPrefix(key);
+  return guardAuthCheck(prefix && `key:${prefix}`, ["invalid_api_key"], () => lookUpApiKey(key, prefix));
+};
+
+const lookUpApiKey = async (key: string, prefix: string | null): Promise<Principal> => {
   if (!prefix) throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
   const db = await getDb();
   const row = await db.platformApiKey.findUnique({ where: { prefix } });
@@ -60,9 +67,11 @@ const resolveApiKey = async (key: string): Promise<Principal> => {
 export const resolvePrincipal = async ({ apiKey, authorization }: CredentialHeaders): Promise<Principal> => {
   if (apiKey !== null) return resolveApiKey(apiKey.trim());
   if (authorization === null) return ANONYMOUS;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match?.[1]) throw invalidToken("Authorization must be `Bearer <access token>`");
-  const principal = await verifyBearerToken(match[1]);
-  if (!principal) throw invalidToken("The bearer token is expired or invalid");
-  return principal;
+  return guardAuthCheck(null, ["invalid_token"], async () => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) throw invalidToken("Authorization must be `Bearer <access token>`");
+    const principal = await verifyBearerToken(match[1]);
+    if (!principal) throw invalidToken("The bearer token is expired or invalid");
+    return principal;
+  });
 };

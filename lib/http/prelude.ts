@@ -3,10 +3,12 @@ import "server-only";
 import { AppError, toAppError } from "@/lib/core/errors";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { observed } from "@/lib/ops/access-log";
+import { withRequestSource } from "@/lib/rate-limit/request-source";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { browserVisitPage, isBrowserVisit } from "./browser-visit";
+import { rateLimitRequest, requestSourceOf } from "./rate-limit";
 import { errorResponse, jsonResponse } from "./render-rest";
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget, targetOf } from "./request-target";
@@ -14,7 +16,7 @@ import { assertCleanTarget, targetOf } from "./request-target";
 // The one request prelude (STYLE.md §4) every route kind goes through: REST shopping, MCP, OAuth endpoints,
 // discovery documents, inbound webhooks and the pages' API routes. In one place, so that a rule added here (a
 // limit, the Request-Id echo, a rate limit) reaches every surface:
-//   1. the rate-limit hook,
+//   1. the rate-limit hook (by tier, keyed by credential or client address; RateLimit headers on every answer),
 //   2. the request target decoded safely (request-target.ts),
 //   3. a person's browser visit to a store API or MCP link answered with a page saying what it is (browser-visit.ts),
 //      then the handler,
@@ -31,10 +33,11 @@ export type RouteContext = { params: Promise<RouteParams> };
 export type Handler = (request: Request, context: RouteContext) => Promise<Response>;
 
 /**
- * Where per-caller rate limits go (the operability work: limiter by tier, DECISIONS.md B15). Called once per
- * request before any work; it throws AppError rate_limited to refuse. Deliberately a no-op for now.
+ * Per-caller rate limits by tier (rate-limit.ts, DECISIONS.md B15). Called once per request before any work;
+ * returns the RateLimit headers of the answer, or throws AppError rate_limited to refuse.
  */
-export const applyRateLimit = async (_request: Request, _kind: RouteKind): Promise<void> => {};
+export const applyRateLimit = (request: Request, kind: RouteKind, source: string) =>
+  rateLimitRequest(request, kind, source);
 
 /** A JSON-RPC error answer (MCP): protocol errors keep their HTTP status (UCP §9: HTTP status primary). */
 const jsonRpcErrorResponse = (error: AppError, requestId: string | null): Response => {
@@ -42,6 +45,7 @@ const jsonRpcErrorResponse = (error: AppError, requestId: string | null): Respon
     code: error.code,
     content: error.code === "internal_error" ? "Internal error" : error.message,
     ...(error.path ? { path: error.path } : {}),
+    ...(typeof error.details?.retry_after === "number" ? { retry_after: error.details.retry_after } : {}),
   };
   const body = { jsonrpc: "2.0", id: null, error: { code: error.spec.mcpCode, message: data.content, data } };
   return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
@@ -67,6 +71,15 @@ export const withRequestId = (response: Response, requestId: string | null): Res
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 };
 
+/** The same response with `extra` headers added where it has none of that name (the RateLimit headers). */
+const withHeaders = (response: Response, extra: Record<string, string>): Response => {
+  const missing = Object.entries(extra).filter(([name]) => !response.headers.has(name));
+  if (missing.length === 0) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of missing) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+};
+
 /** Wraps a route handler in the prelude, observed (lib/ops/access-log.ts: one access line and the HTTP metrics). */
 export const prelude = (kind: RouteKind, handler: Handler): Handler => observed(kind, guarded(kind, handler));
 
@@ -74,17 +87,22 @@ const guarded =
   (kind: RouteKind, handler: Handler): Handler =>
   async (request, context) => {
     const requestId = echoableRequestId(request.headers);
-    try {
-      await applyRateLimit(request, kind);
-      assertCleanTarget(targetOf(request));
-      if ((kind === "ucp" || kind === "mcp") && isBrowserVisit(request)) {
-        const page = await browserVisitPage(request);
-        if (page) return page;
+    const source = requestSourceOf(request);
+    let limitHeaders: Record<string, string> = {};
+    // the handler runs with its client address at hand, for the failed-authentication counters
+    return withRequestSource(source, async () => {
+      try {
+        limitHeaders = await applyRateLimit(request, kind, source);
+        assertCleanTarget(targetOf(request));
+        if ((kind === "ucp" || kind === "mcp") && isBrowserVisit(request)) {
+          const page = await browserVisitPage(request);
+          if (page) return withHeaders(page, limitHeaders);
+        }
+        return withHeaders(withRequestId(await handler(request, context), requestId), limitHeaders);
+      } catch (thrown) {
+        return withHeaders(renderRouteError(kind, toAppError(thrown), requestId), limitHeaders);
       }
-      return withRequestId(await handler(request, context), requestId);
-    } catch (thrown) {
-      return renderRouteError(kind, toAppError(thrown), requestId);
-    }
+    });
   };
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

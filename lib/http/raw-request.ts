@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 import { errorBody } from "@/lib/core/envelope";
 import { toAppError } from "@/lib/core/errors";
+import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/client-address";
 
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget } from "./request-target";
@@ -17,10 +18,29 @@ const requestIdOf = (req: IncomingMessage): string | null => {
 };
 
 /**
+ * Passes the socket's peer address to the route handlers (they see a web Request, not the socket) in
+ * CLIENT_ADDRESS_HEADER, after deleting any value the client sent under that name: the rate limits key anonymous
+ * callers by it, and believe X-Forwarded-For only when this peer is a trusted proxy (lib/rate-limit/client-address.ts).
+ */
+export const stampClientAddress = (req: IncomingMessage): void => {
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) {
+    if (raw[i]?.toLowerCase() === CLIENT_ADDRESS_HEADER) raw.splice(i, 2);
+  }
+  delete req.headers[CLIENT_ADDRESS_HEADER];
+  const peer = req.socket.remoteAddress;
+  if (!peer) return;
+  const stamp = clientAddressStamp(peer);
+  req.headers[CLIENT_ADDRESS_HEADER] = stamp;
+  raw.push(CLIENT_ADDRESS_HEADER, stamp);
+};
+
+/**
  * Sets the Request-Id echo on every answer and refuses an unsafe request target (invalid percent-encoding, NUL)
  * with 400 invalid_request in the UCP envelope. Returns false when it answered the request itself.
  */
 export const admitRawRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
+  stampClientAddress(req);
   const requestId = requestIdOf(req);
   if (requestId) res.setHeader("request-id", requestId);
   try {

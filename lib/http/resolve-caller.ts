@@ -2,6 +2,7 @@ import "server-only";
 
 import { claimsSignature, verifyAgentSignature } from "@/lib/agents/verify-agent-signature";
 import { getBaseUrl } from "@/lib/config/env";
+import type { AppError } from "@/lib/core/errors";
 import {
   agentPrincipal,
   assertTier,
@@ -12,6 +13,7 @@ import {
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import type { Store } from "@/lib/generated/prisma/client";
 import { noteCaller } from "@/lib/ops/access-log";
+import { guardAuthCheck } from "@/lib/rate-limit/auth-failures";
 
 // Who is calling and at which trust tier, for every shopping surface (REST and MCP): the credential headers
 // (a key wins over a bearer, seed §5 rule 1) and, when the request is signed, its RFC 9421 signature by a key
@@ -24,6 +26,14 @@ const publicUrl = (request: Request): string => {
 };
 
 export type Caller = { principal: Principal; tier: TrustTier };
+
+/** The refusals of a signature that does not authenticate (a malformed one is a client error, not a guess). */
+const SIGNATURE_FAILURES: readonly AppError["code"][] = [
+  "signature_invalid",
+  "key_not_found",
+  "signature_replayed",
+  "signature_missing",
+];
 
 /** The credentials of a request, checked without any outbound fetch. */
 export type IdentifiedCaller = {
@@ -68,12 +78,18 @@ export const verifyCallerSignature = async (
     now,
   }: { body: Uint8Array; agentProfile: string; store: Store | null; now: Date },
 ): Promise<Caller> => {
-  const signed = await verifyAgentSignature({
-    message: { method: request.method, url: publicUrl(request), headers: request.headers, body },
-    profileUrl: agentProfile,
-    store,
-    now,
-  });
+  // a signature that does not verify is a failed authentication, counted against the source address
+  // (lib/rate-limit/auth-failures.ts); an unsigned request is not checked, so not counted either
+  const verify = () =>
+    verifyAgentSignature({
+      message: { method: request.method, url: publicUrl(request), headers: request.headers, body },
+      profileUrl: agentProfile,
+      store,
+      now,
+    });
+  const signed = claimsSignature(request.headers)
+    ? await guardAuthCheck(null, SIGNATURE_FAILURES, verify)
+    : await verify();
   const caller = signed && principal.kind === "anonymous" ? agentPrincipal(agentProfile) : principal;
   const tier = tierOf(caller, signed);
   noteCaller(request, caller, tier); // for the access line

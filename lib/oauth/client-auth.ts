@@ -3,6 +3,7 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { hashApiKey, isSameHash } from "@/lib/credentials/api-key-format";
+import { guardAuthCheck } from "@/lib/rate-limit/auth-failures";
 
 import { isUrlClientId } from "./cimd";
 
@@ -54,11 +55,20 @@ export const authenticateClient = async (
   const secret = basic?.secret ?? bodySecret;
 
   if (secret === null) {
-    if (!isUrlClientId(clientId)) {
-      throw new AppError("invalid_client", "Unknown client, or a registered client without its secret");
-    }
-    return { kind: "public", clientId };
+    return guardAuthCheck(null, ["invalid_client"], async () => {
+      if (!isUrlClientId(clientId)) {
+        throw new AppError("invalid_client", "Unknown client, or a registered client without its secret");
+      }
+      return { kind: "public", clientId };
+    });
   }
+  // a wrong secret counts against the source and the registered client's id (lib/rate-limit/auth-failures.ts)
+  return guardAuthCheck(`oauth-client:${clientId}`, ["invalid_client"], () =>
+    checkClientSecret(clientId, secret),
+  );
+};
+
+const checkClientSecret = async (clientId: string, secret: string): Promise<AuthenticatedClient> => {
   const db = await getDb();
   const row = await db.oAuthClient.findUnique({ where: { clientId } });
   // hash anyway so an unknown id costs the same as a wrong secret

@@ -1,6 +1,7 @@
 import "server-only";
 
 import { AppError } from "@/lib/core/errors";
+import { guardAuthCheck } from "@/lib/rate-limit/auth-failures";
 
 import { authenticateClient } from "./client-auth";
 import { exchangeAuthorizationCode } from "./grants/authorization-code";
@@ -38,5 +39,7 @@ export const exchangeToken = async (
     throw new AppError("unsupported_grant_type", `grant_type ${grantType} is not supported`);
   }
   const client = await authenticateClient(form, authorization);
-  return GRANTS[grantType](form, client, { baseUrl, now });
+  // a wrong, used or expired authorization code or refresh token is a failed authentication: counted against
+  // the source (lib/rate-limit/auth-failures.ts), refused with 429 before the next guess is checked
+  return guardAuthCheck(null, ["invalid_grant"], () => GRANTS[grantType](form, client, { baseUrl, now }));
 };

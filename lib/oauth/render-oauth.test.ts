@@ -36,10 +36,20 @@ test("AppErrors map onto registered OAuth codes; unknown ones become server_erro
   assert.equal(internal.status, 500);
   assert.deepEqual(internal.body, { error: "server_error", error_description: "Internal error" });
   const busy = await read(
-    renderOAuthError(new AppError("rate_limited", "slow down", { headers: { "Retry-After": "3" } })),
+    renderOAuthError(
+      new AppError("rate_limited", "slow down", {
+        headers: { "Retry-After": "3" },
+        details: { retry_after: 3 },
+      }),
+    ),
   );
-  assert.equal(busy.status, 503);
+  assert.equal(busy.status, 429);
   assert.equal(busy.headers.get("retry-after"), "3");
+  assert.deepEqual(busy.body, {
+    error: "temporarily_unavailable",
+    error_description: "slow down",
+    retry_after: 3,
+  });
 });
 
 test("the authorization server's codes render as their RFC 6749 names and statuses", async () => {

@@ -21,7 +21,7 @@ export type OAuthErrorCode =
   | "unsupported_token_type"
   | "unsupported_response_type";
 
-export type OAuthErrorBody = { error: OAuthErrorCode; error_description: string };
+export type OAuthErrorBody = { error: OAuthErrorCode; error_description: string; retry_after?: number };
 
 const FROM_APP_CODE: Partial<Record<AppError["code"], OAuthErrorCode>> = {
   invalid_request: "invalid_request",
@@ -44,7 +44,12 @@ const FROM_APP_CODE: Partial<Record<AppError["code"], OAuthErrorCode>> = {
   unsupported_response_type: "unsupported_response_type",
 };
 
-const HTTP_LEVEL: ReadonlySet<AppError["code"]> = new Set(["method_not_allowed", "payload_too_large"]);
+// a rate limit keeps its 429 too (RFC 6585), so a client tells "slow down" from "the server is down" (503)
+const HTTP_LEVEL: ReadonlySet<AppError["code"]> = new Set([
+  "method_not_allowed",
+  "payload_too_large",
+  "rate_limited",
+]);
 
 /** The RFC status for a code: 401 for client/token authentication, 403 for scope, 503 busy, 500, else 400. */
 const statusFor = (error: OAuthErrorCode): number => {
@@ -63,7 +68,13 @@ export const oauthErrorResponse = (
     requestId = null,
     headers = {},
     status = statusFor(error),
-  }: { requestId?: string | null; headers?: Record<string, string>; status?: number } = {},
+    retryAfter,
+  }: {
+    requestId?: string | null;
+    headers?: Record<string, string>;
+    status?: number;
+    retryAfter?: number;
+  } = {},
 ): Response => {
   const all = new Headers({
     "content-type": "application/json",
@@ -75,7 +86,11 @@ export const oauthErrorResponse = (
   if (error === "invalid_client") all.set("www-authenticate", 'Basic realm="oauth"');
   if (error === "invalid_token") all.set("www-authenticate", 'Bearer error="invalid_token"');
   for (const [k, v] of Object.entries(headers)) all.set(k, v);
-  const body: OAuthErrorBody = { error, error_description: description };
+  const body: OAuthErrorBody = {
+    error,
+    error_description: description,
+    ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
+  };
   return new Response(JSON.stringify(body), { status, headers: all });
 };
 
@@ -86,9 +101,11 @@ export const renderOAuthError = (appError: AppError, requestId: string | null = 
   const description = error === "server_error" ? "Internal error" : appError.message;
   // HTTP-level refusals keep their own status (405 with Allow, 413) inside the RFC 6749 body
   const status = HTTP_LEVEL.has(appError.code) ? appError.spec.httpStatus : undefined;
+  const retryAfter = appError.details?.retry_after;
   return oauthErrorResponse(error, description, {
     requestId,
     headers: appError.headers,
     ...(status ? { status } : {}),
+    ...(typeof retryAfter === "number" ? { retryAfter } : {}),
   });
 };

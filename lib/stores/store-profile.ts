@@ -2,6 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import type { Store, StoreSigningKey } from "@/lib/generated/prisma/client";
+import { publishedRateLimits } from "@/lib/rate-limit/policies";
 import { capabilityEntry, shoppingServices, type CapabilityName } from "@/lib/ucp/capabilities";
 import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
@@ -116,6 +117,8 @@ export const buildStoreProfile = (
       payment_handlers: paymentHandlers(store),
     },
     signing_keys: publishedSigningKeys(keys, now),
+    // our extension: the quotas every caller meets (docs/decisions.md "Rate limits")
+    svc_rate_limits: publishedRateLimits(),
   };
 };
 

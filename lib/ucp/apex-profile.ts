@@ -26,7 +26,8 @@ export const IDENTITY_LINKING_CONFIG = {
   },
 };
 
-export const buildApexProfile = (baseUrl: string) => ({
+/** `rateLimits`: the quotas every caller meets, published as our extension (docs/decisions.md "Rate limits"). */
+export const buildApexProfile = (baseUrl: string, rateLimits: Record<string, unknown>) => ({
   ucp: {
     version: UCP_VERSION,
     services: shoppingServices(baseUrl),
@@ -39,4 +40,5 @@ export const buildApexProfile = (baseUrl: string) => ({
     payment_handlers: {},
   },
   signing_keys: [],
+  svc_rate_limits: rateLimits,
 });

@@ -2,11 +2,14 @@ import { handleBridgeMcp } from "@/lib/bridge/http";
 import { mountedBridgeOptions } from "@/lib/bridge/mounted";
 import { bridgeKeyFile } from "@/lib/config/constants";
 import { getBaseUrl } from "@/lib/config/env";
+import { routeMethods } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
 // The bridge's MCP endpoint (Streamable HTTP), mounted in this app at {base_url}/bridge: a client of the
 // service's public surfaces. (BRIDGE_URL names a bridge deployed apart; this one is always {base_url}/bridge.)
+// Through the request prelude like every route: the caller's rate limit (a bridge tool call counts once here, and
+// its raw calls count at the service as any client's), the Request-Id echo, the access line, 405s in JSON-RPC.
 const handler = async (request: Request) =>
   handleBridgeMcp(
     request,
@@ -17,6 +20,8 @@ const handler = async (request: Request) =>
     }),
   );
 
-export const POST = handler;
-export const GET = handler;
-export const DELETE = handler;
+export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("mcp", {
+  POST: handler,
+  GET: handler,
+  DELETE: handler,
+});
