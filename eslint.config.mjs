@@ -1,5 +1,7 @@
 // ESLint 9 flat config: Next's core-web-vitals + TypeScript rules, and the import direction of STYLE.md §4:
 // app → {http, mcp, bridge} → domain folders → {core, config, ucp}.
+import { readdirSync } from "node:fs";
+
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
@@ -188,7 +190,9 @@ const config = [
   },
   {
     // The bridge is a client of the public surfaces over HTTP (DECISIONS.md B11, STYLE.md §5): no domain folder,
-    // no REST/MCP adapter, no database; the agent kit is its client. Its app routes and CLI read config only.
+    // no REST/MCP adapter, no database; the agent kit is its client. Its app routes and CLI read config only;
+    // the mounted route also goes through the request prelude, as every route of this app does (limits, access
+    // line, Request-Id), which is how it is served, not how the bridge works.
     files: ["lib/bridge/**/*.ts", "app/bridge/**/*.ts", "scripts/bridge.ts"],
     rules: restrict([
       {
@@ -207,6 +211,30 @@ const config = [
         ],
         message:
           "The bridge is a client of the service over HTTP: use @agent-commerce/agent-kit (DECISIONS.md B11).",
+      },
+    ]),
+  },
+  {
+    files: ["app/bridge/**/*.ts"],
+    rules: restrict([
+      {
+        group: [
+          ...DOMAINS.map((d) => `@/lib/${d}`),
+          ...DOMAINS.map((d) => `@/lib/${d}/*`),
+          // every REST adapter module but the prelude (a bare "@/lib/http" pattern would cover it: gitignore rules)
+          ...readdirSync(new URL("./lib/http", import.meta.url))
+            .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "prelude.ts")
+            .map((f) => `@/lib/http/${f.slice(0, -3)}`),
+          "@/lib/mcp",
+          "@/lib/mcp/*",
+          "@/lib/config/db",
+          "@/lib/generated/*",
+          "@prisma/*",
+          "pg",
+          "@electric-sql/*",
+        ],
+        message:
+          "The bridge is a client of the service over HTTP: use @agent-commerce/agent-kit (DECISIONS.md B11); its route may only go through the request prelude.",
       },
     ]),
   },
