@@ -42,6 +42,8 @@ const useSignIn = () => {
   const router = useRouter();
   return async (email: string, password: string, next = "/admin"): Promise<string | null> => {
     const result = await signIn(MERCHANT_PROVIDER_ID, { email, password, redirect: false });
+    // a throttled attempt says so (next-auth relays the thrown message); any other failure is the same answer
+    if (result?.error?.startsWith("Too many")) return `${result.error}.`;
     if (!result || result.error) return "The email or the password is not right.";
     router.push(next);
     router.refresh();

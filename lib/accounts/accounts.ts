@@ -9,6 +9,7 @@ import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { MerchantAccount } from "@/lib/generated/prisma/client";
 import { sendMail } from "@/lib/mail/send-mail";
+import { assertAuthAttemptAllowed, recordAuthFailure } from "@/lib/rate-limit/auth-failures";
 
 import { hashPassword, verifyNobody, verifyPassword } from "./passwords";
 import { ResetConfirmSchema, ResetRequestSchema, SignInSchema, SignUpSchema } from "./schemas";
@@ -69,13 +70,24 @@ export const createAccount = async (
   }
 };
 
-/** The account whose email and password these are, or null (same cost whether or not the email exists). */
+/**
+ * The account whose email and password these are, or null (same cost whether or not the email exists). Wrong
+ * passwords are throttled like every other failed authentication (lib/rate-limit/auth-failures.ts): per source
+ * address when the caller runs inside a request, and per email from anywhere.
+ * @throws AppError rate_limited once the budget of the source or of the email is spent (nothing is checked)
+ */
 export const authenticateAccount = async (raw: unknown): Promise<AccountSummary | null> => {
   const parsed = SignInSchema.safeParse(raw);
   if (!parsed.success) return null;
+  const credentialId = `account:${parsed.data.email}`;
+  await assertAuthAttemptAllowed(credentialId);
   const account = await (await getDb()).merchantAccount.findUnique({ where: { email: parsed.data.email } });
-  if (!account) return verifyNobody(parsed.data.password).then(() => null);
-  return (await verifyPassword(account.passwordHash, parsed.data.password)) ? summary(account) : null;
+  const ok = account
+    ? await verifyPassword(account.passwordHash, parsed.data.password)
+    : await verifyNobody(parsed.data.password);
+  if (ok && account) return summary(account);
+  await recordAuthFailure(credentialId);
+  return null;
 };
 
 export const getAccount = async (

@@ -7,7 +7,9 @@ import { authenticateAccount } from "@/lib/accounts/accounts";
 import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { verifyWalletSignIn } from "@/lib/buyers/verify-wallet-sign-in";
 import { getBaseUrl, getEnv, isOAuthTestMode } from "@/lib/config/env";
+import { requestSourceOf } from "@/lib/http/rate-limit";
 import { getStoredSessionSecret } from "@/lib/oauth/server-keys";
+import { withRequestSource } from "@/lib/rate-limit/request-source";
 
 // next-auth (v4, DECISIONS.md A) for web sign-in, with two Credentials providers:
 // - "sui-wallet" for buyers: a signed Sui personal message (lib/buyers/verify-wallet-sign-in.ts), whose nonce is
@@ -55,11 +57,14 @@ export const getAuthOptions = async (): Promise<AuthOptions> => {
           email: { label: "Email", type: "email" },
           password: { label: "Password", type: "password" },
         },
-        authorize: async (credentials) => {
-          const account = await authenticateAccount({
-            email: credentials?.email ?? "",
-            password: credentials?.password ?? "",
-          });
+        authorize: async (credentials, req) => {
+          // next-auth's route is not under the request prelude: count failures against the client address here
+          const source = requestSourceOf(
+            new Request(getBaseUrl(), { headers: new Headers(req.headers as Record<string, string>) }),
+          );
+          const account = await withRequestSource(source, () =>
+            authenticateAccount({ email: credentials?.email ?? "", password: credentials?.password ?? "" }),
+          );
           return account ? { id: account.id, email: account.email, name: account.name } : null;
         },
       }),
