@@ -3,12 +3,13 @@
 import { signIn } from "next-auth/react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useActionState, useState, type ReactNode } from "react";
+import { useActionState, useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 
+import { FormError, Notice } from "./form-messages";
 import type { FormState } from "./form-state";
 
 // The merchant account forms (sign in, sign up, forgot and reset password). Each posts to a server action that
@@ -18,22 +19,6 @@ import type { FormState } from "./form-state";
 const EMPTY: FormState = { ok: false, errors: {} };
 
 type Action = (previous: FormState, data: FormData) => Promise<FormState>;
-
-function FormError({ message }: { message?: string }) {
-  return message ? (
-    <p role="alert" className="border-destructive/40 text-destructive rounded-md border px-3 py-2 text-sm">
-      {message}
-    </p>
-  ) : null;
-}
-
-function Notice({ children }: { children: ReactNode }) {
-  return (
-    <p role="status" className="bg-muted rounded-md px-3 py-2 text-sm">
-      {children}
-    </p>
-  );
-}
 
 const MERCHANT_PROVIDER_ID = "merchant-password";
 

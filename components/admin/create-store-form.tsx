@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 
+import { FormError } from "./form-messages";
 import type { FormState } from "./form-state";
 
 const EMPTY: FormState = { ok: false, errors: {} };
@@ -14,14 +15,7 @@ export function CreateStoreForm({ action }: { action: (s: FormState, d: FormData
   const [state, formAction, pending] = useActionState(action, EMPTY);
   return (
     <form action={formAction} className="grid gap-4" noValidate>
-      {state.errors.form ? (
-        <p
-          role="alert"
-          className="border-destructive/40 text-destructive rounded-md border px-3 py-2 text-sm"
-        >
-          {state.errors.form}
-        </p>
-      ) : null}
+      <FormError message={state.errors.form} />
       <Field id="store-name" label="Store name" error={state.errors.name}>
         {(control) => (
           <Input {...control} name="name" defaultValue={state.values?.name} maxLength={100} required />

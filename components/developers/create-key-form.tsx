@@ -4,6 +4,7 @@ import { Check, Copy, KeyRound } from "lucide-react";
 import { useActionState, useState } from "react";
 
 import type { CreatedKeyState } from "@/app/developers/actions";
+import { FormError } from "@/components/admin/form-messages";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -56,14 +57,7 @@ export function CreateKeyForm({
         </div>
       ) : null}
       <form action={formAction} className="grid gap-4" noValidate>
-        {state.errors.form ? (
-          <p
-            role="alert"
-            className="border-destructive/40 text-destructive rounded-md border px-3 py-2 text-sm"
-          >
-            {state.errors.form}
-          </p>
-        ) : null}
+        <FormError message={state.errors.form} />
         <Field
           id="key-name"
           label="Key name"
