@@ -18,6 +18,7 @@ import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { errorText, logger } from "@/lib/core/log";
 import { admitRawRequest, rawRequestIdLine } from "@/lib/http/raw-request";
+import { pagePathForLog, requestScope } from "@/lib/ops/request-scope";
 import { SURFACES } from "@/lib/surfaces";
 
 import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
@@ -114,14 +115,32 @@ const main = async (): Promise<void> => {
       );
       return;
     }
-    handle(req, res).catch((error: unknown) => {
-      logger().error(
-        { stack: error instanceof Error && error.stack ? errorText(error.stack) : undefined },
-        `request handler: ${errorText(error)}`,
+    // pages and what no route handler answers get their access line here (route handlers write their own)
+    const scope = { routed: false };
+    const started = performance.now();
+    res.on("finish", () => {
+      if (scope.routed) return;
+      logger().info(
+        {
+          kind: "page",
+          method: req.method,
+          route: pagePathForLog(req.url ?? "/"),
+          status: res.statusCode,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        },
+        "request",
       );
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify(errorBody(new AppError("internal_error", "Internal error"))));
     });
+    requestScope
+      .run(scope, () => handle(req, res))
+      .catch((error: unknown) => {
+        logger().error(
+          { stack: error instanceof Error && error.stack ? errorText(error.stack) : undefined },
+          `request handler: ${errorText(error)}`,
+        );
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify(errorBody(new AppError("internal_error", "Internal error"))));
+      });
   });
   server.on("clientError", rejectClient);
   // requests under way, so shutdown can wait for them (a load balancer stops sending before it signals us)

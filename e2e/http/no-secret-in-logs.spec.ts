@@ -274,6 +274,8 @@ test("a production run prints none of the secrets it created or received", async
   await service.exited;
   const log = `${setup.output}\n${service.output()}`;
   expect(log).toContain("Ready on");
+  // pages have their access line too, with the link's token replaced
+  expect(log).toMatch(/"kind":"page","method":"GET","route":"\/s\/[a-z-]+\/pay\/\[token\]","status":200/);
   const secrets: Record<string, string> = {
     "platform API key": apiKey,
     "API key secret part": apiKey.split("_").slice(2).join("_"),

@@ -4,6 +4,7 @@ import { logger } from "@/lib/core/log";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 
 import { recordHttpRequest } from "./metrics";
+import { requestScope } from "./request-scope";
 
 // One access line per request, and the HTTP metrics, for every route: the route prelude (lib/http/prelude.ts)
 // wraps each handler in `observed`. The line names the route by its pattern (/s/[store_slug]/orders/[id]), never
@@ -74,6 +75,8 @@ const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
 export const observed =
   (kind: string, handler: Handler): Handler =>
   async (request, context) => {
+    const scope = requestScope.getStore();
+    if (scope) scope.routed = true;
     const started = performance.now();
     const response = await handler(request, context);
     const seconds = (performance.now() - started) / 1000;
