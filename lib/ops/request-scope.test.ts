@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import * as scopeModule from "./request-scope";
 import { pagePathForLog, requestScope } from "./request-scope";
 
 test("a page path is logged without its link token or its query", () => {
@@ -13,7 +14,7 @@ test("a page path is logged without its link token or its query", () => {
 });
 
 test("the scope is one store for every copy of the module (globalThis)", async () => {
-  const again = (await import(`./request-scope.ts?copy=${Date.now()}`)) as typeof import("./request-scope");
+  const again = (await import(`./request-scope.ts?copy=${Date.now()}`)) as typeof scopeModule;
   assert.equal(again.requestScope, requestScope);
   const scope = { routed: false };
   await requestScope.run(scope, async () => {
