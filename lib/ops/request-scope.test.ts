@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import * as scopeModule from "./request-scope";
+import type * as scopeModule from "./request-scope";
 import { pagePathForLog, requestScope } from "./request-scope";
 
 test("a page path is logged without its link token or its query", () => {
