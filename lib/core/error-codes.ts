@@ -135,7 +135,13 @@ export const ERROR_CODES = {
   /** Thrown by route handlers for an unsupported HTTP method (ours). */
   method_not_allowed: protocol(405, -32600, "ours", "This path does not accept that HTTP method."),
   /** Thrown by the rate limiter (UCP: 429 + Retry-After). */
-  rate_limited: protocol(429, -32000, "ucp", "Too many requests: retry after the Retry-After delay."),
+  rate_limited: protocol(
+    429,
+    -32000,
+    "ucp",
+    "Too many requests: retry after the Retry-After delay.",
+    "recoverable",
+  ),
 
   // ── resources and idempotency ──────────────────────────────────────────────────────────
   /** Thrown by getStoreOrThrow: no store with that slug under /s/<slug>/… (ours: 404). */
