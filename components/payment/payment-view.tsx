@@ -145,9 +145,11 @@ export function PaymentView({
                         defaultChecked={i === 0}
                         className="accent-primary size-4"
                       />
-                      <span className="flex-1">{card.label}</span>
-                      {/* the same token an agent sends as its credential (payment.instruments[].credential) */}
-                      <code className="text-muted-foreground text-xs">{card.id}</code>
+                      <span className="flex min-w-0 flex-1 flex-wrap items-baseline justify-between gap-x-3">
+                        <span>{card.label}</span>
+                        {/* the token an agent sends as its credential (payment.instruments[].credential) */}
+                        <code className="text-muted-foreground text-xs break-all">{card.id}</code>
+                      </span>
                     </label>
                   ))}
                 </fieldset>

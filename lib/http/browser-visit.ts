@@ -62,6 +62,8 @@ export const describeApiLink = (pathname: string, storeName: string | null): Lin
     };
   }
   if (parts[0] !== "s" || parts.length < 3 || storeName === null) return null;
+  // discovery documents (the store's profile) are JSON for everyone, browsers included
+  if (parts[2] === ".well-known") return null;
   const store = storeName;
   const [section, id] = [parts[2]!, parts[3]];
   if (section === "orders" && id !== undefined && parts.length === 4) {

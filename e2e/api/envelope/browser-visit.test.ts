@@ -71,10 +71,14 @@ describe("API links opened in a browser", () => {
     assert.match(posted.headers.get("content-type") ?? "", /json/);
   });
 
-  test("an unknown store gets no page (the API's own answer); the open global catalog stays JSON", async () => {
+  test("an unknown store gets no page (the API's own answer); the store profile and the open global catalog stay JSON", async () => {
     const unknown = await visit(`/s/no-such-store/orders/ord_1`);
     assert.match(unknown.res.headers.get("content-type") ?? "", /json/);
     assert.ok(!unknown.text.includes("no-such-store"), unknown.text);
+    // the store's profile is a discovery document: JSON for a browser too
+    const profile = await visit(`/s/${store.slug}/.well-known/ucp`);
+    assert.equal(profile.res.status, 200);
+    assert.match(profile.res.headers.get("content-type") ?? "", /json/);
     const catalog = await visit(`/catalog/search?q=boots`);
     assert.match(catalog.res.headers.get("content-type") ?? "", /json/);
     assert.equal(await (await getDb()).order.count({ where: { storeId: store.id } }), 0);
