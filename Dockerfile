@@ -14,6 +14,8 @@ ENV NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY scripts/prisma-generate.ts ./scripts/prisma-generate.ts
+# the agent kit is an npm workspace: npm ci links it, and postinstall builds it
+COPY packages ./packages
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npx next build
