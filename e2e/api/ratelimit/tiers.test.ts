@@ -184,3 +184,29 @@ test("page API routes (the hosted payment form) are limited too, their redirects
   assert.equal(limited.status, 429);
   assert.equal(((await limited.json()) as { code: string }).code, "rate_limited");
 });
+
+test("the mounted bridge and /metrics: the bridge spends the caller's budget, the metrics scrape never does", async () => {
+  const address = "192.0.2.60";
+  const bridge = () =>
+    callApp("POST", "/bridge/mcp", {
+      headers: from(address, {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      }),
+      body: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+    });
+  for (let i = 1; i <= ANONYMOUS; i++) {
+    const listed = await bridge();
+    assert.equal(listed.status, 200);
+    assert.equal(listed.headers.get("ratelimit")?.startsWith(`"anonymous";r=${ANONYMOUS - i};`), true);
+  }
+  const refused = await bridge();
+  assert.equal(refused.status, 429);
+  assert.equal(
+    ((await refused.json()) as { error: { data: { code: string } } }).error.data.code,
+    "rate_limited",
+  );
+  const metrics = await callApp("GET", "/metrics", { headers: from(address) });
+  assert.notEqual(metrics.status, 429);
+  assert.equal(metrics.headers.get("ratelimit"), null);
+});
