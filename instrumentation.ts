@@ -15,6 +15,7 @@ export async function register(): Promise<void> {
   const { startWebhookWorker } = await import("@/lib/webhooks/worker");
   const { reconcileCardPayments, RECONCILE_INTERVAL_MS } =
     await import("@/lib/checkout/completion/reconcile-payments");
+  const { reconcileCryptoPayments } = await import("@/lib/checkout/completion/reconcile-crypto");
   const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
   const { rotateDueSigningKeys, SIGNING_KEY_ROTATION_INTERVAL_MS } =
     await import("@/lib/stores/rotate-signing-key");
@@ -23,10 +24,10 @@ export async function register(): Promise<void> {
   const stop = startWebhookWorker({
     periodic: [
       {
-        name: "card payment reconciliation",
+        name: "payment reconciliation",
         everyMs: RECONCILE_INTERVAL_MS,
         run: async () => {
-          const done = (await reconcileCardPayments()).filter(
+          const done = [...(await reconcileCardPayments()), ...(await reconcileCryptoPayments())].filter(
             (r) => r.result !== "open" && r.result !== "not_found",
           );
           for (const r of done) {

@@ -47,17 +47,44 @@ export const loadCheckoutOrThrow = async (
   db: Db,
   ctx: OperationContext,
   id: string,
+  { bindBuyer = false }: { bindBuyer?: boolean } = {},
 ): Promise<CheckoutRecord> => {
-  const session = await db.checkoutSession.findFirst({
-    where: { id, storeId: storeOf(ctx).id, principalId: ctx.principal.id },
+  const me = ctx.principal.id;
+  const storeId = storeOf(ctx).id;
+  let session = await db.checkoutSession.findFirst({
+    where: { id, storeId, OR: [{ principalId: me }, { boundPrincipalId: me }] },
     include: INCLUDE,
   });
+  if (!session && bindBuyer && ctx.principal.kind === "buyer") session = await bindToBuyer(db, ctx, id);
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
   if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
     await moveCheckout(db, { id, version: session.version, to: "canceled" });
     return loadCheckoutOrThrow(db, ctx, id);
   }
   return session;
+};
+
+/**
+ * Buyer binding (DECISIONS B17): a checkout a platform key created is unbound until the first buyer-bound call
+ * (crypto payment-intent or completion) binds it to that buyer AND agent; from then on any other pair gets
+ * not_found, the creating platform keeps its access. One conditional write, so two agents racing to bind the
+ * same checkout cannot both win. A bearer's own checkout is bound from creation (its creator is the pair).
+ */
+const bindToBuyer = async (db: Db, ctx: OperationContext, id: string): Promise<CheckoutRecord | null> => {
+  const { count } = await db.checkoutSession.updateMany({
+    where: {
+      id,
+      storeId: storeOf(ctx).id,
+      boundPrincipalId: null,
+      NOT: { principalId: { startsWith: "buyer:" } },
+    },
+    data: { boundPrincipalId: ctx.principal.id },
+  });
+  if (count === 0) return null;
+  return db.checkoutSession.findFirst({
+    where: { id, boundPrincipalId: ctx.principal.id },
+    include: INCLUDE,
+  });
 };
 
 export const storedInstruments = (value: unknown): StoredInstrument[] =>
@@ -113,9 +140,22 @@ const escalationOf = async (
   db: Db,
   store: { slug: string },
   baseUrl: string,
-  session: Pick<CheckoutRecord, "id" | "status" | "continueToken">,
+  session: Pick<CheckoutRecord, "id" | "status" | "continueToken" | "paymentInstruments">,
 ) => {
   if (session.status !== "requires_escalation" || !session.continueToken) return null;
+  const attempt = await db.paymentAttempt.findFirst({
+    where: { checkoutId: session.id, isCurrent: true },
+    select: { rail: true },
+  });
+  const selected = storedInstruments(session.paymentInstruments).find((i) => i.selected);
+  if (attempt?.rail === "svc.crypto" || (!attempt && selected?.handler_id === "svc.crypto")) {
+    return {
+      continueUrl: continueUrlOf(store, baseUrl, session.continueToken),
+      code: "payment_required",
+      content:
+        "The buyer must sign the crypto payment with their wallet: send them to continue_url (the wallet page), then read the checkout",
+    };
+  }
   const payment = await db.cardPayment.findUnique({ where: { checkoutId: session.id } });
   const threeDs = payment?.status === "requires_action";
   return {

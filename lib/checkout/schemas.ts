@@ -171,11 +171,26 @@ export const CompleteCheckoutInputSchema = z.object({
         .max(5),
     })
     .optional(),
-  ap2: z.object({ checkout_mandate: z.string().min(1).max(16_384).optional() }).optional(),
+  ap2: z
+    .object({
+      checkout_mandate: z.string().min(1).max(16_384).optional(),
+      /** svc.crypto: the buyer's signed spend allowance (DECISIONS B6), base64 JSON {payload, signature}. */
+      intent_mandate: z.string().min(1).max(16_384).optional(),
+    })
+    .optional(),
   signals: z.record(z.string(), z.unknown()).optional(),
   attribution: z.record(z.string(), z.string()).optional(),
 });
 export type CompleteCheckoutInput = z.infer<typeof CompleteCheckoutInputSchema>;
+
+/** payment-intent / prepare_checkout_payment (seed §4 "Prepare crypto payment"). */
+export const PrepareCheckoutPaymentInputSchema = z.object({
+  id: ID,
+  buyer_address: z.string().min(1).max(100),
+  /** `auto` (default), a full coin type or a symbol from the store's accepted_coins, any case. */
+  input_coin_type: z.string().min(1).max(300).optional(),
+});
+export type PrepareCheckoutPaymentInput = z.infer<typeof PrepareCheckoutPaymentInputSchema>;
 
 export type BuyerInput = z.infer<typeof BuyerInputSchema>;
 export type PostalAddressInput = z.infer<typeof PostalAddressInputSchema>;

@@ -36,6 +36,7 @@ export const ID_PREFIXES = {
   storeMembership: "mbr",
   passwordReset: "pwr",
   capturedMail: "mail",
+  owedBack: "owe",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

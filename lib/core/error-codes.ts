@@ -273,6 +273,12 @@ export const ERROR_CODES = {
   unsupported_coin: business("seed", "Use a coin listed in the store's accepted_coins."),
   /** Thrown by crypto prepare: not enough on-chain liquidity for the named coin (seed §7). */
   insufficient_liquidity: business("seed", "Choose another coin or let the service pick (auto)."),
+  /** The order is over the buyer's signed allowance (intent mandate, DECISIONS B6): nothing was charged. */
+  spend_cap_exceeded: business(
+    "ours",
+    "The buyer's allowance does not cover this order: ask the buyer to sign a larger one on the wallet page.",
+    "requires_buyer_input",
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

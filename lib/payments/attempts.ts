@@ -16,6 +16,8 @@ export type AttemptState =
   | "pending"
   | "requires_action"
   | "requires_payment_method"
+  /** The provider cannot tell yet (a crypto digest not final on the chain). */
+  | "processing"
   | "succeeded"
   | "declined"
   | "canceled"
@@ -23,7 +25,12 @@ export type AttemptState =
   | "refunded";
 
 /** States in which the provider may still turn the payment into a success (so it must be canceled or watched). */
-export const OPEN_STATES: readonly AttemptState[] = ["pending", "requires_action", "requires_payment_method"];
+export const OPEN_STATES: readonly AttemptState[] = [
+  "pending",
+  "requires_action",
+  "requires_payment_method",
+  "processing",
+];
 
 /** States no later provider answer may overwrite (the finisher owns them). */
 const SETTLED_STATES: readonly AttemptState[] = ["refunding", "refunded"];

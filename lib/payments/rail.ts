@@ -26,6 +26,8 @@ export type StartAttemptRequest = {
   idempotencyKey: string;
   /** Where the provider sends the buyer back after a redirect (our hosted payment page). */
   returnUrl: string;
+  /** Crypto: who pays (the buyer's wallet) and the coin they chose (null/"auto": the service funds it). */
+  payer?: { address: string; coin?: string | null };
 };
 
 /** What the buyer paid with, as a receipt shows it (card: brand and last four digits; never the number). */
@@ -38,6 +40,12 @@ export type AttemptOutcome =
   | { kind: "requires_action"; paymentRef: string }
   /** No payment method yet (no credential sent): the hosted page collects one. */
   | { kind: "requires_payment_method"; paymentRef: string }
+  /**
+   * The provider cannot tell yet (crypto: the node does not know the digest, it is not checkpointed yet, or the
+   * node is down). Not terminal: a retry, the sweep or the buyer's page finishes it; never an invitation to pay
+   * again. `submitted`: what the agent handed over (the digest), echoed back so it can retry with it.
+   */
+  | { kind: "processing"; paymentRef: string; submitted?: string }
   | { kind: "declined"; paymentRef: string | null; reason: string };
 
 /** canceled: the provider will never charge it; not_cancelable: it may still succeed (watched by the sweep). */
@@ -53,6 +61,8 @@ export type BuyerStep =
   | { kind: "sign_transaction"; transactionBytes: string };
 
 export type PaymentRail = {
+  /** The inner handler id of the rail (svc.card, svc.crypto). */
+  id: string;
   /** Starts an attempt for the checkout's amount (card: a PaymentIntent; crypto: a prepared transaction). */
   start: (request: StartAttemptRequest) => Promise<AttemptOutcome>;
   /** Settles an existing attempt with a credential (card: confirm with a token; crypto: verify the digest). */

@@ -3,12 +3,16 @@ import "server-only";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import { stripeCardRail } from "./card/stripe-adapter";
+import { cryptoRail } from "./crypto/crypto-rail";
 import type { PaymentRail } from "./rail";
 
 // The rail adapters by inner handler id: completion charges through them, order cancellations and refunds pay
 // back through the rail that charged (svc.crypto arrives with its own issue).
 
-const RAILS: Partial<Record<string, PaymentRail>> = { [RAIL_HANDLER_IDS.card]: stripeCardRail };
+const RAILS: Partial<Record<string, PaymentRail>> = {
+  [RAIL_HANDLER_IDS.card]: stripeCardRail,
+  [RAIL_HANDLER_IDS.crypto]: cryptoRail,
+};
 
 /** The adapter of a rail, or null when the rail cannot move money yet. */
 export const railFor = (handlerId: string): PaymentRail | null => RAILS[handlerId] ?? null;

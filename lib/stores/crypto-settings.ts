@@ -9,6 +9,7 @@ import {
   coinTable,
   normalizeAddress,
   resolveAcceptedCoins,
+  settlementNetwork,
   type CoinInfo,
   type SuiNetwork,
 } from "@/lib/payments/crypto/coins";
@@ -57,7 +58,7 @@ const storedSymbols = (stored: unknown): string[] =>
 /** The settings of a store as its rail and profile use them. */
 export const cryptoSettingsOf = (store: Store): CryptoSettings => {
   const liveNetwork = liveNetworkOf(store);
-  const network: SuiNetwork = store.mode === "live" ? liveNetwork : "sandbox";
+  const network: SuiNetwork = settlementNetwork(store);
   const table = coinTable(network);
   // validated when set; a symbol the settling network lacks (a live network changed by hand) is left out, never
   // guessed

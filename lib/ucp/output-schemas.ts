@@ -214,3 +214,52 @@ export const MyOrdersOutputSchema = z
   })
   .loose()
   .describe("The buyer's orders, newest first");
+
+const QuoteLeg = z.object({
+  coin_type: z.string(),
+  symbol: z.string(),
+  decimals: z.number().int(),
+  amount: z.string().describe("base units of the coin, a decimal string"),
+  fiat_amount: z.number().int().describe("the part of the total this leg pays, store currency minor units"),
+  rate: z.object({
+    usd_price: z.string(),
+    expo: z.number().int(),
+    source: z.string(),
+    published_at: z.string(),
+  }),
+});
+
+export const PreparedPaymentOutputSchema = resource(
+  {
+    checkout_id: z.string(),
+    buyer_address: z.string(),
+    transaction: z.object({
+      bytes: z
+        .string()
+        .describe("the unsigned transaction: TransactionData BCS, base64; the wallet signs it"),
+      digest: z.string(),
+    }),
+    quote: z.object({
+      mode: z.string().describe("auto | named"),
+      currency: z.string(),
+      total: z.number().int(),
+      legs: z.array(QuoteLeg),
+      gas_reserve: z.object({ coin_type: z.string(), amount: z.string() }),
+      expires_at: z.string(),
+    }),
+    expires_at: z.string(),
+    continue_url: z.string().describe("the wallet page where the buyer can sign instead"),
+  },
+  "A prepared crypto payment (svc.crypto)",
+);
+
+export const IntentMandateOutputSchema = z
+  .object({
+    id: z.string(),
+    intent_mandate: z.string().describe("send as ap2.intent_mandate (base64 JSON {payload, signature})"),
+    currency: z.string(),
+    per_order_max: z.number().int().nullable(),
+    expires_at: z.string(),
+  })
+  .loose()
+  .describe("The buyer's signed spend allowance for the calling agent");

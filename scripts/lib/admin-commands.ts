@@ -8,6 +8,7 @@ import { Presets, SingleBar } from "cli-progress";
 import { accountByEmail, makeOperator } from "@/lib/accounts/accounts";
 import { grantStoreRole } from "@/lib/accounts/store-access";
 import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
+import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
 import {
   RECONCILE_BATCH,
   RECONCILE_GRACE_MS,
@@ -498,7 +499,10 @@ export const runAdmin = async (
       const limit = Number(values.limit ?? RECONCILE_BATCH);
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error("--grace-seconds must be ≥ 0");
       if (!Number.isInteger(limit) || limit < 1) throw new Error("--limit must be a positive integer");
-      const results = await reconcileCardPayments({ storeId, graceMs: graceSeconds * 1000, limit });
+      const results = [
+        ...(await reconcileCardPayments({ storeId, graceMs: graceSeconds * 1000, limit })),
+        ...(await reconcileCryptoPayments({ storeId, graceMs: graceSeconds * 1000, limit })),
+      ];
       if (values.json) out.log(JSON.stringify(results));
       else {
         for (const r of results) {

@@ -13,6 +13,7 @@ import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 import { loadCheckoutOrThrow, renderCheckout } from "../checkout-record";
 import { moveCheckout } from "../state";
 import { finishPayment } from "./finish-payment";
+import type { CryptoSettlement } from "./settle-crypto";
 
 // Step: what the completing call answers for the provider's outcome of its attempt. A success goes through the
 // one finisher (order, or a full refund when another payment paid); a decline reopens the session with
@@ -79,7 +80,7 @@ export const answerSuccess = async (
 export const answerDecline = async (
   db: Db,
   ctx: OperationContext,
-  input: { checkoutId: string; reason: string; instrumentIndex: number },
+  input: { checkoutId: string; reason: string; instrumentIndex: number; retryHint?: string },
 ): Promise<CompletionAnswer> => {
   await moveCheckout(db, { id: input.checkoutId, from: ["complete_in_progress"], to: "ready_for_complete" });
   const { body } = await renderFinal(db, ctx, input.checkoutId);
@@ -91,7 +92,7 @@ export const answerDecline = async (
     {
       type: "error",
       code: "payment_failed",
-      content: `The payment failed: ${input.reason}. Complete again with another card`,
+      content: `The payment failed: ${input.reason}. ${input.retryHint ?? "Complete again with another card"}`,
       severity: "recoverable",
       path: input.instrumentIndex >= 0 ? `$.payment.instruments[${input.instrumentIndex}]` : "$.payment",
     },
@@ -115,4 +116,39 @@ export const answerBuyerStep = async (
     data: { continueToken: continueToken ?? randomBytes(24).toString("base64url") },
   });
   return renderFinal(db, ctx, checkoutId);
+};
+
+/**
+ * What a crypto completion answers: the completed checkout; the checkout still complete_in_progress with a
+ * payment_pending message carrying the digest (retry with it; never an invitation to pay again); or payment_failed
+ * with why (the money owed back, when some arrived).
+ */
+export const answerCryptoSettlement = async (
+  db: Db,
+  ctx: OperationContext,
+  checkoutId: string,
+  settled: CryptoSettlement,
+  instrumentIndex: number,
+): Promise<CompletionAnswer> => {
+  if (settled.kind === "order_placed") return renderFinal(db, ctx, checkoutId);
+  if (settled.kind === "failed") {
+    return answerDecline(db, ctx, {
+      checkoutId,
+      reason: settled.reason,
+      instrumentIndex,
+      retryHint: "Prepare the payment again (payment-intent) and have the buyer sign the new transaction",
+    });
+  }
+  const { body } = await renderFinal(db, ctx, checkoutId);
+  if (body.status === "completed") return { body };
+  const messages = [
+    ...(body.messages as object[]),
+    {
+      type: "info",
+      code: "payment_pending",
+      content: `Transaction ${settled.digest} is not final on the chain yet. Do not pay again: call complete_checkout again with the same digest in a few seconds, or read the checkout (it completes by itself once the transaction is final)`,
+      path: instrumentIndex >= 0 ? `$.payment.instruments[${instrumentIndex}].credential.token` : "$.payment",
+    },
+  ];
+  return { body: await withMerchantAuthorization(ctx, { ...body, messages }) };
 };

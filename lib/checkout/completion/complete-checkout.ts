@@ -8,15 +8,25 @@ import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import { continueUrlOf, loadCheckoutOrThrow } from "../checkout-record";
+import { assertBuyerAlone } from "../crypto/prepare-checkout-payment";
 import { CompleteCheckoutInputSchema, type CompleteCheckoutInput } from "../schemas";
 import { moveCheckout } from "../state";
-import { answerBuyerStep, answerDecline, answerSuccess, renderFinal } from "./answer-outcome";
+import {
+  answerBuyerStep,
+  answerCryptoSettlement,
+  answerDecline,
+  answerSuccess,
+  renderFinal,
+} from "./answer-outcome";
 import { chooseRail } from "./choose-rail";
 import { holdSession } from "./hold-session";
 import { priceForCompletion } from "./price-for-completion";
+import { settleCrypto } from "./settle-crypto";
 import { startAttempt } from "./start-attempt";
+import { verifyIntentMandate } from "./verify-intent-mandate";
 import { verifyMandate } from "./verify-mandate";
 
 export { chargeKey } from "./start-attempt";
@@ -36,11 +46,14 @@ export { chargeKey } from "./start-attempt";
 
 const MAX_ATTEMPTS = 8;
 
+const paysWithCrypto = (input: CompleteCheckoutInput): boolean =>
+  (input.payment?.instruments ?? []).some((i) => i.handler_id === RAIL_HANDLER_IDS.crypto);
+
 export const completeCheckout = defineOperation({
   name: "complete_checkout",
   title: "Complete checkout",
   description:
-    "Pay and place the order: this moves the buyer's money. Call it only when get_checkout shows status ready_for_complete and the buyer agreed to the total. Send payment.instruments[{ handler_id: 'svc.card', selected: true, credential: { type: 'stripe_token', token: 'pm_…' } }] and ap2.checkout_mandate (detached ES256 JWS over the checkout's mandate terms; key in your agent profile). Returns the checkout: completed with order {id, permalink_url}; requires_escalation with continue_url when the buyer must act (3-DS, no card token): give them the link, then get_checkout. After a timeout retry with the same idempotency key, never a new one: a checkout makes one order.",
+    "Pay and place the order: this moves the buyer's money. Call it only when get_checkout shows status ready_for_complete and the buyer agreed to the total. Send payment.instruments[{ handler_id: 'svc.card', selected: true, credential: { type: 'stripe_token', token: 'pm_…' } }] and ap2.checkout_mandate (detached ES256 JWS over the checkout's mandate terms; key in your agent profile). Crypto (svc.crypto, the buyer's bearer alone): first prepare_checkout_payment, have the buyer's wallet sign and submit it, then send credential { type: 'token', token: '<transaction digest>' } with ap2.checkout_mandate and ap2.intent_mandate (the buyer's signed allowance); a digest not final on the chain yet answers complete_in_progress with a payment_pending message: retry with the SAME digest, never pay again. Returns the checkout: completed with order {id, permalink_url}; requires_escalation with continue_url when the buyer must act (3-DS, no card token, a crypto payment to sign): give them the link, then get_checkout. After a timeout retry with the same idempotency key, never a new one: a checkout makes one order.",
   errors: [
     "not_found",
     "checkout_not_modifiable",
@@ -53,6 +66,8 @@ export const completeCheckout = defineOperation({
     "mandate_required",
     "mandate_invalid_signature",
     "mandate_expired",
+    "spend_cap_exceeded",
+    "identity_required",
     "mandate_scope_mismatch",
     "agent_missing_key",
     "payment_failed",
@@ -75,8 +90,8 @@ export const completeCheckout = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
-      // 1.
-      const session = await loadCheckoutOrThrow(db, ctx, input.id);
+      // 1. (a buyer's crypto completion binds a platform-key checkout to that buyer and agent: B17)
+      const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: paysWithCrypto(input) });
       if (session.status === "completed") return renderFinal(db, ctx, session.id);
       if (session.status === "canceled") {
         throw new AppError(
@@ -92,15 +107,32 @@ export const completeCheckout = defineOperation({
       if (priced.priced.status !== "ready_for_complete") {
         return { body: await withMerchantAuthorization(ctx, priced.wire) };
       }
-      // 4.
+      // 4. (crypto with a digest also: the buyer's bearer alone and the buyer's intent mandate over this order;
+      // without one the buyer signs on the wallet page, where they approve the payment themselves)
+      const crypto = rail.handlerId === RAIL_HANDLER_IDS.crypto;
+      const digest = crypto ? (rail.instrument?.credential?.token ?? null) : null;
+      if (digest) assertBuyerAlone(ctx, "A crypto completion");
       await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate, session.mandateTermsHistory);
+      if (digest) await verifyIntentMandate(db, ctx, store, priced.priced, input.ap2?.intent_mandate);
       // 5.
       const hold = await holdSession(db, session, priced);
       if (hold.kind === "changed") {
         await sleep(Math.floor(Math.random() * 5 * round));
         continue;
       }
-      // 6.
+      // 6. (crypto: the digest the buyer's wallet produced settles the prepared payment)
+      if (crypto) {
+        if (!digest) return answerBuyerStep(db, ctx, session.id);
+        const settled = await settleCrypto(db, {
+          store,
+          checkoutId: session.id,
+          digest,
+          rail: adapter,
+          now: ctx.now,
+          path: `$.payment.instruments[${Math.max(rail.index, 0)}].credential.token`,
+        });
+        return answerCryptoSettlement(db, ctx, session.id, settled, rail.index);
+      }
       let started;
       try {
         started = await startAttempt(db, {

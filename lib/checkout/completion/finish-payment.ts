@@ -7,7 +7,7 @@ import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
-import type { Store } from "@/lib/generated/prisma/client";
+import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 import { placeOrder } from "@/lib/orders/place-order";
 import { ORDER_INCLUDE, orderToWire } from "@/lib/orders/to-wire";
 import { findAttempt, recordAttempt } from "@/lib/payments/attempts";
@@ -128,7 +128,7 @@ export const refundSupersededPayment = async (
           id: newId("paymentAttempt"),
           checkoutId: input.checkoutId,
           storeId: store.id,
-          rail: RAIL_HANDLER_IDS.card,
+          rail: rail.id,
           providerRef: input.providerRef,
           amount: total,
           currency: checkout.currency,
@@ -162,7 +162,10 @@ export const refundSupersededPayment = async (
         totals: [],
         refundMinor: 0,
         refundRef,
-        description: `A second payment ${input.providerRef} of ${refunded.amount} (minor units, ${refunded.currency}) for this checkout was refunded in full: ${input.reason}`,
+        description:
+          rail.id === RAIL_HANDLER_IDS.crypto
+            ? `A second payment ${input.providerRef} of ${refunded.amount} (minor units, ${refunded.currency}) for this checkout is owed back to the buyer in full (${refundRef ?? "not recorded"}): ${input.reason}`
+            : `A second payment ${input.providerRef} of ${refunded.amount} (minor units, ${refunded.currency}) for this checkout was refunded in full: ${input.reason}`,
         ...(outcome.kind === "refused" ? { failure: outcome.reason } : {}),
       },
     });
@@ -182,6 +185,43 @@ export const refundSupersededPayment = async (
     );
   }
   return { result: "refunded", reason: input.reason };
+};
+
+/** The checkout's stored total (minor units), or null when it is gone. */
+const liveTotalOf = async (db: Db, checkoutId: string): Promise<number | null> => {
+  const checkout = await db.checkoutSession.findUnique({
+    where: { id: checkoutId },
+    select: { totals: true },
+  });
+  if (!checkout) return null;
+  return (
+    (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")?.amount ??
+    null
+  );
+};
+
+/**
+ * Makes a landed, not-current payment the checkout's current attempt when no payment has succeeded for it yet
+ * (the current one is an unpaid prepare). Returns the attempt as it now is, or null when another payment holds
+ * the checkout (then this one is the extra payment).
+ */
+const promoteLandedAttempt = async (db: Db, attempt: PaymentAttempt): Promise<PaymentAttempt | null> => {
+  try {
+    return await db.$transaction(async (tx) => {
+      const holder = await tx.paymentAttempt.findFirst({
+        where: { checkoutId: attempt.checkoutId, isCurrent: true },
+      });
+      if (holder && holder.id !== attempt.id && holder.state === "succeeded") return null;
+      if (holder && holder.id !== attempt.id) {
+        await tx.paymentAttempt.update({ where: { id: holder.id }, data: { isCurrent: false } });
+      }
+      return tx.paymentAttempt.update({ where: { id: attempt.id }, data: { isCurrent: true } });
+    });
+  } catch (error) {
+    // another writer made its attempt current first: this one stays an extra payment
+    if ((error as { code?: string } | null)?.code === "P2002") return null;
+    throw error;
+  }
 };
 
 /**
@@ -216,9 +256,10 @@ export const finishPayment = async (
   }: { now?: Date; rail?: PaymentRail; method?: PaymentMethodSummary } = {},
 ): Promise<FinishedPayment> => {
   const card = method ? { cardBrand: method.brand, cardLast4: method.last4 } : {};
+  const isCard = rail.id === RAIL_HANDLER_IDS.card;
   const refund = (reason: string) =>
     refundSupersededPayment(db, store, { checkoutId, providerRef: paymentIntentId, rail, reason });
-  const attempt = await findAttempt(db, paymentIntentId);
+  let attempt = await findAttempt(db, paymentIntentId);
   if (attempt?.state === "refunded" || attempt?.state === "refunding") {
     if (attempt.state === "refunding" && !attempt.isCurrent)
       return refund("an interrupted refund was finished");
@@ -229,7 +270,23 @@ export const finishPayment = async (
     if (order.paymentRef === paymentIntentId) return { result: "order_placed", orderId: order.id };
     return refund(`the order ${order.id} was already paid with ${order.paymentRef ?? "another payment"}`);
   }
+  if (attempt && !attempt.isCurrent && !isCard) {
+    // a crypto payment for a replaced prepare that landed (the buyer signed the earlier bytes) pays a checkout that
+    // has no order yet when it covers the total (B12): it becomes current in place of the unpaid newer prepare,
+    // which, if it ever lands too, is then the extra payment
+    attempt = (await promoteLandedAttempt(db, attempt)) ?? attempt;
+  }
   if (attempt && !attempt.isCurrent) return refund("the attempt was superseded by a newer one");
+  if (!isCard && attempt) {
+    // a prepared payment pays the total it was prepared for: the checkout may have changed since (a crypto
+    // prepare does not hold the session), and an order is never placed for less than its total
+    const total = await liveTotalOf(db, checkoutId);
+    if (total !== null && attempt.amount < total) {
+      return refund(
+        `it paid ${attempt.amount} but the checkout now totals ${total} (minor units, ${attempt.currency})`,
+      );
+    }
+  }
   if (!attempt) {
     // never recorded (the process died right after the provider answered): it becomes the current attempt only
     // if no other attempt is current; otherwise it is an extra payment
@@ -245,7 +302,7 @@ export const finishPayment = async (
       await recordAttempt(db, {
         checkoutId,
         storeId: store.id,
-        rail: RAIL_HANDLER_IDS.card,
+        rail: rail.id,
         providerRef: paymentIntentId,
         amount:
           (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
@@ -261,24 +318,39 @@ export const finishPayment = async (
       data: { state: "succeeded", ...card },
     });
   }
-  // a refund of the current payment that was interrupted (crash between the provider and our record) is
-  // finished, never ordered
-  const current = await db.cardPayment.findFirst({ where: { checkoutId, storeId: store.id } });
-  if (current?.status === "refunding") {
-    await refundUnplacedCardPayment(db, store, checkoutId, current.paymentIntentId ?? paymentIntentId, rail);
-    return { result: "refunded", reason: "an interrupted refund was finished" };
+  if (isCard) {
+    // a refund of the current payment that was interrupted (crash between the provider and our record) is
+    // finished, never ordered
+    const current = await db.cardPayment.findFirst({ where: { checkoutId, storeId: store.id } });
+    if (current?.status === "refunding") {
+      await refundUnplacedCardPayment(
+        db,
+        store,
+        checkoutId,
+        current.paymentIntentId ?? paymentIntentId,
+        rail,
+      );
+      return { result: "refunded", reason: "an interrupted refund was finished" };
+    }
+    // record the provider's state (and the PaymentIntent id, when it was never recorded) unless refunded
+    const { count } = await db.cardPayment.updateMany({
+      where: { checkoutId, storeId: store.id, status: { notIn: ["refunded", "refunding"] } },
+      data: { status: "succeeded", paymentIntentId },
+    });
+    if (count === 0) return { result: "ignored", reason: "the payment was refunded" };
+  } else {
+    const settled = await findAttempt(db, paymentIntentId);
+    if (settled?.state === "refunding") {
+      await refundUnplacedCardPayment(db, store, checkoutId, paymentIntentId, rail);
+      return { result: "refunded", reason: "an interrupted refund was finished" };
+    }
+    if (settled?.state === "refunded") return { result: "ignored", reason: "the payment was refunded" };
   }
-  // record the provider's state (and the PaymentIntent id, when it was never recorded) unless refunded
-  const { count } = await db.cardPayment.updateMany({
-    where: { checkoutId, storeId: store.id, status: { notIn: ["refunded", "refunding"] } },
-    data: { status: "succeeded", paymentIntentId },
-  });
-  if (count === 0) return { result: "ignored", reason: "the payment was refunded" };
   try {
     const placed = await placeOrderRetrying(db, {
       checkoutId,
       storeId: store.id,
-      handlerId: RAIL_HANDLER_IDS.card,
+      handlerId: rail.id,
       paymentRef: paymentIntentId,
       now,
     });

@@ -139,6 +139,7 @@ export const reconcileCardPayments = async ({
   }
   for (const attempt of await supersededCandidates(
     db,
+    rail.id,
     new Date(now.getTime() - graceMs),
     storeId ?? null,
     limit,
@@ -192,9 +193,10 @@ export const reconcileCardPayments = async ({
  * Attempts that may still turn into money nobody ordered: not current and still open at the provider (a
  * superseded 3-DS the buyer may yet answer), or a refund whose intent was written but not its outcome.
  */
-const supersededCandidates = (db: Db, before: Date, storeId: string | null, limit: number) =>
+const supersededCandidates = (db: Db, railId: string, before: Date, storeId: string | null, limit: number) =>
   db.paymentAttempt.findMany({
     where: {
+      rail: railId,
       updatedAt: { lt: before },
       providerRef: { not: null },
       ...(storeId ? { storeId } : {}),

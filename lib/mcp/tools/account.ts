@@ -3,17 +3,19 @@ import "server-only";
 import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
 import type { AnyOperation } from "@/lib/core/operation";
+import { getIntentMandate } from "@/lib/mandates/intent-mandates";
 import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
 
 import type { McpSurface } from "../handle-mcp-request";
 
 // Tools of the buyer account MCP (`{base_url}/account/mcp`, seed §4): bearer-only, no Request-Id / UCP-Agent
-// (seed §5 rule 9). prepare_combined_payment arrives with the crypto rail.
+// (seed §5 rule 9).
 export const ACCOUNT_TOOLS: readonly AnyOperation[] = [
   listMyLinkedAgents,
   revokeMyLinkedAgent,
   getMyOrder,
   listMyOrders,
+  getIntentMandate,
 ];
 
 export const ACCOUNT_MCP: McpSurface = {

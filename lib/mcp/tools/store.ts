@@ -10,6 +10,7 @@ import { searchCatalog } from "@/lib/catalog/search/search-catalog";
 import { cancelCheckout } from "@/lib/checkout/cancel-checkout";
 import { completeCheckout } from "@/lib/checkout/completion/complete-checkout";
 import { createCheckout } from "@/lib/checkout/create-checkout";
+import { prepareCheckoutPayment } from "@/lib/checkout/crypto/prepare-checkout-payment";
 import { getCheckout } from "@/lib/checkout/get-checkout";
 import { updateCheckout } from "@/lib/checkout/update-checkout";
 import type { AnyOperation } from "@/lib/core/operation";
@@ -43,7 +44,7 @@ export const STORE_TOOLS: readonly AnyOperation[] = [
   lookupCatalog,
   searchLocations,
   lookupLocations,
-  // issue #5: card completion
+  prepareCheckoutPayment,
   completeCheckout,
 ];
 

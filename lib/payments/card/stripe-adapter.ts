@@ -5,6 +5,7 @@ import Stripe from "stripe";
 import { getEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import type { ChargeOutcome, ChargeRequest, PaymentRail, RailCredential } from "../rail";
 import { SANDBOX_SECRET_KEY, sandboxEndpoint } from "./sandbox-client";
@@ -144,6 +145,7 @@ export const stripeCardRail: PaymentRail & {
   charge: typeof charge;
   confirm: typeof confirm;
 } = {
+  id: RAIL_HANDLER_IDS.card,
   charge,
   confirm,
   start: ({ credential, ...request }) =>

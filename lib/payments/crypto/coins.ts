@@ -14,6 +14,15 @@ import { AppError } from "@/lib/core/errors";
 export type SuiNetwork = "mainnet" | "testnet" | "sandbox";
 export const SUI_NETWORKS: readonly SuiNetwork[] = ["mainnet", "testnet", "sandbox"];
 
+/**
+ * Where a store's crypto payments settle: a test-mode store always on the sandbox (a demo never touches a real
+ * chain), a live one on its configured network (mainnet when the stored value is not a live network).
+ */
+export const settlementNetwork = (store: { mode: string; suiNetwork: string }): SuiNetwork => {
+  if (store.mode !== "live") return "sandbox";
+  return store.suiNetwork === "testnet" ? "testnet" : "mainnet";
+};
+
 export type CoinInfo = {
   /** Our symbol, upper-case as we display it (suiUSDe keeps its own casing). */
   symbol: string;

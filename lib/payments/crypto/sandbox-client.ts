@@ -1,7 +1,8 @@
 import "server-only";
 
-import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import type { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 
+import { sandboxKeypair } from "@/lib/buyers/sandbox-wallet";
 import { AppError } from "@/lib/core/errors";
 
 import { fullnodeUrl } from "./chain";
@@ -11,9 +12,11 @@ import { resolveCoinOrThrow } from "./coins";
 // URL (SUI_SANDBOX_URL, via chain.ts), the built-in test wallet's fixed key, and its test-only faucet — as a
 // test account's keys and faucet would be. The product never imports the sandbox; it talks to it over HTTP.
 
-/** The built-in test wallet of test mode: a fixed, public key that only ever holds sandbox coins. */
-export const SANDBOX_TEST_WALLET_SEED = new Uint8Array(32).fill(0x5a);
-export const sandboxTestWallet = (): Ed25519Keypair => Ed25519Keypair.fromSecretKey(SANDBOX_TEST_WALLET_SEED);
+/**
+ * The built-in test wallet of test mode: a fixed, public key that only ever holds sandbox coins. It is the sandbox
+ * buyer's wallet (lib/buyers/sandbox-wallet.ts), so the buyer who signs in with it pays with it.
+ */
+export const sandboxTestWallet = (): Ed25519Keypair => sandboxKeypair();
 
 /** What the faucet gives a sandbox wallet by default, by symbol, in base units (several coin objects each). */
 export const SANDBOX_FAUCET: Record<string, bigint[]> = {

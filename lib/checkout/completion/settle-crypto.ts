@@ -1,0 +1,93 @@
+import "server-only";
+
+import type { Db } from "@/lib/config/db";
+import { faultPoint } from "@/lib/config/fault-point";
+import { AppError } from "@/lib/core/errors";
+import type { Store } from "@/lib/generated/prisma/client";
+import { currentAttempt, updateAttemptState } from "@/lib/payments/attempts";
+import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
+import type { PaymentRail } from "@/lib/payments/rail";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+
+import { moveCheckout } from "../state";
+import { finishPayment } from "./finish-payment";
+
+// Step 6 for svc.crypto: the digest the buyer's wallet produced settles the checkout's prepared payment. Which
+// prepared payment: the one whose bytes have this digest (the current one, or a replaced one the buyer signed
+// earlier), else — a wallet that re-gassed our transaction — the current one, judged on its legs. The rail judges
+// the digest on the chain and claims it; a success goes through the one finisher, which places the order or, when
+// it cannot pay for it (another payment holds the order, the checkout's total grew since the prepare), records the
+// money as owed back. Used by complete_checkout (after the mandates) and by the buyer's wallet page.
+
+export type CryptoSettlement =
+  | { kind: "order_placed"; orderId: string }
+  /** Not final on the chain yet (or the node is unreachable): retry with the same digest; never pay again. */
+  | { kind: "pending"; digest: string }
+  /** It cannot pay for the order; `reason` says why and whether what arrived is owed back. */
+  | { kind: "failed"; reason: string };
+
+/**
+ * The prepared payment a digest settles.
+ * @throws AppError invalid_request (not a digest; nothing prepared yet)
+ */
+const preparedFor = async (db: Db, checkoutId: string, digest: string, path: string): Promise<string> => {
+  if (!isTransactionDigest(digest)) {
+    throw new AppError("invalid_request", "The credential token must be a Sui transaction digest (base58)", {
+      path,
+    });
+  }
+  const own = await db.cryptoPayment.findUnique({ where: { preparedDigest: digest } });
+  if (own?.checkoutId === checkoutId) return own.preparedDigest;
+  const settledHere = await db.cryptoPayment.findFirst({ where: { checkoutId, settledDigest: digest } });
+  if (settledHere) return settledHere.preparedDigest;
+  const current = await currentAttempt(db, checkoutId);
+  if (current?.rail === RAIL_HANDLER_IDS.crypto && current.providerRef) return current.providerRef;
+  throw new AppError(
+    "invalid_request",
+    "No crypto payment was prepared for this checkout: call payment-intent (prepare_checkout_payment) first, have the buyer sign it, then complete with its digest",
+    { path },
+  );
+};
+
+export const settleCrypto = async (
+  db: Db,
+  input: {
+    store: Store;
+    checkoutId: string;
+    digest: string;
+    rail: PaymentRail;
+    now: Date;
+    /** JSONPath of the digest in the request, for errors. */
+    path: string;
+  },
+): Promise<CryptoSettlement> => {
+  const { store, checkoutId, digest, rail } = input;
+  const ref = await preparedFor(db, checkoutId, digest, input.path);
+  const outcome = await rail.settle(store, ref, { type: "transaction_digest", digest }, "");
+  if (outcome.kind === "processing") {
+    await updateAttemptState(db, ref, "processing");
+    return { kind: "pending", digest };
+  }
+  if (outcome.kind === "declined") {
+    // the prepared payment stays open when the buyer may still sign it; a failed transaction spent its coins' gas only
+    return { kind: "failed", reason: outcome.reason };
+  }
+  if (outcome.kind !== "succeeded") return { kind: "pending", digest };
+  // the crash test's moment: the chain took the money and the digest is claimed; the order is not placed yet
+  faultPoint("crash-after-charge");
+  const finished = await finishPayment(db, store, checkoutId, ref, { now: input.now, rail });
+  if (finished.result === "order_placed") return { kind: "order_placed", orderId: finished.orderId };
+  // another payment already paid for the order: the checkout is completed (this one is owed back)
+  const order = await db.order.findUnique({ where: { checkoutId }, select: { id: true } });
+  if (order) return { kind: "order_placed", orderId: order.id };
+  // a payment that cannot pay for the order was recorded as owed back; the session reopens for a payment that can
+  await moveCheckout(db, {
+    id: checkoutId,
+    from: ["complete_in_progress", "requires_escalation"],
+    to: "ready_for_complete",
+  });
+  return {
+    kind: "failed",
+    reason: `${finished.reason}; the payment ${digest} is recorded as owed back to the buyer`,
+  };
+};

@@ -1,0 +1,268 @@
+import "server-only";
+
+import { randomBytes } from "node:crypto";
+
+import { requireCapability } from "@/lib/agents/negotiate-agent";
+import { getDb, type Db } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
+import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
+import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
+import { cancelSuperseded, currentAttempt, recordAttempt } from "@/lib/payments/attempts";
+import { normalizeAddress } from "@/lib/payments/crypto/coins";
+import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
+import type { PaymentRail } from "@/lib/payments/rail";
+import { cryptoSettingsOf } from "@/lib/stores/crypto-settings";
+import { PreparedPaymentOutputSchema } from "@/lib/ucp/output-schemas";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+
+import { continueUrlOf, draftOf, loadCheckoutOrThrow, type CheckoutRecord } from "../checkout-record";
+import { finishPayment } from "../completion/finish-payment";
+import { offeredHandlers, priceCheckout } from "../price-checkout";
+import { PrepareCheckoutPaymentInputSchema, type PrepareCheckoutPaymentInput } from "../schemas";
+
+// payment-intent / prepare_checkout_payment (seed §4 "Crypto payment flow", DECISIONS B7, B12, B17): quote the live
+// total and build the unsigned transaction the buyer's wallet signs. Buyer-bound: the buyer's bearer alone, and the
+// first such call binds a platform-key checkout to that buyer and agent; buyer_address must be the wallet the buyer
+// signed in with. A prepare is an attempt on the payment core: a later prepare makes a new current attempt and the
+// previous one stays watched (a signed transaction cannot be recalled) — unless the previous prepared transaction
+// already landed, in which case the checkout finishes with it and nothing new is prepared.
+
+/** Statuses a crypto payment can be prepared in (the checkout has everything an order needs). */
+const PREPARABLE = new Set(["ready_for_complete", "requires_escalation", "complete_in_progress"]);
+
+export type PreparedForBuyer = {
+  row: CryptoPayment;
+  continueUrl: string;
+};
+
+/** The buyer-bound calls take the buyer's bearer alone (seed §5 rule 1: a key wins when both arrive). */
+export const assertBuyerAlone = (ctx: OperationContext, what: string) => {
+  if (ctx.principal.kind === "buyer") return ctx.principal;
+  throw new AppError(
+    "identity_required",
+    ctx.principal.kind === "platform"
+      ? `${what} is buyer-bound: send the buyer's bearer token ALONE (Authorization: Bearer). This request carried X-API-Key, which wins when both arrive, so the buyer was not loaded`
+      : `${what} is buyer-bound: send the buyer's bearer token (Authorization: Bearer) with scope purchase:complete`,
+  );
+};
+
+/**
+ * The store's crypto rail, or why it cannot take this payment.
+ * @throws AppError rail_not_available
+ */
+export const cryptoRailOf = (store: Store): PaymentRail => {
+  const settings = cryptoSettingsOf(store);
+  if (!offeredHandlers(store).includes(RAIL_HANDLER_IDS.crypto) || !settings.enabled) {
+    throw new AppError(
+      "rail_not_available",
+      `Store ${store.slug} does not accept svc.crypto: pay with svc.card`,
+    );
+  }
+  if (!settings.payoutAddress || settings.acceptedCoins.length === 0) {
+    throw new AppError(
+      "rail_not_available",
+      `Store ${store.slug} has not finished setting up svc.crypto (payout address and accepted coins): pay with svc.card`,
+    );
+  }
+  return cryptoRail;
+};
+
+/** The checkout's live total (minor units) on the live catalog, or why it cannot be paid now. */
+const liveTotalOrThrow = async (
+  db: Db,
+  store: Store,
+  session: CheckoutRecord,
+  now: Date,
+): Promise<number> => {
+  if (session.status === "completed") {
+    throw new AppError(
+      "checkout_not_modifiable",
+      `Checkout ${session.id} is completed: its order is paid. Do not pay again; read the order with get_checkout`,
+      { path: "$.id" },
+    );
+  }
+  if (!PREPARABLE.has(session.status)) {
+    throw new AppError(
+      "checkout_not_modifiable",
+      `Checkout ${session.id} is ${session.status}: a payment can be prepared once it is ready_for_complete`,
+      { path: "$.id" },
+    );
+  }
+  const priced = await priceCheckout(db, store, draftOf(session), { now });
+  const message = priced.messages.find((m) => m.type === "error");
+  if (priced.status !== "ready_for_complete" || message) {
+    throw new AppError(
+      "checkout_not_modifiable",
+      `Checkout ${session.id} is not ready to pay${message ? `: ${message.content}` : ""}; read it with get_checkout`,
+      { path: "$.id" },
+    );
+  }
+  return priced.totals.find((t) => t.type === "total")?.amount ?? 0;
+};
+
+/**
+ * The landed-first rule (B12): if the current prepared payment's transaction is already on the chain, the
+ * checkout finishes with it (the one finisher) and nothing new is prepared.
+ * @throws AppError checkout_not_modifiable (it was paid: never prepare a second payment)
+ */
+const finishIfLanded = async (
+  db: Db,
+  store: Store,
+  session: CheckoutRecord,
+  rail: PaymentRail,
+  now: Date,
+) => {
+  const current = await currentAttempt(db, session.id);
+  if (!current?.providerRef || current.rail !== RAIL_HANDLER_IDS.crypto) return;
+  if (current.state !== "succeeded") {
+    const outcome = await rail.retrieve(store, current.providerRef);
+    if (outcome.kind === "processing") {
+      throw new AppError(
+        "checkout_not_modifiable",
+        `A payment for checkout ${session.id} (transaction ${outcome.submitted ?? current.providerRef}) is not final on the chain yet: do not pay again; complete_checkout with that digest, or read the checkout`,
+        { path: "$.id", details: { transaction_digest: outcome.submitted ?? current.providerRef } },
+      );
+    }
+    if (outcome.kind !== "succeeded") return;
+  }
+  const finished = await finishPayment(db, store, session.id, current.providerRef, { now, rail });
+  if (finished.result === "order_placed") {
+    throw new AppError(
+      "checkout_not_modifiable",
+      `Checkout ${session.id} is already paid by its prepared transaction (order ${finished.orderId}): do not pay again`,
+      { path: "$.id", details: { order_id: finished.orderId } },
+    );
+  }
+};
+
+/**
+ * Prepares the buyer's crypto payment of a checkout (the operation below and the wallet page both call it).
+ * @throws AppError invalid_request (buyer_address), rail_not_available, checkout_not_modifiable,
+ *   unsupported_coin, insufficient_funds, insufficient_liquidity, payment_provider_error
+ */
+export const prepareForBuyer = async (
+  db: Db,
+  input: {
+    store: Store;
+    session: CheckoutRecord;
+    /** The wallet the buyer signed in with (their account's address). */
+    buyerWallet: string;
+    buyerAddress: string;
+    coin: string | null;
+    now: Date;
+    baseUrl: string;
+  },
+): Promise<PreparedForBuyer> => {
+  const { store, session, now } = input;
+  const rail = cryptoRailOf(store);
+  const address = normalizeAddress(input.buyerAddress);
+  if (!address) {
+    throw new AppError("invalid_request", "buyer_address is not a Sui address (0x followed by hex digits)", {
+      path: "$.buyer_address",
+    });
+  }
+  if (address !== normalizeAddress(input.buyerWallet)) {
+    throw new AppError(
+      "invalid_request",
+      "buyer_address must be the wallet the buyer signed in with (the address of their account)",
+      { path: "$.buyer_address" },
+    );
+  }
+  const amount = await liveTotalOrThrow(db, store, session, now);
+  await finishIfLanded(db, store, session, rail, now);
+  // the wallet page link exists before the buyer needs it (continue_url of a checkout waiting for the buyer)
+  const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
+  if (!session.continueToken) {
+    await db.checkoutSession.updateMany({
+      where: { id: session.id, continueToken: null },
+      data: { continueToken },
+    });
+  }
+  const held = await db.checkoutSession.findUniqueOrThrow({
+    where: { id: session.id },
+    select: { continueToken: true },
+  });
+  const outcome = await rail.start({
+    store,
+    checkoutId: session.id,
+    amount,
+    currency: session.currency,
+    credential: null,
+    idempotencyKey: `acs-${session.id}-prepare`,
+    returnUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken),
+    payer: { address, coin: input.coin },
+  });
+  const { superseded } = await recordAttempt(db, {
+    checkoutId: session.id,
+    storeId: store.id,
+    rail: RAIL_HANDLER_IDS.crypto,
+    providerRef: outcome.paymentRef!,
+    amount,
+    currency: session.currency,
+    state: "requires_action",
+  });
+  // a replaced prepare cannot be recalled: cancel answers not_cancelable and the sweep keeps watching it
+  await cancelSuperseded(db, store, rail, superseded);
+  const row = await db.cryptoPayment.findUniqueOrThrow({ where: { preparedDigest: outcome.paymentRef! } });
+  return { row, continueUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken) };
+};
+
+/** The wire form of a prepared payment. */
+export const preparedToWire = ({ row, continueUrl }: PreparedForBuyer) => ({
+  checkout_id: row.checkoutId,
+  buyer_address: row.buyerAddress,
+  transaction: { bytes: row.transactionBytes, digest: row.preparedDigest },
+  quote: row.quote,
+  expires_at: row.expiresAt.toISOString(),
+  continue_url: continueUrl,
+});
+
+export const prepareCheckoutPayment = defineOperation({
+  name: "prepare_checkout_payment",
+  title: "Prepare crypto payment",
+  description:
+    "Crypto (svc.crypto) step 1: quote the checkout's total and build the unsigned Sui transaction the buyer's wallet signs. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with. input_coin_type: 'auto' (default: stablecoins first in the store's order, then SUI, up to 3 coins) or one coin (symbol from accepted_coins or full type) that pays alone. Returns transaction {bytes (base64, sign and submit it), digest}, a readable quote with expires_at, and continue_url (the wallet page, where the buyer can sign instead). A later call replaces the prepared payment; after the buyer's wallet submitted it, call complete_checkout with the transaction digest as the credential token, ap2.checkout_mandate and ap2.intent_mandate.",
+  errors: [
+    "not_found",
+    "checkout_not_modifiable",
+    "rail_not_available",
+    "unsupported_coin",
+    "insufficient_funds",
+    "insufficient_liquidity",
+    "payment_provider_error",
+    "identity_required",
+  ],
+  scope: "store",
+  input: PrepareCheckoutPaymentInputSchema,
+  output: PreparedPaymentOutputSchema,
+  mutates: true,
+  tier: "token",
+  buyerScope: "purchase:complete",
+  permission: "purchase:complete",
+  mcp: {
+    takesId: true,
+    flat: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: PrepareCheckoutPaymentInput) => {
+    const principal = assertBuyerAlone(ctx, "payment-intent");
+    const db = await getDb();
+    const store = storeOf(ctx);
+    const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: true });
+    const buyer = await db.buyer.findUnique({
+      where: { id: principal.buyerId },
+      select: { suiAddress: true },
+    });
+    if (!buyer) throw new AppError("identity_required", "The bearer's buyer account no longer exists");
+    const prepared = await prepareForBuyer(db, {
+      store,
+      session,
+      buyerWallet: buyer.suiAddress,
+      buyerAddress: input.buyer_address,
+      coin: input.input_coin_type ?? null,
+      now: ctx.now,
+      baseUrl: ctx.baseUrl,
+    });
+    return { body: preparedToWire(prepared) };
+  }),
+});

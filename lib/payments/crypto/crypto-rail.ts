@@ -1,0 +1,385 @@
+import "server-only";
+
+import { getDb, type Db } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
+import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+
+import type { AttemptOutcome, PaymentRail, RailCredential, StartAttemptRequest } from "../rail";
+import type { PaymentLeg } from "./build-payment";
+import { chainForNetwork, type ChainPort } from "./chain";
+import { findCoinByType, settlementNetwork } from "./coins";
+import { oracleForMode } from "./oracle";
+import { preparePayment, type PreparedPayment } from "./prepare-payment";
+import { verifyDigest, type LegCheck, type VerifyOutcome } from "./verify-digest";
+
+// The crypto rail (svc.crypto) behind the rail port (rail.ts), so completion, the one finisher, the sweep and
+// order refunds treat it as they treat the card rail:
+// - start = prepare: quote and build the unsigned transaction paying the store's payout address, stored as a
+//   crypto_payments row whose prepared digest is the attempt's provider reference (requires_action: the buyer's
+//   wallet signs it);
+// - settle = judge the digest the agent hands over on the chain (verify-digest.ts), claim it (a digest pays one
+//   prepared payment, once: crypto_payments.settled_digest is unique), and answer succeeded, processing (the node
+//   cannot tell yet) or declined;
+// - retrieve = the chain's view of a prepared payment (its settled, submitted or prepared digest), for the sweep;
+// - cancel: a signed transaction cannot be recalled, so never cancelable — the sweep watches a replaced prepare and
+//   the finisher decides if it ever lands;
+// - refund: the service holds no keys that could send crypto back, so a refund is the money recorded as owed back
+//   to the buyer (crypto_owed_back), a pending merchant action closed by the refund transaction's digest.
+// Money that arrived but cannot pay (short, late and no longer covering, a second payment) is recorded as owed back
+// here, at the moment it is seen, before any answer.
+
+export type CryptoRailDeps = { chain: (store: Store) => ChainPort; now: () => number };
+
+const defaultDeps: CryptoRailDeps = {
+  chain: (store) => chainForNetwork(settlementNetwork(store)),
+  now: Date.now,
+};
+
+type StoredLeg = { merchant: string; coin_type: string; amount: string };
+
+export const legsOf = (row: Pick<CryptoPayment, "legs">): PaymentLeg[] =>
+  (row.legs as StoredLeg[]).map((l) => ({
+    merchant: l.merchant,
+    coinType: l.coin_type,
+    amount: BigInt(l.amount),
+  }));
+
+/** The readable quote a payment-intent returns (integers as decimal strings, never floats). */
+export const quoteToWire = (prepared: PreparedPayment) => ({
+  mode: prepared.quote.mode,
+  currency: prepared.quote.currency,
+  total: Number(prepared.quote.totalMinor),
+  legs: prepared.quote.legs.map((leg) => ({
+    coin_type: leg.coinType,
+    symbol: leg.symbol,
+    decimals: leg.decimals,
+    amount: leg.amount.toString(),
+    fiat_amount: Number(leg.fiatMinor),
+    rate: {
+      usd_price: leg.usdPrice.price.toString(),
+      expo: leg.usdPrice.expo,
+      source: leg.pegged ? `${leg.usdPrice.source} (pegged 1:1)` : leg.usdPrice.source,
+      published_at: new Date(leg.usdPrice.publishTimeMs).toISOString(),
+    },
+  })),
+  gas_reserve: { coin_type: "0x2::sui::SUI", amount: prepared.quote.gasReserve.toString() },
+  ...(prepared.quote.fx
+    ? {
+        fx: {
+          usd_per_unit: prepared.quote.fx.price.toString(),
+          expo: prepared.quote.fx.expo,
+          source: prepared.quote.fx.source,
+        },
+      }
+    : {}),
+  expires_at: new Date(prepared.expiresAtMs).toISOString(),
+});
+
+export const findPrepared = (db: Db, preparedDigest: string): Promise<CryptoPayment | null> =>
+  db.cryptoPayment.findUnique({ where: { preparedDigest } });
+
+const isUniqueViolation = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+
+/** Money as owed back: per coin, what arrived for the merchant. */
+const amountsOf = (network: ReturnType<typeof settlementNetwork>, legs: readonly LegCheck[]) =>
+  legs
+    .filter((l) => l.received > 0n)
+    .map((l) => {
+      const coin = findCoinByType(network, l.coinType);
+      return {
+        coin_type: l.coinType,
+        symbol: coin?.symbol ?? null,
+        decimals: coin?.decimals ?? null,
+        amount: l.received.toString(),
+      };
+    });
+
+/**
+ * Records crypto money owed back to the buyer (one record per payment and checkout: seeing the same payment
+ * again records nothing more). Returns the record's id.
+ */
+export const recordOwedBack = async (
+  db: Db,
+  input: {
+    store: Store;
+    checkoutId: string;
+    buyerAddress: string;
+    paymentDigest: string;
+    amounts: { coin_type: string; symbol: string | null; decimals: number | null; amount: string }[];
+    reason: string;
+  },
+): Promise<string> => {
+  await db.cryptoOwedBack.createMany({
+    data: [
+      {
+        id: newId("owedBack"),
+        storeId: input.store.id,
+        checkoutId: input.checkoutId,
+        buyerAddress: input.buyerAddress,
+        paymentDigest: input.paymentDigest,
+        amounts: input.amounts,
+        reason: input.reason,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  const row = await db.cryptoOwedBack.findUniqueOrThrow({
+    where: {
+      paymentDigest_checkoutId: { paymentDigest: input.paymentDigest, checkoutId: input.checkoutId },
+    },
+    select: { id: true },
+  });
+  return row.id;
+};
+
+const expectedOf = (row: CryptoPayment) => ({
+  buyer: row.buyerAddress,
+  legs: legsOf(row),
+  preparedAtMs: row.preparedAt.getTime(),
+  expiresAtMs: row.expiresAt.getTime(),
+  preparedDigest: row.preparedDigest,
+});
+
+/**
+ * Claims `digest` as the payment of this prepared payment. `claimed`: it is (now or already) this prepare's
+ * settlement; `other_checkout`: the digest already paid another prepared payment; `already_paid`: this prepare was
+ * settled by another digest first (the new one is a second payment).
+ */
+const claimDigest = async (
+  db: Db,
+  row: CryptoPayment,
+  digest: string,
+): Promise<"claimed" | "other_checkout" | "already_paid"> => {
+  try {
+    const { count } = await db.cryptoPayment.updateMany({
+      where: { preparedDigest: row.preparedDigest, settledDigest: null },
+      data: { settledDigest: digest },
+    });
+    if (count === 1) return "claimed";
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      const holder = await db.cryptoPayment.findUnique({ where: { settledDigest: digest } });
+      return holder?.preparedDigest === row.preparedDigest ? "claimed" : "other_checkout";
+    }
+    throw error;
+  }
+  const now = await findPrepared(db, row.preparedDigest);
+  return now?.settledDigest === digest ? "claimed" : "already_paid";
+};
+
+const describe = (outcome: VerifyOutcome): string => {
+  switch (outcome.kind) {
+    case "failed":
+      return `transaction ${outcome.digest} failed on chain (${outcome.error}); only gas was spent`;
+    case "wrong_sender":
+      return `transaction ${outcome.digest} was sent by ${outcome.sender}, not by the checkout's buyer`;
+    case "too_old":
+      return `transaction ${outcome.digest} is older than the prepared payment: an earlier transfer cannot pay it`;
+    case "short_leg":
+      return `transaction ${outcome.digest} paid the merchant less than the prepared amount`;
+    case "late":
+      return `transaction ${outcome.digest} landed after the quote expired and no longer covers the total`;
+    default:
+      return `transaction ${outcome.digest}: ${outcome.kind}`;
+  }
+};
+
+/**
+ * Judges a digest for one prepared payment and records what it means (the claim, money owed back, a digest to
+ * judge again). The rail's settle and retrieve both end here.
+ */
+export const judgeDigest = async (
+  db: Db,
+  store: Store,
+  row: CryptoPayment,
+  digest: string,
+  deps: CryptoRailDeps = defaultDeps,
+): Promise<AttemptOutcome> => {
+  const ref = row.preparedDigest;
+  const outcome = await verifyDigest(deps.chain(store), digest, expectedOf(row));
+  const network = settlementNetwork(store);
+  const owe = (legs: readonly LegCheck[], reason: string) =>
+    recordOwedBack(db, {
+      store,
+      checkoutId: row.checkoutId,
+      buyerAddress: row.buyerAddress,
+      paymentDigest: digest,
+      amounts: amountsOf(network, legs),
+      reason,
+    });
+  switch (outcome.kind) {
+    case "pending":
+    case "unavailable":
+      await db.cryptoPayment.updateMany({
+        where: { preparedDigest: ref, settledDigest: null },
+        data: { submittedDigest: digest },
+      });
+      return { kind: "processing", paymentRef: ref, submitted: digest };
+    case "failed":
+    case "wrong_sender":
+    case "too_old":
+      return { kind: "declined", paymentRef: ref, reason: describe(outcome) };
+    case "short_leg": {
+      const owedId = await owe(outcome.legs, describe(outcome));
+      return {
+        kind: "declined",
+        paymentRef: ref,
+        reason: `${describe(outcome)}; what arrived is recorded as owed back to the buyer (${owedId})`,
+      };
+    }
+    case "late":
+      if (!outcome.covered) {
+        const owedId = await owe(outcome.legs, describe(outcome));
+        return {
+          kind: "declined",
+          paymentRef: ref,
+          reason: `${describe(outcome)}; what arrived is recorded as owed back to the buyer (${owedId})`,
+        };
+      }
+      break;
+    case "paid":
+      break;
+  }
+  const claim = await claimDigest(db, row, digest);
+  if (claim === "claimed") return { kind: "succeeded", paymentRef: ref };
+  if (claim === "other_checkout") {
+    return {
+      kind: "declined",
+      paymentRef: ref,
+      reason: `transaction ${digest} already paid another checkout: a transaction pays one checkout once`,
+    };
+  }
+  // this prepared payment was already paid by another transaction: this one is a second payment
+  const owedId = await owe(outcome.legs, `a second payment: the prepared payment was already paid`);
+  return {
+    kind: "declined",
+    paymentRef: ref,
+    reason: `the payment was already made by another transaction; ${digest} is recorded as owed back to the buyer (${owedId})`,
+  };
+};
+
+/** Prepares a payment for the checkout and stores it (the attempt's provider reference is its digest). */
+const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promise<AttemptOutcome> => {
+  const { store, payer } = request;
+  if (!payer) throw new AppError("invalid_request", "A crypto payment needs the buyer's wallet address");
+  if (!store.suiRecipient) {
+    throw new AppError("rail_not_available", `Store ${store.slug} has no payout address for svc.crypto`);
+  }
+  const prepared = await preparePayment(
+    {
+      chain: deps.chain(store),
+      oracle: oracleForMode(store.mode === "live" ? "live" : "test"),
+      now: deps.now,
+    },
+    {
+      buyer: payer.address,
+      merchant: store.suiRecipient,
+      acceptedCoins: Array.isArray(store.acceptedCoins)
+        ? (store.acceptedCoins as unknown[]).filter((c): c is string => typeof c === "string")
+        : [],
+      requestedCoin: payer.coin ?? null,
+      totalMinor: BigInt(request.amount),
+      currency: request.currency,
+    },
+  );
+  const db = await getDb();
+  await db.cryptoPayment.createMany({
+    data: [
+      {
+        preparedDigest: prepared.transaction.digest,
+        checkoutId: request.checkoutId,
+        storeId: store.id,
+        buyerAddress: prepared.expected.buyer,
+        transactionBytes: prepared.transaction.bytes,
+        legs: prepared.transaction.legs.map((l) => ({
+          merchant: l.merchant,
+          coin_type: l.coinType,
+          amount: l.amount.toString(),
+        })),
+        quote: quoteToWire(prepared),
+        amount: request.amount,
+        currency: request.currency,
+        preparedAt: new Date(prepared.preparedAtMs),
+        expiresAt: new Date(prepared.expiresAtMs),
+      },
+    ],
+    // the same bytes prepared twice (same coins, same versions, same instant) are one prepared payment
+    skipDuplicates: true,
+  });
+  return { kind: "requires_action", paymentRef: prepared.transaction.digest };
+};
+
+const digestOf = (credential: RailCredential): string => {
+  if (credential.type !== "transaction_digest") {
+    throw new AppError("invalid_request", "svc.crypto takes a transaction digest as its credential token");
+  }
+  return credential.digest;
+};
+
+const rowOrThrow = async (db: Db, ref: string): Promise<CryptoPayment> => {
+  const row = await findPrepared(db, ref);
+  if (!row) throw new AppError("not_found", `No prepared crypto payment ${ref}`);
+  return row;
+};
+
+export const createCryptoRail = (deps: CryptoRailDeps = defaultDeps): PaymentRail => ({
+  id: RAIL_HANDLER_IDS.crypto,
+  start: (request) => start(request, deps),
+  settle: async (store, paymentRef, credential) => {
+    const db = await getDb();
+    return judgeDigest(db, store, await rowOrThrow(db, paymentRef), digestOf(credential), deps);
+  },
+  retrieve: async (store, paymentRef) => {
+    const db = await getDb();
+    const row = await rowOrThrow(db, paymentRef);
+    // a settled payment stays settled; else the digest the agent handed over, else our own bytes
+    const digest = row.settledDigest ?? row.submittedDigest ?? row.preparedDigest;
+    const outcome = await judgeDigest(db, store, row, digest, deps);
+    // our own bytes not on the chain (yet): the buyer still has to sign them
+    if (outcome.kind === "processing" && digest === row.preparedDigest && !row.submittedDigest) {
+      return { kind: "requires_action", paymentRef };
+    }
+    return outcome;
+  },
+  cancel: async () => ({
+    kind: "not_cancelable",
+    reason: "a prepared transaction can still be signed and submitted; the sweep watches it",
+  }),
+  refund: async (store, paymentRef, idempotencyKey, amount) => {
+    const db = await getDb();
+    const row = await rowOrThrow(db, paymentRef);
+    const digest = row.settledDigest ?? row.preparedDigest;
+    const legs = legsOf(row);
+    // a partial refund gives back the same share of every coin, rounded up in the buyer's favour
+    const share = (units: bigint) =>
+      amount === undefined || amount >= row.amount
+        ? units
+        : (units * BigInt(amount) + BigInt(row.amount) - 1n) / BigInt(row.amount);
+    const network = settlementNetwork(store);
+    const owedId = await recordOwedBack(db, {
+      store,
+      checkoutId: row.checkoutId,
+      buyerAddress: row.buyerAddress,
+      paymentDigest: amount === undefined ? digest : `${digest}#refund-${idempotencyKey}`,
+      amounts: amountsOf(
+        network,
+        legs.map((l) => ({ ...l, received: share(l.amount) })),
+      ),
+      reason:
+        amount === undefined
+          ? "a full refund of this payment"
+          : `a refund of ${amount} (minor units, ${row.currency})`,
+    });
+    return { kind: "succeeded", refundRef: owedId };
+  },
+  buyerStep: async (_store, paymentRef) => {
+    const db = await getDb();
+    const row = await rowOrThrow(db, paymentRef);
+    return { kind: "sign_transaction", transactionBytes: row.transactionBytes };
+  },
+});
+
+export const cryptoRail = createCryptoRail();
