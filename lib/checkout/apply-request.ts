@@ -1,7 +1,7 @@
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
-import { railFor } from "@/lib/payments/rails";
+import { railForStore } from "@/lib/payments/rails";
 
 import { mergeFulfillment } from "./fulfillment";
 import { offeredHandlers, type CheckoutDraft, type DraftLine, type StoredInstrument } from "./price-checkout";
@@ -28,11 +28,11 @@ export const toStoredInstruments = (store: Store, payment: PaymentInput): Stored
         { path: `$.payment.instruments[${i}].handler_id` },
       );
     }
-    if (!railFor(inst.handler_id)) {
-      const completing = offered.filter((id) => railFor(id));
+    if (!railForStore(store, inst.handler_id)) {
+      const completing = offered.filter((id) => railForStore(store, id));
       throw new AppError(
         "rail_not_available",
-        `${inst.handler_id} cannot complete checkouts yet: select ${completing.join(" or ") || "another rail"}`,
+        `${inst.handler_id} cannot complete checkouts in this store yet (not fully set up): select ${completing.join(" or ") || "another rail"}`,
         { path: `$.payment.instruments[${i}].handler_id` },
       );
     }

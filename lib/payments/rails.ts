@@ -16,3 +16,19 @@ const RAILS: Partial<Record<string, PaymentRail>> = {
 
 /** The adapter of a rail, or null when the rail cannot move money yet. */
 export const railFor = (handlerId: string): PaymentRail | null => RAILS[handlerId] ?? null;
+
+/**
+ * The adapter of a rail as this store can use it now, or null: crypto needs the store's payout address and at
+ * least one accepted coin (a store may list svc.crypto before it finished setting it up).
+ */
+export const railForStore = (
+  store: { suiRecipient: string | null; acceptedCoins: unknown },
+  handlerId: string,
+): PaymentRail | null => {
+  const rail = railFor(handlerId);
+  if (rail && handlerId === RAIL_HANDLER_IDS.crypto) {
+    const coins = Array.isArray(store.acceptedCoins) ? store.acceptedCoins : [];
+    if (!store.suiRecipient || coins.length === 0) return null;
+  }
+  return rail;
+};

@@ -3,7 +3,7 @@ import "server-only";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import type { PaymentRail } from "@/lib/payments/rail";
-import { railFor } from "@/lib/payments/rails";
+import { railForStore } from "@/lib/payments/rails";
 import { selectRail } from "@/lib/payments/select-rail";
 
 import { offeredHandlers } from "../price-checkout";
@@ -22,11 +22,11 @@ export const chooseRail = (
   payment: CompleteCheckoutInput["payment"],
 ): { rail: RailSelection; adapter: PaymentRail } => {
   const rail = selectRail(payment?.instruments ?? [], offeredHandlers(store));
-  const adapter = railFor(rail.handlerId);
+  const adapter = railForStore(store, rail.handlerId);
   if (!adapter) {
     throw new AppError(
       "rail_not_available",
-      `${rail.handlerId} cannot complete checkouts yet: pay with svc.card`,
+      `${rail.handlerId} cannot complete checkouts in this store yet (not fully set up): pay with svc.card`,
       {
         path: rail.index >= 0 ? `$.payment.instruments[${rail.index}].handler_id` : "$.payment.instruments",
       },
