@@ -63,4 +63,11 @@ export const ACCOUNT_TOOLS: readonly BridgeTool[] = [
       .strict(),
     annotations: READ,
   }),
+  proxied({
+    name: "get_intent_mandate",
+    title: "Get the buyer's allowance",
+    description: `The spend allowance (AP2 intent mandate) the buyer signed for you on the wallet page: id, currency, per-order maximum, expiry, and intent_mandate to send with a crypto completion. Give id for one allowance, or nothing for the newest valid one; not_found means the buyer has signed none for you yet (send them to the checkout's continue_url).${BUYER}`,
+    input: z.object({ id: z.string().min(1).max(100).optional() }).strict(),
+    annotations: READ,
+  }),
 ];

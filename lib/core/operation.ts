@@ -70,6 +70,11 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
    * with offline_access alone calls nothing: that scope only lets the agent refresh at the token endpoint.
    */
   buyerScope: "purchase:complete" | null;
+  /**
+   * Buyer-bound (seed §5 rule 1, DECISIONS B7): only the buyer's bearer, sent alone, calls it; a platform key (which
+   * wins when both arrive) or no credential is refused before anything runs or is stored.
+   */
+  buyerOnly?: boolean;
   mcp: {
     /** Namespace object holding the payload in MCP arguments (seed §4: never flat). */
     namespace?: McpNamespace;

@@ -71,8 +71,16 @@ export const hasPermission = (principal: Principal, permission: string): boolean
  */
 export const assertAllowed = (
   principal: Principal,
-  op: { name: string; permission?: string; buyerScope: string | null },
+  op: { name: string; permission?: string; buyerScope: string | null; buyerOnly?: boolean },
 ): void => {
+  if (op.buyerOnly && principal.kind !== "buyer") {
+    throw new AppError(
+      "identity_required",
+      principal.kind === "platform"
+        ? `${op.name} is buyer-bound: send the buyer's bearer token ALONE (Authorization: Bearer). This request carried X-API-Key, which wins when both arrive, so the buyer was not loaded`
+        : `${op.name} is buyer-bound: send the buyer's bearer token (Authorization: Bearer) with scope ${op.buyerScope ?? "purchase:complete"}`,
+    );
+  }
   if (principal.kind === "buyer") {
     if (op.buyerScope === null) {
       throw new AppError(

@@ -141,7 +141,7 @@ test("store MCP: locations, cart, checkout, a card purchase, the order, events a
   const client = await connectMcpClient(`/s/${store.slug}/mcp`, { headers: { "x-api-key": key } });
   try {
     const tools = await listWithSchemas(client, ["complete_checkout", "get_order", "redeliver_webhook"]);
-    assert.equal(tools.length, 18);
+    assert.equal(tools.length, 19);
     const locations = await call(client, "search_locations", {
       meta: meta(AGENT_PROFILE),
       catalog: { query: "flagship" },

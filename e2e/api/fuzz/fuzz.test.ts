@@ -115,6 +115,10 @@ const REST_ROUTES: Record<string, { method: string; path: (slug: string, id: str
   update_checkout: { method: "PUT", path: (s, id) => `/s/${s}/checkout-sessions/${id}` },
   cancel_checkout: { method: "POST", path: (s, id) => `/s/${s}/checkout-sessions/${id}/cancel` },
   complete_checkout: { method: "POST", path: (s, id) => `/s/${s}/checkout-sessions/${id}/complete` },
+  prepare_checkout_payment: {
+    method: "POST",
+    path: (s, id) => `/s/${s}/checkout-sessions/${id}/payment-intent`,
+  },
   get_order: { method: "GET", path: (s, id) => `/s/${s}/orders/${id}` },
   list_order_events: { method: "GET", path: (s) => `/s/${s}/order-events` },
   list_webhook_deliveries: { method: "GET", path: (s) => `/s/${s}/webhook-deliveries` },

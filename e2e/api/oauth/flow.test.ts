@@ -124,6 +124,7 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
     });
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
+      "get_intent_mandate",
       "get_my_order",
       "list_linked_agents",
       "list_my_orders",

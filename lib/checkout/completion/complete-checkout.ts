@@ -3,10 +3,13 @@ import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { requireCapability } from "@/lib/agents/negotiate-agent";
-import { getDb } from "@/lib/config/db";
+import { getDb, type Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
-import { defineOperation, storeOf } from "@/lib/core/operation";
+import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
+import type { Store } from "@/lib/generated/prisma/client";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
+import { railFor } from "@/lib/payments/rails";
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
@@ -48,6 +51,36 @@ const MAX_ATTEMPTS = 8;
 
 const paysWithCrypto = (input: CompleteCheckoutInput): boolean =>
   (input.payment?.instruments ?? []).some((i) => i.handler_id === RAIL_HANDLER_IDS.crypto);
+
+/**
+ * A crypto digest handed in for a checkout that already has its order: when it is another payment of the buyer
+ * (the newer prepare signed too, or a re-gassed copy), what reached the merchant is judged and recorded as owed back
+ * to the buyer — the finisher refunds it as it refunds any extra payment — and the answer stays the completed
+ * checkout. Nothing else changes; a digest that is the order's own payment, or not a payment of this buyer, moves
+ * nothing.
+ */
+const judgeExtraCryptoPayment = async (
+  db: Db,
+  ctx: OperationContext,
+  store: Store,
+  checkoutId: string,
+  input: CompleteCheckoutInput,
+): Promise<void> => {
+  const index = (input.payment?.instruments ?? []).findIndex((i) => i.handler_id === RAIL_HANDLER_IDS.crypto);
+  const digest = index >= 0 ? input.payment?.instruments?.[index]?.credential?.token : undefined;
+  if (!digest || ctx.principal.kind !== "buyer" || !isTransactionDigest(digest)) return;
+  const order = await db.order.findUnique({ where: { checkoutId }, select: { paymentRef: true } });
+  const rail = railFor(RAIL_HANDLER_IDS.crypto);
+  if (!order || order.paymentRef === digest || !rail) return;
+  await settleCrypto(db, {
+    store,
+    checkoutId,
+    digest,
+    rail,
+    now: ctx.now,
+    path: `$.payment.instruments[${index}].credential.token`,
+  });
+};
 
 export const completeCheckout = defineOperation({
   name: "complete_checkout",
@@ -92,7 +125,10 @@ export const completeCheckout = defineOperation({
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
       // 1. (a buyer's crypto completion binds a platform-key checkout to that buyer and agent: B17)
       const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: paysWithCrypto(input) });
-      if (session.status === "completed") return renderFinal(db, ctx, session.id);
+      if (session.status === "completed") {
+        await judgeExtraCryptoPayment(db, ctx, store, session.id, input);
+        return renderFinal(db, ctx, session.id);
+      }
       if (session.status === "canceled") {
         throw new AppError(
           "checkout_not_modifiable",

@@ -238,7 +238,7 @@ export const prepareCheckoutPayment = defineOperation({
   mutates: true,
   tier: "token",
   buyerScope: "purchase:complete",
-  permission: "purchase:complete",
+  buyerOnly: true,
   mcp: {
     takesId: true,
     flat: true,

@@ -1,5 +1,7 @@
 import "server-only";
 
+import { createHash } from "node:crypto";
+
 import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
@@ -7,9 +9,9 @@ import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import type { AttemptOutcome, PaymentRail, RailCredential, StartAttemptRequest } from "../rail";
-import type { PaymentLeg } from "./build-payment";
+import { GAS_BUDGET, type PaymentLeg } from "./build-payment";
 import { chainForNetwork, type ChainPort } from "./chain";
-import { findCoinByType, settlementNetwork } from "./coins";
+import { findCoinByType, normalizeAddress, settlementNetwork } from "./coins";
 import { oracleForMode } from "./oracle";
 import { preparePayment, type PreparedPayment } from "./prepare-payment";
 import { verifyDigest, type LegCheck, type VerifyOutcome } from "./verify-digest";
@@ -135,6 +137,40 @@ export const recordOwedBack = async (
   return row.id;
 };
 
+/**
+ * Everything the transaction moved to the expected merchants, in every coin (net balance changes): a payment that
+ * cannot pay is owed back in full, also in coins the prepared legs did not name (a wallet that paid the newer
+ * prepare's SUI where the older one expected USDC). Falls back to the legs as checked when the node cannot answer.
+ */
+const arrivedAtMerchants = async (
+  chain: ChainPort,
+  digest: string,
+  legs: readonly LegCheck[],
+): Promise<LegCheck[]> => {
+  const merchants = new Set(legs.map((l) => normalizeAddress(l.merchant) ?? l.merchant));
+  let tx: Awaited<ReturnType<ChainPort["getTransaction"]>> = null;
+  try {
+    tx = await chain.getTransaction(digest);
+  } catch {
+    return [...legs];
+  }
+  if (!tx) return [...legs];
+  const byKey = new Map<string, LegCheck>();
+  for (const change of tx.balanceChanges) {
+    const merchant = normalizeAddress(change.address) ?? change.address;
+    if (!merchants.has(merchant) || change.amount <= 0n) continue;
+    const key = `${merchant} ${change.coinType}`;
+    const seen = byKey.get(key);
+    byKey.set(key, {
+      merchant,
+      coinType: change.coinType,
+      amount: 0n,
+      received: (seen?.received ?? 0n) + change.amount,
+    });
+  }
+  return [...byKey.values()];
+};
+
 const expectedOf = (row: CryptoPayment) => ({
   buyer: row.buyerAddress,
   legs: legsOf(row),
@@ -199,15 +235,16 @@ export const judgeDigest = async (
   deps: CryptoRailDeps = defaultDeps,
 ): Promise<AttemptOutcome> => {
   const ref = row.preparedDigest;
-  const outcome = await verifyDigest(deps.chain(store), digest, expectedOf(row));
+  const chain = deps.chain(store);
+  const outcome = await verifyDigest(chain, digest, expectedOf(row));
   const network = settlementNetwork(store);
-  const owe = (legs: readonly LegCheck[], reason: string) =>
+  const owe = async (legs: readonly LegCheck[], reason: string) =>
     recordOwedBack(db, {
       store,
       checkoutId: row.checkoutId,
       buyerAddress: row.buyerAddress,
       paymentDigest: digest,
-      amounts: amountsOf(network, legs),
+      amounts: amountsOf(network, await arrivedAtMerchants(chain, digest, legs)),
       reason,
     });
   switch (outcome.kind) {
@@ -261,6 +298,17 @@ export const judgeDigest = async (
   };
 };
 
+/**
+ * The gas budget of a checkout's payment: GAS_BUDGET plus up to 0.001 SUI derived from the checkout id (and the try).
+ * Two checkouts of one buyer at one merchant for the same amount would otherwise get byte-identical transactions
+ * (same coins, same gas, same legs) and so one digest: one payment for two checkouts. The budget is a cap, not the
+ * fee, so the buyer pays nothing for the difference.
+ */
+const gasBudgetFor = (checkoutId: string, attempt: number): bigint => {
+  const hash = createHash("sha256").update(`${checkoutId}#${attempt}`).digest();
+  return GAS_BUDGET + BigInt(hash.readUInt32BE(0) % 1_000_000);
+};
+
 /** Prepares a payment for the checkout and stores it (the attempt's provider reference is its digest). */
 const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promise<AttemptOutcome> => {
   const { store, payer } = request;
@@ -268,48 +316,68 @@ const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promis
   if (!store.suiRecipient) {
     throw new AppError("rail_not_available", `Store ${store.slug} has no payout address for svc.crypto`);
   }
-  const prepared = await preparePayment(
-    {
-      chain: deps.chain(store),
-      oracle: oracleForMode(store.mode === "live" ? "live" : "test"),
-      now: deps.now,
-    },
-    {
-      buyer: payer.address,
-      merchant: store.suiRecipient,
-      acceptedCoins: Array.isArray(store.acceptedCoins)
-        ? (store.acceptedCoins as unknown[]).filter((c): c is string => typeof c === "string")
-        : [],
-      requestedCoin: payer.coin ?? null,
-      totalMinor: BigInt(request.amount),
-      currency: request.currency,
-    },
-  );
   const db = await getDb();
-  await db.cryptoPayment.createMany({
-    data: [
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const prepared = await preparePayment(
       {
-        preparedDigest: prepared.transaction.digest,
-        checkoutId: request.checkoutId,
-        storeId: store.id,
-        buyerAddress: prepared.expected.buyer,
-        transactionBytes: prepared.transaction.bytes,
-        legs: prepared.transaction.legs.map((l) => ({
-          merchant: l.merchant,
-          coin_type: l.coinType,
-          amount: l.amount.toString(),
-        })),
-        quote: quoteToWire(prepared),
-        amount: request.amount,
-        currency: request.currency,
-        preparedAt: new Date(prepared.preparedAtMs),
-        expiresAt: new Date(prepared.expiresAtMs),
+        chain: deps.chain(store),
+        oracle: oracleForMode(store.mode === "live" ? "live" : "test"),
+        now: deps.now,
       },
-    ],
-    // the same bytes prepared twice (same coins, same versions, same instant) are one prepared payment
-    skipDuplicates: true,
-  });
-  return { kind: "requires_action", paymentRef: prepared.transaction.digest };
+      {
+        buyer: payer.address,
+        merchant: store.suiRecipient,
+        acceptedCoins: Array.isArray(store.acceptedCoins)
+          ? (store.acceptedCoins as unknown[]).filter((c): c is string => typeof c === "string")
+          : [],
+        requestedCoin: payer.coin ?? null,
+        totalMinor: BigInt(request.amount),
+        currency: request.currency,
+        gasReserve: gasBudgetFor(request.checkoutId, attempt),
+      },
+    );
+    await db.cryptoPayment.createMany({
+      data: [
+        {
+          preparedDigest: prepared.transaction.digest,
+          checkoutId: request.checkoutId,
+          storeId: store.id,
+          buyerAddress: prepared.expected.buyer,
+          transactionBytes: prepared.transaction.bytes,
+          legs: prepared.transaction.legs.map((l) => ({
+            merchant: l.merchant,
+            coin_type: l.coinType,
+            amount: l.amount.toString(),
+          })),
+          quote: quoteToWire(prepared),
+          amount: request.amount,
+          currency: request.currency,
+          preparedAt: new Date(prepared.preparedAtMs),
+          expiresAt: new Date(prepared.expiresAtMs),
+        },
+      ],
+      // the same bytes prepared twice for this checkout (same coins, same versions) are one prepared payment
+      skipDuplicates: true,
+    });
+    const row = await findPrepared(db, prepared.transaction.digest);
+    if (row?.checkoutId === request.checkoutId) {
+      // prepared again to the same bytes (same coins, same amounts): the quote window starts again; prepared_at
+      // stays the first one, which is what "older than the prepare" is judged against
+      if (row.settledDigest === null && row.expiresAt.getTime() < prepared.expiresAtMs) {
+        await db.cryptoPayment.updateMany({
+          where: { preparedDigest: row.preparedDigest, settledDigest: null },
+          data: { expiresAt: new Date(prepared.expiresAtMs), quote: quoteToWire(prepared) },
+        });
+      }
+      return { kind: "requires_action", paymentRef: prepared.transaction.digest };
+    }
+    // the bytes collide with another checkout's prepared payment: build again with another gas budget
+  }
+  throw new AppError(
+    "payment_provider_error",
+    "Could not build a payment transaction of this checkout's own; try payment-intent again",
+    { details: { provider: "sui", reason: "digest_collision" } },
+  );
 };
 
 const digestOf = (credential: RailCredential): string => {

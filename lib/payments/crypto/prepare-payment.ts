@@ -37,6 +37,8 @@ export const preparePayment = async (
     totalMinor: bigint;
     currency: string;
     windowMs?: number;
+    /** MIST reserved for gas (the transaction's gas budget); default GAS_BUDGET. */
+    gasReserve?: bigint;
   },
 ): Promise<PreparedPayment> => {
   const buyer = normalizeAddress(input.buyer);
@@ -52,6 +54,7 @@ export const preparePayment = async (
     requestedCoin: input.requestedCoin,
     totalMinor: input.totalMinor,
     currency: input.currency,
+    ...(input.gasReserve === undefined ? {} : { gasReserve: input.gasReserve }),
   });
   const transaction = await buildPayment(deps.chain, {
     sender: buyer,
