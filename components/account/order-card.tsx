@@ -150,6 +150,27 @@ export function OrderCard({ order }: { order: BuyerOrderView }) {
                 ) : null}
               </DataItem>
             ) : null}
+            {order.cryptoOwedBack.length > 0 ? (
+              <DataItem label="Crypto owed back to you">
+                <ul className="grid gap-2" data-testid="order-crypto-owed">
+                  {order.cryptoOwedBack.map((r) => (
+                    <li key={r.id} className="grid gap-1">
+                      <span className="flex flex-wrap items-center gap-2">
+                        <Undo2 aria-hidden className="text-muted-foreground size-4" />
+                        <span className="font-medium">{r.amounts.map((a) => a.text).join(" + ")}</span>
+                        <Badge tone={r.status === "closed" ? "success" : "warning"}>
+                          {r.status === "closed" ? "Sent back" : "Owed by the store"}
+                        </Badge>
+                      </span>
+                      <span className="text-muted-foreground text-xs break-all">
+                        {r.reason}
+                        {r.refundDigest ? ` · refund transaction ${r.refundDigest}` : ""}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </DataItem>
+            ) : null}
           </DataList>
           <section aria-label="Timeline">
             <h3 className="text-muted-foreground mb-2 text-sm font-medium">Timeline</h3>

@@ -3,6 +3,7 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 import { buyerPrincipalPrefix } from "@/lib/credentials/principal";
 import type { OrderStatus, Prisma } from "@/lib/generated/prisma/client";
+import { owedBackOfCheckouts, type OwedBackView } from "@/lib/payments/rails";
 
 import { paidMinor } from "./settle-refund";
 
@@ -16,7 +17,12 @@ import { paidMinor } from "./settle-refund";
  * Only the buyer's own pages read all of them; an agent reads its own (lib/orders/my-orders.ts).
  */
 export const buyerOrdersWhere = (buyerId: string): Prisma.OrderWhereInput => ({
-  OR: [{ principalId: `buyer:${buyerId}` }, { principalId: { startsWith: buyerPrincipalPrefix(buyerId) } }],
+  OR: [
+    { principalId: `buyer:${buyerId}` },
+    { principalId: { startsWith: buyerPrincipalPrefix(buyerId) } },
+    // a platform's checkout that this buyer's agent bound and paid (DECISIONS B17)
+    { boundPrincipalId: { startsWith: buyerPrincipalPrefix(buyerId) } },
+  ],
 });
 
 export const ORDER_STATUSES = ["placed", "paid", "fulfilled", "delivered", "canceled", "refunded"] as const;
@@ -63,6 +69,11 @@ export type BuyerOrderView = {
   refundedMinor: number;
   /** Refunds written but not yet paid back by the rail: money owed back to the buyer. */
   owedMinor: number;
+  /**
+   * Crypto owed back for this checkout (a refund, or a second payment that could not pay): the merchant sends the
+   * coins back and closes it with the refund transaction; per coin, in base units with the coin's decimals.
+   */
+  cryptoOwedBack: OwedBackView[];
   timeline: { at: Date; title: string; detail: string | null }[];
 };
 
@@ -188,6 +199,10 @@ const toViews = async (
         select: { providerRef: true, cardBrand: true, cardLast4: true },
       })
     : [];
+  const owedRows = await owedBackOfCheckouts(
+    db,
+    rows.map((o) => o.checkoutId),
+  );
   const cardOf = new Map(
     attempts.flatMap((a) =>
       a.providerRef && a.cardBrand && a.cardLast4
@@ -197,12 +212,15 @@ const toViews = async (
   );
   return rows.map((o) => {
     const totals = (o.totals ?? []) as Total[];
+    const owed = owedRows.filter((r) => r.checkoutId === o.checkoutId);
+    const openOwed = new Set(owed.filter((r) => r.status === "open").map((r) => r.id));
     const refunds = o.adjustments
       .filter((a) => a.refundMinor > 0)
       .map((a) => ({
         id: a.id,
         type: a.type,
-        status: a.status,
+        // a crypto refund is recorded as owed back: it is on its way until the merchant's transaction closes it
+        status: a.status === "completed" && a.refundRef && openOwed.has(a.refundRef) ? "pending" : a.status,
         amountMinor: a.refundMinor,
         at: a.occurredAt,
         description: a.description,
@@ -241,6 +259,7 @@ const toViews = async (
       refunds,
       refundedMinor: refunds.filter((r) => r.status === "completed").reduce((s, r) => s + r.amountMinor, 0),
       owedMinor: refunds.filter((r) => r.status === "pending").reduce((s, r) => s + r.amountMinor, 0),
+      cryptoOwedBack: owed,
       timeline,
     };
   });

@@ -7,19 +7,21 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 import type { Principal } from "@/lib/credentials/principal";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { MyOrderOutputSchema, MyOrdersOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
 // The buyer's orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path), as the
-// calling agent may see them: orders of checkouts THIS agent created with the buyer's bearer, across every store
+// calling agent may see them: orders of checkouts THIS agent created with the buyer's bearer, or that a platform
+// created and this agent's buyer-bound call bound to the buyer (DECISIONS B17), across every store
 // (another agent of the same buyer sees none of them; the buyer sees all on /account/orders). Newest first,
 // keyset-paginated by (created_at, id) behind an opaque cursor.
 
 /** The calling agent's orders: its principal is the pair (buyer, agent). @throws AppError identity_required */
-const agentOrdersWhere = (principal: Principal): { principalId: string } => {
+const agentOrdersWhere = (principal: Principal): Prisma.OrderWhereInput => {
   buyerIdOrThrow(principal);
-  return { principalId: principal.id };
+  return { OR: [{ principalId: principal.id }, { boundPrincipalId: principal.id }] };
 };
 
 const MAX_PAGE = 50;
@@ -103,15 +105,17 @@ export const listMyOrders = defineOperation({
     const db = await getDb();
     const rows = await db.order.findMany({
       where: {
-        ...mine,
-        ...(after
-          ? {
-              OR: [
-                { createdAt: { lt: after.createdAt } },
-                { createdAt: after.createdAt, id: { lt: after.id } },
-              ],
-            }
-          : {}),
+        AND: [
+          mine,
+          after
+            ? {
+                OR: [
+                  { createdAt: { lt: after.createdAt } },
+                  { createdAt: after.createdAt, id: { lt: after.id } },
+                ],
+              }
+            : {},
+        ],
       },
       include: { ...ORDER_INCLUDE, store: true },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],

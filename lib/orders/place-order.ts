@@ -103,6 +103,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           storeId: input.storeId,
           checkoutId: checkout.id,
           principalId: checkout.principalId,
+          boundPrincipalId: checkout.boundPrincipalId,
           currency: checkout.currency,
           buyer: checkout.buyer ?? undefined,
           totals: checkout.totals ?? [],

@@ -32,3 +32,6 @@ export const railForStore = (
   }
   return rail;
 };
+
+/** Money merchants owe back to buyers outside a rail's own refunds (crypto: a pending merchant action). */
+export { owedBackOfCheckouts, type OwedBackView } from "./crypto/owed-back";

@@ -14,6 +14,7 @@ import {
   RECONCILE_GRACE_MS,
   reconcileCardPayments,
 } from "@/lib/checkout/completion/reconcile-payments";
+import { getDb } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
@@ -27,6 +28,7 @@ import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { settlePendingRefunds } from "@/lib/orders/settle-refund";
+import { closeOwedBack, listStoreOwedBack, owedAmountsOf } from "@/lib/payments/crypto/owed-back";
 import { setCryptoSettings } from "@/lib/stores/crypto-settings";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { makeStoreLive } from "@/lib/stores/make-store-live";
@@ -101,6 +103,14 @@ Commands:
                  full coin types; auto pays stablecoins first in this order), the merchant's Sui payout address
                  ("" clears it while crypto is off) and the network a live store settles on. Test-mode stores settle
                  on the sandbox chain. Prints the settings as the store profile shows them.
+  owed-back --store <slug> [--all] [--json]
+                 Crypto owed back to buyers (a second or late payment that could not pay, an over-payment, a refund
+                 of a crypto order): per record the buyer's address, the coins and amounts, why, and the payment it
+                 arrived with. The service holds no keys: send the coins back yourself, then close the record.
+  close-owed-back --store <slug> --id <owe_…> --digest <refund transaction digest> [--json]
+                 Closes a record with the transaction that paid the buyer back, verified on the store's chain:
+                 final, successful, sent after the record was written, the buyer's net receipt in every owed coin
+                 at least what is owed; one transaction closes one record.
   make-store-live <slug>
                  Switches a test-mode store to live (real card charges, public https agents and webhooks only)
                  once its enabled rails are configured: a card store needs its Stripe secret and publishable
@@ -194,6 +204,8 @@ export const runAdmin = async (
       role: { type: "string" },
       "grace-seconds": { type: "string" },
       "max-age-days": { type: "string" },
+      all: { type: "boolean", default: false },
+      digest: { type: "string" },
     },
     strict: true,
   });
@@ -484,6 +496,49 @@ export const runAdmin = async (
         out.log(`  accepts ${settings.acceptedCoins.map((c) => c.symbol).join(", ") || "(no coin)"}`);
         out.log(`  pays out to ${settings.payoutAddress ?? "(no address)"}`);
       }
+      return 0;
+    }
+    case "owed-back": {
+      if (!values.store) throw new Error("--store is required");
+      const store = await getStoreOrThrow(values.store);
+      const rows = await listStoreOwedBack(await getDb(), store.id, { all: values.all });
+      const shown = rows.map((r) => ({
+        id: r.id,
+        status: r.status,
+        checkout_id: r.checkoutId,
+        buyer_address: r.buyerAddress,
+        payment_digest: r.paymentDigest,
+        amounts: owedAmountsOf(r),
+        reason: r.reason,
+        refund_digest: r.refundDigest,
+        created_at: r.createdAt.toISOString(),
+      }));
+      if (values.json) out.log(JSON.stringify(shown));
+      else if (shown.length === 0) out.log(`Nothing ${values.all ? "" : "open "}owed back in ${store.slug}.`);
+      else {
+        for (const r of shown) {
+          const coins = r.amounts
+            .map((a) => `${a.amount} ${a.symbol ?? a.coin_type} (base units)`)
+            .join(" + ");
+          out.log(
+            `${r.id} ${r.status}: ${coins} to ${r.buyer_address} — ${r.reason} (checkout ${r.checkout_id}, payment ${r.payment_digest}${r.refund_digest ? `, refunded by ${r.refund_digest}` : ""})`,
+          );
+        }
+      }
+      return 0;
+    }
+    case "close-owed-back": {
+      if (!values.store || !values.id || !values.digest) {
+        throw new Error("--store, --id and --digest are required");
+      }
+      const store = await getStoreOrThrow(values.store);
+      const closed = await closeOwedBack(await getDb(), store, {
+        id: values.id,
+        refundDigest: values.digest,
+      });
+      if (values.json) {
+        out.log(JSON.stringify({ id: closed.id, status: closed.status, refund_digest: closed.refundDigest }));
+      } else out.log(`${closed.id} closed by ${closed.refundDigest}`);
       return 0;
     }
     case "make-store-live": {

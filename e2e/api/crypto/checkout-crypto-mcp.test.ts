@@ -103,6 +103,26 @@ describe("MCP crypto purchase", () => {
       assert.ok(completed.order.id);
       const received = (await balances(sandboxUrl(), payout)).get(normalizeStructTag(USDC));
       assert.equal(received, 25_000_000n);
+
+      // the platform created the checkout, this agent bound and paid it: the order is in its list_my_orders, with
+      // the digest as the payment; another agent of the same buyer does not see it
+      const account = await connectMcpClient("/account/mcp", {
+        headers: { authorization: agent.bearer, "request-id": "", "ucp-agent": "" },
+      });
+      const sibling = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId);
+      const other = await connectMcpClient("/account/mcp", {
+        headers: { authorization: sibling.bearer, "request-id": "", "ucp-agent": "" },
+      });
+      try {
+        const mine = (await account.callTool({ name: "list_my_orders", arguments: {} })) as ToolAnswer;
+        const ids = (mine.structuredContent?.orders as { id: string }[]).map((o) => o.id);
+        assert.deepEqual(ids, [completed.order.id]);
+        const theirs = (await other.callTool({ name: "list_my_orders", arguments: {} })) as ToolAnswer;
+        assert.deepEqual(theirs.structuredContent?.orders, []);
+      } finally {
+        await account.close();
+        await other.close();
+      }
     } finally {
       await client.close();
     }

@@ -174,3 +174,12 @@ export const normalizeAddress = (address: string): string | null => {
   const normalized = normalizeSuiAddress(trimmed);
   return isValidSuiAddress(normalized) ? normalized : null;
 };
+
+/** Base units as a decimal string, with string arithmetic only (never floats): "12340000", 6 → "12.34". */
+export const formatUnits = (amount: string, decimals: number): string => {
+  if (!/^\d+$/.test(amount)) return amount;
+  const padded = amount.replace(/^0+(?=\d)/, "").padStart(decimals + 1, "0");
+  const whole = padded.slice(0, padded.length - decimals).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const fraction = padded.slice(padded.length - decimals).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+};
