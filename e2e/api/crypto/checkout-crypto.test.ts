@@ -5,7 +5,12 @@ import { after, before, describe, test } from "node:test";
 import { normalizeStructTag } from "@mysten/sui/utils";
 
 import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
+import { settleCrypto } from "@/lib/checkout/completion/settle-crypto";
 import { getDb } from "@/lib/config/db";
+import { chainForNetwork } from "@/lib/payments/crypto/chain";
+import { settlementNetwork } from "@/lib/payments/crypto/coins";
+import { createCryptoRail } from "@/lib/payments/crypto/crypto-rail";
+import { createFixedRateOracle, SANDBOX_RATES } from "@/lib/payments/crypto/oracle";
 
 import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
@@ -27,7 +32,7 @@ import {
   type BuyerAgent,
   type Prepared,
 } from "../../helpers/crypto-purchase";
-import { balances, hideDigest, setFault, SUI, USDC, WUSDC } from "../../helpers/sui-sandbox";
+import { balances, hideDigest, setFault, shiftClock, SUI, USDC, WUSDC } from "../../helpers/sui-sandbox";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import type { Checkout, ErrorEnvelope } from "../checkout/helpers";
 
@@ -307,6 +312,54 @@ describe("REST crypto purchase", () => {
     assert.equal(await received(payout, USDC), 25_000_000n);
     const read = await complete(store.slug, checkout, agent, digest, intent);
     assert.equal(read.body.status, "completed", read.text);
+  });
+
+  test("a payment that lands after the quote window completes when it still covers the total at today's rates; when the coin fell meanwhile it is owed back in full and no order is placed", async () => {
+    const { store, payout, agent, checkout, variantId } = await setup({}, { sui: [40n * 1_000_000_000n] });
+    const intent = await signAllowance(agent.wallet, agent.clientId);
+    const late = async (id: string) => {
+      const prepared = await prepare(store.slug, id, agent, { input_coin_type: "SUI" });
+      assert.equal(prepared.status, 200, prepared.text);
+      // the chain's clock runs 11 minutes ahead: the transaction's checkpoint is after expires_at
+      await shiftClock(sandboxUrl(), 11 * 60_000);
+      try {
+        return {
+          prepared: prepared.body,
+          digest: await signAndSubmit(agent.wallet, prepared.body.transaction.bytes),
+        };
+      } finally {
+        await shiftClock(sandboxUrl(), 0);
+      }
+    };
+    const first = await late(checkout.id);
+    const done = await complete(store.slug, checkout, agent, first.digest, intent);
+    assert.equal(done.body.status, "completed", done.text);
+    assert.equal(await received(payout, SUI), BigInt(first.prepared.quote.legs[0]!.amount));
+
+    // SUI fell from 2.50 to 2.00 USD since the quote: 10.05 SUI no longer covers 25.00 USD
+    const second = await createCryptoCheckout(store, apiKey, variantId);
+    const paid = await late(second.id);
+    const fallen = createCryptoRail({
+      chain: (s) => chainForNetwork(settlementNetwork(s)),
+      oracle: () => createFixedRateOracle({ ...SANDBOX_RATES, usd: { ...SANDBOX_RATES.usd, SUI: "2.00" } }),
+      now: Date.now,
+    });
+    const db = await getDb();
+    const settled = await settleCrypto(db, {
+      store,
+      checkoutId: second.id,
+      digest: paid.digest,
+      rail: fallen,
+      now: new Date(),
+      path: "$.payment.instruments[0].credential.token",
+    });
+    assert.equal(settled.kind, "failed", JSON.stringify(settled));
+    assert.equal(await ordersOf(second.id), 0);
+    const owed = await owedBackOf(second.id);
+    assert.deepEqual(
+      owed.map((o) => [o.paymentDigest, (o.amounts as { amount: string }[])[0]!.amount]),
+      [[paid.digest, paid.prepared.quote.legs[0]!.amount]],
+    );
   });
 
   test("a digest replayed on a second checkout pays nothing there; another buyer's transaction is refused; no order for either", async () => {

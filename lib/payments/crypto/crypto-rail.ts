@@ -11,9 +11,10 @@ import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import type { AttemptOutcome, PaymentRail, RailCredential, StartAttemptRequest } from "../rail";
 import { GAS_BUDGET, type PaymentLeg } from "./build-payment";
 import { chainForNetwork, type ChainPort } from "./chain";
-import { findCoinByType, normalizeAddress, settlementNetwork } from "./coins";
-import { oracleForMode } from "./oracle";
+import { findCoinByType, isSameCoinType, normalizeAddress, settlementNetwork } from "./coins";
+import { oracleForMode, type PriceOracle } from "./oracle";
 import { preparePayment, type PreparedPayment } from "./prepare-payment";
+import { unitsAtCurrentRate } from "./quote";
 import { verifyDigest, type LegCheck, type VerifyOutcome } from "./verify-digest";
 
 // The crypto rail (svc.crypto) behind the rail port (rail.ts), so completion, the one finisher, the sweep and
@@ -32,10 +33,15 @@ import { verifyDigest, type LegCheck, type VerifyOutcome } from "./verify-digest
 // Money that arrived but cannot pay (short, late and no longer covering, a second payment) is recorded as owed back
 // here, at the moment it is seen, before any answer.
 
-export type CryptoRailDeps = { chain: (store: Store) => ChainPort; now: () => number };
+export type CryptoRailDeps = {
+  chain: (store: Store) => ChainPort;
+  oracle: (store: Store) => PriceOracle;
+  now: () => number;
+};
 
 const defaultDeps: CryptoRailDeps = {
   chain: (store) => chainForNetwork(settlementNetwork(store)),
+  oracle: (store) => oracleForMode(store.mode === "live" ? "live" : "test"),
   now: Date.now,
 };
 
@@ -171,6 +177,31 @@ const arrivedAtMerchants = async (
   return [...byKey.values()];
 };
 
+/**
+ * A payment that landed after its quote window pays only if what arrived still covers each leg's fiat value at the
+ * oracle's rates now (SUI.md §2): a coin that fell in the meantime leaves the merchant short, and that money is
+ * owed back instead. A coin that cannot be priced now does not cover.
+ */
+const coversAtCurrentRates = async (
+  store: Store,
+  row: CryptoPayment,
+  legs: readonly LegCheck[],
+  deps: CryptoRailDeps,
+): Promise<boolean> => {
+  const quoted = ((row.quote as { legs?: { coin_type: string; fiat_amount: number }[] }).legs ?? []).map(
+    (l) => ({ coinType: l.coin_type, fiat: BigInt(l.fiat_amount) }),
+  );
+  const oracle = deps.oracle(store);
+  const network = settlementNetwork(store);
+  for (const leg of legs) {
+    const fiat = quoted.find((q) => isSameCoinType(q.coinType, leg.coinType))?.fiat;
+    if (fiat === undefined) return false;
+    const needed = await unitsAtCurrentRate(oracle, network, leg.coinType, fiat, row.currency);
+    if (needed === null || leg.received < needed) return false;
+  }
+  return true;
+};
+
 const expectedOf = (row: CryptoPayment) => ({
   buyer: row.buyerAddress,
   legs: legsOf(row),
@@ -268,7 +299,7 @@ export const judgeDigest = async (
       };
     }
     case "late":
-      if (!outcome.covered) {
+      if (!outcome.covered || !(await coversAtCurrentRates(store, row, outcome.legs, deps))) {
         const owedId = await owe(outcome.legs, describe(outcome));
         return {
           kind: "declined",
@@ -321,7 +352,7 @@ const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promis
     const prepared = await preparePayment(
       {
         chain: deps.chain(store),
-        oracle: oracleForMode(store.mode === "live" ? "live" : "test"),
+        oracle: deps.oracle(store),
         now: deps.now,
       },
       {

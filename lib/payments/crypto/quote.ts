@@ -5,6 +5,7 @@ import { AppError } from "@/lib/core/errors";
 import { GAS_BUDGET, MAX_COINS_PER_TYPE, type PaymentLeg } from "./build-payment";
 import type { ChainPort } from "./chain";
 import {
+  findCoinByType,
   resolveAcceptedCoins,
   resolveRequestedCoinOrThrow,
   SUI_TYPE,
@@ -108,6 +109,48 @@ const unitsFor = (minor: bigint, rate: Rate): bigint => (minor * rate.num + rate
 /** The most minor units `units` can pay at `rate` (exact inverse of unitsFor's ceiling). */
 const minorCoverable = (units: bigint, rate: Rate): bigint => (units * rate.den) / rate.num;
 
+/** One coin's price and rate for a quote, or why it cannot pay (no feed, stale, not positive). */
+const pricedCoin = (
+  coin: CoinInfo,
+  result: PriceResult,
+  fx: Price,
+  currency: string,
+  exponent: number,
+): { usd: Price; pegged: boolean; rate: Rate } | { reason: string } => {
+  if (!result.ok) {
+    // USDC is the unit of account of a USD store: without a fresh feed it still pays 1:1 there.
+    if (coin.symbol === "USDC" && currency === "USD") {
+      const one: Price = { price: 1n, conf: 0n, expo: 0, publishTimeMs: fx.publishTimeMs, source: "par" };
+      return { usd: one, pegged: true, rate: rateOf(coin, one, true, fx, exponent)! };
+    }
+    return { reason: result.reason === "stale" ? "its price is stale" : "there is no price feed for it" };
+  }
+  const pegged = coin.kind === "stable" && isPegged(result.price);
+  const rate = rateOf(coin, result.price, pegged, fx, exponent);
+  return rate ? { usd: result.price, pegged, rate } : { reason: "its price is not positive" };
+};
+
+/**
+ * What `fiatMinor` (minor units of `currency`) costs in base units of `coinType` at the oracle's rates now, priced
+ * exactly as a quote prices it (peg rule, buffer, rounding against the buyer); null when the coin cannot be priced
+ * now. Judges a payment that landed after its quote window.
+ */
+export const unitsAtCurrentRate = async (
+  oracle: PriceOracle,
+  network: SuiNetwork,
+  coinType: string,
+  fiatMinor: bigint,
+  currency: string,
+): Promise<bigint | null> => {
+  const coin = findCoinByType(network, coinType);
+  if (!coin) return null;
+  const upper = currency.toUpperCase();
+  const [usd, fx] = await Promise.all([oracle.usdPrice(coin), oracle.fxToUsd(upper)]);
+  if (!fx.ok) return null;
+  const p = pricedCoin(coin, usd, fx.price, upper, currencyExponent(upper));
+  return "reason" in p ? null : unitsFor(fiatMinor, p.rate);
+};
+
 /**
  * The funding of a total from holdings and prices already read (pure).
  * @throws unsupported_coin, insufficient_funds, insufficient_liquidity, payment_provider_error, invalid_request
@@ -159,20 +202,14 @@ export const computeQuote = (input: {
   };
   const limitOf = (coin: CoinInfo) => (coin.symbol === "USDC" ? null : input.maxSize(coin));
 
-  const priced = (coin: CoinInfo): { usd: Price; pegged: boolean; rate: Rate } | { reason: string } => {
-    const result = input.prices.get(coin.coinType) ?? { ok: false as const, reason: "no_feed" as const };
-    if (!result.ok) {
-      // USDC is the unit of account of a USD store: without a fresh feed it still pays 1:1 there.
-      if (coin.symbol === "USDC" && currency === "USD") {
-        const one: Price = { price: 1n, conf: 0n, expo: 0, publishTimeMs: fx.publishTimeMs, source: "par" };
-        return { usd: one, pegged: true, rate: rateOf(coin, one, true, fx, exponent)! };
-      }
-      return { reason: result.reason === "stale" ? "its price is stale" : "there is no price feed for it" };
-    }
-    const pegged = coin.kind === "stable" && isPegged(result.price);
-    const rate = rateOf(coin, result.price, pegged, fx, exponent);
-    return rate ? { usd: result.price, pegged, rate } : { reason: "its price is not positive" };
-  };
+  const priced = (coin: CoinInfo) =>
+    pricedCoin(
+      coin,
+      input.prices.get(coin.coinType) ?? { ok: false, reason: "no_feed" },
+      fx,
+      currency,
+      exponent,
+    );
 
   const leg = (coin: CoinInfo, p: { usd: Price; pegged: boolean }, amount: bigint, fiatMinor: bigint) => ({
     coinType: coin.coinType,
