@@ -362,6 +362,22 @@ describe("REST crypto purchase", () => {
     );
   });
 
+  test("a fullnode that answers garbage or hangs at payment-intent: payment_provider_error with the reason, nothing prepared; the next call works", async () => {
+    const { store, agent, checkout } = await setup();
+    for (const mode of ["garbage", "hang"] as const) {
+      await setFault(sandboxUrl(), mode, 1);
+      try {
+        const refused = await prepare(store.slug, checkout.id, agent);
+        assert.equal(paths(refused.body)[0]?.[0], "payment_provider_error", `${mode}: ${refused.text}`);
+        assert.ok(refused.status < 500 || refused.status === 502 || refused.status === 503, refused.text);
+      } finally {
+        await setFault(sandboxUrl(), null);
+      }
+      assert.equal(await (await getDb()).cryptoPayment.count({ where: { checkoutId: checkout.id } }), 0);
+    }
+    assert.equal((await prepare(store.slug, checkout.id, agent)).status, 200);
+  });
+
   test("a digest replayed on a second checkout pays nothing there; another buyer's transaction is refused; no order for either", async () => {
     const { store, agent, checkout, variantId } = await setup(
       {},
