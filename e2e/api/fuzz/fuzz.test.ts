@@ -29,22 +29,28 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
 
 let store: Store;
 let key: string;
+/** The fuzzing platform key's principal id (its idempotency records). */
+let principalId = "";
 let ids: string[] = [];
 
-/** What a refused call must leave untouched: row counts and the latest updated_at of the mutable tables. */
+/**
+ * What a refused call must leave untouched: row counts and the latest updated_at of the mutable tables, in this
+ * file's store (other test files write to the same PostgreSQL at the same time).
+ */
 const snapshot = async () => {
   const db = await getDb();
+  const storeId = store.id;
   const [carts, cartLines, checkouts, checkoutLines, orders, idem, events, deliveries, attempts] =
     await Promise.all([
-      db.cart.aggregate({ _count: true, _max: { updatedAt: true } }),
-      db.cartLineItem.count(),
-      db.checkoutSession.aggregate({ _count: true, _max: { updatedAt: true } }),
-      db.checkoutLineItem.count(),
-      db.order.aggregate({ _count: true, _max: { updatedAt: true } }),
-      db.idempotencyRecord.count(),
-      db.orderEvent.count(),
-      db.webhookDelivery.count(),
-      db.paymentAttempt.count(),
+      db.cart.aggregate({ where: { storeId }, _count: true, _max: { updatedAt: true } }),
+      db.cartLineItem.count({ where: { cart: { storeId } } }),
+      db.checkoutSession.aggregate({ where: { storeId }, _count: true, _max: { updatedAt: true } }),
+      db.checkoutLineItem.count({ where: { checkout: { storeId } } }),
+      db.order.aggregate({ where: { storeId }, _count: true, _max: { updatedAt: true } }),
+      db.idempotencyRecord.count({ where: { storeSlug: { in: [store.slug, ""] }, principalId } }),
+      db.orderEvent.count({ where: { storeId } }),
+      db.webhookDelivery.count({ where: { storeId } }),
+      db.paymentAttempt.count({ where: { storeId } }),
     ]);
   return JSON.stringify({
     carts,
@@ -136,7 +142,9 @@ before(async () => {
   await prepareTestDatabase();
   store = await seedStore();
   const product = await seedProduct(store);
-  key = (await seedPlatformKey(["purchase:complete", "orders:read"])).key;
+  const created = await seedPlatformKey(["purchase:complete", "orders:read"]);
+  key = created.key;
+  principalId = `key:${created.id}`;
   const headers = { "x-api-key": key, "idempotency-key": randomUUID() };
   const cart = await rest<{ id: string }>("POST", `/s/${store.slug}/carts`, {
     headers,
