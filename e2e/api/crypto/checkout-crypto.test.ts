@@ -238,6 +238,24 @@ describe("REST crypto purchase", () => {
     );
   });
 
+  test("every payment-intent is its own prepared payment and the current one: auto → SUI → auto again gives new bytes, and the newest is what completion expects", async () => {
+    const { store, agent, checkout } = await setup(
+      {},
+      { usdc: [100n * USDC_UNIT], sui: [30n * 1_000_000_000n] },
+    );
+    const a = await prepare(store.slug, checkout.id, agent);
+    const b = await prepare(store.slug, checkout.id, agent, { input_coin_type: "SUI" });
+    const c = await prepare(store.slug, checkout.id, agent);
+    const digests = [a, b, c].map((p) => p.body.transaction.digest);
+    assert.equal(new Set(digests).size, 3, digests.join());
+    const current = await (
+      await getDb()
+    ).paymentAttempt.findFirst({
+      where: { checkoutId: checkout.id, isCurrent: true },
+    });
+    assert.equal(current?.providerRef, c.body.transaction.digest);
+  });
+
   test("landed first: a payment-intent after the prepared transaction already landed finishes the checkout with it instead of preparing another", async () => {
     const { store, payout, agent, checkout } = await setup();
     const first = await prepare(store.slug, checkout.id, agent);

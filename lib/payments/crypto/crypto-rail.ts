@@ -330,7 +330,8 @@ export const judgeDigest = async (
 };
 
 /**
- * The gas budget of a checkout's payment: GAS_BUDGET plus up to 0.001 SUI derived from the checkout id (and the try).
+ * The gas budget of a checkout's payment: GAS_BUDGET plus up to 0.001 SUI derived from the checkout id and the
+ * prepare's number.
  * Two checkouts of one buyer at one merchant for the same amount would otherwise get byte-identical transactions
  * (same coins, same gas, same legs) and so one digest: one payment for two checkouts. The budget is a cap, not the
  * fee, so the buyer pays nothing for the difference.
@@ -348,7 +349,10 @@ const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promis
     throw new AppError("rail_not_available", `Store ${store.slug} has no payout address for svc.crypto`);
   }
   const db = await getDb();
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // every payment-intent prepares its own bytes, also for a coin prepared before: the newest prepare is the
+  // current attempt (a retry with the same idempotency key gets the stored answer instead)
+  const earlier = await db.cryptoPayment.count({ where: { checkoutId: request.checkoutId } });
+  for (let attempt = earlier * 3; attempt < earlier * 3 + 3; attempt++) {
     const prepared = await preparePayment(
       {
         chain: deps.chain(store),
