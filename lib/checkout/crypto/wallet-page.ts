@@ -481,7 +481,6 @@ export const payOnWalletPage = async (input: {
 /**
  * The page re-checks a payment that was not final: the rail reads the chain and a landed payment goes through the
  * one finisher (places the order, or records money owed back). No sign-in needed: it only finishes what landed.
- * @throws AppError payment_provider_error
  */
 export const recheckWalletPayment = async (input: {
   slug: string;
@@ -496,7 +495,14 @@ export const recheckWalletPayment = async (input: {
   if (!prepared || !isPending(prepared)) return { kind: "open" };
   const rail = cryptoRailOf(session.store);
   const ref = prepared.row.preparedDigest;
-  const outcome = await rail.retrieve(session.store, ref);
+  let outcome;
+  try {
+    outcome = await rail.retrieve(session.store, ref);
+  } catch (error) {
+    // the node could not be asked: still pending, the next re-check (or the sweep) asks again
+    if (toAppError(error).code !== "payment_provider_error") throw error;
+    return { kind: "pending", digest: prepared.row.submittedDigest ?? ref };
+  }
   if (outcome.kind === "processing") return { kind: "pending", digest: outcome.submitted ?? ref };
   if (outcome.kind === "declined") return { kind: "failed", reason: outcome.reason };
   if (outcome.kind !== "succeeded") return { kind: "open" };

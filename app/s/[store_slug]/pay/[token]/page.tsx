@@ -54,8 +54,8 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
   }
   if (result === undefined && (await isWalletPageLink(store_slug, token))) {
     // a payment sent earlier that is final by now finishes on sight (the finisher places the order)
-    const seen = await recheckWalletPayment({ slug: store_slug, token }).catch(() => null);
-    if (seen?.kind === "order_placed") redirect((await withPaidUrl(store_slug, token, seen)).paidUrl!);
+    const seen = await recheckWalletPayment({ slug: store_slug, token });
+    if (seen.kind === "order_placed") redirect((await withPaidUrl(store_slug, token, seen)).paidUrl!);
     const wallet = await getWalletPage({
       slug: store_slug,
       token,
