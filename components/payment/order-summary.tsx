@@ -12,7 +12,11 @@ const LABELS: Record<string, string> = {
   tax: "Tax",
 };
 
-export function OrderSummary({ page }: { page: PaymentPage }) {
+export function OrderSummary({
+  page,
+}: {
+  page: Pick<PaymentPage, "currency" | "lines" | "breakdown" | "totalMinor">;
+}) {
   return (
     <Card aria-labelledby="summary-title">
       <CardHeader>

@@ -108,6 +108,11 @@ export function PaymentDone({ result, receipt }: { result: string | null; receip
         {receipt ? <Receipt receipt={receipt} /> : null}
         {result === "paid" ? (
           <p className="text-muted-foreground text-sm">
+            Your agent finds this order when it reads the checkout; there is nothing more to pay.
+          </p>
+        ) : null}
+        {result === "paid" ? (
+          <p className="text-muted-foreground text-sm">
             Orders your linked agents place for your wallet account are also under{" "}
             <Link href="/account/orders">My orders</Link>.
           </p>

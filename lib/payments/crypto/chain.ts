@@ -4,7 +4,7 @@ import { bcs } from "@mysten/sui/bcs";
 import { TransactionError, type ClientWithCoreApi } from "@mysten/sui/client";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { SuiJsonRpcClient } from "@mysten/sui/jsonRpc";
-import { normalizeSuiAddress } from "@mysten/sui/utils";
+import { fromBase64, normalizeSuiAddress } from "@mysten/sui/utils";
 
 import { getEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
@@ -45,6 +45,12 @@ export type ChainPort = {
   getReferenceGasPrice: () => Promise<bigint>;
   /** The executed transaction, or null when the node does not know the digest (yet). */
   getTransaction: (digest: string) => Promise<ChainTransaction | null>;
+  /**
+   * Submits signed transaction bytes (base64 BCS) and answers the digest the node executed. A transaction that
+   * executed and failed still has a digest (getTransaction tells the outcome); the same bytes again are harmless
+   * (a node answers the stored result). A node that refuses them (bad signature, stale inputs) is a provider error.
+   */
+  executeTransaction: (bytesBase64: string, signatures: string[]) => Promise<string>;
 };
 
 export type ChainTransport = "grpc" | "jsonrpc";
@@ -228,6 +234,20 @@ export const createChainPort = (options: ChainOptions): ChainPort => {
             return { address: normalizeSuiAddress(c.address), coinType, amount: digits(c.amount, "amount") };
           }),
         };
+      }),
+    executeTransaction: (bytesBase64, signatures) =>
+      call("executeTransaction", async (signal) => {
+        let transaction: Uint8Array;
+        try {
+          transaction = fromBase64(bytesBase64);
+        } catch (error) {
+          throw new AppError("invalid_request", "The transaction bytes are not base64", { cause: error });
+        }
+        const result = await client.core.executeTransaction({ transaction, signatures, signal });
+        const tx = result?.$kind === "Transaction" ? result.Transaction : result?.FailedTransaction;
+        if (!tx || !isDigest(tx.digest))
+          throw failure("bad_response", "executed transaction without a digest");
+        return tx.digest;
       }),
   };
 };

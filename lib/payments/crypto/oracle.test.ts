@@ -189,6 +189,9 @@ test("a quote priced by Pyth: SUI at the bottom of its band with the buffer, EUR
     listBalances: async () => [],
     getReferenceGasPrice: async () => 1_000n,
     getTransaction: async () => null,
+    executeTransaction: async () => {
+      throw new Error("a quote executes nothing");
+    },
   };
   const buyer = `0x${"1".repeat(64)}`;
   const ask = (currency: string, requestedCoin: string) =>

@@ -2,13 +2,30 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 
 import { PageShell } from "@/components/layout/page-shell";
+import { CryptoWalletView } from "@/components/payment/crypto-wallet-view";
 import { PaymentDone } from "@/components/payment/payment-done";
 import { PaymentView } from "@/components/payment/payment-view";
+import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import {
+  getWalletPage,
+  isWalletPageLink,
+  recheckWalletPayment,
+  withPaidUrl,
+} from "@/lib/checkout/crypto/wallet-page";
 import { getPaymentPage, payHostedCheckout, returnFromProvider } from "@/lib/checkout/hosted-payment";
 import { checkoutOfPaymentLink, getPaymentReceipt, sealReceipt } from "@/lib/checkout/payment-receipt";
+import { getBaseUrl, isOAuthTestMode } from "@/lib/config/env";
+
+import {
+  payWithWallet,
+  prepareWalletQuote,
+  recheckWalletPaymentAction,
+  saveWalletAllowance,
+} from "./actions";
 
 // The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3). Not framable
-// (proxy.ts: frame-ancestors 'none'); its CSP allows Stripe.js and Stripe's frames and API.
+// (proxy.ts: frame-ancestors 'none'); its CSP allows Stripe.js and Stripe's frames and API. A checkout paying with
+// svc.crypto gets the wallet page at the same link instead (the wallet signs, our server executes: no new origins).
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "Payment — Agent Commerce Service", robots: { index: false } };
@@ -34,6 +51,35 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
       typeof payment_intent === "string" ? payment_intent : "",
     );
     redirect(returned === "paid" ? await paidUrl() : `${here}?result=${returned}`);
+  }
+  if (result === undefined && (await isWalletPageLink(store_slug, token))) {
+    // a payment sent earlier that is final by now finishes on sight (the finisher places the order)
+    const seen = await recheckWalletPayment({ slug: store_slug, token });
+    if (seen.kind === "order_placed") redirect((await withPaidUrl(store_slug, token, seen)).paidUrl!);
+    const wallet = await getWalletPage({
+      slug: store_slug,
+      token,
+      viewer: await getBuyerSession(),
+      baseUrl: getBaseUrl(),
+    });
+    if (wallet) {
+      return (
+        <PageShell>
+          <CryptoWalletView
+            page={wallet}
+            slug={store_slug}
+            token={token}
+            sandboxSignIn={isOAuthTestMode()}
+            actions={{
+              prepare: prepareWalletQuote,
+              pay: payWithWallet,
+              recheck: recheckWalletPaymentAction,
+              saveAllowance: saveWalletAllowance,
+            }}
+          />
+        </PageShell>
+      );
+    }
   }
   if (result === undefined) {
     // a payment the provider already took (the browser's refresh was lost, a webhook is late) finishes on sight

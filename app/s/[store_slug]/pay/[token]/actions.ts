@@ -1,0 +1,56 @@
+"use server";
+
+import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import {
+  payOnWalletPage,
+  prepareOnWalletPage,
+  recheckWalletPayment,
+  saveAllowanceOnWalletPage,
+  walletAction,
+  withPaidUrl,
+  type AllowanceSaved,
+  type WalletActionResult,
+  type WalletPayAnswer,
+  type WalletQuote,
+} from "@/lib/checkout/crypto/wallet-page";
+import { getBaseUrl } from "@/lib/config/env";
+
+// The wallet page's server actions (Next checks their origin): the signed-in buyer from the session cookie, all
+// the rest in lib/checkout/crypto/wallet-page.ts. Arguments come from the browser and are checked there.
+
+export async function prepareWalletQuote(
+  slug: string,
+  token: string,
+  coin: string,
+): Promise<WalletActionResult<WalletQuote>> {
+  const viewer = await getBuyerSession();
+  return walletAction(() => prepareOnWalletPage({ slug, token, viewer, coin, baseUrl: getBaseUrl() }));
+}
+
+export async function payWithWallet(
+  slug: string,
+  token: string,
+  transaction: string,
+  signature: string,
+): Promise<WalletActionResult<WalletPayAnswer>> {
+  const viewer = await getBuyerSession();
+  return walletAction(async () =>
+    withPaidUrl(slug, token, await payOnWalletPage({ slug, token, viewer, transaction, signature })),
+  );
+}
+
+export async function recheckWalletPaymentAction(
+  slug: string,
+  token: string,
+): Promise<WalletActionResult<WalletPayAnswer>> {
+  return walletAction(async () => withPaidUrl(slug, token, await recheckWalletPayment({ slug, token })));
+}
+
+export async function saveWalletAllowance(
+  slug: string,
+  token: string,
+  envelope: string,
+): Promise<WalletActionResult<AllowanceSaved>> {
+  const viewer = await getBuyerSession();
+  return walletAction(() => saveAllowanceOnWalletPage({ slug, token, viewer, envelope }));
+}
