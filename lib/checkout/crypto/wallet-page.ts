@@ -14,7 +14,13 @@ import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
 import { currentIntentMandate, saveIntentMandate } from "@/lib/mandates/intent-mandates";
 import { currentAttempt } from "@/lib/payments/attempts";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
-import { normalizeAddress, settlementNetwork, type SuiNetwork } from "@/lib/payments/crypto/coins";
+import {
+  formatUnits,
+  normalizeAddress,
+  settlementNetwork,
+  type SuiNetwork,
+} from "@/lib/payments/crypto/coins";
+import { owedBackOfCheckouts } from "@/lib/payments/crypto/owed-back";
 import { cryptoSettingsOf } from "@/lib/stores/crypto-settings";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
@@ -117,15 +123,6 @@ const openOrThrow = async (db: Db, slug: string, token: string, viewer: BuyerAcc
   return { session, access };
 };
 
-/** Base units as a decimal string, with integer/string arithmetic only (never floats): 12340000, 6 → "12.34". */
-export const formatUnits = (amount: string, decimals: number): string => {
-  if (!/^\d+$/.test(amount)) return amount;
-  const padded = amount.replace(/^0+(?=\d)/, "").padStart(decimals + 1, "0");
-  const whole = padded.slice(0, padded.length - decimals).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const fraction = padded.slice(padded.length - decimals).replace(/0+$/, "");
-  return fraction ? `${whole}.${fraction}` : whole;
-};
-
 type WireLeg = {
   coin_type: string;
   symbol: string;
@@ -212,20 +209,10 @@ const quoteOf = (row: CryptoPayment): WalletQuote => {
   };
 };
 
-const owedBackOf = async (db: Db, checkoutId: string): Promise<OwedBack[]> => {
-  const rows = await db.cryptoOwedBack.findMany({
-    where: { checkoutId, status: "open" },
-    orderBy: { createdAt: "asc" },
-  });
-  return rows.map((r) => ({
-    reason: r.reason,
-    amounts: (r.amounts as { symbol: string | null; decimals: number | null; amount: string }[]).map((a) =>
-      a.decimals === null
-        ? `${a.amount} base units`
-        : `${formatUnits(a.amount, a.decimals)} ${a.symbol ?? ""}`,
-    ),
-  }));
-};
+const owedBackOf = async (db: Db, checkoutId: string): Promise<OwedBack[]> =>
+  (await owedBackOfCheckouts(db, [checkoutId]))
+    .filter((r) => r.status === "open")
+    .map((r) => ({ reason: r.reason, amounts: r.amounts.map((a) => a.text) }));
 
 /** The current crypto attempt's prepared payment, and whether a submitted digest is waiting on the chain. */
 const currentPrepared = async (db: Db, checkoutId: string) => {
