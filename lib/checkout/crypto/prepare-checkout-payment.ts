@@ -242,7 +242,7 @@ export const prepareCheckoutPayment = defineOperation({
   mcp: {
     takesId: true,
     flat: true,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: PrepareCheckoutPaymentInput) => {
     const principal = assertBuyerAlone(ctx, "payment-intent");
