@@ -7,6 +7,8 @@ import { Presets, SingleBar } from "cli-progress";
 
 import { accountByEmail, makeOperator } from "@/lib/accounts/accounts";
 import { grantStoreRole } from "@/lib/accounts/store-access";
+import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
+import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
 import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
 import {
@@ -14,7 +16,7 @@ import {
   RECONCILE_GRACE_MS,
   reconcileCardPayments,
 } from "@/lib/checkout/completion/reconcile-payments";
-import { getEnv } from "@/lib/config/env";
+import { getBaseUrl, getEnv, isOAuthTestMode } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
@@ -22,6 +24,7 @@ import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
 import { listCapturedMail } from "@/lib/mail/send-mail";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
+import { decideAuthorization, getPendingAuthorization } from "@/lib/oauth/decide-authorization";
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
@@ -55,6 +58,10 @@ Commands:
   revoke-oauth-client --id <client id>
                  Revokes a client; its tokens stop working at once.
   purge-oauth    Deletes expired consent requests, authorization codes (a day after expiry) and refresh tokens.
+  approve-authorization --request <consent request id> [--json]
+                 Test mode only (OAUTH_TEST_MODE): the sandbox buyer signs in with the public sandbox wallet and
+                 approves a pending consent request, as a click on the consent page would; prints the redirect
+                 (code, state, iss) for the agent's redirect_uri. Lets an agent script link itself unattended.
 
   Merchant accounts (sign up at /admin/sign-up):
   grant-store --email <account email> --store <slug> [--role owner|staff]
@@ -194,6 +201,7 @@ export const runAdmin = async (
       role: { type: "string" },
       "grace-seconds": { type: "string" },
       "max-age-days": { type: "string" },
+      request: { type: "string" },
     },
     strict: true,
   });
@@ -316,6 +324,35 @@ export const runAdmin = async (
       out.log(
         `Deleted ${counts.pendingAuthorizations} consent requests, ${counts.authorizationCodes} codes, ${counts.refreshTokens} refresh tokens`,
       );
+      return 0;
+    }
+    case "approve-authorization": {
+      // the sandbox wallet is a public key: signing in as it is a demo convenience, never a real buyer's consent
+      if (!isOAuthTestMode()) {
+        throw new Error(
+          "approve-authorization works in test mode only (OAUTH_TEST_MODE): it signs in the public sandbox wallet. " +
+            "Outside test mode the buyer approves the agent on the consent page, signed in with their own wallet.",
+        );
+      }
+      if (!values.request) throw new Error("--request is required (the request= of the consent page's URL)");
+      const pending = await getPendingAuthorization(values.request);
+      if (!pending)
+        throw new Error(`No pending consent request ${values.request} (unknown, expired or answered)`);
+      // the same core as the consent page: the wallet sign-in's account, then the buyer's "Allow"
+      const buyer = await signInBuyer(SANDBOX_WALLET_ADDRESS);
+      const { location } = await decideAuthorization({
+        requestId: pending.id,
+        buyerId: buyer.id,
+        approve: true,
+        baseUrl: getBaseUrl(),
+      });
+      if (values.json) {
+        out.log(JSON.stringify({ buyer_address: buyer.suiAddress, client_id: pending.clientId, location }));
+      } else {
+        out.log(`The sandbox buyer ${buyer.suiAddress} approved ${pending.clientName} (${pending.clientId})`);
+        out.log(`Scopes: ${pending.scopes.join(" ")}`);
+        out.log(`Redirect: ${location}`);
+      }
       return 0;
     }
     case "set-webhook-url": {
