@@ -113,9 +113,11 @@ Commands:
                  once its enabled rails are configured: a card store needs its Stripe secret and publishable
                  keys, a crypto store its Sui payout address. Refuses, naming what is missing, otherwise.
   reconcile-payments [--store <slug>] [--grace-seconds <n>] [--limit <n>] [--json]
-                 Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
+                 Runs one payment reconciliation sweep now (the server does this every 60 s). Card: payments whose
                  PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
-                 succeeded one gets its order (never a second charge), a decline is recorded. Prints each payment.
+                 succeeded one gets its order (never a second charge), a decline is recorded. Crypto: open prepared
+                 payments are looked up on the chain by digest; a landed one gets its order or is recorded as owed
+                 back. Prints each payment.
   Store signing keys (UCP signatures; the store profile's signing_keys):
   rotate-signing-key --store <slug> [--json]
                  Mints a new signing key: it is published beside the old one and signs from now on (responses,
