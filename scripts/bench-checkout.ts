@@ -2,8 +2,14 @@
 // on the embedded PGlite, then on a real PostgreSQL from scripts/pg-harness.ts. Each flow is create (line_items)
 // → update (buyer, shipping_address, shipping_method_id, payment instrument) → get → complete (issue #5: card
 // pm_card_visa on the sandbox PSP, an AP2 mandate signed by the benchmark's own agent key, published in a profile
-// it serves on 127.0.0.1), run at concurrency 1 and 8. Prints ops/s and the
-// p50/p95 latency of each call. Figures only: nothing here asserts a speed (STYLE: benchmarks print).
+// it serves on 127.0.0.1), run at concurrency 1 and 8. The crypto flow (svc.crypto on the Sui sandbox the server
+// starts) is create → get → update → payment-intent → the sandbox wallet signs and executes the bytes on the sandbox
+// → complete with the digest and both mandates, with the sandbox buyer's bearer (linked once through the real OAuth
+// flow, consent by the admin CLI's approve-authorization). One buyer wallet means one set of coin objects: a
+// prepared transaction spends the wallet's current coin versions, so the prepare → execute pair is serialized per
+// wallet (as one real wallet would be) and only that pair; the other calls run at the level's concurrency.
+// Prints flows/s per rail and the p50/p95 latency of each call, card and crypto side by side. Figures only: nothing
+// here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--flows=<n per level>] [--smoke] [--build]
 // An existing .next build is reused (serve.ts builds only when there is none): pass --build after code changes.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -22,12 +28,27 @@ import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT } from "./lib/paths";
+import {
+  linkSandboxBuyer,
+  sandboxIntentMandate,
+  signAndSubmit,
+  type SandboxBuyer,
+} from "./lib/sandbox-buyer";
 import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const STORE = "summit-trail-outfitters";
 const CONCURRENCY = [1, 8] as const;
-const CALLS = ["create", "update", "get", "complete"] as const;
-type Call = (typeof CALLS)[number];
+const RAILS = ["card", "crypto"] as const;
+type Rail = (typeof RAILS)[number];
+/** The calls of each flow, in order (execute: the buyer's wallet on the Sui sandbox, not the service). */
+const CALLS = {
+  card: ["create", "update", "get", "complete"],
+  crypto: ["create", "get", "update", "payment-intent", "execute", "complete"],
+} as const satisfies Record<Rail, readonly string[]>;
+const ALL_CALLS = ["create", "get", "update", "payment-intent", "execute", "complete"] as const;
+type Call = (typeof ALL_CALLS)[number];
+type Samples = Record<Call, number[]>;
+const noSamples = (): Samples => Object.fromEntries(ALL_CALLS.map((c) => [c, []])) as unknown as Samples;
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined =>
@@ -44,7 +65,16 @@ if (
   process.exit(2);
 }
 
-type Server = { baseUrl: string; key: string; stop: () => Promise<void>; output: () => string };
+type Server = {
+  baseUrl: string;
+  key: string;
+  /** The Sui sandbox the server started (and funded the sandbox wallet on), from its console line. */
+  suiUrl: string;
+  /** What the admin CLI needs to reach this server's database (approve-authorization). */
+  adminEnv: Record<string, string | undefined>;
+  stop: () => Promise<void>;
+  output: () => string;
+};
 
 /** Starts scripts/serve.ts (migrate, seed, build if needed, serve) on a fresh database and waits until ready. */
 const startServer = async (
@@ -68,6 +98,9 @@ const startServer = async (
     // the bench measures the service, not the rate limiter: its burst from one key must not meet a 429
     RATE_LIMIT_KEY: process.env.RATE_LIMIT_KEY ?? "1000000",
     RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS ?? "1000000",
+    RATE_LIMIT_BEARER: process.env.RATE_LIMIT_BEARER ?? "1000000",
+    // the crypto flow's buyer is the sandbox wallet, linked over loopback CIMD: test mode, also on PostgreSQL
+    OAUTH_TEST_MODE: "true",
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
@@ -101,7 +134,12 @@ const startServer = async (
     rmSync(dir, { recursive: true, force: true });
   };
   const key = (JSON.parse(readFileSync(keyFile, "utf8")) as { key: string }).key;
-  return { baseUrl, key, stop, output: () => output };
+  const suiUrl = /Sui sandbox \([^)]*\): (http:\/\/\S+)/.exec(output)?.[1];
+  if (!suiUrl) throw new Error(`${label} server printed no Sui sandbox URL:\n${output.slice(-2000)}`);
+  const adminEnv = databaseUrl
+    ? { DATABASE_URL: databaseUrl, OAUTH_TEST_MODE: "true" }
+    : { DATABASE_URL: undefined, PGLITE_DIR: env.PGLITE_DIR, OAUTH_TEST_MODE: "true" };
+  return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output };
 };
 
 /** The benchmark's agent: its ES256 mandate key, published in a profile it serves (demo profile + signing_keys). */
@@ -125,13 +163,44 @@ const serveAgentProfile = async (server: Server): Promise<() => void> => {
   return () => http.close();
 };
 
-const headers = (server: Server, mutates: boolean): Record<string, string> => ({
+/** The crypto flow's buyer (its bearer goes ALONE: a key would win and the buyer would not be loaded). */
+let buyer: SandboxBuyer | undefined;
+
+const headers = (server: Server, mutates: boolean, rail: Rail = "card"): Record<string, string> => ({
   "content-type": "application/json",
   "request-id": randomUUID(),
   "ucp-agent": `profile="${agentProfileUrl}"`,
-  "x-api-key": server.key,
+  ...(rail === "crypto" ? { authorization: `Bearer ${buyer!.accessToken}` } : { "x-api-key": server.key }),
   ...(mutates ? { "idempotency-key": randomUUID() } : {}),
 });
+
+/** Top-ups for the bench's many crypto flows: one large USDC coin on the sandbox (its admin hook, test double). */
+const topUpWallet = async (server: Server, address: string) => {
+  const response = await fetch(`${server.suiUrl}/__admin/fund`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      address,
+      coinType: "0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC",
+      balances: ["10000000000000"],
+    }),
+  });
+  if (!response.ok) throw new Error(`Sui sandbox fund: ${response.status} ${await response.text()}`);
+};
+
+/** One wallet, one set of coin versions: prepare → sign → execute one at a time (see the header). */
+let walletQueue: Promise<unknown> = Promise.resolve();
+const withWallet = <T>(run: () => Promise<T>): Promise<T> => {
+  const result = walletQueue.then(run);
+  walletQueue = result.catch(() => undefined);
+  return result;
+};
+
+/**
+ * A business answer that the line ran out of stock: at c=8 another flow may take a variant's last unit between
+ * this flow's update and its prepare or completion (nothing is charged, or it is paid back). The flow moves on.
+ */
+class OutOfStock extends Error {}
 
 const timed = async (samples: number[], run: () => Promise<Response>): Promise<Record<string, unknown>> => {
   const started = performance.now();
@@ -139,6 +208,9 @@ const timed = async (samples: number[], run: () => Promise<Response>): Promise<R
   const body = (await res.json()) as Record<string, unknown>;
   samples.push(performance.now() - started);
   if (res.status >= 300 || (body.ucp as { status?: string } | undefined)?.status === "error") {
+    if (res.status < 300 && /out_of_stock|out of stock/.test(JSON.stringify(body.messages))) {
+      throw new OutOfStock(JSON.stringify(body.messages));
+    }
     throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
   }
   return body;
@@ -147,7 +219,8 @@ const timed = async (samples: number[], run: () => Promise<Response>): Promise<R
 /** In-stock variants of the demo store (its first products): completions take stock, so flows rotate over them. */
 const pickVariants = async (server: Server): Promise<string[]> => {
   const found: string[] = [];
-  for (let i = 0; i < 80 && found.length < 40; i++) {
+  // both rails' flows (card and crypto, 800 per database by default) take stock from this pool
+  for (let i = 0; i < 240 && found.length < 120; i++) {
     const res = await fetch(`${server.baseUrl}/s/${STORE}/catalog/product`, {
       method: "POST",
       headers: headers(server, false),
@@ -163,16 +236,97 @@ const pickVariants = async (server: Server): Promise<string[]> => {
 };
 
 /** One flow on a variant of the pool; a variant that ran out of stock is dropped and the flow retried. */
-const flow = async (server: Server, pool: string[], samples: Record<Call, number[]>): Promise<void> => {
+const flow = async (server: Server, pool: string[], samples: Samples, rail: Rail): Promise<void> => {
   for (;;) {
     const variantId = pool[Math.floor(Math.random() * pool.length)];
     if (!variantId) throw new Error("every demo variant in the pool ran out of stock");
-    if (await flowOn(server, variantId, samples)) return;
+    const done = await (rail === "card" ? flowOn : cryptoFlowOn)(server, variantId, samples).catch(
+      (error: unknown) => {
+        if (error instanceof OutOfStock) return false;
+        throw error;
+      },
+    );
+    if (done) return;
     pool.splice(pool.indexOf(variantId), 1);
   }
 };
 
-const flowOn = async (server: Server, variantId: string, samples: Record<Call, number[]>) => {
+const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples) => {
+  const base = `${server.baseUrl}/s/${STORE}/checkout-sessions`;
+  const created = await timed(samples.create, () =>
+    fetch(base, {
+      method: "POST",
+      headers: headers(server, true, "crypto"),
+      body: JSON.stringify({ line_items: [{ item: { id: variantId }, quantity: 1 }] }),
+    }),
+  );
+  const id = created.id as string;
+  await timed(samples.get, () => fetch(`${base}/${id}`, { headers: headers(server, false, "crypto") }));
+  const updated = await timed(samples.update, () =>
+    fetch(`${base}/${id}`, {
+      method: "PUT",
+      headers: headers(server, true, "crypto"),
+      body: JSON.stringify({
+        buyer: { email: "bench@example.com", first_name: "Bench", last_name: "Mark" },
+        shipping_address: {
+          line1: "1 Main St",
+          city: "Denver",
+          region: "CO",
+          postal_code: "80202",
+          country: "US",
+        },
+        shipping_method_id: "standard",
+        payment: { instruments: [{ handler_id: "svc.crypto", selected: true }] },
+      }),
+    }),
+  );
+  if (updated.status !== "ready_for_complete") {
+    const messages = JSON.stringify(updated.messages);
+    if (/out_of_stock|item_unavailable/.test(messages)) return false;
+    throw new Error(`update left blockers: ${messages}`);
+  }
+  const digest = await withWallet(async () => {
+    const prepared = (await timed(samples["payment-intent"], () =>
+      fetch(`${base}/${id}/payment-intent`, {
+        method: "POST",
+        headers: headers(server, true, "crypto"),
+        body: JSON.stringify({ buyer_address: buyer!.address }),
+      }),
+    )) as { transaction: { bytes: string } };
+    const started = performance.now();
+    const executed = await signAndSubmit(server.suiUrl, prepared.transaction.bytes);
+    samples.execute.push(performance.now() - started);
+    return executed;
+  });
+  const mandate = await signCheckoutMandate(mandateTerms(updated as MandateCheckout, STORE), {
+    privateJwk: agentKeys.privateJwk,
+    kid: agentKeys.kid,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const completed = await timed(samples.complete, async () =>
+    fetch(`${base}/${id}/complete`, {
+      method: "POST",
+      headers: headers(server, true, "crypto"),
+      body: JSON.stringify({
+        payment: {
+          instruments: [
+            { handler_id: "svc.crypto", selected: true, credential: { type: "token", token: digest } },
+          ],
+        },
+        ap2: {
+          checkout_mandate: mandate,
+          intent_mandate: await sandboxIntentMandate(buyer!.clientId, STORE, updated.currency as string),
+        },
+      }),
+    }),
+  );
+  if (completed.status !== "completed") {
+    throw new Error(`crypto completion did not complete: ${JSON.stringify(completed).slice(0, 500)}`);
+  }
+  return true;
+};
+
+const flowOn = async (server: Server, variantId: string, samples: Samples) => {
   const base = `${server.baseUrl}/s/${STORE}/checkout-sessions`;
   const created = await timed(samples.create, () =>
     fetch(base, {
@@ -238,31 +392,43 @@ const flowOn = async (server: Server, variantId: string, samples: Record<Call, n
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-const runLevel = async (server: Server, pool: string[], concurrency: number) => {
-  const samples: Record<Call, number[]> = { create: [], update: [], get: [], complete: [] };
+type LevelResult = {
+  flowsPerSec: number;
+  calls: Map<Call, { n: number; p50: number; p95: number }>;
+};
+
+const runLevel = async (
+  server: Server,
+  pool: string[],
+  concurrency: number,
+  rail: Rail,
+  flows: number,
+): Promise<LevelResult> => {
+  const samples = noSamples();
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < flowsPerLevel) {
+      while (next < flows) {
         next++;
-        await flow(server, pool, samples);
+        await flow(server, pool, samples, rail);
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return CALLS.map((call) => {
-    const sorted = [...samples[call]].sort((a, b) => a - b);
-    return {
-      call,
-      concurrency,
-      n: sorted.length,
-      opsPerSec: sorted.length / seconds,
-      p50: percentile(sorted, 50),
-      p95: percentile(sorted, 95),
-    };
-  });
+  const calls = new Map(
+    CALLS[rail].map((call) => {
+      const sorted = [...samples[call]].sort((a, b) => a - b);
+      return [call, { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) }] as const;
+    }),
+  );
+  return { flowsPerSec: flows / seconds, calls };
 };
+
+const cell = (row: { p50: number; p95: number } | undefined): string =>
+  row
+    ? `${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)}`
+    : `${"–".padStart(8)} ${"–".padStart(8)}`;
 
 let buildNext = argv.includes("--build");
 
@@ -273,20 +439,27 @@ const bench = async (label: string, databaseUrl?: string) => {
   const stopProfile = await serveAgentProfile(server);
   try {
     const pool = await pickVariants(server);
+    buyer = await linkSandboxBuyer(server.baseUrl, server.adminEnv);
+    await topUpWallet(server, buyer.address);
     // warm-up: compile routes, fill caches (agent profile, prepared statements)
-    const warm = { create: [], update: [], get: [], complete: [] } as Record<Call, number[]>;
-    for (let i = 0; i < 5; i++) await flow(server, pool, warm);
-    console.log("call     conc     n    ops/s    p50 ms   p95 ms");
+    for (const rail of RAILS) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
     for (const concurrency of CONCURRENCY) {
-      const rows = await runLevel(server, pool, concurrency).catch((error: unknown) => {
-        console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
-        throw error;
-      });
-      for (const row of rows) {
+      const results = {} as Record<Rail, LevelResult>;
+      for (const rail of RAILS) {
+        results[rail] = await runLevel(server, pool, concurrency, rail, flowsPerLevel).catch(
+          (error: unknown) => {
+            console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
+            throw error;
+          },
+        );
+      }
+      console.log(
+        `\nc=${concurrency}: ${flowsPerLevel} flows each — card ${results.card.flowsPerSec.toFixed(1)} flows/s, crypto ${results.crypto.flowsPerSec.toFixed(1)} flows/s`,
+      );
+      console.log(`call             card p50 card p95  crypto p50 crypto p95`);
+      for (const call of ALL_CALLS) {
         console.log(
-          `${row.call.padEnd(8)} ${String(row.concurrency).padStart(4)} ${String(row.n).padStart(5)} ${row.opsPerSec
-            .toFixed(1)
-            .padStart(8)} ${row.p50.toFixed(1).padStart(9)} ${row.p95.toFixed(1).padStart(8)}`,
+          `${call.padEnd(15)} ${cell(results.card.calls.get(call))}   ${cell(results.crypto.calls.get(call))}`,
         );
       }
     }
@@ -299,7 +472,7 @@ const bench = async (label: string, databaseUrl?: string) => {
 let postgres: PostgresServer | undefined;
 try {
   console.log(
-    `Checkout bench: ${flowsPerLevel} flows per concurrency level (create → update → get → complete), store ${STORE}`,
+    `Checkout bench: ${flowsPerLevel} flows per rail and concurrency level, store ${STORE}; card: create → update → get → complete; crypto: create → get → update → payment-intent → execute (sandbox) → complete`,
   );
   if (dbChoice !== "postgres") await bench("PGlite (embedded)");
   if (dbChoice !== "pglite") {

@@ -12,7 +12,7 @@ import next from "next";
 
 import { demoKeyFile } from "@/lib/config/constants";
 import { claimEmbeddedDatabase, closeSharedDb } from "@/lib/config/database";
-import { getBaseUrl, getEnv, parseEnv, privateOutboundAllowed } from "@/lib/config/env";
+import { getBaseUrl, getEnv, isOAuthTestMode, parseEnv, privateOutboundAllowed } from "@/lib/config/env";
 import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
@@ -89,8 +89,12 @@ const main = async (): Promise<void> => {
   const embedded = !env.DATABASE_URL && !env.PGLITE_DIR.startsWith("memory://");
   const adminSocket = embedded ? await serveAdminSocket(adminSocketPath(env.PGLITE_DIR)) : null;
   // Test-mode stores pay through the provider sandboxes (sandbox/stripe, sandbox/sui), separate processes started
-  // together here unless their URL variable names one already.
-  const sandboxes = await Promise.all(SANDBOXES.map((spec) => startSandbox(tsx, ROOT, spec)));
+  // together here unless their URL variable names one already. In test mode (the sandbox wallet exists only there)
+  // the Sui one funds the demo's test wallet, so a crypto purchase works right away.
+  const prime = isOAuthTestMode();
+  const sandboxes = await Promise.all(
+    SANDBOXES.map((spec) => startSandbox(tsx, ROOT, spec, process.env, { prime })),
+  );
   const host = process.env.HOST ?? "127.0.0.1";
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();

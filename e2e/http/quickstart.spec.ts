@@ -13,7 +13,9 @@ import { quickstartCommands } from "../../scripts/lib/readme-snippets";
 // out, CI has just run it on this clone) and then its agent commands — examples/agent-rest and examples/agent-mcp,
 // each a whole card purchase on the agent kit with a profile that has a generated key and a webhook receiver —
 // with the demo key that first `npm start` printed. Each agent must exit 0 and print its order id within 60 s, the
-// order must be readable with that key, and its webhook must have reached the agent's receiver.
+// order must be readable with that key, and its webhook must have reached the agent's receiver. Then the README's
+// crypto purchase (examples/agent-crypto): the OAuth link with the admin CLI's test-mode consent, the sandbox wallet
+// that `npm start` funded paying over REST and over MCP, each printing its order.
 
 const STORE = "summit-trail-outfitters";
 const AGENT_TIMEOUT_MS = 60_000;
@@ -57,19 +59,21 @@ let tempDir = "";
 let server: Run | undefined;
 let baseUrl = "";
 let apiKey = "";
+let pgliteDir = "";
 
 test.beforeAll(async () => {
   test.setTimeout(300_000); // a clone without a build builds first (≈ 1 min here), then migrates and seeds
   tempDir = mkdtempSync(path.join(tmpdir(), "acs-quickstart-"));
   const port = await findFreePort();
   baseUrl = `http://127.0.0.1:${port}`;
+  pgliteDir = path.join(tempDir, "pglite");
   const commands = quickstartCommands(readme, "server")
     .flatMap((line) => line.split("&&").map((c) => c.trim()))
     .filter((c) => c !== "npm ci");
   server = run(commands.join(" && "), {
     // as a developer's shell runs it, on its own port and a fresh data dir
     PORT: String(port),
-    PGLITE_DIR: path.join(tempDir, "pglite"),
+    PGLITE_DIR: pgliteDir,
     DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
     NEXT_TELEMETRY_DISABLED: "1",
     DATABASE_URL: undefined,
@@ -78,6 +82,8 @@ test.beforeAll(async () => {
     NODE_ENV: undefined,
     OUTBOUND_ALLOW_PRIVATE: undefined,
     STRIPE_SANDBOX_URL: undefined,
+    SUI_SANDBOX_URL: undefined,
+    OAUTH_TEST_MODE: undefined,
   });
   const started = Date.now();
   while (!server.output().includes("Ready on")) {
@@ -133,3 +139,45 @@ for (const [index, example] of ["agent-rest", "agent-mcp"].entries()) {
     expect(((await order.json()) as { id: string }).id).toBe(orderId);
   });
 }
+
+test("README crypto purchase: the agent links to the sandbox buyer and pays over REST and MCP with the funded test wallet", async () => {
+  test.setTimeout(120_000);
+  // npm start started the Sui sandbox, funded the test wallet on it and printed both
+  const suiUrl = /Sui sandbox \([^)]*\): (http:\/\/\S+)/.exec(server!.output())?.[1];
+  expect(suiUrl, server!.output().slice(-2000)).toBeDefined();
+  expect(server!.output()).toMatch(/Sui sandbox \([^)]*\): funded the test wallet 0x[0-9a-f]{64}/);
+  const [command] = quickstartCommands(readme, "crypto");
+  expect(command).toContain("examples/agent-crypto/main.ts");
+  const started = Date.now();
+  const agent = run(command!.replace("http://127.0.0.1:…", suiUrl!), {
+    BASE_URL: baseUrl,
+    // the admin CLI the script runs for the consent reaches this server through its data dir's socket
+    PGLITE_DIR: pgliteDir,
+    DATABASE_URL: undefined,
+    SUI_SANDBOX_URL: undefined,
+  });
+  const timer = setTimeout(() => killGroup(agent, "SIGKILL"), 100_000);
+  const exited = await agent.exited;
+  clearTimeout(timer);
+  const output = agent.output();
+  console.log(`agent-crypto: exit ${exited} in ${Date.now() - started} ms\n${output.trim()}`);
+  expect(exited, output).toBe(0);
+  const orders = [
+    ...output.matchAll(/^order (ord_\S+) \((REST|MCP), checkout (chk_\S+), transaction (\S+)\)$/gm),
+  ];
+  expect(
+    orders.map((m) => m[2]),
+    output,
+  ).toEqual(["REST", "MCP"]);
+  // two different orders, and the store's payout address received the coins on the sandbox chain
+  expect(new Set(orders.map((m) => m[1])).size).toBe(2);
+  const profile = (await (await fetch(`${baseUrl}/s/${STORE}/.well-known/ucp`)).json()) as {
+    ucp: { payment_handlers: Record<string, { config?: { recipient?: string } }[]> };
+  };
+  const recipient = profile.ucp.payment_handlers["sh.svc.crypto"]?.[0]?.config?.recipient;
+  expect(recipient).toMatch(/^0x[0-9a-f]{64}$/);
+  const balances = (await (await fetch(`${suiUrl}/__admin/balances?address=${recipient}`)).json()) as {
+    balances: { coinType: string; total: string }[];
+  };
+  expect(balances.balances.some((b) => BigInt(b.total) > 0n)).toBe(true);
+});

@@ -7,6 +7,8 @@ import { Presets, SingleBar } from "cli-progress";
 
 import { accountByEmail, makeOperator } from "@/lib/accounts/accounts";
 import { grantStoreRole } from "@/lib/accounts/store-access";
+import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
+import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { meiliConfigFromEnv, reindex } from "@/lib/catalog/search/meilisearch";
 import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
 import {
@@ -15,7 +17,7 @@ import {
   reconcileCardPayments,
 } from "@/lib/checkout/completion/reconcile-payments";
 import { getDb } from "@/lib/config/db";
-import { getEnv } from "@/lib/config/env";
+import { getBaseUrl, getEnv, isOAuthTestMode } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
@@ -23,6 +25,7 @@ import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
 import { listCapturedMail } from "@/lib/mail/send-mail";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
+import { decideAuthorization, getPendingAuthorization } from "@/lib/oauth/decide-authorization";
 import { purgeExpiredOAuthRecords } from "@/lib/oauth/purge-expired";
 import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
@@ -57,6 +60,10 @@ Commands:
   revoke-oauth-client --id <client id>
                  Revokes a client; its tokens stop working at once.
   purge-oauth    Deletes expired consent requests, authorization codes (a day after expiry) and refresh tokens.
+  approve-authorization --request <consent request id> [--json]
+                 Test mode only (OAUTH_TEST_MODE): the sandbox buyer signs in with the public sandbox wallet and
+                 approves a pending consent request, as a click on the consent page would; prints the redirect
+                 (code, state, iss) for the agent's redirect_uri. Lets an agent script link itself unattended.
 
   Merchant accounts (sign up at /admin/sign-up):
   grant-store --email <account email> --store <slug> [--role owner|staff]
@@ -116,9 +123,11 @@ Commands:
                  once its enabled rails are configured: a card store needs its Stripe secret and publishable
                  keys, a crypto store its Sui payout address. Refuses, naming what is missing, otherwise.
   reconcile-payments [--store <slug>] [--grace-seconds <n>] [--limit <n>] [--json]
-                 Runs one card payment reconciliation sweep now (the server does this every 60 s): payments whose
+                 Runs one payment reconciliation sweep now (the server does this every 60 s). Card: payments whose
                  PaymentIntent may be ahead of us (untouched for ${RECONCILE_GRACE_MS / 1000} s by default) are read from Stripe; a
-                 succeeded one gets its order (never a second charge), a decline is recorded. Prints each payment.
+                 succeeded one gets its order (never a second charge), a decline is recorded. Crypto: open prepared
+                 payments are looked up on the chain by digest; a landed one gets its order or is recorded as owed
+                 back. Prints each payment.
   Store signing keys (UCP signatures; the store profile's signing_keys):
   rotate-signing-key --store <slug> [--json]
                  Mints a new signing key: it is published beside the old one and signs from now on (responses,
@@ -206,6 +215,7 @@ export const runAdmin = async (
       "max-age-days": { type: "string" },
       all: { type: "boolean", default: false },
       digest: { type: "string" },
+      request: { type: "string" },
     },
     strict: true,
   });
@@ -328,6 +338,35 @@ export const runAdmin = async (
       out.log(
         `Deleted ${counts.pendingAuthorizations} consent requests, ${counts.authorizationCodes} codes, ${counts.refreshTokens} refresh tokens`,
       );
+      return 0;
+    }
+    case "approve-authorization": {
+      // the sandbox wallet is a public key: signing in as it is a demo convenience, never a real buyer's consent
+      if (!isOAuthTestMode()) {
+        throw new Error(
+          "approve-authorization works in test mode only (OAUTH_TEST_MODE): it signs in the public sandbox wallet. " +
+            "Outside test mode the buyer approves the agent on the consent page, signed in with their own wallet.",
+        );
+      }
+      if (!values.request) throw new Error("--request is required (the request= of the consent page's URL)");
+      const pending = await getPendingAuthorization(values.request);
+      if (!pending)
+        throw new Error(`No pending consent request ${values.request} (unknown, expired or answered)`);
+      // the same core as the consent page: the wallet sign-in's account, then the buyer's "Allow"
+      const buyer = await signInBuyer(SANDBOX_WALLET_ADDRESS);
+      const { location } = await decideAuthorization({
+        requestId: pending.id,
+        buyerId: buyer.id,
+        approve: true,
+        baseUrl: getBaseUrl(),
+      });
+      if (values.json) {
+        out.log(JSON.stringify({ buyer_address: buyer.suiAddress, client_id: pending.clientId, location }));
+      } else {
+        out.log(`The sandbox buyer ${buyer.suiAddress} approved ${pending.clientName} (${pending.clientId})`);
+        out.log(`Scopes: ${pending.scopes.join(" ")}`);
+        out.log(`Redirect: ${location}`);
+      }
       return 0;
     }
     case "set-webhook-url": {

@@ -17,11 +17,13 @@ test("every README snippet is its example's region, character for character", ()
   assert.deepEqual(
     snippets.map((s) => `${s.file}#${s.region}`).sort(),
     [
+      "examples/agent-crypto/main.ts#readme-crypto-link",
+      "examples/agent-crypto/main.ts#readme-crypto-pay",
       "examples/agent-mcp/main.ts#readme-mcp",
       "examples/agent-rest/main.ts#readme-mandate",
       "examples/agent-rest/main.ts#readme-rest",
     ],
-    "the README shows the REST and MCP agents and the mandate from the examples",
+    "the README shows the REST and MCP agents, the mandate and the crypto agent's linking and paying from the examples",
   );
   for (const snippet of snippets) {
     assert.equal(

@@ -1,10 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 
+import { fundTestWallet } from "./fund-sandbox-wallet";
+
 // A provider sandbox (sandbox/<provider>/main.ts, a test double of the provider's API) as a child process of the
 // server: started unless `envVar` already names one, its URL (the first line it prints, `{"url": …}`) put in
 // `envVar` for the product to read. Its standard input is our pipe, so it exits with us, even on SIGKILL.
-export type SandboxSpec = { label: string; script: string; envVar: string };
+// `prime` runs once on a sandbox we started (test mode only: see startSandbox's `prime` option), e.g. funding the
+// demo's test wallet; a sandbox named by `envVar` belongs to whoever started it and is left as it is.
+export type SandboxSpec = {
+  label: string;
+  script: string;
+  envVar: string;
+  prime?: (url: string) => Promise<string>;
+};
 
 export const SANDBOXES: readonly SandboxSpec[] = [
   {
@@ -16,6 +25,7 @@ export const SANDBOXES: readonly SandboxSpec[] = [
     label: "Sui sandbox (test-mode crypto payments, fake fullnode)",
     script: "sandbox/sui/main.ts",
     envVar: "SUI_SANDBOX_URL",
+    prime: fundTestWallet,
   },
 ];
 
@@ -24,6 +34,7 @@ export const startSandbox = async (
   cwd: string,
   spec: SandboxSpec,
   env: Record<string, string | undefined> = process.env,
+  { prime = true }: { prime?: boolean } = {},
 ): Promise<ChildProcess | null> => {
   if (env[spec.envVar]) return null;
   const child = spawn(tsx, [spec.script], { cwd, stdio: ["pipe", "pipe", "inherit"] });
@@ -34,5 +45,13 @@ export const startSandbox = async (
   });
   env[spec.envVar] = url;
   console.log(`${spec.label}: ${url}`);
+  if (prime && spec.prime) {
+    try {
+      console.log(`${spec.label}: ${await spec.prime(url)}`);
+    } catch (error) {
+      child.kill("SIGTERM");
+      throw error;
+    }
+  }
   return child;
 };
