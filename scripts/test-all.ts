@@ -32,8 +32,8 @@ const STEPS: Step[] = [
   { name: "Dockerfile commands as a non-root user", script: "check:dockerfile" },
   // issue #4: a few checkout flows over HTTP on PostgreSQL (reuses the build the e2e step made; ~20 s)
   { name: "checkout bench smoke (PostgreSQL)", script: "bench:checkout:smoke" },
-  // issues #5 and #7: real-process crash tests on PostgreSQL (card charge, webhook worker); reuse the e2e build
-  { name: "crash tests (card, webhooks; PostgreSQL)", script: "test:crash" },
+  // real-process crash tests on PostgreSQL (card charge, crypto settlement, webhook worker); reuse the e2e build
+  { name: "crash tests (card, crypto, webhooks; PostgreSQL)", script: "test:crash" },
 ];
 
 type StepResult = { step: Step; ok: boolean; seconds: number; counts?: TestCounts };
