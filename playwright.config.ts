@@ -33,6 +33,11 @@ const CHROMIUM_ARGS = [
 if (!process.env.E2E_PORT) {
   process.env.E2E_PORT = String(findFreePortSync());
 }
+// The shared server's Sui sandbox listens on a port chosen here, so specs can fund wallets and read balances on the
+// chain the server settles on (only the web server gets SUI_SANDBOX_PORT: servers a spec spawns pick their own)
+if (!process.env.E2E_SUI_SANDBOX_PORT) {
+  process.env.E2E_SUI_SANDBOX_PORT = String(findFreePortSync());
+}
 if (!process.env.E2E_PGLITE_DIR) {
   const dir = mkdtempSync(path.join(tmpdir(), "acs-e2e-"));
   process.env.E2E_PGLITE_DIR = path.join(dir, "pglite");
@@ -93,6 +98,7 @@ export default defineConfig({
     env: {
       PORT,
       PGLITE_DIR: process.env.E2E_PGLITE_DIR,
+      SUI_SANDBOX_PORT: process.env.E2E_SUI_SANDBOX_PORT,
       BASE_URL,
       // the specs' agent profiles and receivers are on loopback; the production build refuses them unless allowed
       OUTBOUND_ALLOW_PRIVATE: "1",

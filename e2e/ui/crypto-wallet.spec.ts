@@ -1,8 +1,7 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { normalizeStructTag } from "@mysten/sui/utils";
@@ -13,9 +12,6 @@ import { SANDBOX_WALLET_ADDRESS } from "../../lib/buyers/sandbox-wallet";
 import { mandateTerms } from "../../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
-import { startSuiSandbox, type SuiSandbox } from "../../sandbox/sui/server";
-import { findFreePort } from "../../scripts/lib/free-port";
-import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { withMandateKey } from "../helpers/card-completion";
 import { expectAccessible, shoot } from "../helpers/page-checks";
 import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
@@ -23,8 +19,8 @@ import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
 // The buyer's wallet page in Chromium: an agent (this test, with the demo platform key) creates a crypto checkout and
 // completes it without a digest, so it answers requires_escalation with continue_url; the buyer opens it, signs in
 // with the sandbox wallet, sees the quote, switches coin, pays with the built-in test wallet and sees the order.
-// This spec runs its own instance of the built service with a Sui sandbox started here (SUI_SANDBOX_URL), so it can
-// fund the test wallet through the sandbox's admin hook and read the merchant's balance.
+// It runs on the shared server; that server's Sui sandbox listens where playwright.config.ts says, so the spec funds
+// the test wallet through the sandbox's admin hook and reads the merchant's balance on the same chain.
 // E2E_SHOTS_DIR=<dir> also writes the screenshots there as PNG files.
 
 const STORE = "summit-trail-outfitters";
@@ -32,35 +28,27 @@ const N_SUI = 1_000_000_000n;
 
 test.describe.configure({ mode: "serial" });
 
-let sandbox: SuiSandbox;
-let service: ServedApp | undefined;
 let profileServer: Server;
 let agentProfileUrl = "";
 let apiKey = "";
-let tempDir = "";
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const signer = { privateJwk: privateKey.export({ format: "jwk" }) as JWK, kid: "wallet-page-agent" };
+const baseUrl = `http://127.0.0.1:${process.env.E2E_PORT}`;
+// the shared server's Sui sandbox (playwright.config.ts chooses its port)
+const sandbox = { url: `http://127.0.0.1:${process.env.E2E_SUI_SANDBOX_PORT}` };
 
 test.beforeAll(async () => {
-  test.setTimeout(300_000);
-  tempDir = mkdtempSync(path.join(tmpdir(), "acs-wallet-page-"));
-  sandbox = await startSuiSandbox();
-  // the built-in test wallet's sandbox coins (test-only, through the sandbox's admin hook)
+  const dir = process.env.E2E_PGLITE_DIR;
+  if (!dir) throw new Error("E2E_PGLITE_DIR is set by playwright.config.ts");
+  apiKey = (
+    JSON.parse(readFileSync(path.join(path.dirname(dir), "demo-platform-key.json"), "utf8")) as {
+      key: string;
+    }
+  ).key;
+  // the built-in test wallet's sandbox coins (test-only, through the sandbox's admin hook; npm start funds it too)
   await fund(sandbox.url, SANDBOX_WALLET_ADDRESS, USDC, [5_000_000_000n]); // 5 000 USDC: any demo item
   await fund(sandbox.url, SANDBOX_WALLET_ADDRESS, SUI, [5_000n * N_SUI, 10n * N_SUI]);
-  service = await startServedApp({
-    port: await findFreePort(),
-    env: {
-      DATABASE_URL: undefined,
-      PGLITE_DIR: path.join(tempDir, "pglite"),
-      DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
-      SUI_SANDBOX_URL: sandbox.url,
-      WEBHOOK_WORKER: "off",
-    },
-  });
-  apiKey = (JSON.parse(readFileSync(path.join(tempDir, "demo-platform-key.json"), "utf8")) as { key: string })
-    .key;
-  const demo = (await (await fetch(`${service.baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
+  const demo = (await (await fetch(`${baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
   const profile = JSON.stringify(
     withMandateKey(demo, {
       ...publicKey.export({ format: "jwk" }),
@@ -76,14 +64,8 @@ test.beforeAll(async () => {
   agentProfileUrl = `http://127.0.0.1:${(profileServer.address() as AddressInfo).port}/.well-known/ucp`;
 });
 
-test.afterAll(async () => {
-  if (service && service.child.exitCode === null) {
-    service.child.kill("SIGTERM");
-    await service.exited;
-  }
+test.afterAll(() => {
   profileServer?.close();
-  await sandbox?.close();
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 });
 
 type Checkout = {
@@ -98,7 +80,7 @@ type Checkout = {
 };
 
 const call = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
-  const response = await fetch(`${service!.baseUrl}/s/${STORE}${p}`, {
+  const response = await fetch(`${baseUrl}/s/${STORE}${p}`, {
     method,
     headers: {
       "content-type": "application/json",
