@@ -28,7 +28,7 @@ const USAGE = `usage:
                                       [--public-url <url>] [--agent-profile-url <url>] [--key-file <path>]
   --base-url  the service (default $BASE_URL, else http://127.0.0.1:3000)
   --api-key   stdio: the platform key sent as X-API-Key (default $API_KEY); over HTTP each caller sends its own
-  --bearer    stdio: a buyer access token for the account tools (default $BRIDGE_BEARER)
+  --bearer    stdio: a buyer access token for the account tools and crypto purchases (default $BRIDGE_BEARER)
   --key-file  the bridge's ES256 mandate key (default .data/bridge-standalone-key.json)`;
 
 const { values } = parseArgs({

@@ -1,19 +1,25 @@
 import { checkoutMandate, newIdempotencyKey, type Checkout } from "@agent-commerce/agent-kit";
 import { z } from "zod";
 
-import { platformCredentials, storeMcpPath, type BridgeContext } from "./context";
+import { buyerCredentials, platformCredentials, storeMcpPath, type BridgeContext } from "./context";
+import { allowancePayload, fetchAllowance, requireBearer, type Allowance } from "./crypto";
 import { businessError, toToolError, type ToolError } from "./errors";
 import { BridgeInputError, formatMoney } from "./money";
 
-// confirm_purchase, card rail (seed §4 "Bridge"; crypto and service coupons come with their issues): for each
-// checkout, re-read it, sign the AP2 checkout mandate with the bridge's key over its live terms (the kit's terms
-// function, the one the service verifies with) and call the store's complete_checkout. Money invariants:
+// confirm_purchase (seed §4 "Bridge"; service coupons come with their issue): for each checkout, re-read it, sign
+// the AP2 checkout mandate with the bridge's key over its live terms (the kit's terms function, the one the
+// service verifies with) and call the store's complete_checkout. Card: the platform key, a payment-method token.
+// Crypto: the buyer's bearer alone, the digest of the transaction the buyer's wallet submitted (one digest for
+// every checkout of a combined quote) and the buyer's allowance (intent mandate) from /account/mcp. Money
+// invariants:
 // - Several rails offered and none chosen: payment_selection_required with the rails, before any completion.
 // - One idempotency key per completion, reused by every retry of that call (kit retry.ts), so an answer lost on
 //   the way back replays the first outcome instead of charging again.
 // - A checkout already completed is reported with its order and not completed again, so calling confirm_purchase
 //   again after a partial success finishes only what is left (and the service places one order per checkout
 //   whatever arrives).
+// - A crypto digest not final yet is reported as pending with that digest: the answer says to call again with the
+//   same digest, never to pay again (the service also finishes it on its own).
 
 const CheckoutRefSchema = z
   .object({
@@ -39,14 +45,29 @@ export const ConfirmPurchaseInputSchema = z
       .max(200)
       .optional()
       .describe("Card: a payment-method token (test stores: pm_card_visa)"),
-    payment_mandate_id: z.string().max(200).optional().describe("The buyer's spend allowance id (not yet)"),
-    apply_coupon: z.boolean().optional().describe("Use the buyer's service coupon (not yet)"),
-    quote_id: z.string().max(200).optional().describe("Crypto: the quote from quote_purchase (not yet)"),
-    transaction_digest: z
+    payment_mandate_id: z
       .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "The buyer's spend allowance id (get_intent_mandate); crypto: default the newest valid one. Needs the buyer's bearer",
+      ),
+    apply_coupon: z.boolean().optional().describe("Use the buyer's service coupon (not yet)"),
+    quote_id: z
+      .string()
+      .min(1)
       .max(200)
       .optional()
-      .describe("Crypto: the signed transaction's digest (not yet)"),
+      .describe("Crypto: the quote_id from quote_purchase (optional; it implies payment_method crypto)"),
+    transaction_digest: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "Crypto: the digest the buyer's wallet returned after signing and submitting the quote's transaction",
+      ),
   })
   .strict();
 export type ConfirmPurchaseInput = z.infer<typeof ConfirmPurchaseInputSchema>;
@@ -54,17 +75,25 @@ export type ConfirmPurchaseInput = z.infer<typeof ConfirmPurchaseInputSchema>;
 const ResultSchema = z.looseObject({
   store_slug: z.string(),
   checkout_id: z.string(),
-  status: z.enum(["completed", "requires_buyer_action", "payment_selection_required", "failed"]),
+  status: z.enum(["completed", "pending", "requires_buyer_action", "payment_selection_required", "failed"]),
   already_completed: z.boolean().optional(),
   order: z.looseObject({ id: z.string() }).optional(),
   total: z.looseObject({ amount: z.number().int(), currency: z.string(), formatted: z.string() }).optional(),
   continue_url: z.string().optional(),
+  transaction_digest: z.string().optional(),
   rails: z.array(z.string()).optional(),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
 });
 
 export const ConfirmPurchaseOutputSchema = z.looseObject({
-  status: z.enum(["completed", "partial", "failed", "requires_buyer_action", "payment_selection_required"]),
+  status: z.enum([
+    "completed",
+    "pending",
+    "partial",
+    "failed",
+    "requires_buyer_action",
+    "payment_selection_required",
+  ]),
   message: z.string(),
   results: z.array(ResultSchema),
 });
@@ -96,11 +125,56 @@ const failed = (ref: { store_slug: string; checkout_id: string }, error: ToolErr
 });
 
 const notYet = (what: string, path: string): never => {
-  throw new BridgeInputError(
-    "not_supported",
-    `${what} through the bridge is not available yet; pay by card (payment_method "card")`,
-    path,
+  throw new BridgeInputError("not_supported", `${what} through the bridge is not available yet`, path);
+};
+
+/** The rail asked for: named, or crypto when a digest or a quote is given; undefined when nothing says. */
+const railAskedFor = (input: ConfirmPurchaseInput): "card" | "crypto" | undefined => {
+  const cryptoHint = input.transaction_digest !== undefined || input.quote_id !== undefined;
+  if (input.payment_method === "card" && cryptoHint) {
+    throw new BridgeInputError(
+      "invalid_request",
+      "transaction_digest and quote_id are for crypto payments; a card payment takes pay_with",
+      input.transaction_digest !== undefined ? "$.transaction_digest" : "$.quote_id",
+    );
+  }
+  return input.payment_method ?? (cryptoHint ? "crypto" : undefined);
+};
+
+/** A checkout answer that says the crypto payment is submitted but not final yet. */
+const pendingMessage = (body: Record<string, unknown>) =>
+  (Array.isArray(body.messages) ? (body.messages as { code?: unknown; content?: unknown }[]) : []).find(
+    (m) => m.code === "payment_pending",
   );
+
+/**
+ * The bridge's own check of a card order against the buyer's allowance: the service verifies intent mandates on
+ * crypto completions only, so for cards the bridge holds the merchant list and the per-order maximum (when the
+ * allowance is in the checkout's currency; another currency would need the service's FX rates).
+ */
+const allowanceRefusal = (allowance: Allowance, storeSlug: string, checkout: Checkout): ToolError | null => {
+  const merchants = allowancePayload(allowance.intent_mandate)?.merchants;
+  if (Array.isArray(merchants) && !merchants.includes(storeSlug)) {
+    return {
+      code: "mandate_scope_mismatch",
+      message: `The buyer's allowance ${allowance.id} does not cover store ${storeSlug}`,
+      path: "$.payment_mandate_id",
+    };
+  }
+  const amount = checkout.totals.find((t) => t.type === "total")?.amount;
+  if (
+    allowance.per_order_max !== null &&
+    amount !== undefined &&
+    allowance.currency === checkout.currency &&
+    amount > allowance.per_order_max
+  ) {
+    return {
+      code: "spend_cap_exceeded",
+      message: `${formatMoney(amount, checkout.currency)} is over the buyer's per-order maximum of ${formatMoney(allowance.per_order_max, allowance.currency)} (allowance ${allowance.id}); nothing was charged`,
+      path: "$.payment_mandate_id",
+    };
+  }
+  return null;
 };
 
 /** Reads, signs and completes the checkouts; results per checkout (see the file comment for the invariants). */
@@ -108,11 +182,27 @@ export const confirmPurchase = async (
   ctx: BridgeContext,
   input: ConfirmPurchaseInput,
 ): Promise<Record<string, unknown>> => {
-  if (input.payment_method === "crypto") notYet("Crypto payment", "$.payment_method");
-  if (input.transaction_digest !== undefined) notYet("Crypto payment", "$.transaction_digest");
-  if (input.quote_id !== undefined) notYet("Crypto payment", "$.quote_id");
   if (input.apply_coupon === true) notYet("A service coupon", "$.apply_coupon");
-  if (input.payment_mandate_id !== undefined) notYet("A spend allowance", "$.payment_mandate_id");
+  const rail = railAskedFor(input);
+  const digest = input.transaction_digest;
+  if (rail === "crypto") {
+    if (input.pay_with !== undefined) {
+      throw new BridgeInputError(
+        "invalid_request",
+        "For crypto the coin is chosen when quoting (quote_purchase pay_with); confirm_purchase takes transaction_digest",
+        "$.pay_with",
+      );
+    }
+    if (digest === undefined) {
+      throw new BridgeInputError(
+        "transaction_digest_required",
+        "A crypto confirmation needs transaction_digest: the digest the buyer's wallet returned after signing and submitting the transaction from quote_purchase (or send the buyer to its continue_url)",
+        "$.transaction_digest",
+      );
+    }
+    requireBearer(ctx, "A crypto payment", "$.payment_method");
+  }
+  if (input.payment_mandate_id !== undefined) requireBearer(ctx, "An allowance", "$.payment_mandate_id");
   const seen = new Set<string>();
   input.checkouts.forEach((ref, i) => {
     const key = `${ref.store_slug}\n${ref.checkout_id}`;
@@ -122,17 +212,51 @@ export const confirmPurchase = async (
     seen.add(key);
   });
 
-  const call = { credentials: platformCredentials(ctx), ...(ctx.headers ? { headers: ctx.headers } : {}) };
-  const read = async (ref: { store_slug: string; checkout_id: string }) => {
+  // the buyer's allowance, before anything is completed (a crypto completion needs one; a card one honours it)
+  let allowance: Allowance | null = null;
+  if (input.payment_mandate_id !== undefined || rail === "crypto") {
+    allowance = await fetchAllowance(ctx, input.payment_mandate_id, "$.payment_mandate_id");
+    if (!allowance) {
+      throw new BridgeInputError(
+        "allowance_required",
+        "The buyer has not signed a spend allowance for this agent: send them to the continue_url from quote_purchase (the wallet page), then call confirm_purchase again with the same transaction_digest. Do not pay again: the submitted transaction is not lost",
+        "$.payment_mandate_id",
+      );
+    }
+  }
+
+  const headers = ctx.headers ? { headers: ctx.headers } : {};
+  const call = { credentials: platformCredentials(ctx), ...headers };
+  // crypto is buyer-bound (the bearer alone, seed §5 rule 1)
+  const payCall = rail === "crypto" ? { credentials: buyerCredentials(ctx), ...headers } : call;
+  const readWith = async (
+    ref: { store_slug: string; checkout_id: string },
+    with_: { credentials: ReturnType<typeof platformCredentials> },
+  ) => {
     const answer = await ctx.shop.tool(
       storeMcpPath(ref.store_slug),
       "get_checkout",
       { id: ref.checkout_id },
-      call,
+      {
+        ...headers,
+        ...with_,
+      },
     );
     const refused = businessError(answer.structuredContent);
     if (refused) throw Object.assign(new Error(refused.message), { toolError: refused });
     return answer.structuredContent as Checkout & Record<string, unknown>;
+  };
+  const read = async (ref: { store_slug: string; checkout_id: string }) => {
+    if (rail !== "crypto") return readWith(ref, call);
+    // a checkout the platform created is visible to the buyer once a buyer-bound call bound it (B17); before
+    // that (no quote through this agent), its creator's key still reads it
+    try {
+      return await readWith(ref, payCall);
+    } catch (thrown) {
+      const own = (thrown as { toolError?: ToolError }).toolError;
+      if (own?.code !== "not_found" || !ctx.credentials.apiKey) throw thrown;
+      return readWith(ref, call);
+    }
   };
 
   // 1. the live state of every checkout (sequentially: one agent's purchase, a handful of calls)
@@ -155,7 +279,7 @@ export const confirmPurchase = async (
   );
 
   // 2. seed §4: several rails and none chosen → payment_selection_required, and nothing is completed
-  if (input.payment_method === undefined) {
+  if (rail === undefined) {
     const choosing = open.filter((s) => railsOf(s.checkout!).length > 1);
     if (choosing.length > 0) {
       return {
@@ -207,32 +331,63 @@ export const confirmPurchase = async (
       );
       continue;
     }
-    if (!railsOf(checkout).includes("svc.card")) {
+    const handlerId = rail === "crypto" ? "svc.crypto" : "svc.card";
+    if (!railsOf(checkout).includes(handlerId)) {
       results.push(
-        failed(ref, { code: "unsupported_payment_method", message: "This store does not take cards" }),
+        failed(ref, {
+          code: "unsupported_payment_method",
+          message: rail === "crypto" ? "This store does not take crypto" : "This store does not take cards",
+        }),
       );
       continue;
     }
+    if (rail !== "crypto" && allowance) {
+      const refusal = allowanceRefusal(allowance, ref.store_slug, checkout);
+      if (refusal) {
+        results.push(failed(ref, refusal));
+        continue;
+      }
+    }
     try {
       const mandate = await checkoutMandate(checkout, ref.store_slug, ctx.signer);
-      const instrument = {
-        handler_id: "svc.card",
-        selected: true,
-        ...(input.pay_with ? { credential: { type: "stripe_token", token: input.pay_with } } : {}),
+      const instrument =
+        rail === "crypto"
+          ? { handler_id: "svc.crypto", selected: true, credential: { type: "token", token: digest } }
+          : {
+              handler_id: "svc.card",
+              selected: true,
+              ...(input.pay_with ? { credential: { type: "stripe_token", token: input.pay_with } } : {}),
+            };
+      const ap2 = {
+        checkout_mandate: mandate,
+        ...(allowance ? { intent_mandate: allowance.intent_mandate } : {}),
       };
       const answer = await ctx.shop.tool(
         storeMcpPath(ref.store_slug),
         "complete_checkout",
-        {
-          id: ref.checkout_id,
-          checkout: { payment: { instruments: [instrument] }, ap2: { checkout_mandate: mandate } },
-        },
-        { ...call, mutates: true, idempotencyKey: newIdempotencyKey() },
+        { id: ref.checkout_id, checkout: { payment: { instruments: [instrument] }, ap2 } },
+        // a fresh key per completion (the mandate is new each call), reused by this call's retries
+        { ...payCall, mutates: true, idempotencyKey: newIdempotencyKey() },
       );
       const body = answer.structuredContent as Checkout & Record<string, unknown>;
       const refused = businessError(body);
+      const pending = rail === "crypto" ? pendingMessage(body) : undefined;
       if (body.status === "completed" && body.order) {
         results.push({ ...ref, status: "completed", order: body.order, ...total(body) });
+      } else if (pending) {
+        results.push({
+          ...ref,
+          status: "pending",
+          transaction_digest: digest!,
+          ...total(body),
+          error: {
+            code: "payment_pending",
+            message:
+              typeof pending.content === "string"
+                ? pending.content
+                : "The transaction is not final on the chain yet",
+          },
+        });
       } else if (!refused && typeof body.continue_url === "string") {
         results.push({
           ...ref,
@@ -261,20 +416,26 @@ export const confirmPurchase = async (
   }
 
   const done = results.filter((r) => r.status === "completed").length;
+  const pending = results.filter((r) => r.status === "pending").length;
   const waiting = results.filter((r) => r.status === "requires_buyer_action").length;
   const status =
     done === results.length
       ? "completed"
-      : waiting > 0 && done + waiting === results.length
-        ? "requires_buyer_action"
-        : done + waiting > 0
-          ? "partial"
-          : "failed";
+      : pending > 0 && done + pending === results.length
+        ? "pending"
+        : waiting > 0 && done + waiting === results.length
+          ? "requires_buyer_action"
+          : done + pending + waiting > 0
+            ? "partial"
+            : "failed";
   const message = {
     completed: "Every checkout is paid and has its order.",
+    pending: `The transaction ${digest ?? ""} is submitted but not final on the chain yet. Do NOT pay again and do not sign another quote: call confirm_purchase again in a little while with the same checkouts and the same transaction_digest (paid ones are not charged again; the service also finishes it on its own).`,
     requires_buyer_action: "The buyer must finish paying at each continue_url.",
     partial:
-      "Some checkouts are paid, others not (see each result's error). Fix them and call confirm_purchase again with the same checkouts: paid ones are not charged again.",
+      rail === "crypto"
+        ? "Some checkouts are paid, others not (see each result). Call confirm_purchase again with the same checkouts and the same transaction_digest: paid ones are not completed again. Do not pay again for a pending one."
+        : "Some checkouts are paid, others not (see each result's error). Fix them and call confirm_purchase again with the same checkouts: paid ones are not charged again.",
     failed: "Nothing was paid (see each result's error).",
   }[status];
   return { status, message, results };

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { toRawPriceFilter } from "./map-args";
-import { BridgeInputError, formatMajor, formatMoney, MAX_MINOR, toMinorUnits } from "./money";
+import {
+  BridgeInputError,
+  formatBaseUnits,
+  formatMajor,
+  formatMoney,
+  MAX_MINOR,
+  toMinorUnits,
+} from "./money";
 import { withFormattedMoney } from "./present";
 
 // Major units at the bridge's edge: integer arithmetic from the ISO 4217 exponent on the shortest decimal form.
@@ -90,4 +97,17 @@ test("results keep minor units and gain formatted twins (Price objects, totals a
   });
   assert.deepEqual(out.checkout.totals[0], { type: "total", amount: 999, formatted: "€9.99" });
   assert.deepEqual(out.checkout.line_items[0]?.item, { id: "v", price: 333, price_formatted: "€3.33" });
+});
+
+test("coin base units → whole coins by string arithmetic, exact beyond a double's 53 bits", () => {
+  assert.equal(formatBaseUnits("25000000", 6), "25");
+  assert.equal(formatBaseUnits("25000001", 6), "25.000001");
+  assert.equal(formatBaseUnits("1500000001", 9), "1.500000001");
+  assert.equal(formatBaseUnits("7", 9), "0.000000007");
+  assert.equal(formatBaseUnits("0", 6), "0");
+  assert.equal(formatBaseUnits("0012", 0), "12");
+  // u64 max: 18446744073709551615 does not survive Number()
+  assert.equal(formatBaseUnits("18446744073709551615", 9), "18446744073.709551615");
+  for (const bad of ["-1", "1.5", "1e3", ""]) assert.throws(() => formatBaseUnits(bad, 6));
+  assert.throws(() => formatBaseUnits("1", -1));
 });

@@ -154,3 +154,18 @@ export const formatMoney = (minor: number, currency: string): string => {
     return `${formatMajor(minor, currency)} ${currency}`;
   }
 };
+
+/**
+ * A coin amount in base units (a decimal string, as the service sends it: u64 does not fit a double) as an exact
+ * decimal in whole coins, by string arithmetic on `decimals`; trailing zeros dropped ("25000000", 6 → "25";
+ * "1500000001", 9 → "1.500000001"). Refused: anything but digits, or a decimals count outside 0–30.
+ */
+export const formatBaseUnits = (baseUnits: string, decimals: number): string => {
+  if (!/^\d+$/.test(baseUnits) || !Number.isInteger(decimals) || decimals < 0 || decimals > 30) {
+    throw new Error(`not a coin amount: ${JSON.stringify(baseUnits)} with ${decimals} decimals`);
+  }
+  const digits = baseUnits.replace(/^0+(?=\d)/, "").padStart(decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+};

@@ -20,7 +20,7 @@ import { SHOPPING_TOOLS, type BridgeTool } from "./tools";
 export const BRIDGE_TOOLS: readonly BridgeTool[] = [...SHOPPING_TOOLS, ...ACCOUNT_TOOLS];
 
 const INSTRUCTIONS =
-  "Shop across the Agent Commerce Service's stores with flat arguments. Prices you send are in major units with their currency (12.50 USD); amounts you read are in minor units with a formatted twin. Flow: search_products → create_checkout (store_slug, items, buyer, shipping_address) → update_checkout (shipping_method_id) → confirm_purchase (moves money: ask the buyer first). Buyer account tools need the buyer's OAuth bearer.";
+  "Shop across the Agent Commerce Service's stores with flat arguments. Prices you send are in major units with their currency (12.50 USD); amounts you read are in minor units with a formatted twin. Flow: search_products → create_checkout (store_slug, items, buyer, shipping_address) → update_checkout (shipping_method_id) → confirm_purchase (moves money: ask the buyer first). Crypto: quote_purchase → the buyer's wallet signs and submits the transaction → confirm_purchase with transaction_digest; a pending result means call again with the same digest, never pay again. Crypto and the buyer account tools need the buyer's OAuth bearer.";
 
 /** `$.a.b[0]` from a zod issue path. */
 const jsonPath = (path: readonly PropertyKey[]): string =>

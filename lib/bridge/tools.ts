@@ -14,6 +14,7 @@ import {
 } from "./map-args";
 import { BridgeInputError } from "./money";
 import { withFormattedMoney } from "./present";
+import { quotePurchase, QuotePurchaseInputSchema, QuotePurchaseOutputSchema } from "./quote-purchase";
 
 // The bridge's shopping tools (seed §4 "Bridge" table): flat arguments in major units, each mapped to the raw
 // surface the seed names ("Bridge to raw mapping") and called over HTTP like any agent would. Annotations follow
@@ -400,11 +401,22 @@ const getOrder = defineTool({
   run: (ctx, { store_slug, id: orderId }) => callShop(ctx, store_slug, "get_order", { id: orderId }),
 });
 
+const quotePurchaseTool = defineTool({
+  name: "quote_purchase",
+  title: "Quote a crypto purchase",
+  description:
+    "Crypto only, moves no money; needs the buyer's OAuth bearer. Quote 1 to 5 ready checkouts (one per store) for one Sui transaction: the total (minor units with formatted amounts), each coin leg (base units and whole coins), the unsigned transaction the buyer's wallet signs, quote_id (the prepared transaction's digest), continue_url (the wallet page where the buyer can sign instead) and next_steps. pay_with names one coin (e.g. USDC) that pays alone; buyer_address defaults to the wallet of the buyer's allowance. Quoting again replaces the previous quote: never have the buyer sign two.",
+  input: QuotePurchaseInputSchema,
+  output: QuotePurchaseOutputSchema,
+  annotations: ADDITIVE,
+  run: quotePurchase,
+});
+
 const confirmPurchaseTool = defineTool({
   name: "confirm_purchase",
   title: "Confirm a purchase (pay)",
   description:
-    "Pay for one or more ready checkouts (status ready_for_complete) with a card: the bridge re-reads each checkout, signs the AP2 checkout mandate over its live terms and completes it. payment_method 'card' with pay_with = a payment-method token (test stores: pm_card_visa); without a token the answer gives a continue_url where the buyer pays. Results are per checkout; calling again finishes only what is left and never charges twice. MOVES MONEY: confirm with the buyer first.",
+    "Pay for one or more ready checkouts (status ready_for_complete); the bridge re-reads each checkout, signs the AP2 checkout mandate over its live terms and completes it. Card: payment_method 'card' with pay_with = a payment-method token (test stores: pm_card_visa); without a token the answer gives a continue_url where the buyer pays. Crypto (the buyer's bearer): after quote_purchase and the buyer's wallet signed and submitted its transaction, payment_method 'crypto' with transaction_digest (the same digest for every checkout of the quote) and payment_mandate_id (the buyer's allowance, get_intent_mandate; default the newest). A pending result means the transaction is not final yet: call again later with the same digest, NEVER pay again. payment_mandate_id on a card purchase applies the allowance's merchants and per-order maximum. Results are per checkout; calling again finishes only what is left and never charges twice. MOVES MONEY: confirm with the buyer first.",
   input: ConfirmPurchaseInputSchema,
   output: ConfirmPurchaseOutputSchema,
   annotations: DESTRUCTIVE,
@@ -426,6 +438,7 @@ export const SHOPPING_TOOLS: readonly BridgeTool[] = [
   updateCheckout,
   cancelCheckout,
   getOrder,
+  quotePurchaseTool,
   confirmPurchaseTool,
 ];
 

@@ -363,14 +363,14 @@ test("bridge: several rails and no payment_method → payment_selection_required
     seen.some((r) => r.body?.includes(checkoutId) && r.body.includes('"complete_checkout"')),
     false,
   );
-  // crypto is not yet available through the bridge: a clear refusal, nothing charged
+  // crypto without the digest of a submitted transaction: a clear refusal, nothing charged
   const crypto = toolError(
     await call("confirm_purchase", {
       checkouts: [{ store_slug: twoRails.slug, checkout_id: checkoutId }],
       payment_method: "crypto",
     }),
   );
-  assert.deepEqual([crypto.code, crypto.path], ["not_supported", "$.payment_method"]);
+  assert.deepEqual([crypto.code, crypto.path], ["transaction_digest_required", "$.transaction_digest"]);
   assert.equal(await orderCount(checkoutId), 0);
 });
 

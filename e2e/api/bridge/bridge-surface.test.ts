@@ -77,6 +77,7 @@ const SHOPPING = [
   "update_checkout",
   "cancel_checkout",
   "get_order",
+  "quote_purchase",
   "confirm_purchase",
 ];
 const READ_ONLY = new Set([
