@@ -39,6 +39,8 @@ const EXPECTED: Record<string, Row> = {
   revoke_linked_agent: [false, true, true, false],
   // moves money through the payment provider
   complete_checkout: [false, true, true, true],
+  // builds a new unsigned transaction each call (reads the chain and the oracle)
+  prepare_combined_payment: [false, false, false, true],
   // queues a POST to the platform's webhook receiver
   redeliver_webhook: [false, false, true, true],
 };
