@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
-import { normalizeStructTag } from "@mysten/sui/utils";
+import { fromBase64, normalizeStructTag } from "@mysten/sui/utils";
 
 import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
+import { getGroupWalletPage, payGroupOnWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import { getDb } from "@/lib/config/db";
 
 import { seedPlatformKey, seedStore } from "../../factories";
@@ -409,5 +410,61 @@ describe("prepare_combined_payment", () => {
     assert.equal(codeOf(again)[0]?.[0], "checkout_not_modifiable", JSON.stringify(again));
     for (const shop of two) assert.equal(await ordersOf(shop.checkout.id), 1);
     assert.equal(await usdcOf(two[0]!.payout), 25_000_000n);
+  });
+
+  test("the group's wallet page: only the group's buyer may pay; the wallet signs once, the server executes and every checkout gets its order", async () => {
+    const three = await shops(3);
+    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const prepared = (await prepareCombined(agent, { checkouts: refs(three) }))
+      .structuredContent as unknown as Combined;
+    const token = prepared.continue_url.split("/").at(-1)!;
+    const viewer = { id: agent.buyerId, suiAddress: agent.wallet.address };
+    const page = await getGroupWalletPage({ token, viewer });
+    assert.equal(page?.state, "open");
+    assert.equal(page?.access.kind, "buyer");
+    assert.deepEqual(
+      page?.checkouts.map((c) => [c.storeSlug, c.totalMinor, c.legs.map((l) => l.text)]),
+      [
+        [three[0]!.store.slug, 2500, ["25 USDC"]],
+        [three[1]!.store.slug, 1200, ["12 USDC"]],
+        [three[2]!.store.slug, 800, ["8 USDC"]],
+      ],
+    );
+    const { signature } = await agent.wallet.kp.signTransaction(fromBase64(prepared.transaction.bytes));
+    const stranger = await newWallet();
+    await assert.rejects(
+      payGroupOnWalletPage({
+        token,
+        viewer: { id: "buyer_other", suiAddress: stranger.address },
+        transaction: prepared.transaction.bytes,
+        signature,
+      }),
+      /another buyer/,
+    );
+    const paid = await payGroupOnWalletPage({
+      token,
+      viewer,
+      transaction: prepared.transaction.bytes,
+      signature,
+    });
+    assert.equal(paid.digest, prepared.transaction.digest);
+    assert.deepEqual(
+      paid.checkouts.map((c) => c.result.kind),
+      ["order_placed", "order_placed", "order_placed"],
+    );
+    // paying the same bytes again answers the same orders and moves nothing more
+    const again = await payGroupOnWalletPage({
+      token,
+      viewer,
+      transaction: prepared.transaction.bytes,
+      signature,
+    });
+    assert.deepEqual(
+      again.checkouts.map((c) => c.result.kind),
+      ["order_placed", "order_placed", "order_placed"],
+    );
+    for (const shop of three) assert.equal(await ordersOf(shop.checkout.id), 1);
+    assert.equal(await usdcOf(three[2]!.payout), 8_000_000n);
+    assert.equal((await getGroupWalletPage({ token, viewer }))?.state, "paid");
   });
 });
