@@ -6,6 +6,7 @@ import { fromBase64, normalizeStructTag } from "@mysten/sui/utils";
 
 import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
 import { getGroupWalletPage, payGroupOnWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
+import { getWalletPage } from "@/lib/checkout/crypto/wallet-page";
 import { getDb } from "@/lib/config/db";
 
 import { seedPlatformKey, seedStore } from "../../factories";
@@ -430,6 +431,18 @@ describe("prepare_combined_payment", () => {
         [three[2]!.store.slug, 800, ["8 USDC"]],
       ],
     );
+    // a checkout's own payment link points at the group's page and prepares nothing of its own
+    const db = await getDb();
+    const link = await db.checkoutSession.findUniqueOrThrow({ where: { id: three[0]!.checkout.id } });
+    const single = await getWalletPage({
+      slug: three[0]!.store.slug,
+      token: link.continueToken!,
+      viewer,
+      baseUrl: "http://127.0.0.1:3000",
+    });
+    assert.equal(single?.group?.url, `/account/pay/${token}`);
+    assert.equal(single?.quote, null);
+    assert.equal(await db.cryptoPayment.count({ where: { checkoutId: three[0]!.checkout.id } }), 1);
     const { signature } = await agent.wallet.kp.signTransaction(fromBase64(prepared.transaction.bytes));
     const stranger = await newWallet();
     await assert.rejects(

@@ -38,7 +38,8 @@ import {
 // finisher), claiming its own legs once. A new combined prepare whose checkouts' previous transaction already
 // landed finishes them with it instead (the landed-first rule), and prepares nothing.
 // Spend caps (B6): the one reservation for the whole group belongs right before the write of the group (after
-// every check, see `reserveHere` below); each checkout's debit happens in its completion, as for a single payment.
+// every check, see `reserveHere` below); each checkout's debit happens where its order is placed (the one
+// finisher), as for a single payment.
 
 /** The continue_url of a group: its wallet page, where the buyer sees every store and signs once. */
 export const groupPageUrl = (baseUrl: string, pageToken: string): string =>
