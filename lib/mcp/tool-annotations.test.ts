@@ -28,6 +28,7 @@ const EXPECTED: Record<string, Row> = {
   list_linked_agents: [true, false, true, false],
   get_my_order: [true, false, true, false],
   list_my_orders: [true, false, true, false],
+  get_intent_mandate: [true, false, true, false],
   // additive writes: a retry with the same idempotency key replays the first answer
   create_cart: [false, false, true, false],
   update_cart: [false, false, true, false],
@@ -40,6 +41,7 @@ const EXPECTED: Record<string, Row> = {
   // moves money through the payment provider
   complete_checkout: [false, true, true, true],
   // builds a new unsigned transaction each call (reads the chain and the oracle)
+  prepare_checkout_payment: [false, false, false, true],
   prepare_combined_payment: [false, false, false, true],
   // queues a POST to the platform's webhook receiver
   redeliver_webhook: [false, false, true, true],
