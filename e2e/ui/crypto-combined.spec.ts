@@ -225,6 +225,13 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await expect(page.getByTestId("group-checkout-order")).toHaveCount(3);
   await shoot(page, testInfo, "crypto-combined-paid-1280");
 
+  // My orders: each order shows its leg and the transaction, and the group it was paid with
+  await page.goto(`${service!.baseUrl}/account/orders`);
+  await expect(page.getByTestId("order-payment-group")).toHaveCount(3);
+  await expect(page.getByTestId("order-crypto-legs").first()).toContainText("USDC");
+  await expectAccessible(page, "my orders with a combined payment");
+  await shoot(page, testInfo, "crypto-combined-orders-1280");
+
   for (const [i, store] of STORES.entries()) {
     const after = await call<Checkout>(store, "GET", `/checkout-sessions/${checkouts[i]!.id}`);
     expect(after.status).toBe("completed");
