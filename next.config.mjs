@@ -19,7 +19,7 @@ const nextConfig = {
   // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer. The
   // Content-Security-Policy of every page (with frame-ancestors 'none') comes from proxy.ts: it needs a nonce.
   headers: async () =>
-    ["/oauth/:path*", "/account/agents", "/account/orders"].map((source) => ({
+    ["/oauth/:path*", "/account/agents", "/account/orders", "/account/pay/:token"].map((source) => ({
       source,
       headers: [
         { key: "X-Frame-Options", value: "DENY" },

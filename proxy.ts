@@ -28,6 +28,7 @@ export const config = {
     "/oauth/consent",
     "/account/agents",
     "/account/orders",
+    "/account/pay/:token",
     "/admin",
     "/admin/:path*",
     "/developers",

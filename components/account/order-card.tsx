@@ -4,7 +4,9 @@ import { Money } from "@/components/cart/money";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { DataItem, DataList } from "@/components/ui/data-list";
+import type { CryptoReceipt } from "@/lib/orders/crypto-receipts";
 import type { BuyerOrderView } from "@/lib/orders/list-buyer-orders";
+import { formatUnits } from "@/lib/payments/crypto/coins";
 
 import { OrderStatusBadge } from "./order-status-badge";
 
@@ -53,13 +55,53 @@ function Payment({ order }: { order: BuyerOrderView }) {
             ? `${brandName(card.brand)} •••• ${card.last4}`
             : "Card"} · <Money amountMinor={paidMinor} currency={order.currency} />
       </span>
-      {reference ? (
+      {order.crypto ? (
+        <CryptoPayment receipt={order.crypto} orderId={order.id} />
+      ) : reference ? (
         <code
           className="text-muted-foreground text-xs break-all"
           title={rail === "card" ? "Payment" : "Transaction"}
         >
           {reference}
         </code>
+      ) : null}
+    </span>
+  );
+}
+
+/** This order's legs of the transaction and, for a combined payment, the other checkouts it paid. */
+function CryptoPayment({ receipt, orderId }: { receipt: CryptoReceipt; orderId: string }) {
+  const group = receipt.payment_group;
+  return (
+    <span className="grid gap-1" data-testid="order-crypto-payment">
+      <span className="text-sm" data-testid="order-crypto-legs">
+        {receipt.crypto_payment.legs
+          .map((l) => `${formatUnits(l.amount, l.decimals)} ${l.symbol}`)
+          .join(" + ")}
+      </span>
+      <code className="text-muted-foreground text-xs break-all" title="Transaction">
+        {receipt.crypto_payment.transaction_digest}
+      </code>
+      {group ? (
+        <span className="grid gap-0.5 text-xs" data-testid="order-payment-group">
+          <span className="text-muted-foreground">
+            One payment for {group.checkouts.length} stores (combined payment <code>{group.id}</code>):
+          </span>
+          <ul className="grid gap-0.5">
+            {group.checkouts.map((c) => (
+              <li key={c.checkout_id} className="flex flex-wrap items-center gap-1.5">
+                <span className="font-medium">{c.store_slug}</span>
+                {c.order_id === orderId ? (
+                  <Badge tone="neutral">this order</Badge>
+                ) : c.order_id ? (
+                  <code>{c.order_id}</code>
+                ) : (
+                  <Badge tone="warning">paid, order not placed yet</Badge>
+                )}
+              </li>
+            ))}
+          </ul>
+        </span>
       ) : null}
     </span>
   );

@@ -71,6 +71,23 @@ export function CryptoWalletView({
                 <CryptoSignOut />
               </CardContent>
             </Card>
+          ) : page.group ? (
+            <Card aria-labelledby="group-title" data-testid="crypto-group-link">
+              <CardHeader>
+                <CardTitle id="group-title" className="text-base">
+                  Paid together with other stores
+                </CardTitle>
+                <CardDescription>
+                  Your agent prepared one payment for this checkout and checkouts in other stores. Sign it
+                  once on the combined payment page.
+                </CardDescription>
+              </CardHeader>
+              <CardContent>
+                <a className="text-primary font-medium underline" href={page.group.url}>
+                  Open the combined payment
+                </a>
+              </CardContent>
+            </Card>
           ) : (
             <>
               <CryptoPayPanel

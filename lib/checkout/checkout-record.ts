@@ -87,6 +87,68 @@ const bindToBuyer = async (db: Db, ctx: OperationContext, id: string): Promise<C
   });
 };
 
+/**
+ * Several checkouts to be bound together (prepare_combined_payment: all or nothing, B17): each is the caller's
+ * already, or unbound and bindable (a platform-key checkout no buyer-bound call has bound yet). Reads only: the
+ * binding itself is bindCheckoutsOrThrow, once everything else has been checked.
+ * @throws AppError not_found (another pair's checkout, or no such checkout in that store)
+ */
+export const peekBindableCheckoutOrThrow = async (
+  db: Db,
+  ctx: OperationContext,
+  id: string,
+  path: string,
+): Promise<{ session: CheckoutRecord; needsBinding: boolean }> => {
+  const storeId = storeOf(ctx).id;
+  try {
+    return { session: await loadCheckoutOrThrow(db, ctx, id), needsBinding: false };
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== "not_found") throw error;
+  }
+  const session = await db.checkoutSession.findFirst({
+    where: { id, storeId, boundPrincipalId: null, NOT: { principalId: { startsWith: "buyer:" } } },
+    include: INCLUDE,
+  });
+  if (!session || ctx.principal.kind !== "buyer") {
+    throw new AppError("not_found", `No checkout "${id}" in this store`, { path });
+  }
+  if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
+    await moveCheckout(db, { id, version: session.version, to: "canceled" });
+    return { session: { ...session, status: "canceled" }, needsBinding: true };
+  }
+  return { session, needsBinding: true };
+};
+
+/**
+ * Binds unbound checkouts to the caller's buyer-and-agent pair, all or nothing (B17): when another pair bound one
+ * of them first, the ones bound here are released again and nothing stays bound.
+ * @throws AppError not_found (at `paths[i]`, the checkout another pair bound meanwhile)
+ */
+export const bindCheckoutsOrThrow = async (
+  db: Db,
+  principalId: string,
+  checkouts: readonly { id: string; path: string }[],
+): Promise<void> => {
+  const bound: string[] = [];
+  for (const checkout of checkouts) {
+    const { count } = await db.checkoutSession.updateMany({
+      where: { id: checkout.id, boundPrincipalId: null, NOT: { principalId: { startsWith: "buyer:" } } },
+      data: { boundPrincipalId: principalId },
+    });
+    if (count === 1) {
+      bound.push(checkout.id);
+      continue;
+    }
+    if (bound.length > 0) {
+      await db.checkoutSession.updateMany({
+        where: { id: { in: bound }, boundPrincipalId: principalId },
+        data: { boundPrincipalId: null },
+      });
+    }
+    throw new AppError("not_found", `No checkout "${checkout.id}" in this store`, { path: checkout.path });
+  }
+};
+
 export const storedInstruments = (value: unknown): StoredInstrument[] =>
   Array.isArray(value) ? (value as StoredInstrument[]) : [];
 

@@ -192,6 +192,18 @@ export const PrepareCheckoutPaymentInputSchema = z.object({
 });
 export type PrepareCheckoutPaymentInput = z.infer<typeof PrepareCheckoutPaymentInputSchema>;
 
+/** prepare_combined_payment (account MCP): one transaction paying 2–5 checkouts, one per store. */
+export const PrepareCombinedPaymentInputSchema = z.strictObject({
+  checkouts: z
+    .array(z.strictObject({ store_slug: z.string().min(1).max(100), checkout_id: ID }))
+    .min(2, "a combined payment pays 2 to 5 checkouts (one per store)")
+    .max(5, "a combined payment pays 2 to 5 checkouts (one per store)"),
+  buyer_address: z.string().min(1).max(100),
+  /** `auto` (default), or one coin (symbol or full type) every store accepts, which then pays every checkout. */
+  input_coin_type: z.string().min(1).max(300).optional(),
+});
+export type PrepareCombinedPaymentInput = z.infer<typeof PrepareCombinedPaymentInputSchema>;
+
 export type BuyerInput = z.infer<typeof BuyerInputSchema>;
 export type PostalAddressInput = z.infer<typeof PostalAddressInputSchema>;
 export type FulfillmentInput = z.infer<typeof FulfillmentInputSchema>;

@@ -37,6 +37,7 @@ export const ID_PREFIXES = {
   passwordReset: "pwr",
   capturedMail: "mail",
   owedBack: "owe",
+  paymentGroup: "cpg",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -43,6 +43,8 @@ const EXPECTED: Record<string, Row> = {
   // asks the chain (the buyer's coins) and prepares a payment; a retry with the same key replays it, a new call
   // replaces the prepared payment without moving money
   prepare_checkout_payment: [false, false, true, true],
+  // a new unsigned transaction for 2–5 stores each call (the account surface takes no idempotency key)
+  prepare_combined_payment: [false, false, false, true],
   // queues a POST to the platform's webhook receiver
   redeliver_webhook: [false, false, true, true],
 };

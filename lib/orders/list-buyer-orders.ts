@@ -5,6 +5,7 @@ import { buyerPrincipalPrefix } from "@/lib/credentials/principal";
 import type { OrderStatus, Prisma } from "@/lib/generated/prisma/client";
 import { owedBackOfCheckouts, type OwedBackView } from "@/lib/payments/rails";
 
+import { cryptoReceiptsOf, type CryptoReceipt } from "./crypto-receipts";
 import { paidMinor } from "./settle-refund";
 
 // The buyer's orders page (/account/orders): the orders of checkouts the buyer's agents created with the buyer's
@@ -74,6 +75,8 @@ export type BuyerOrderView = {
    * coins back and closes it with the refund transaction; per coin, in base units with the coin's decimals.
    */
   cryptoOwedBack: OwedBackView[];
+  /** Crypto orders: this order's legs of the transaction and, for a combined payment, its group. */
+  crypto: CryptoReceipt | null;
   timeline: { at: Date; title: string; detail: string | null }[];
 };
 
@@ -203,6 +206,7 @@ const toViews = async (
     db,
     rows.map((o) => o.checkoutId),
   );
+  const receipts = await cryptoReceiptsOf(db, rows);
   const cardOf = new Map(
     attempts.flatMap((a) =>
       a.providerRef && a.cardBrand && a.cardLast4
@@ -260,6 +264,7 @@ const toViews = async (
       refundedMinor: refunds.filter((r) => r.status === "completed").reduce((s, r) => s + r.amountMinor, 0),
       owedMinor: refunds.filter((r) => r.status === "pending").reduce((s, r) => s + r.amountMinor, 0),
       cryptoOwedBack: owed,
+      crypto: receipts.get(o.id) ?? null,
       timeline,
     };
   });

@@ -10,6 +10,7 @@ import type { Principal } from "@/lib/credentials/principal";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { MyOrderOutputSchema, MyOrdersOutputSchema } from "@/lib/ucp/output-schemas";
 
+import { cryptoReceiptsOf } from "./crypto-receipts";
 import { ORDER_INCLUDE, orderToWire } from "./to-wire";
 
 // The buyer's orders on /account/mcp (seed §6: `get_my_order` is the buyer-side reconciliation path), as the
@@ -49,7 +50,7 @@ export const getMyOrder = defineOperation({
   name: "get_my_order",
   title: "Get my order",
   description:
-    "One of the buyer's orders by id (from list_my_orders), in any store: the full UCP order snapshot with the store it was placed in.",
+    "One of the buyer's orders by id (from list_my_orders), in any store: the full UCP order snapshot with the store it was placed in; a crypto order adds crypto_payment (its legs of the transaction and the digest) and, when a combined payment paid it, payment_group (every checkout of the group with its order, null while not completed).",
   errors: ["not_found"],
   scope: "global",
   input: z.object({ id: z.string().min(1).max(200) }),
@@ -70,10 +71,12 @@ export const getMyOrder = defineOperation({
     });
     if (!order) throw new AppError("not_found", `No order "${input.id}" of yours`, { path: "$.id" });
     const { store, ...row } = order;
+    const receipt = (await cryptoReceiptsOf(db, [row])).get(row.id);
     return {
       body: {
         ...orderToWire(row, { store, baseUrl: ctx.baseUrl, ucpVersion: ctx.ucpVersion }),
         store: { slug: store.slug, name: store.name },
+        ...receipt,
       },
     };
   },
@@ -82,7 +85,7 @@ export const getMyOrder = defineOperation({
 export const listMyOrders = defineOperation({
   name: "list_my_orders",
   title: "List my orders",
-  description: `The buyer's orders across every store, newest first (at most ${MAX_PAGE} per page; pass the returned cursor for the next page).`,
+  description: `The buyer's orders across every store, newest first (at most ${MAX_PAGE} per page; pass the returned cursor for the next page). Crypto orders carry crypto_payment (their legs and the transaction digest); orders paid by one combined payment share a payment_group (its id, digest and every checkout with its order, null while that checkout is not completed: complete it with the same digest).`,
   scope: "global",
   input: z
     .object({
@@ -124,6 +127,8 @@ export const listMyOrders = defineOperation({
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
     const hasNext = rows.length > input.limit && last !== undefined;
+    // crypto orders carry their leg of the transaction; orders of one combined payment name their group
+    const receipts = await cryptoReceiptsOf(db, page);
     return {
       body: {
         orders: page.map(({ store, ...row }) => {
@@ -132,7 +137,7 @@ export const listMyOrders = defineOperation({
             baseUrl: ctx.baseUrl,
             ucpVersion: ctx.ucpVersion,
           });
-          return { ...order, store: { slug: store.slug, name: store.name } };
+          return { ...order, store: { slug: store.slug, name: store.name }, ...receipts.get(row.id) };
         }),
         pagination: {
           has_next_page: hasNext,

@@ -202,14 +202,43 @@ export const RevokedAgentOutputSchema = z
 
 const StoreRef = z.object({ slug: z.string(), name: z.string() }).loose();
 
+const CryptoReceipt = {
+  crypto_payment: z
+    .object({
+      transaction_digest: z.string(),
+      legs: z.array(
+        z.object({
+          coin_type: z.string(),
+          symbol: z.string(),
+          decimals: z.number().int(),
+          amount: z.string(),
+        }),
+      ),
+    })
+    .optional()
+    .describe("crypto orders: this order's legs of the transaction that paid it"),
+  payment_group: z
+    .object({
+      id: z.string(),
+      transaction_digest: z.string(),
+      checkouts: z.array(
+        z.object({ store_slug: z.string(), checkout_id: z.string(), order_id: z.string().nullable() }),
+      ),
+    })
+    .optional()
+    .describe(
+      "orders paid by one combined payment: the group and each checkout's order (null: not completed)",
+    ),
+};
+
 export const MyOrderOutputSchema = resource(
-  { ...orderShape, store: StoreRef },
+  { ...orderShape, store: StoreRef, ...CryptoReceipt },
   "UCP order with the store it was placed in",
 );
 
 export const MyOrdersOutputSchema = z
   .object({
-    orders: z.array(z.object({ ...orderShape, store: StoreRef }).loose()),
+    orders: z.array(z.object({ ...orderShape, store: StoreRef, ...CryptoReceipt }).loose()),
     pagination: Pagination,
   })
   .loose()
@@ -252,6 +281,47 @@ export const PreparedPaymentOutputSchema = resource(
   },
   "A prepared crypto payment (svc.crypto)",
 );
+
+const CombinedLeg = z.object({
+  coin_type: z.string(),
+  symbol: z.string(),
+  decimals: z.number().int(),
+  amount: z.string().describe("base units of the coin, a decimal string"),
+  fiat_amount: z.number().int().describe("the part of this checkout's total the leg pays, minor units"),
+});
+
+export const PreparedCombinedPaymentOutputSchema = z
+  .object({
+    group_id: z.string(),
+    buyer_address: z.string(),
+    transaction: z.object({
+      bytes: z
+        .string()
+        .describe("the unsigned transaction paying every store: TransactionData BCS, base64; sign it once"),
+      digest: z.string().describe("complete each checkout at its store with this digest"),
+    }),
+    checkouts: z.array(
+      z.object({
+        store_slug: z.string(),
+        checkout_id: z.string(),
+        total: z.number().int(),
+        currency: z.string(),
+        legs: z.array(CombinedLeg),
+      }),
+    ),
+    quote: z.object({
+      mode: z.string().describe("auto | named"),
+      currency: z.string(),
+      total: z.number().int(),
+      legs: z.array(QuoteLeg),
+      gas_reserve: z.object({ coin_type: z.string(), amount: z.string() }),
+      expires_at: z.string(),
+    }),
+    expires_at: z.string(),
+    continue_url: z.string().describe("the group's wallet page, where the buyer can sign instead"),
+  })
+  .loose()
+  .describe("A prepared combined crypto payment (svc.crypto): one transaction for 2–5 checkouts");
 
 export const IntentMandateOutputSchema = z
   .object({

@@ -49,12 +49,69 @@ export const reconcileCryptoPayments = async ({
     take: limit,
   });
   const stores = new Map<string, Store>();
-  const results: ReconciledPayment[] = [];
-  for (const attempt of attempts) {
-    const store =
-      stores.get(attempt.storeId) ?? (await db.store.findUniqueOrThrow({ where: { id: attempt.storeId } }));
+  const storeOf = async (id: string) => {
+    const store = stores.get(id) ?? (await db.store.findUniqueOrThrow({ where: { id } }));
     stores.set(store.id, store);
+    return store;
+  };
+  const results: ReconciledPayment[] = [];
+  const seen = new Set<string>();
+  /**
+   * A combined payment that landed pays every checkout of its group: once one share is seen paid, the other
+   * shares' open attempts are finished in the same pass (each claims its own legs through the one finisher), in
+   * whichever store and however recently they were touched — the buyer paid once and every order is due.
+   */
+  const finishGroupOf = async (ref: string) => {
+    const row = await db.cryptoPayment.findUnique({ where: { preparedDigest: ref } });
+    if (!row?.groupId) return;
+    const shares = await db.paymentAttempt.findMany({
+      where: {
+        rail: RAIL_HANDLER_IDS.crypto,
+        state: { in: [...OPEN_STATES] },
+        providerRef: {
+          in: (
+            await db.cryptoPayment.findMany({
+              where: { groupId: row.groupId, preparedDigest: { not: ref } },
+              select: { preparedDigest: true },
+            })
+          ).map((r) => r.preparedDigest),
+        },
+      },
+    });
+    for (const share of shares) {
+      const shareRef = share.providerRef!;
+      if (seen.has(shareRef)) continue;
+      seen.add(shareRef);
+      const store = await storeOf(share.storeId);
+      try {
+        const outcome = await rail.retrieve(store, shareRef);
+        if (outcome.kind !== "succeeded") continue;
+        const finished = await finishPayment(db, store, share.checkoutId, shareRef, { now, rail });
+        results.push({
+          checkoutId: share.checkoutId,
+          store: store.slug,
+          paymentIntentId: shareRef,
+          result: finished.result,
+          ...(finished.result === "order_placed"
+            ? { orderId: finished.orderId }
+            : { detail: finished.reason }),
+        });
+      } catch (error) {
+        results.push({
+          checkoutId: share.checkoutId,
+          store: store.slug,
+          paymentIntentId: shareRef,
+          result: "error",
+          detail: (error as Error).message,
+        });
+      }
+    }
+  };
+  for (const attempt of attempts) {
+    const store = await storeOf(attempt.storeId);
     const ref = attempt.providerRef!;
+    if (seen.has(ref)) continue;
+    seen.add(ref);
     const report = (r: Omit<ReconciledPayment, "checkoutId" | "store" | "paymentIntentId">) =>
       results.push({ checkoutId: attempt.checkoutId, store: store.slug, paymentIntentId: ref, ...r });
     try {
@@ -70,6 +127,7 @@ export const reconcileCryptoPayments = async ({
             ? { orderId: finished.orderId }
             : { detail: finished.reason }),
         });
+        await finishGroupOf(ref);
         continue;
       }
       if (outcome.kind === "declined") {

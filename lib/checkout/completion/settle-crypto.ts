@@ -14,7 +14,8 @@ import { finishPayment } from "./finish-payment";
 
 // Step 6 for svc.crypto: the digest the buyer's wallet produced settles the checkout's prepared payment. Which
 // prepared payment: the one whose bytes have this digest (the current one, or a replaced one the buyer signed
-// earlier), else — a wallet that re-gassed our transaction — the current one, judged on its legs. The rail judges
+// earlier, or this checkout's share of a combined payment), else — a wallet that re-gassed our transaction — the
+// current one, judged on its legs. The rail judges
 // the digest on the chain and claims it; a success goes through the one finisher, which places the order or, when
 // it cannot pay for it (another payment holds the order, the checkout's total grew since the prepare), records the
 // money as owed back. Used by complete_checkout (after the mandates) and by the buyer's wallet page.
@@ -38,6 +39,10 @@ const preparedFor = async (db: Db, checkoutId: string, digest: string, path: str
   }
   const own = await db.cryptoPayment.findUnique({ where: { preparedDigest: digest } });
   if (own?.checkoutId === checkoutId) return own.preparedDigest;
+  // this checkout's share of a combined payment whose transaction has this digest (each checkout of the group is
+  // completed at its own store with the one digest and claims its own legs)
+  const share = await db.cryptoPayment.findFirst({ where: { transactionDigest: digest, checkoutId } });
+  if (share) return share.preparedDigest;
   const settledHere = await db.cryptoPayment.findFirst({ where: { checkoutId, settledDigest: digest } });
   if (settledHere) return settledHere.preparedDigest;
   const current = await currentAttempt(db, checkoutId);

@@ -68,7 +68,7 @@ export const cryptoRailOf = (store: Store): PaymentRail => {
 };
 
 /** The checkout's live total (minor units) on the live catalog, or why it cannot be paid now. */
-const liveTotalOrThrow = async (
+export const liveTotalOrThrow = async (
   db: Db,
   store: Store,
   session: CheckoutRecord,
@@ -105,7 +105,7 @@ const liveTotalOrThrow = async (
  * checkout finishes with it (the one finisher) and nothing new is prepared.
  * @throws AppError checkout_not_modifiable (it was paid: never prepare a second payment)
  */
-const finishIfLanded = async (
+export const finishIfLanded = async (
   db: Db,
   store: Store,
   session: CheckoutRecord,
@@ -136,6 +136,42 @@ const finishIfLanded = async (
 };
 
 /**
+ * The normalized buyer_address, which must be the wallet the buyer signed in with (B17).
+ * @throws AppError invalid_request at $.buyer_address
+ */
+export const buyerAddressOrThrow = (buyerWallet: string, buyerAddress: string): string => {
+  const address = normalizeAddress(buyerAddress);
+  if (!address) {
+    throw new AppError("invalid_request", "buyer_address is not a Sui address (0x followed by hex digits)", {
+      path: "$.buyer_address",
+    });
+  }
+  if (address !== normalizeAddress(buyerWallet)) {
+    throw new AppError(
+      "invalid_request",
+      "buyer_address must be the wallet the buyer signed in with (the address of their account)",
+      { path: "$.buyer_address" },
+    );
+  }
+  return address;
+};
+
+/** A continue token for the checkout's payment link (kept once set), so its wallet page exists. */
+export const continueTokenOf = async (db: Db, session: CheckoutRecord): Promise<string> => {
+  if (!session.continueToken) {
+    await db.checkoutSession.updateMany({
+      where: { id: session.id, continueToken: null },
+      data: { continueToken: randomBytes(24).toString("base64url") },
+    });
+  }
+  const held = await db.checkoutSession.findUniqueOrThrow({
+    where: { id: session.id },
+    select: { continueToken: true },
+  });
+  return held.continueToken!;
+};
+
+/**
  * Prepares the buyer's crypto payment of a checkout (the operation below and the wallet page both call it).
  * @throws AppError invalid_request (buyer_address), rail_not_available, checkout_not_modifiable,
  *   unsupported_coin, insufficient_funds, insufficient_liquidity, payment_provider_error
@@ -155,19 +191,7 @@ export const prepareForBuyer = async (
 ): Promise<PreparedForBuyer> => {
   const { store, session, now } = input;
   const rail = cryptoRailOf(store);
-  const address = normalizeAddress(input.buyerAddress);
-  if (!address) {
-    throw new AppError("invalid_request", "buyer_address is not a Sui address (0x followed by hex digits)", {
-      path: "$.buyer_address",
-    });
-  }
-  if (address !== normalizeAddress(input.buyerWallet)) {
-    throw new AppError(
-      "invalid_request",
-      "buyer_address must be the wallet the buyer signed in with (the address of their account)",
-      { path: "$.buyer_address" },
-    );
-  }
+  const address = buyerAddressOrThrow(input.buyerWallet, input.buyerAddress);
   const amount = await liveTotalOrThrow(db, store, session, now);
   await finishIfLanded(db, store, session, rail, now);
   // the wallet page link exists before the buyer needs it (continue_url of a checkout waiting for the buyer)

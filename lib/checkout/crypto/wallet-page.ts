@@ -183,6 +183,11 @@ export type WalletPage = {
   /** A payment was submitted and is not final yet: never pay again. */
   pending: { digest: string } | null;
   owedBack: OwedBack[];
+  /**
+   * The checkout's current prepared payment is its share of a combined payment that can still be signed: the page
+   * sends the buyer to the group's page (the bytes pay every store of the group, not this checkout alone).
+   */
+  group: { url: string } | null;
   /** The agent the checkout is bound to (with this buyer): the page offers it an allowance. */
   allowance: {
     agent: string;
@@ -291,6 +296,10 @@ export const getWalletPage = async (input: {
   }
   const allowed = access.kind === "buyer";
   const pending = allowed && isPending(prepared) ? prepared : null;
+  const groupId = allowed && !pending && usable(prepared, access.address) ? prepared?.row.groupId : null;
+  const group = groupId
+    ? await db.cryptoPaymentGroup.findUnique({ where: { id: groupId }, select: { pageToken: true } })
+    : null;
   return {
     storeName: store.name,
     storeSlug: store.slug,
@@ -315,7 +324,11 @@ export const getWalletPage = async (input: {
     access: allowed ? { kind: "buyer", address: access.address } : { kind: access.kind },
     testWallet:
       allowed && store.mode === "test" && isOAuthTestMode() && access.address === SANDBOX_WALLET_ADDRESS,
-    quote: allowed && !pending && prepared && usable(prepared, access.address) ? quoteOf(prepared.row) : null,
+    quote:
+      allowed && !pending && !group && prepared && usable(prepared, access.address)
+        ? quoteOf(prepared.row)
+        : null,
+    group: group ? { url: `/account/pay/${group.pageToken}` } : null,
     quoteError,
     pending: pending ? { digest: pending.row.submittedDigest ?? pending.row.preparedDigest } : null,
     owedBack: allowed ? await owedBackOf(db, session.id) : [],

@@ -2,6 +2,7 @@ import "server-only";
 
 import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
+import { prepareCombinedPayment } from "@/lib/checkout/crypto/prepare-combined-payment";
 import type { AnyOperation } from "@/lib/core/operation";
 import { getIntentMandate } from "@/lib/mandates/intent-mandates";
 import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
@@ -16,6 +17,7 @@ export const ACCOUNT_TOOLS: readonly AnyOperation[] = [
   getMyOrder,
   listMyOrders,
   getIntentMandate,
+  prepareCombinedPayment,
 ];
 
 export const ACCOUNT_MCP: McpSurface = {

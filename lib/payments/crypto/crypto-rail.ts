@@ -55,7 +55,7 @@ export const legsOf = (row: Pick<CryptoPayment, "legs">): PaymentLeg[] =>
   }));
 
 /** The readable quote a payment-intent returns (integers as decimal strings, never floats). */
-export const quoteToWire = (prepared: PreparedPayment) => ({
+export const quoteToWire = (prepared: Pick<PreparedPayment, "quote" | "expiresAtMs">) => ({
   mode: prepared.quote.mode,
   currency: prepared.quote.currency,
   total: Number(prepared.quote.totalMinor),
@@ -207,19 +207,48 @@ const expectedOf = (row: CryptoPayment) => ({
   legs: legsOf(row),
   preparedAtMs: row.preparedAt.getTime(),
   expiresAtMs: row.expiresAt.getTime(),
-  preparedDigest: row.preparedDigest,
+  preparedDigest: transactionDigestOf(row),
 });
+
+/** The digest of the transaction a prepared payment's wallet signs (a combined share names its group's). */
+export const transactionDigestOf = (
+  row: Pick<CryptoPayment, "preparedDigest" | "transactionDigest">,
+): string => row.transactionDigest ?? row.preparedDigest;
+
+/** Who claims a digest for this prepared payment: its combined group, or the prepare itself. */
+const claimantOf = (row: Pick<CryptoPayment, "preparedDigest" | "groupId">): string =>
+  row.groupId ?? row.preparedDigest;
+
+/**
+ * The claimant a digest belongs to by construction: a transaction we built belongs to its prepare or its
+ * combined group, whoever hands it over first (SUI.md §4 rule 5: a digest of group A never pays a checkout of
+ * group B, even before group A's checkouts claimed it). Null for a digest we did not build (a re-gassed twin).
+ */
+const builtFor = async (db: Db, digest: string): Promise<string | null> => {
+  const group = await db.cryptoPaymentGroup.findUnique({ where: { transactionDigest: digest } });
+  if (group) return group.id;
+  const single = await db.cryptoPayment.findUnique({ where: { preparedDigest: digest } });
+  return single ? claimantOf(single) : null;
+};
 
 /**
  * Claims `digest` as the payment of this prepared payment. `claimed`: it is (now or already) this prepare's
- * settlement; `other_checkout`: the digest already paid another prepared payment; `already_paid`: this prepare was
- * settled by another digest first (the new one is a second payment).
+ * settlement; `other_checkout`: the digest belongs to another prepared payment or combined group; `already_paid`:
+ * this prepare was settled by another digest first (the new one is a second payment).
+ * A digest has one claimant (crypto_digest_claims): a single prepare, or a combined group whose checkouts each
+ * claim it once (settled_digest + checkout_id unique).
  */
 const claimDigest = async (
   db: Db,
   row: CryptoPayment,
   digest: string,
 ): Promise<"claimed" | "other_checkout" | "already_paid"> => {
+  const claimant = claimantOf(row);
+  const owner = await builtFor(db, digest);
+  if (owner !== null && owner !== claimant) return "other_checkout";
+  await db.cryptoDigestClaim.createMany({ data: [{ digest, claimant }], skipDuplicates: true });
+  const claim = await db.cryptoDigestClaim.findUnique({ where: { digest } });
+  if (claim?.claimant !== claimant) return "other_checkout";
   try {
     const { count } = await db.cryptoPayment.updateMany({
       where: { preparedDigest: row.preparedDigest, settledDigest: null },
@@ -227,10 +256,8 @@ const claimDigest = async (
     });
     if (count === 1) return "claimed";
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      const holder = await db.cryptoPayment.findUnique({ where: { settledDigest: digest } });
-      return holder?.preparedDigest === row.preparedDigest ? "claimed" : "other_checkout";
-    }
+    // another prepare of this checkout holds the digest already (it cannot be one of this claimant's)
+    if (isUniqueViolation(error)) return "other_checkout";
     throw error;
   }
   const now = await findPrepared(db, row.preparedDigest);
@@ -317,7 +344,7 @@ export const judgeDigest = async (
     return {
       kind: "declined",
       paymentRef: ref,
-      reason: `transaction ${digest} already paid another checkout: a transaction pays one checkout once`,
+      reason: `transaction ${digest} belongs to another checkout's payment (or another combined payment): a transaction pays one checkout, or the checkouts of its own combined payment, each once`,
     };
   }
   // this prepared payment was already paid by another transaction: this one is a second payment
@@ -439,10 +466,10 @@ export const createCryptoRail = (deps: CryptoRailDeps = defaultDeps): PaymentRai
     const db = await getDb();
     const row = await rowOrThrow(db, paymentRef);
     // a settled payment stays settled; else the digest the agent handed over, else our own bytes
-    const digest = row.settledDigest ?? row.submittedDigest ?? row.preparedDigest;
+    const digest = row.settledDigest ?? row.submittedDigest ?? transactionDigestOf(row);
     const outcome = await judgeDigest(db, store, row, digest, deps);
     // our own bytes not on the chain (yet): the buyer still has to sign them
-    if (outcome.kind === "processing" && digest === row.preparedDigest && !row.submittedDigest) {
+    if (outcome.kind === "processing" && digest === transactionDigestOf(row) && !row.submittedDigest) {
       return { kind: "requires_action", paymentRef };
     }
     return outcome;
@@ -454,7 +481,7 @@ export const createCryptoRail = (deps: CryptoRailDeps = defaultDeps): PaymentRai
   refund: async (store, paymentRef, idempotencyKey, amount) => {
     const db = await getDb();
     const row = await rowOrThrow(db, paymentRef);
-    const digest = row.settledDigest ?? row.preparedDigest;
+    const digest = row.settledDigest ?? transactionDigestOf(row);
     const legs = legsOf(row);
     // a partial refund gives back the same share of every coin, rounded up in the buyer's favour
     const share = (units: bigint) =>

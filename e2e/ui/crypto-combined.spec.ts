@@ -1,0 +1,242 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { normalizeStructTag } from "@mysten/sui/utils";
+import { expect, test } from "@playwright/test";
+
+import { SANDBOX_WALLET_ADDRESS } from "../../lib/buyers/sandbox-wallet";
+import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
+import { startSuiSandbox, type SuiSandbox } from "../../sandbox/sui/server";
+import { adminSocketPath, runThroughServer } from "../../scripts/lib/admin-socket";
+import { findFreePort } from "../../scripts/lib/free-port";
+import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
+import { expectAccessible, shoot } from "../helpers/page-checks";
+import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
+
+// A combined crypto payment in Chromium: the buyer links an agent (consent with the sandbox wallet), the agent
+// creates one checkout in each of three stores with the demo platform key and calls prepare_combined_payment on
+// /account/mcp with the buyer's bearer; the buyer opens its continue_url, sees the three stores and the whole
+// quote, signs ONCE with the test wallet, and the three checkouts get their orders. Own served instance with a Sui
+// sandbox started here (as crypto-wallet.spec.ts), so the test wallet is funded and merchant balances are read.
+
+const STORES = ["summit-trail-outfitters", "voltage-electronics", "urban-thread-apparel"];
+const N_SUI = 1_000_000_000n;
+
+test.describe.configure({ mode: "serial" });
+
+let sandbox: SuiSandbox;
+let service: ServedApp | undefined;
+let agent: Server;
+let origin = "";
+let apiKey = "";
+let tempDir = "";
+let pgliteDir = "";
+
+test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  tempDir = mkdtempSync(path.join(tmpdir(), "acs-combined-"));
+  pgliteDir = path.join(tempDir, "pglite");
+  sandbox = await startSuiSandbox();
+  await fund(sandbox.url, SANDBOX_WALLET_ADDRESS, USDC, [5_000_000_000n]);
+  await fund(sandbox.url, SANDBOX_WALLET_ADDRESS, SUI, [50n * N_SUI]);
+  service = await startServedApp({
+    port: await findFreePort(),
+    env: {
+      DATABASE_URL: undefined,
+      PGLITE_DIR: pgliteDir,
+      DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json"),
+      SUI_SANDBOX_URL: sandbox.url,
+      WEBHOOK_WORKER: "off",
+    },
+  });
+  apiKey = (JSON.parse(readFileSync(path.join(tempDir, "demo-platform-key.json"), "utf8")) as { key: string })
+    .key;
+  // the third USD store of the demo takes cards only: the merchant turns crypto on (admin CLI via the server)
+  const code = await runThroughServer(adminSocketPath(pgliteDir), [
+    "set-crypto",
+    "--store",
+    STORES[2]!,
+    "--enabled",
+    "true",
+    "--accepted-coins",
+    "USDC",
+    "--payout-address",
+    seedSuiAddress(STORES[2]!),
+  ]);
+  expect(code).toBe(0);
+  agent = createServer((req, res) => {
+    const p = (req.url ?? "/").split("?")[0];
+    if (p === "/agent/client.json") {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          client_id: `${origin}/agent/client.json`,
+          client_name: "Combined Agent",
+          redirect_uris: [`${origin}/agent/callback`],
+        }),
+      );
+    } else if (p === "/agent/callback") {
+      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>agent</title><p>ok</p>");
+    } else if (p === "/agent/profile") {
+      void fetch(`${service!.baseUrl}/demo/agent/.well-known/ucp`)
+        .then((r) => r.text())
+        .then((body) => res.writeHead(200, { "content-type": "application/json" }).end(body));
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+});
+
+test.afterAll(async () => {
+  if (service && service.child.exitCode === null) {
+    service.child.kill("SIGTERM");
+    await service.exited;
+  }
+  agent?.closeAllConnections();
+  agent?.close();
+  await sandbox?.close();
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
+
+type Checkout = { id: string; status: string; messages: { content: string }[]; order?: { id: string } };
+
+const call = async <T>(store: string, method: string, p: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`${service!.baseUrl}/s/${store}${p}`, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      "request-id": randomUUID(),
+      "idempotency-key": randomUUID(),
+      "ucp-agent": `profile="${origin}/agent/profile"`,
+      "x-api-key": apiKey,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as T;
+};
+
+const checkoutIn = async (store: string): Promise<Checkout> => {
+  const product = await call<{
+    product: { variants: { id: string; availability?: { available?: boolean } }[] };
+  }>(store, "POST", "/catalog/product", { id: seedId("product", store, 0) });
+  const variant = product.product.variants.find((v) => v.availability?.available !== false)!;
+  const checkout = await call<Checkout>(store, "POST", "/checkout-sessions", {
+    line_items: [{ item: { id: variant.id }, quantity: 1 }],
+    buyer: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
+    shipping_address: {
+      line1: "1 Market St",
+      city: "Denver",
+      region: "CO",
+      postal_code: "80202",
+      country: "US",
+    },
+    shipping_method_id: "standard",
+    payment: { instruments: [{ handler_id: "svc.crypto", selected: true }] },
+  });
+  expect(checkout.status, JSON.stringify(checkout.messages)).toBe("ready_for_complete");
+  return checkout;
+};
+
+test("a combined payment for three stores is signed once on the wallet page; each store gets its order", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(180_000);
+  const checkouts = await Promise.all(STORES.map(checkoutIn));
+
+  // the buyer links the agent (consent, signing in with the sandbox wallet)
+  const box: { tokens?: OAuthTokens; verifier?: string; url?: URL } = {};
+  const provider: OAuthClientProvider = {
+    get redirectUrl() {
+      return `${origin}/agent/callback`;
+    },
+    get clientMetadata() {
+      return {
+        client_name: "Combined Agent",
+        redirect_uris: [`${origin}/agent/callback`],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      };
+    },
+    clientInformation: () => ({ client_id: `${origin}/agent/client.json` }),
+    tokens: () => box.tokens,
+    saveTokens: (tokens) => {
+      box.tokens = tokens;
+    },
+    redirectToAuthorization: (url) => {
+      box.url = url;
+    },
+    saveCodeVerifier: (verifier) => {
+      box.verifier = verifier;
+    },
+    codeVerifier: () => box.verifier!,
+  };
+  const endpoint = new URL("/account/mcp", service!.baseUrl);
+  const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+  await new Client({ name: "agent", version: "1.0.0" }).connect(transport).catch(() => undefined);
+  await page.goto(box.url!.href);
+  await page.getByRole("button", { name: /sandbox wallet/ }).click();
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForURL((url) => url.href.startsWith(`${origin}/agent/callback`));
+  await transport.finishAuth(new URL(page.url()).searchParams.get("code")!);
+
+  const client = new Client({ name: "agent", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
+  const answer = (await client.callTool({
+    name: "prepare_combined_payment",
+    arguments: {
+      checkouts: STORES.map((store, i) => ({ store_slug: store, checkout_id: checkouts[i]!.id })),
+      buyer_address: SANDBOX_WALLET_ADDRESS,
+    },
+  })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+  await client.close();
+  expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
+  const prepared = answer.structuredContent as {
+    continue_url: string;
+    checkouts: { store_slug: string; legs: { amount: string }[] }[];
+  };
+  const before = await Promise.all(
+    STORES.map(
+      async (s) => (await balances(sandbox.url, seedSuiAddress(s))).get(normalizeStructTag(USDC)) ?? 0n,
+    ),
+  );
+
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(prepared.continue_url);
+  await expect(page.getByRole("heading", { level: 1, name: "Pay 3 stores at once" })).toBeVisible();
+  await expect(page.getByTestId("group-checkout")).toHaveCount(3);
+  await expect(page.getByTestId("group-quote")).toContainText("USDC");
+  await expectAccessible(page, "combined payment 1280");
+  await shoot(page, testInfo, "crypto-combined-1280");
+  await page.setViewportSize({ width: 375, height: 800 });
+  await expectAccessible(page, "combined payment 375");
+  await shoot(page, testInfo, "crypto-combined-375");
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  await page.getByRole("button", { name: "Pay all with the test wallet" }).click();
+  await expect(page.getByTestId("group-paid")).toBeVisible();
+  await expect(page.getByTestId("group-checkout-order")).toHaveCount(3);
+  await shoot(page, testInfo, "crypto-combined-paid-1280");
+
+  // My orders: each order shows its leg and the transaction, and the group it was paid with
+  await page.goto(`${service!.baseUrl}/account/orders`);
+  await expect(page.getByTestId("order-payment-group")).toHaveCount(3);
+  await expect(page.getByTestId("order-crypto-legs").first()).toContainText("USDC");
+  await expectAccessible(page, "my orders with a combined payment");
+  await shoot(page, testInfo, "crypto-combined-orders-1280");
+
+  for (const [i, store] of STORES.entries()) {
+    const after = await call<Checkout>(store, "GET", `/checkout-sessions/${checkouts[i]!.id}`);
+    expect(after.status).toBe("completed");
+    const received =
+      ((await balances(sandbox.url, seedSuiAddress(store))).get(normalizeStructTag(USDC)) ?? 0n) - before[i]!;
+    expect(received).toBe(BigInt(prepared.checkouts[i]!.legs[0]!.amount));
+  }
+});
