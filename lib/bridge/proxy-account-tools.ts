@@ -70,4 +70,22 @@ export const ACCOUNT_TOOLS: readonly BridgeTool[] = [
     input: z.object({ id: z.string().min(1).max(100).optional() }).strict(),
     annotations: READ,
   }),
+  proxied({
+    name: "prepare_combined_payment",
+    title: "Prepare one crypto payment for several stores",
+    description: `The raw combined prepare behind quote_purchase: checkouts [{store_slug, checkout_id}] (2–5, one per store, each ready), buyer_address (the buyer's wallet), optional input_coin_type. Returns one unsigned Sui transaction paying every merchant, its digest, the quote per checkout and continue_url (the wallet page). quote_purchase does this for you, in major units.${BUYER}`,
+    input: z
+      .object({
+        checkouts: z
+          .array(
+            z.object({ store_slug: z.string().min(1).max(100), checkout_id: z.string().min(1).max(200) }),
+          )
+          .min(2)
+          .max(5),
+        buyer_address: z.string().min(1).max(100),
+        input_coin_type: z.string().min(1).max(300).optional(),
+      })
+      .strict(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  }),
 ];

@@ -9,7 +9,6 @@ import type { BridgeOptions } from "@/lib/bridge/http";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
-import { ACCOUNT_TOOLS as SERVICE_ACCOUNT_TOOLS } from "@/lib/mcp/tools/account";
 
 import { seedPlatformKey } from "../../factories";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
@@ -457,57 +456,46 @@ describe("bridge crypto purchase", () => {
     }
   });
 
-  // Needs prepare_combined_payment on /account/mcp (the combined-payment branch): skipped until it is merged, then
-  // it runs as is.
-  const combined = SERVICE_ACCOUNT_TOOLS.some((op) => op.name === "prepare_combined_payment");
-  test(
-    "two stores, one crypto transaction: quote_purchase (combined) → the wallet signs once → confirm_purchase completes both with the same digest",
-    {
-      skip: combined
-        ? false
-        : "prepare_combined_payment is not on /account/mcp yet (combined-payment branch)",
-    },
-    async () => {
-      const a = await seedCryptoStore({ priceMinor: 1200 });
-      const b = await seedCryptoStore({ priceMinor: 3400 });
-      const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
-      const mandateId = await allowanceFor(agent);
-      const client = await connectBridge(options(), { "x-api-key": apiKey, authorization: agent.bearer });
-      try {
-        const refs = [
-          { store_slug: a.store.slug, checkout_id: await readyCheckout(client, a.store, a.variantId) },
-          { store_slug: b.store.slug, checkout_id: await readyCheckout(client, b.store, b.variantId) },
-        ];
-        const quoted = await call(client, "quote_purchase", { checkouts: refs });
-        const quote = resultJson(quoted) as unknown as Quote;
-        assert.ok(!(quoted as { isError?: boolean }).isError, JSON.stringify(quote));
-        assert.ok(quote.group_id);
-        assert.equal(quote.quote_id, quote.transaction.digest);
-        assert.deepEqual(
-          quote.checkouts.map((c) => [c.store_slug, c.total?.amount]),
-          [
-            [a.store.slug, 1200],
-            [b.store.slug, 3400],
-          ],
-        );
-        const digest = await signAndSubmit(agent.wallet, quote.transaction.bytes);
-        const confirmed = resultJson(
-          await call(client, "confirm_purchase", {
-            checkouts: refs,
-            transaction_digest: digest,
-            payment_mandate_id: mandateId,
-          }),
-        ) as Confirmed;
-        assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
-        assert.equal(await ordersOf(refs[0]!.checkout_id), 1);
-        assert.equal(await ordersOf(refs[1]!.checkout_id), 1);
-        const usdc = (m: Map<string, bigint>) =>
-          [...m.entries()].find(([coin]) => coin.endsWith("::usdc::USDC"))?.[1] ?? 0n;
-        assert.equal(usdc(await received(a.payout)), 12_000_000n);
-        assert.equal(usdc(await received(b.payout)), 34_000_000n);
-      } finally {
-        await client.close();
-      }
-    },
-  );
+  test("two stores, one crypto transaction: quote_purchase (combined) → the wallet signs once → confirm_purchase completes both with the same digest", async () => {
+    const a = await seedCryptoStore({ priceMinor: 1200 });
+    const b = await seedCryptoStore({ priceMinor: 3400 });
+    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const mandateId = await allowanceFor(agent);
+    const client = await connectBridge(options(), { "x-api-key": apiKey, authorization: agent.bearer });
+    try {
+      const refs = [
+        { store_slug: a.store.slug, checkout_id: await readyCheckout(client, a.store, a.variantId) },
+        { store_slug: b.store.slug, checkout_id: await readyCheckout(client, b.store, b.variantId) },
+      ];
+      const quoted = await call(client, "quote_purchase", { checkouts: refs });
+      const quote = resultJson(quoted) as unknown as Quote;
+      assert.ok(!(quoted as { isError?: boolean }).isError, JSON.stringify(quote));
+      assert.ok(quote.group_id);
+      assert.equal(quote.quote_id, quote.transaction.digest);
+      assert.deepEqual(
+        quote.checkouts.map((c) => [c.store_slug, c.total?.amount]),
+        [
+          [a.store.slug, 1200],
+          [b.store.slug, 3400],
+        ],
+      );
+      const digest = await signAndSubmit(agent.wallet, quote.transaction.bytes);
+      const confirmed = resultJson(
+        await call(client, "confirm_purchase", {
+          checkouts: refs,
+          transaction_digest: digest,
+          payment_mandate_id: mandateId,
+        }),
+      ) as Confirmed;
+      assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
+      assert.equal(await ordersOf(refs[0]!.checkout_id), 1);
+      assert.equal(await ordersOf(refs[1]!.checkout_id), 1);
+      const usdc = (m: Map<string, bigint>) =>
+        [...m.entries()].find(([coin]) => coin.endsWith("::usdc::USDC"))?.[1] ?? 0n;
+      assert.equal(usdc(await received(a.payout)), 12_000_000n);
+      assert.equal(usdc(await received(b.payout)), 34_000_000n);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -128,6 +128,7 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
       "get_my_order",
       "list_linked_agents",
       "list_my_orders",
+      "prepare_combined_payment",
       "revoke_linked_agent",
     ]);
     const listed = toolJson(await mcp.callTool({ name: "list_linked_agents", arguments: {} }));
