@@ -37,6 +37,8 @@ export const ID_PREFIXES = {
   passwordReset: "pwr",
   capturedMail: "mail",
   owedBack: "owe",
+  spendEntry: "spe",
+  allowance: "alw",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,7 +3,7 @@ import "server-only";
 import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
 import type { AnyOperation } from "@/lib/core/operation";
-import { getIntentMandate } from "@/lib/mandates/intent-mandates";
+import { getIntentMandate, listMyAllowances } from "@/lib/mandates/intent-mandates";
 import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
 
 import type { McpSurface } from "../handle-mcp-request";
@@ -16,6 +16,7 @@ export const ACCOUNT_TOOLS: readonly AnyOperation[] = [
   getMyOrder,
   listMyOrders,
   getIntentMandate,
+  listMyAllowances,
 ];
 
 export const ACCOUNT_MCP: McpSurface = {
