@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
+import { checkoutMandate } from "@agent-commerce/agent-kit";
+
 import { revokeLinkedAgent } from "@/lib/buyers/consents";
 import { getDb } from "@/lib/config/db";
 import type { IntentPayload } from "@/lib/mandates/intent-mandate";
@@ -283,6 +285,68 @@ describe("REST spend caps on the crypto rail", () => {
         ["debit", "done", 2500],
       ],
     );
+  });
+});
+
+describe("REST spend caps on the card rail", () => {
+  /** A card completion with the platform key (seed §5 rule 1), with or without the buyer's allowance. */
+  const completeCard = async (slug: string, checkout: Checkout, intent: string | null) =>
+    rest<Completed>("POST", `/s/${slug}/checkout-sessions/${checkout.id}/complete`, {
+      headers: {
+        "x-api-key": apiKey,
+        "ucp-agent": `profile="${(await signedProfile()).url}"`,
+        "idempotency-key": randomUUID(),
+      },
+      body: {
+        payment: {
+          instruments: [
+            {
+              id: "card-1",
+              handler_id: "svc.card",
+              type: "card",
+              selected: true,
+              credential: { type: "stripe_token", token: "pm_card_visa" },
+            },
+          ],
+        },
+        ap2: {
+          checkout_mandate: await checkoutMandate(
+            checkout as Parameters<typeof checkoutMandate>[0],
+            slug,
+            (await signedProfile()).signer,
+          ),
+          ...(intent ? { intent_mandate: intent } : {}),
+        },
+      },
+    });
+
+  test("a card completion carrying ap2.intent_mandate is checked and debited in the order's transaction; over the limit spend_cap_exceeded before any charge; without one nothing is counted; a revoked agent's allowance is refused", async () => {
+    const shop = await seedCryptoStore({ card: true });
+    const agent = await linkBuyerAgent(cimd, await newWallet());
+    const [c1, c2, c3, c4] = await Promise.all(
+      [0, 1, 2, 3].map(() => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
+    );
+    const { id, envelope } = await allow(agent, { limits: { day: 4000 } });
+
+    const paid = await completeCard(shop.store.slug, c1!, envelope);
+    assert.equal(paid.body.status, "completed", paid.text);
+    const debit = (await entries(id)).find((e) => e.kind === "debit");
+    assert.equal(debit?.orderId, paid.body.order!.id);
+    assert.equal(debit?.amount, 2500);
+
+    const over = await completeCard(shop.store.slug, c2!, envelope);
+    assert.deepEqual(codes(over.body), ["spend_cap_exceeded"], over.text);
+    assert.equal((messages(over.body)[0]!.details?.remaining as { day: number }).day, 1500);
+    assert.equal(await (await getDb()).cardPayment.count({ where: { checkoutId: c2!.id } }), 0, "no charge");
+    assert.equal(await (await getDb()).order.count({ where: { checkoutId: c2!.id } }), 0);
+
+    // the platform's own completion without the buyer's allowance is not the buyer's spend (seed §5 rule 1)
+    const platform = await completeCard(shop.store.slug, c3!, null);
+    assert.equal(platform.body.status, "completed", platform.text);
+    assert.equal((await entries(id)).filter((e) => e.kind === "debit").length, 1);
+
+    await revokeLinkedAgent({ buyerId: agent.buyerId, clientId: agent.clientId });
+    assert.deepEqual(codes((await completeCard(shop.store.slug, c4!, envelope)).body), ["mandate_revoked"]);
   });
 });
 
