@@ -161,7 +161,7 @@ function AllowanceForm({
         void sign();
       }}
     >
-      <div className="grid gap-4 sm:grid-cols-3">
+      <div className="grid items-start gap-4 sm:grid-cols-3">
         <Field id={`${prefix}-currency`} label="Currency">
           {(control) => (
             <NativeSelect
@@ -209,7 +209,11 @@ function AllowanceForm({
           )}
         </Field>
       </div>
-      <Field id={`${prefix}-stores`} label="Stores" hint="Store names separated by commas; empty: any store">
+      <Field
+        id={`${prefix}-stores`}
+        label="Stores"
+        hint="Store ids (as in the store's address, e.g. summit-trail-outfitters), separated by commas; empty: any store"
+      >
         {(control) => <Input {...control} value={stores} onChange={(e) => setStores(e.target.value)} />}
       </Field>
       {error ? (
@@ -328,7 +332,7 @@ function AllowanceCard({
               </th>
               <td className="py-1.5">{w.limit === null ? "no limit" : money(w.limit)}</td>
               <td className="py-1.5">{money(w.spent)}</td>
-              <td className="py-1.5">{w.remaining === null ? "—" : money(w.remaining)}</td>
+              <td className="py-1.5">{!live || w.remaining === null ? "—" : money(w.remaining)}</td>
             </tr>
           ))}
         </tbody>

@@ -139,6 +139,7 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
   expect(seen[0]!.limits).toMatchObject({ day: 10_000, week: 30_000 });
   expect(seen[0]!.remaining.day).toBe(10_000);
   const id = seen[0]!.id;
+  await page.getByRole("button", { name: "Dismiss" }).click();
   await expectAccessible(page, "spend caps 1280");
   await shoot(page, testInfo, "spend-caps-1280");
   await page.setViewportSize({ width: 375, height: 800 });

@@ -154,8 +154,8 @@ describe("REST spend caps on the crypto rail", () => {
     );
   });
 
-  test("a payment made under a valid reservation completes although the buyer paused the allowance since; the sweep releases an expired reservation", async () => {
-    const { store, agent, checkouts } = await setup(2);
+  test("a payment made under a valid reservation completes although the buyer paused the allowance since; canceling the checkout releases its reservation, the sweep an expired one", async () => {
+    const { store, agent, checkouts, variantId } = await setup(2);
     const [c1, c2] = checkouts as [Checkout, Checkout];
     const { id } = await allow(agent, { limits: { day: 5000 } });
     const p1 = await prepare(store.slug, c1.id, agent);
@@ -172,9 +172,27 @@ describe("REST spend caps on the crypto rail", () => {
     await setAllowanceStatus({ buyerId: agent.buyerId, id, action: "resume", now: new Date() });
     assert.equal((await prepare(store.slug, c2.id, agent)).status, 200);
     const held = await (await getDb()).spendEntry.findFirstOrThrow({ where: { heldCheckoutId: c2.id } });
-    assert.equal(await releaseExpired(await getDb(), new Date(held.expiresAt!.getTime() - 1000)), 0);
-    assert.ok((await releaseExpired(await getDb(), new Date(held.expiresAt!.getTime() + 1000))) >= 1);
-    const after = await (await getDb()).spendEntry.findUniqueOrThrow({ where: { id: held.id } });
+    // canceling the checkout gives its reservation back at once
+    const canceled = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions/${c2.id}/cancel`, {
+      headers: {
+        "x-api-key": apiKey,
+        "ucp-agent": `profile="${(await signedProfile()).url}"`,
+        "idempotency-key": randomUUID(),
+      },
+      body: {},
+    });
+    assert.equal(canceled.body.status, "canceled", canceled.text);
+    assert.equal(
+      (await (await getDb()).spendEntry.findUniqueOrThrow({ where: { id: held.id } })).state,
+      "released",
+    );
+    // the sweep releases a reservation once it expired
+    const c3 = await createCryptoCheckout(store, apiKey, variantId);
+    assert.equal((await prepare(store.slug, c3.id, agent)).status, 200);
+    const expiring = await (await getDb()).spendEntry.findFirstOrThrow({ where: { heldCheckoutId: c3.id } });
+    assert.equal(await releaseExpired(await getDb(), new Date(expiring.expiresAt!.getTime() - 1000)), 0);
+    assert.ok((await releaseExpired(await getDb(), new Date(expiring.expiresAt!.getTime() + 1000))) >= 1);
+    const after = await (await getDb()).spendEntry.findUniqueOrThrow({ where: { id: expiring.id } });
     assert.equal(after.state, "released");
     assert.equal(after.heldCheckoutId, null);
   });
