@@ -153,7 +153,7 @@ export const getIntentMandate = defineOperation({
   name: "get_intent_mandate",
   title: "Get the buyer's allowance",
   description:
-    "The spend allowance (AP2 intent mandate) the buyer signed for YOUR agent on the wallet page: send its intent_mandate as ap2.intent_mandate when completing a crypto checkout. Give id (payment_mandate_id) for one allowance, or nothing for the newest valid one. not_found: the buyer has not signed one for you (send them to the checkout's continue_url).",
+    "The spend allowance (AP2 intent mandate) the buyer signed for YOUR agent (spend-cap page or wallet page): send its intent_mandate as ap2.intent_mandate when completing a crypto checkout. Give id (payment_mandate_id) for one allowance, or nothing for the newest valid one. not_found: the buyer has not signed one for you (send them to the checkout's continue_url).",
   errors: ["not_found"],
   scope: "global",
   input: z.object({ id: z.string().min(1).max(100).optional() }).strict(),
