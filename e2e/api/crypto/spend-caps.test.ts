@@ -6,6 +6,7 @@ import { checkoutMandate } from "@agent-commerce/agent-kit";
 
 import { revokeLinkedAgent } from "@/lib/buyers/consents";
 import { getDb } from "@/lib/config/db";
+import { toAllowanceCurrency } from "@/lib/mandates/allowance-amount";
 import type { IntentPayload } from "@/lib/mandates/intent-mandate";
 import { saveIntentMandate, setAllowanceStatus } from "@/lib/mandates/intent-mandates";
 import { releaseExpired } from "@/lib/mandates/spend-ledger";
@@ -309,6 +310,54 @@ describe("REST spend caps on the crypto rail", () => {
   });
 });
 
+describe("REST spend caps: other currencies and faults", () => {
+  test("a store pricing in EUR reserves on a USD allowance at the oracle's rate rounded up; the debit uses the reservation's rate", async () => {
+    const shop = await seedCryptoStore({ currency: "EUR", priceMinor: 1999 });
+    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
+    const { id } = await allow(agent, { currency: "USD", limits: { day: 100_000 } });
+    const expected = await toAllowanceCurrency({
+      amount: 1999,
+      currency: "EUR",
+      allowanceCurrency: "USD",
+      mode: "test",
+    });
+    const p = await prepare(shop.store.slug, checkout.id, agent);
+    assert.equal(p.status, 200, p.text);
+    const digest = await signAndSubmit(agent.wallet, p.body.transaction.bytes);
+    const done = await complete(shop.store.slug, checkout, agent, digest, null);
+    assert.equal(done.body.status, "completed", done.text);
+    const ledger = await entries(id);
+    assert.deepEqual(
+      ledger.map((e) => [e.kind, e.amount, e.originAmount, e.originCurrency]),
+      [
+        ["reservation", expected, 1999, "EUR"],
+        ["debit", expected, 1999, "EUR"],
+      ],
+    );
+    assert.notEqual(expected, 1999, "converted");
+  });
+
+  test("fault: the order cannot be placed (the last unit sold while the buyer signed) — no order, no debit; the payment is owed back", async () => {
+    const shop = await seedCryptoStore();
+    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
+    const { id } = await allow(agent, { limits: { day: 10_000 } });
+    const p = await prepare(shop.store.slug, checkout.id, agent);
+    assert.equal(p.status, 200, p.text);
+    await (await getDb()).variant.update({ where: { id: shop.variantId }, data: { inventory: 0 } });
+    const digest = await signAndSubmit(agent.wallet, p.body.transaction.bytes);
+    const answer = await complete(shop.store.slug, checkout, agent, digest, null);
+    assert.notEqual(answer.body.status, "completed", answer.text);
+    assert.equal(await (await getDb()).order.count({ where: { checkoutId: checkout.id } }), 0);
+    assert.deepEqual(
+      (await entries(id)).filter((e) => e.kind !== "reservation"),
+      [],
+      "no debit without its order",
+    );
+  });
+});
+
 describe("REST spend caps on the card rail", () => {
   /** A card completion with the platform key (seed §5 rule 1), with or without the buyer's allowance. */
   const completeCard = async (slug: string, checkout: Checkout, intent: string | null) =>
@@ -368,6 +417,31 @@ describe("REST spend caps on the card rail", () => {
 
     await revokeLinkedAgent({ buyerId: agent.buyerId, clientId: agent.clientId });
     assert.deepEqual(codes((await completeCard(shop.store.slug, c4!, envelope)).body), ["mandate_revoked"]);
+  });
+
+  test("race: 8 card completions carrying one allowance at once, room for 3: exactly 3 are charged and placed, 5 get spend_cap_exceeded with no charge; debits = order totals", async () => {
+    const shop = await seedCryptoStore({ card: true });
+    const agent = await linkBuyerAgent(cimd, await newWallet());
+    const checkouts = await Promise.all(
+      Array.from({ length: 8 }, () => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
+    );
+    const { id, envelope } = await allow(agent, { limits: { day: 7_600 } });
+    const answers = await Promise.all(checkouts.map((c) => completeCard(shop.store.slug, c, envelope)));
+    const outcomes = answers.map((a) => (a.body.status === "completed" ? "completed" : codes(a.body)[0]));
+    assert.deepEqual(
+      outcomes.reduce<Record<string, number>>((t, o) => ({ ...t, [o ?? "?"]: (t[o ?? "?"] ?? 0) + 1 }), {}),
+      { completed: 3, spend_cap_exceeded: 5 },
+      JSON.stringify(outcomes),
+    );
+    const db = await getDb();
+    const refused = checkouts.filter((_, i) => outcomes[i] !== "completed").map((c) => c.id);
+    assert.equal(await db.cardPayment.count({ where: { checkoutId: { in: refused } } }), 0, "no charge");
+    const debits = (await entries(id)).filter((e) => e.kind === "debit");
+    assert.equal(debits.length, 3);
+    assert.equal(
+      debits.reduce((sum, e) => sum + e.amount, 0),
+      3 * 2500,
+    );
   });
 });
 
