@@ -1,13 +1,14 @@
 import { checkoutMandate, newIdempotencyKey, type Checkout } from "@agent-commerce/agent-kit";
 import { z } from "zod";
 
-import { platformCredentials, storeMcpPath, type BridgeContext } from "./context";
+import { buyerCredentials, platformCredentials, storeMcpPath, type BridgeContext } from "./context";
 import { businessError, toToolError, type ToolError } from "./errors";
 import { BridgeInputError, formatMoney } from "./money";
 
 // confirm_purchase, card rail (seed §4 "Bridge"; crypto and service coupons come with their issues): for each
 // checkout, re-read it, sign the AP2 checkout mandate with the bridge's key over its live terms (the kit's terms
-// function, the one the service verifies with) and call the store's complete_checkout. Money invariants:
+// function, the one the service verifies with) and call the store's complete_checkout — with the buyer's allowance
+// (payment_mandate_id, an allowance id) as ap2.intent_mandate when one is named. Money invariants:
 // - Several rails offered and none chosen: payment_selection_required with the rails, before any completion.
 // - One idempotency key per completion, reused by every retry of that call (kit retry.ts), so an answer lost on
 //   the way back replays the first outcome instead of charging again.
@@ -39,7 +40,14 @@ export const ConfirmPurchaseInputSchema = z
       .max(200)
       .optional()
       .describe("Card: a payment-method token (test stores: pm_card_visa)"),
-    payment_mandate_id: z.string().max(200).optional().describe("The buyer's spend allowance id (not yet)"),
+    payment_mandate_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "The buyer's spend allowance id (list_my_allowances): each card completion then counts against it; needs the buyer's bearer beside the platform key",
+      ),
     apply_coupon: z.boolean().optional().describe("Use the buyer's service coupon (not yet)"),
     quote_id: z.string().max(200).optional().describe("Crypto: the quote from quote_purchase (not yet)"),
     transaction_digest: z
@@ -103,6 +111,34 @@ const notYet = (what: string, path: string): never => {
   );
 };
 
+/**
+ * The signed allowance behind a payment_mandate_id, from the buyer's account surface (get_intent_mandate).
+ * @throws BridgeInputError identity_required (no buyer bearer), or the account surface's refusal (not_found, …)
+ */
+const allowanceOf = async (ctx: BridgeContext, id: string): Promise<string> => {
+  const path = "$.payment_mandate_id";
+  if (!ctx.credentials.authorization) {
+    throw new BridgeInputError(
+      "identity_required",
+      "payment_mandate_id is the buyer's allowance: send the buyer's OAuth bearer (Authorization) with the platform key so the bridge can fetch it",
+      path,
+    );
+  }
+  const answer = await ctx.account.tool(
+    "/account/mcp",
+    "get_intent_mandate",
+    { id },
+    { credentials: buyerCredentials(ctx), ...(ctx.headers ? { headers: ctx.headers } : {}) },
+  );
+  const refused = businessError(answer.structuredContent);
+  if (refused) throw new BridgeInputError(refused.code, refused.message, path);
+  const mandate = (answer.structuredContent as { intent_mandate?: unknown }).intent_mandate;
+  if (typeof mandate !== "string") {
+    throw new BridgeInputError("not_found", `No allowance "${id}" for this agent`, path);
+  }
+  return mandate;
+};
+
 /** Reads, signs and completes the checkouts; results per checkout (see the file comment for the invariants). */
 export const confirmPurchase = async (
   ctx: BridgeContext,
@@ -112,7 +148,6 @@ export const confirmPurchase = async (
   if (input.transaction_digest !== undefined) notYet("Crypto payment", "$.transaction_digest");
   if (input.quote_id !== undefined) notYet("Crypto payment", "$.quote_id");
   if (input.apply_coupon === true) notYet("A service coupon", "$.apply_coupon");
-  if (input.payment_mandate_id !== undefined) notYet("A spend allowance", "$.payment_mandate_id");
   const seen = new Set<string>();
   input.checkouts.forEach((ref, i) => {
     const key = `${ref.store_slug}\n${ref.checkout_id}`;
@@ -183,6 +218,11 @@ export const confirmPurchase = async (
     }
   }
 
+  // the buyer's allowance, fetched once with the buyer's bearer alone (seed §5 rule 1): every completion below
+  // carries it as ap2.intent_mandate, so the service checks and debits it before any charge (DECISIONS B6)
+  const intentMandate =
+    input.payment_mandate_id !== undefined ? await allowanceOf(ctx, input.payment_mandate_id) : undefined;
+
   // 3. complete what is left, one checkout at a time
   const results: Result[] = [];
   for (const state of states) {
@@ -225,7 +265,10 @@ export const confirmPurchase = async (
         "complete_checkout",
         {
           id: ref.checkout_id,
-          checkout: { payment: { instruments: [instrument] }, ap2: { checkout_mandate: mandate } },
+          checkout: {
+            payment: { instruments: [instrument] },
+            ap2: { checkout_mandate: mandate, ...(intentMandate ? { intent_mandate: intentMandate } : {}) },
+          },
         },
         { ...call, mutates: true, idempotencyKey: newIdempotencyKey() },
       );

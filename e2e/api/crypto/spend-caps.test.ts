@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
-import { checkoutMandate } from "@agent-commerce/agent-kit";
+import { checkoutMandate, startAgentProfileServer } from "@agent-commerce/agent-kit";
 
 import { revokeLinkedAgent } from "@/lib/buyers/consents";
 import { getDb } from "@/lib/config/db";
@@ -31,6 +31,7 @@ import {
 } from "../../helpers/crypto-purchase";
 import { connectMcpClient } from "../../helpers/mcp-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import { connectBridge, resultJson, serviceFetch, TEST_BASE_URL, toolError } from "../bridge/helpers";
 import type { Checkout, ErrorEnvelope } from "../checkout/helpers";
 
 // Buyer spend caps (DECISIONS B6) on the crypto rail over REST and MCP: payment-intent reserves the total on the
@@ -442,6 +443,56 @@ describe("REST spend caps on the card rail", () => {
       debits.reduce((sum, e) => sum + e.amount, 0),
       3 * 2500,
     );
+  });
+});
+
+describe("bridge spend caps", () => {
+  test("confirm_purchase (card) with payment_mandate_id fetches the buyer's allowance with their bearer and each completion is debited; over the limit nothing is charged; without the bearer identity_required", async () => {
+    const shop = await seedCryptoStore({ card: true });
+    const agent = await linkBuyerAgent(cimd, await newWallet());
+    const [c1, c2] = await Promise.all(
+      [0, 1].map(() => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
+    );
+    const { id } = await allow(agent, { limits: { day: 4000 } });
+    const profile = await startAgentProfileServer();
+    const options = {
+      baseUrl: TEST_BASE_URL,
+      agentProfileUrl: profile.profileUrl,
+      key: profile.key,
+      fetch: serviceFetch(),
+      retry: { baseDelayMs: 1, sleep: async () => {} },
+    };
+    const withBuyer = await connectBridge(options, { "x-api-key": apiKey, authorization: agent.bearer });
+    const keyOnly = await connectBridge(options, { "x-api-key": apiKey });
+    const confirm = (client: typeof withBuyer, checkoutId: string) =>
+      client.callTool({
+        name: "confirm_purchase",
+        arguments: {
+          checkouts: [{ store_slug: shop.store.slug, checkout_id: checkoutId }],
+          payment_method: "card",
+          pay_with: "pm_card_visa",
+          payment_mandate_id: id,
+        },
+      });
+    try {
+      const refused = toolError(await confirm(keyOnly, c1!.id));
+      assert.deepEqual([refused.code, refused.path], ["identity_required", "$.payment_mandate_id"]);
+      assert.equal(await (await getDb()).cardPayment.count({ where: { checkoutId: c1!.id } }), 0);
+
+      const paid = resultJson(await confirm(withBuyer, c1!.id)) as { results: { status: string }[] };
+      assert.equal(paid.results[0]?.status, "completed", JSON.stringify(paid));
+      assert.equal((await entries(id)).filter((e) => e.kind === "debit").length, 1);
+
+      const over = resultJson(await confirm(withBuyer, c2!.id)) as {
+        results: { status: string; error?: { code: string } }[];
+      };
+      assert.equal(over.results[0]?.error?.code, "spend_cap_exceeded", JSON.stringify(over));
+      assert.equal(await (await getDb()).cardPayment.count({ where: { checkoutId: c2!.id } }), 0);
+    } finally {
+      await withBuyer.close();
+      await keyOnly.close();
+      await profile.close();
+    }
   });
 });
 
