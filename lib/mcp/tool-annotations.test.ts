@@ -28,6 +28,8 @@ const EXPECTED: Record<string, Row> = {
   list_linked_agents: [true, false, true, false],
   get_my_order: [true, false, true, false],
   list_my_orders: [true, false, true, false],
+  get_intent_mandate: [true, false, true, false],
+  list_my_allowances: [true, false, true, false],
   // additive writes: a retry with the same idempotency key replays the first answer
   create_cart: [false, false, true, false],
   update_cart: [false, false, true, false],
@@ -39,6 +41,8 @@ const EXPECTED: Record<string, Row> = {
   revoke_linked_agent: [false, true, true, false],
   // moves money through the payment provider
   complete_checkout: [false, true, true, true],
+  // builds a payment on the chain for the buyer's wallet (and reserves on their allowance); a later call replaces it
+  prepare_checkout_payment: [false, false, false, true],
   // queues a POST to the platform's webhook receiver
   redeliver_webhook: [false, false, true, true],
 };

@@ -100,6 +100,8 @@ export const completeCheckout = defineOperation({
     "mandate_invalid_signature",
     "mandate_expired",
     "spend_cap_exceeded",
+    "allowance_paused",
+    "mandate_revoked",
     "identity_required",
     "mandate_scope_mismatch",
     "agent_missing_key",
