@@ -17,6 +17,7 @@ export async function register(): Promise<void> {
     await import("@/lib/checkout/completion/reconcile-payments");
   const { reconcileCryptoPayments } = await import("@/lib/checkout/completion/reconcile-crypto");
   const { settlePendingRefunds } = await import("@/lib/orders/settle-refund");
+  const { releaseExpiredSpend } = await import("@/lib/mandates/spend-ledger");
   const { rotateDueSigningKeys, SIGNING_KEY_ROTATION_INTERVAL_MS } =
     await import("@/lib/stores/rotate-signing-key");
   const { onShutdown } = await import("@/lib/config/shutdown");
@@ -30,6 +31,11 @@ export async function register(): Promise<void> {
           const done = [...(await reconcileCardPayments()), ...(await reconcileCryptoPayments())].filter(
             (r) => r.result !== "open" && r.result !== "not_found",
           );
+          // after the crypto sweep finished what landed (and debited it): what is still held past its expiry
+          // goes back to the buyer's allowance
+          const released = await releaseExpiredSpend();
+          if (released > 0)
+            logger().info({ released }, `spend ledger: ${released} expired reservation(s) released`);
           for (const r of done) {
             logger().info(
               { store: r.store, checkout_id: r.checkoutId, result: r.result },

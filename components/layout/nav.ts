@@ -3,4 +3,5 @@ export const NAV_LINKS = [
   { href: "/", label: "Home" },
   { href: "/account/orders", label: "My orders" },
   { href: "/account/agents", label: "Linked agents" },
+  { href: "/account/spend-caps", label: "Spend caps" },
 ] as const;

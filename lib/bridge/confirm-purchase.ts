@@ -2,7 +2,7 @@ import { checkoutMandate, newIdempotencyKey, type Checkout } from "@agent-commer
 import { z } from "zod";
 
 import { buyerCredentials, platformCredentials, storeMcpPath, type BridgeContext } from "./context";
-import { allowancePayload, fetchAllowance, requireBearer, type Allowance } from "./crypto";
+import { fetchAllowance, requireBearer, type Allowance } from "./crypto";
 import { businessError, toToolError, type ToolError } from "./errors";
 import { BridgeInputError, formatMoney } from "./money";
 
@@ -146,36 +146,6 @@ const pendingMessage = (body: Record<string, unknown>) =>
   (Array.isArray(body.messages) ? (body.messages as { code?: unknown; content?: unknown }[]) : []).find(
     (m) => m.code === "payment_pending",
   );
-
-/**
- * The bridge's own check of a card order against the buyer's allowance: the service verifies intent mandates on
- * crypto completions only, so for cards the bridge holds the merchant list and the per-order maximum (when the
- * allowance is in the checkout's currency; another currency would need the service's FX rates).
- */
-const allowanceRefusal = (allowance: Allowance, storeSlug: string, checkout: Checkout): ToolError | null => {
-  const merchants = allowancePayload(allowance.intent_mandate)?.merchants;
-  if (Array.isArray(merchants) && !merchants.includes(storeSlug)) {
-    return {
-      code: "mandate_scope_mismatch",
-      message: `The buyer's allowance ${allowance.id} does not cover store ${storeSlug}`,
-      path: "$.payment_mandate_id",
-    };
-  }
-  const amount = checkout.totals.find((t) => t.type === "total")?.amount;
-  if (
-    allowance.per_order_max !== null &&
-    amount !== undefined &&
-    allowance.currency === checkout.currency &&
-    amount > allowance.per_order_max
-  ) {
-    return {
-      code: "spend_cap_exceeded",
-      message: `${formatMoney(amount, checkout.currency)} is over the buyer's per-order maximum of ${formatMoney(allowance.per_order_max, allowance.currency)} (allowance ${allowance.id}); nothing was charged`,
-      path: "$.payment_mandate_id",
-    };
-  }
-  return null;
-};
 
 /** Reads, signs and completes the checkouts; results per checkout (see the file comment for the invariants). */
 export const confirmPurchase = async (
@@ -340,13 +310,6 @@ export const confirmPurchase = async (
         }),
       );
       continue;
-    }
-    if (rail !== "crypto" && allowance) {
-      const refusal = allowanceRefusal(allowance, ref.store_slug, checkout);
-      if (refusal) {
-        results.push(failed(ref, refusal));
-        continue;
-      }
     }
     try {
       const mandate = await checkoutMandate(checkout, ref.store_slug, ctx.signer);

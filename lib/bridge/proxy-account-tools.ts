@@ -88,4 +88,11 @@ export const ACCOUNT_TOOLS: readonly BridgeTool[] = [
       .strict(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   }),
+  proxied({
+    name: "list_my_allowances",
+    title: "List the buyer's allowances",
+    description: `The spend allowances the buyer signed for you, newest first: id (the payment_mandate_id), status (active, paused, revoked, expired), currency, per-order maximum, limits per rolling day/week/month and what remains of each now (minor units), allowed stores, expiry. Only active ones can pay; the buyer manages them on the spend-cap page.${BUYER}`,
+    input: z.object({}).strict(),
+    annotations: READ,
+  }),
 ];

@@ -5,6 +5,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation } from "@/lib/core/operation";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
+import { releaseSpend } from "@/lib/mandates/spend-ledger";
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
@@ -43,6 +44,8 @@ export const cancelCheckout = defineOperation({
       const count = await moveCheckout(db, { id: session.id, version: session.version, to: "canceled" });
       // a concurrent update moved the version: read again (a completion meanwhile makes it not modifiable)
       if (count === 1) {
+        // no order can follow: what the buyer's allowance held for it goes back at once (DECISIONS B6)
+        await releaseSpend(db, { checkoutId: session.id });
         const body = await renderCheckout(db, ctx, { ...session, status: "canceled" });
         return { body: await withMerchantAuthorization(ctx, body) };
       }

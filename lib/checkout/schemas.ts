@@ -189,6 +189,8 @@ export const PrepareCheckoutPaymentInputSchema = z.object({
   buyer_address: z.string().min(1).max(100),
   /** `auto` (default), a full coin type or a symbol from the store's accepted_coins, any case. */
   input_coin_type: z.string().min(1).max(300).optional(),
+  /** The allowance to reserve on (list_my_allowances); absent → the newest active one that allows the store. */
+  payment_mandate_id: z.string().min(1).max(100).optional(),
 });
 export type PrepareCheckoutPaymentInput = z.infer<typeof PrepareCheckoutPaymentInputSchema>;
 

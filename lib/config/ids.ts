@@ -38,6 +38,8 @@ export const ID_PREFIXES = {
   capturedMail: "mail",
   owedBack: "owe",
   paymentGroup: "cpg",
+  spendEntry: "spe",
+  allowance: "alw",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -10,7 +10,14 @@ import type { AppError } from "./errors";
 // (`error_response.json`: only `ucp`, `messages[]` and an optional `continue_url`).
 
 export type UcpMessage =
-  | { type: "error"; code: string; content: string; severity: Severity; path?: string }
+  | {
+      type: "error";
+      code: string;
+      content: string;
+      severity: Severity;
+      path?: string;
+      details?: Record<string, unknown>;
+    }
   | { type: "warning"; code: string; content: string; path?: string }
   | { type: "info"; content: string; code?: string; path?: string };
 
@@ -61,6 +68,12 @@ export type ErrorBody = {
 };
 
 /**
+ * Codes whose details are part of the answer (UCP messages allow extra fields): the agent needs them to act, e.g.
+ * spend_cap_exceeded's remaining allowance per window (DECISIONS B6). Other details stay server-side.
+ */
+const DETAILS_ON_THE_WIRE: ReadonlySet<string> = new Set(["spend_cap_exceeded"]);
+
+/**
  * The UCP error envelope for an AppError: `ucp.status: "error"` + one error message. A protocol error (non-2xx)
  * also carries UCP's transport-error fields at the top level, `code` and `content` (and `continue_url` when
  * there is one), so a client reading either shape understands it (DECISIONS.md B9).
@@ -77,6 +90,7 @@ export const errorBody = (error: AppError, version = UCP_VERSION): ErrorBody => 
         content,
         severity: error.spec.severity,
         ...(error.path ? { path: error.path } : {}),
+        ...(DETAILS_ON_THE_WIRE.has(error.code) && error.details ? { details: error.details } : {}),
       },
     ],
   };

@@ -276,7 +276,22 @@ export const ERROR_CODES = {
   /** The order is over the buyer's signed allowance (intent mandate, DECISIONS B6): nothing was charged. */
   spend_cap_exceeded: business(
     "ours",
-    "The buyer's allowance does not cover this order: ask the buyer to sign a larger one on the wallet page.",
+    "The buyer's allowance does not cover this order (details.remaining says what is left per window): ask the buyer to raise it on the spend-cap page.",
+    "requires_buyer_input",
+  ),
+  /**
+   * The buyer revoked the allowance, signed a newer version of it (an edit), or unlinked the agent it names
+   * (DECISIONS B6, spend ledger): nothing was reserved or charged.
+   */
+  mandate_revoked: business(
+    "ours",
+    "Fetch the buyer's current allowances with list_my_allowances / get_intent_mandate, or ask the buyer to sign a new one.",
+    "requires_buyer_input",
+  ),
+  /** The buyer paused the allowance on the spend-cap page: nothing was reserved or charged until they resume it. */
+  allowance_paused: business(
+    "ours",
+    "Ask the buyer to resume the allowance on the spend-cap page, or use another of their allowances.",
     "requires_buyer_input",
   ),
 } as const satisfies Record<string, ErrorSpec>;

@@ -29,6 +29,7 @@ const EXPECTED: Record<string, Row> = {
   get_my_order: [true, false, true, false],
   list_my_orders: [true, false, true, false],
   get_intent_mandate: [true, false, true, false],
+  list_my_allowances: [true, false, true, false],
   // additive writes: a retry with the same idempotency key replays the first answer
   create_cart: [false, false, true, false],
   update_cart: [false, false, true, false],

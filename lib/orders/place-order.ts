@@ -6,6 +6,7 @@ import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import { debitSpend } from "@/lib/mandates/spend-ledger";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
@@ -14,7 +15,8 @@ import { ORDER_INCLUDE, orderToWire, type OrderFulfillmentSnapshot, type OrderRe
 // Turns a checkout into its order (the function completion calls: the Card payments issue #5 and the crypto rail
 // call it after the payment succeeded). It is naturally idempotent (DECISIONS B8): a checkout that already has
 // an order returns that order. Inventory is checked a last time here and taken in the same transaction as the
-// order is written, so two completions can never sell the same last unit.
+// order is written, so two completions can never sell the same last unit; the buyer's allowance is debited there
+// too (lib/mandates/spend-ledger.ts).
 
 /** Statuses from which an order may be placed (UCP §7.2: ready → in progress → completed; escalation hand-off). */
 const PLACEABLE = ["ready_for_complete", "complete_in_progress", "requires_escalation"] as const;
@@ -27,6 +29,8 @@ export type PlaceOrderInput = {
   /** Provider reference (PaymentIntent id, transaction digest) of the payment; set → the order is placed paid. */
   paymentRef: string | null;
   now: Date;
+  /** A combined payment's group: the order's debit consumes its share of the group's reservation. */
+  spendGroupId?: string | null;
 };
 
 export type PlacedOrder = OrderRecord;
@@ -130,6 +134,19 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           },
         },
         include: ORDER_INCLUDE,
+      });
+      // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
+      // taken before the charge), so an order and its debit exist together or not at all
+      await debitSpend(tx, {
+        checkoutId: checkout.id,
+        groupId: input.spendGroupId ?? null,
+        orderId: order.id,
+        originAmount:
+          (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
+            ?.amount ?? 0,
+        originCurrency: checkout.currency,
+        storeId: input.storeId,
+        now: input.now,
       });
       // issue #7: the order events commit with the order (transactional outbox); each payload is the snapshot
       const store = await tx.store.findUniqueOrThrow({ where: { id: input.storeId } });

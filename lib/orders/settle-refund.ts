@@ -4,6 +4,7 @@ import { getDb, type Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
 import type { Order, OrderAdjustment, Prisma } from "@/lib/generated/prisma/client";
+import { creditSpend } from "@/lib/mandates/spend-ledger";
 import { railFor } from "@/lib/payments/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
@@ -91,6 +92,15 @@ export const settleRefund = async (db: Db, adjustmentId: string): Promise<OrderR
             : { status: "failed", failure: outcome.reason },
       });
       if (done.count !== 1) return; // a concurrent settlement recorded it
+      // DECISIONS B6: money paid back to the buyer is given back to their allowance, with the refund's record
+      if (outcome.kind === "succeeded") {
+        await creditSpend(tx, {
+          orderId: order.id,
+          adjustmentId: adjustment.id,
+          originAmount: adjustment.refundMinor,
+          now: new Date(),
+        });
+      }
       const current = await lockOrder(tx, order.storeId, order.id);
       const fullyRefunded = refundedMinor(current.adjustments ?? []) >= paidMinor(current);
       const updated = await tx.order.update({

@@ -323,6 +323,39 @@ export const PreparedCombinedPaymentOutputSchema = z
   .loose()
   .describe("A prepared combined crypto payment (svc.crypto): one transaction for 2–5 checkouts");
 
+const WindowsSchema = z.object({
+  day: z.number().int().nullable(),
+  week: z.number().int().nullable(),
+  month: z.number().int().nullable(),
+});
+
+export const AllowanceListOutputSchema = z
+  .object({
+    allowances: z.array(
+      z
+        .object({
+          id: z.string().describe("send as payment_mandate_id; get_intent_mandate fetches its signed string"),
+          status: z.enum(["active", "paused", "revoked", "expired"]),
+          currency: z.string(),
+          per_order_max: z.number().int().nullable(),
+          limits: WindowsSchema.describe("rolling 24 h / 7 d / 30 d limits, minor units (null: none)"),
+          remaining: WindowsSchema.extend({
+            currency: z.string(),
+            per_order_max: z.number().int().nullable(),
+            reserved: z.number().int().describe("held now by prepared payments"),
+          }).describe("what is left per window now, after spend and reservations"),
+          spent: z.object({ day: z.number().int(), week: z.number().int(), month: z.number().int() }),
+          merchants: z.union([z.literal("*"), z.array(z.string())]),
+          expires_at: z.string(),
+          created_at: z.string(),
+          updated_at: z.string(),
+        })
+        .loose(),
+    ),
+  })
+  .loose()
+  .describe("The buyer's spend allowances for the calling agent");
+
 export const IntentMandateOutputSchema = z
   .object({
     id: z.string(),

@@ -1,3 +1,5 @@
+import Link from "next/link";
+
 import { LinkedAgents } from "@/components/account/linked-agents";
 import { PageShell } from "@/components/layout/page-shell";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
@@ -29,7 +31,8 @@ export default async function LinkedAgentsPage() {
       description={
         <>
           Signed in as <code className="text-xs break-all">{buyer.suiAddress}</code>. Revoking an agent stops
-          its access at once.
+          its access at once. What each agent may spend is set on{" "}
+          <Link href="/account/spend-caps">your spend caps</Link>.
         </>
       }
     >

@@ -127,6 +127,7 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
       "get_intent_mandate",
       "get_my_order",
       "list_linked_agents",
+      "list_my_allowances",
       "list_my_orders",
       "prepare_combined_payment",
       "revoke_linked_agent",

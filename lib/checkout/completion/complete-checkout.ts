@@ -100,6 +100,8 @@ export const completeCheckout = defineOperation({
     "mandate_invalid_signature",
     "mandate_expired",
     "spend_cap_exceeded",
+    "allowance_paused",
+    "mandate_revoked",
     "identity_required",
     "mandate_scope_mismatch",
     "agent_missing_key",
@@ -143,13 +145,22 @@ export const completeCheckout = defineOperation({
       if (priced.priced.status !== "ready_for_complete") {
         return { body: await withMerchantAuthorization(ctx, priced.wire) };
       }
-      // 4. (crypto with a digest also: the buyer's bearer alone and the buyer's intent mandate over this order;
-      // without one the buyer signs on the wallet page, where they approve the payment themselves)
+      // 4. (crypto with a digest also: the buyer's bearer alone and the buyer's allowance over this order;
+      // without one the buyer signs on the wallet page, where they approve the payment themselves). The allowance
+      // is reserved on the spend ledger here, before any charge; the order's transaction debits it.
       const crypto = rail.handlerId === RAIL_HANDLER_IDS.crypto;
       const digest = crypto ? (rail.instrument?.credential?.token ?? null) : null;
       if (digest) assertBuyerAlone(ctx, "A crypto completion");
       await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate, session.mandateTermsHistory);
-      if (digest) await verifyIntentMandate(db, ctx, store, priced.priced, input.ap2?.intent_mandate);
+      if (digest || !crypto) {
+        await verifyIntentMandate(db, ctx, {
+          store,
+          checkoutId: session.id,
+          priced: priced.priced,
+          encoded: input.ap2?.intent_mandate,
+          rail: crypto ? "crypto" : "card",
+        });
+      }
       // 5.
       const hold = await holdSession(db, session, priced);
       if (hold.kind === "changed") {

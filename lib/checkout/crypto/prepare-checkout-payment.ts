@@ -7,6 +7,12 @@ import { getDb, type Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
+import {
+  allowanceForPrepare,
+  PREPARE_RESERVATION_GRACE_MS,
+  reserveCheckoutSpend,
+} from "@/lib/mandates/spend-for-checkout";
+import { releaseSpend } from "@/lib/mandates/spend-ledger";
 import { cancelSuperseded, currentAttempt, recordAttempt } from "@/lib/payments/attempts";
 import { normalizeAddress } from "@/lib/payments/crypto/coins";
 import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
@@ -187,6 +193,12 @@ export const prepareForBuyer = async (
     coin: string | null;
     now: Date;
     baseUrl: string;
+    /**
+     * The agent's prepare reserves the total on the buyer's allowance for that agent (DECISIONS B6): the one named,
+     * else the newest active one allowing the store, else none (the completion then needs ap2.intent_mandate).
+     * The buyer's own wallet page passes nothing: the buyer approves that payment themselves.
+     */
+    spend?: { buyerId: string; clientId: string; allowanceId: string | null };
   },
 ): Promise<PreparedForBuyer> => {
   const { store, session, now } = input;
@@ -194,6 +206,27 @@ export const prepareForBuyer = async (
   const address = buyerAddressOrThrow(input.buyerWallet, input.buyerAddress);
   const amount = await liveTotalOrThrow(db, store, session, now);
   await finishIfLanded(db, store, session, rail, now);
+  // the reservation comes before the transaction exists: the wallet pays after this, so the cap is checked first
+  const allowance = input.spend
+    ? await allowanceForPrepare(db, {
+        buyerId: input.spend.buyerId,
+        clientId: input.spend.clientId,
+        merchant: store.slug,
+        id: input.spend.allowanceId,
+        now,
+      })
+    : null;
+  const reserve = (expiresAt: Date) =>
+    reserveCheckoutSpend(db, {
+      allowance: allowance!,
+      store,
+      checkoutId: session.id,
+      amount,
+      currency: session.currency,
+      expiresAt,
+      now,
+    });
+  if (allowance) await reserve(new Date(now.getTime() + PREPARE_RESERVATION_GRACE_MS));
   // the wallet page link exists before the buyer needs it (continue_url of a checkout waiting for the buyer)
   const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
   if (!session.continueToken) {
@@ -206,16 +239,23 @@ export const prepareForBuyer = async (
     where: { id: session.id },
     select: { continueToken: true },
   });
-  const outcome = await rail.start({
-    store,
-    checkoutId: session.id,
-    amount,
-    currency: session.currency,
-    credential: null,
-    idempotencyKey: `acs-${session.id}-prepare`,
-    returnUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken),
-    payer: { address, coin: input.coin },
-  });
+  let outcome;
+  try {
+    outcome = await rail.start({
+      store,
+      checkoutId: session.id,
+      amount,
+      currency: session.currency,
+      credential: null,
+      idempotencyKey: `acs-${session.id}-prepare`,
+      returnUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken),
+      payer: { address, coin: input.coin },
+    });
+  } catch (error) {
+    // nothing was prepared (no coins, no liquidity): the reservation made for it is given back at once
+    if (allowance) await releaseSpend(db, { checkoutId: session.id });
+    throw error;
+  }
   const { superseded } = await recordAttempt(db, {
     checkoutId: session.id,
     storeId: store.id,
@@ -228,6 +268,8 @@ export const prepareForBuyer = async (
   // a replaced prepare cannot be recalled: cancel answers not_cancelable and the sweep keeps watching it
   await cancelSuperseded(db, store, rail, superseded);
   const row = await db.cryptoPayment.findUniqueOrThrow({ where: { preparedDigest: outcome.paymentRef! } });
+  // held until the quote runs out, plus a grace: a payment signed at the quote's last second still completes
+  if (allowance) await reserve(new Date(row.expiresAt.getTime() + PREPARE_RESERVATION_GRACE_MS));
   return { row, continueUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken) };
 };
 
@@ -245,10 +287,15 @@ export const prepareCheckoutPayment = defineOperation({
   name: "prepare_checkout_payment",
   title: "Prepare crypto payment",
   description:
-    "Crypto (svc.crypto) step 1: quote the checkout's total and build the unsigned Sui transaction the buyer's wallet signs. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with. input_coin_type: 'auto' (default: stablecoins first in the store's order, then SUI, up to 3 coins) or one coin (symbol from accepted_coins or full type) that pays alone. Returns transaction {bytes (base64, sign and submit it), digest}, a readable quote with expires_at, and continue_url (the wallet page, where the buyer can sign instead). A later call replaces the prepared payment; after the buyer's wallet submitted it, call complete_checkout with the transaction digest as the credential token, ap2.checkout_mandate and ap2.intent_mandate.",
+    "Crypto (svc.crypto) step 1: quote the checkout's total and build the unsigned Sui transaction the buyer's wallet signs. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with. input_coin_type: 'auto' (default: stablecoins first in the store's order, then SUI, up to 3 coins) or one coin (symbol from accepted_coins or full type) that pays alone. payment_mandate_id: the buyer's allowance to reserve the total on (list_my_allowances); without it the newest active one allowing this store is used, and over its limits the answer is spend_cap_exceeded (details.remaining) before anything is prepared. Returns transaction {bytes (base64, sign and submit it), digest}, a readable quote with expires_at, and continue_url (the wallet page, where the buyer can sign instead). A later call replaces the prepared payment; after the buyer's wallet submitted it, call complete_checkout with the transaction digest as the credential token, ap2.checkout_mandate and ap2.intent_mandate.",
   errors: [
     "not_found",
     "checkout_not_modifiable",
+    "spend_cap_exceeded",
+    "mandate_scope_mismatch",
+    "mandate_revoked",
+    "mandate_expired",
+    "allowance_paused",
     "rail_not_available",
     "unsupported_coin",
     "insufficient_funds",
@@ -286,6 +333,11 @@ export const prepareCheckoutPayment = defineOperation({
       coin: input.input_coin_type ?? null,
       now: ctx.now,
       baseUrl: ctx.baseUrl,
+      spend: {
+        buyerId: principal.buyerId,
+        clientId: principal.clientId,
+        allowanceId: input.payment_mandate_id ?? null,
+      },
     });
     return { body: preparedToWire(prepared) };
   }),

@@ -4,7 +4,7 @@ import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
 import { prepareCombinedPayment } from "@/lib/checkout/crypto/prepare-combined-payment";
 import type { AnyOperation } from "@/lib/core/operation";
-import { getIntentMandate } from "@/lib/mandates/intent-mandates";
+import { getIntentMandate, listMyAllowances } from "@/lib/mandates/intent-mandates";
 import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
 
 import type { McpSurface } from "../handle-mcp-request";
@@ -18,6 +18,7 @@ export const ACCOUNT_TOOLS: readonly AnyOperation[] = [
   listMyOrders,
   getIntentMandate,
   prepareCombinedPayment,
+  listMyAllowances,
 ];
 
 export const ACCOUNT_MCP: McpSurface = {

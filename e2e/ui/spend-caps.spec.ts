@@ -1,0 +1,174 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+import { expect, test } from "@playwright/test";
+import * as oauth from "oauth4webapi";
+
+import { expectAccessible, shoot } from "../helpers/page-checks";
+
+// The spend-cap page in Chromium against the built service (DECISIONS B6): the sandbox buyer links an agent on the
+// consent page, follows the consent centre's link to the spend caps, creates an allowance (the sandbox wallet signs
+// its payload as a personal message), edits it (a new signature, the same allowance), pauses and resumes it, and
+// revokes it; the agent's own view (list_my_allowances on /account/mcp) follows each step at once.
+
+let agent: Server;
+let origin = "";
+const CLIENT_PATH = "/caps-agent/client.json";
+const clientId = () => `${origin}${CLIENT_PATH}`;
+const redirectUri = () => `${origin}/caps-agent/callback`;
+
+test.beforeAll(async () => {
+  agent = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === CLIENT_PATH) {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          client_id: clientId(),
+          client_name: "Spend Cap Test Agent",
+          redirect_uris: [redirectUri()],
+        }),
+      );
+    } else if (path === "/caps-agent/callback") {
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<!doctype html><title>agent</title><p>back</p>");
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+});
+
+test.afterAll(async () => {
+  agent.closeAllConnections();
+  await new Promise<void>((resolve) => agent.close(() => resolve()));
+});
+
+test("spend-cap page — create, edit, pause and revoke an allowance signed with the sandbox wallet; the agent sees each change at once", async ({
+  page,
+  baseURL,
+}, testInfo) => {
+  // the buyer links the agent (consent page, sandbox wallet) and the agent gets its bearer
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL("/ucp/oauth2/authorize", baseURL);
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId(),
+    redirect_uri: redirectUri(),
+    scope: "purchase:complete",
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+  }).toString();
+  await page.goto(url.href);
+  await page.getByRole("button", { name: /sandbox wallet/ }).click();
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForURL((u) => u.href.startsWith(redirectUri()));
+  const options = { [oauth.allowInsecureRequests]: true } as const;
+  const issuer = new URL(baseURL!);
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...options, algorithm: "oauth2" }),
+  );
+  const client: oauth.Client = { client_id: clientId() };
+  const params = oauth.validateAuthResponse(as, client, new URL(page.url()), state);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      redirectUri(),
+      verifier,
+      options,
+    ),
+  );
+  type Listed = {
+    id: string;
+    status: string;
+    limits: { day: number | null; week: number | null };
+    remaining: { day: number | null };
+  };
+  const agentView = async (): Promise<Listed[]> => {
+    const response = await page.request.post("/account/mcp", {
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        accept: "application/json, text/event-stream",
+      },
+      data: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "list_my_allowances", arguments: {} },
+      },
+    });
+    const text = await response.text();
+    const json = JSON.parse(text.includes("data:") ? text.split("data:")[1]!.trim() : text) as {
+      result: { structuredContent: { allowances: Listed[] } };
+    };
+    return json.result.structuredContent.allowances;
+  };
+  expect(await agentView()).toEqual([]);
+
+  // the consent centre links to the spend caps
+  await page.goto("/account/agents");
+  await page.getByRole("main").getByRole("link", { name: "your spend caps" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Your spend caps" })).toBeVisible();
+  const section = page.getByTestId("agent-caps").filter({ hasText: "Spend Cap Test Agent" });
+  await expect(section.getByText(/No allowance yet/)).toBeVisible();
+
+  // create: 40.00 per order, 100.00 a day, 300.00 a week, any store
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await section.getByRole("button", { name: "New allowance" }).click();
+  const form = section.getByRole("form", { name: /New allowance/ });
+  await form.getByLabel("Per order (USD)").fill("40.00");
+  await form.getByLabel("Per day (USD)").fill("100.00");
+  await form.getByLabel("Per week (USD)").fill("300");
+  await expectAccessible(page, "spend caps form 1280");
+  await shoot(page, testInfo, "spend-caps-form-1280");
+  await form.getByRole("button", { name: "Sign with your wallet" }).click();
+  const allowance = section.getByTestId("allowance");
+  await expect(allowance).toHaveCount(1);
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("active");
+  await expect(allowance.getByTestId("window-day")).toContainText("$100.00");
+  await expect(allowance.getByTestId("allowance-reserved")).toContainText("$0.00");
+  let seen = await agentView();
+  expect(seen).toHaveLength(1);
+  expect(seen[0]!.limits).toMatchObject({ day: 10_000, week: 30_000 });
+  expect(seen[0]!.remaining.day).toBe(10_000);
+  const id = seen[0]!.id;
+  await page.getByRole("button", { name: "Dismiss" }).click();
+  await expectAccessible(page, "spend caps 1280");
+  await shoot(page, testInfo, "spend-caps-1280");
+  await page.setViewportSize({ width: 375, height: 800 });
+  await expectAccessible(page, "spend caps 375");
+  await shoot(page, testInfo, "spend-caps-375");
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // edit: a new signature over the same allowance, a lower day limit
+  await allowance.getByRole("button", { name: "Edit" }).click();
+  const edit = section.getByRole("form", { name: /Edit allowance/ });
+  await edit.getByLabel("Per day (USD)").fill("60");
+  await edit.getByRole("button", { name: "Sign with your wallet" }).click();
+  await expect(allowance.getByTestId("window-day")).toContainText("$60.00");
+  seen = await agentView();
+  expect(seen.map((a) => [a.id, a.limits.day])).toEqual([[id, 6000]]);
+
+  // pause, resume: at once for the agent
+  await allowance.getByRole("button", { name: "Pause" }).click();
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("paused");
+  expect((await agentView())[0]!.status).toBe("paused");
+  await allowance.getByRole("button", { name: "Resume" }).click();
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("active");
+
+  // revoke, behind a confirmation
+  await allowance.getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke allowance" }).click();
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("revoked");
+  expect((await agentView())[0]!.status).toBe("revoked");
+  await expect(allowance.getByRole("button", { name: "Edit" })).toHaveCount(0);
+  await expectAccessible(page, "spend caps revoked");
+  await shoot(page, testInfo, "spend-caps-revoked-1280");
+});

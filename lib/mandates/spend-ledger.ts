@@ -1,0 +1,381 @@
+import "server-only";
+
+import { getDb } from "@/lib/config/db";
+import { newId } from "@/lib/config/ids";
+import { AppError } from "@/lib/core/errors";
+import type { IntentMandate, Prisma, SpendEntry } from "@/lib/generated/prisma/client";
+
+import { atRecordedRate } from "./allowance-amount";
+
+// THE spend ledger (DECISIONS B6): one table of entries per allowance, in the allowance's currency, whatever the
+// store and the rail.
+// - reservation: taken before any money can move (crypto payment-intent, a combined prepare, a card completion
+//   carrying an intent mandate), under a row lock on the allowance so parallel reservations see each other; it
+//   counts in every window while it is held and not expired. One held reservation per checkout or per group
+//   (unique held_checkout_id / held_group_id).
+// - debit: written in the transaction that creates the order; it consumes the checkout's reservation (a group's
+//   reservation one leg at a time) and never re-checks the limits — a payment made under a valid reservation
+//   always completes. One debit per order (unique debit_order_id).
+// - credit: written when a refund or cancellation is paid back; it counts in the window of the debit it gives back
+//   (rolling windows measure what was spent then), never more than that debit. One per adjustment.
+// Spent in a window = debits − credits whose window_at falls in it; remaining = limit − spent − held now.
+
+/** Any Prisma client: the top-level one or a transaction's. */
+type LedgerDb = Prisma.TransactionClient;
+
+export const WINDOWS = {
+  day: 24 * 60 * 60_000,
+  week: 7 * 24 * 60 * 60_000,
+  month: 30 * 24 * 60 * 60_000,
+} as const;
+export type WindowName = keyof typeof WINDOWS;
+const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
+
+export type SpendScope = { checkoutId: string } | { groupId: string };
+
+export type WindowUsage = {
+  /** The signed limit (minor units of the allowance's currency), or null: no limit on this window. */
+  limit: number | null;
+  /** Debits minus credits in the window. */
+  spent: number;
+  /** Held now (reservations not yet consumed, released or expired). */
+  reserved: number;
+  /** limit − spent − reserved (never below 0), or null without a limit. */
+  remaining: number | null;
+};
+
+export type AllowanceUsage = {
+  allowanceId: string;
+  currency: string;
+  perOrderMax: number | null;
+  reserved: number;
+  windows: Record<WindowName, WindowUsage>;
+};
+
+export type AllowanceStatus = "active" | "paused" | "revoked" | "expired";
+
+/** What the buyer sees and an agent reads: revoked wins over expired wins over paused. */
+export const allowanceStatus = (
+  row: Pick<IntentMandate, "revokedAt" | "pausedAt" | "expiresAt">,
+  now: Date,
+): AllowanceStatus => {
+  if (row.revokedAt) return "revoked";
+  if (row.expiresAt.getTime() <= now.getTime()) return "expired";
+  if (row.pausedAt) return "paused";
+  return "active";
+};
+
+/**
+ * An allowance that may take a new reservation now.
+ * @throws AppError mandate_revoked, mandate_expired, allowance_paused
+ */
+export const assertAllowanceActive = (row: IntentMandate, now: Date): void => {
+  const status = allowanceStatus(row, now);
+  const path = "$.payment_mandate_id";
+  if (status === "revoked") {
+    throw new AppError("mandate_revoked", `The buyer revoked the allowance ${row.id}`, { path });
+  }
+  if (status === "expired") {
+    throw new AppError(
+      "mandate_expired",
+      `The allowance ${row.id} expired at ${row.expiresAt.toISOString()}`,
+      {
+        path,
+      },
+    );
+  }
+  if (status === "paused") {
+    throw new AppError("allowance_paused", `The buyer paused the allowance ${row.id}`, { path });
+  }
+};
+
+const limitsOf = (row: IntentMandate): Record<WindowName, number | null> => ({
+  day: row.limitDay,
+  week: row.limitWeek,
+  month: row.limitMonth,
+});
+
+/** Spent, reserved and remaining per rolling window of one allowance at `now`. */
+export const remainingOf = async (db: LedgerDb, row: IntentMandate, now: Date): Promise<AllowanceUsage> => {
+  const since = new Date(now.getTime() - WINDOWS.month);
+  const entries = await db.spendEntry.findMany({
+    where: {
+      allowanceId: row.id,
+      OR: [{ windowAt: { gt: since } }, { kind: "reservation", state: "held" }],
+    },
+    select: { kind: true, state: true, amount: true, consumed: true, windowAt: true, expiresAt: true },
+  });
+  const reserved = entries
+    .filter(
+      (e) => e.kind === "reservation" && e.state === "held" && (e.expiresAt?.getTime() ?? 0) > now.getTime(),
+    )
+    .reduce((sum, e) => sum + Math.max(0, e.amount - e.consumed), 0);
+  const limits = limitsOf(row);
+  const windows = Object.fromEntries(
+    WINDOW_NAMES.map((name) => {
+      const from = now.getTime() - WINDOWS[name];
+      const spent = entries
+        .filter((e) => e.windowAt.getTime() > from && (e.kind === "debit" || e.kind === "credit"))
+        .reduce((sum, e) => sum + (e.kind === "debit" ? e.amount : -e.amount), 0);
+      const limit = limits[name];
+      const remaining = limit === null ? null : Math.max(0, limit - spent - reserved);
+      return [name, { limit, spent, reserved, remaining }];
+    }),
+  ) as Record<WindowName, WindowUsage>;
+  return { allowanceId: row.id, currency: row.currency, perOrderMax: row.perOrderMax, reserved, windows };
+};
+
+/** The wire form of what is left: per window with a limit, and the per-order maximum. */
+export const remainingToWire = (usage: AllowanceUsage) => ({
+  currency: usage.currency,
+  per_order_max: usage.perOrderMax,
+  reserved: usage.reserved,
+  day: usage.windows.day.remaining,
+  week: usage.windows.week.remaining,
+  month: usage.windows.month.remaining,
+});
+
+/** Serialises every ledger write of one allowance (row lock; PGlite runs one transaction at a time anyway). */
+const lockAllowance = async (tx: LedgerDb, allowanceId: string): Promise<IntentMandate> => {
+  await tx.$queryRaw`SELECT id FROM intent_mandates WHERE id = ${allowanceId} FOR UPDATE`;
+  const row = await tx.intentMandate.findUnique({ where: { id: allowanceId } });
+  if (!row)
+    throw new AppError("not_found", `No allowance "${allowanceId}"`, { path: "$.payment_mandate_id" });
+  return row;
+};
+
+const heldKey = (scope: SpendScope) =>
+  "checkoutId" in scope ? { heldCheckoutId: scope.checkoutId } : { heldGroupId: scope.groupId };
+
+const RELEASED = { state: "released", heldCheckoutId: null, heldGroupId: null } as const;
+
+/**
+ * Reserves `amount` (minor units of the allowance's currency, already converted and rounded against the buyer) for
+ * a checkout or a combined group, or throws before anything is written. Call it inside a transaction
+ * (`db.$transaction((tx) => reserveSpend(tx, …))`): the allowance row is locked until it commits. A scope that
+ * already holds a reservation on this allowance covering the amount keeps it (its expiry extended); any other held
+ * reservation of the scope is released first (a re-prepare at a new total re-reserves).
+ * @throws AppError not_found, mandate_revoked, mandate_expired, allowance_paused, spend_cap_exceeded (details:
+ *   remaining per window, requested), conflict (a parallel reservation of the same scope on another allowance)
+ */
+export const reserveSpend = async (
+  tx: LedgerDb,
+  input: {
+    allowanceId: string;
+    amount: number;
+    origin: { amount: number; currency: string };
+    scope: SpendScope;
+    storeId?: string | null;
+    expiresAt: Date;
+    now: Date;
+  },
+): Promise<SpendEntry> => {
+  const row = await lockAllowance(tx, input.allowanceId);
+  assertAllowanceActive(row, input.now);
+  const key = heldKey(input.scope);
+  const held = await tx.spendEntry.findUnique({ where: key });
+  if (held) {
+    const live = (held.expiresAt?.getTime() ?? 0) > input.now.getTime();
+    if (held.allowanceId === row.id && live && held.amount - held.consumed >= input.amount) {
+      const expiresAt = new Date(Math.max(held.expiresAt!.getTime(), input.expiresAt.getTime()));
+      return tx.spendEntry.update({ where: { id: held.id }, data: { expiresAt } });
+    }
+    await tx.spendEntry.updateMany({ where: { id: held.id, state: "held" }, data: RELEASED });
+  }
+  if (row.perOrderMax !== null && "checkoutId" in input.scope && input.amount > row.perOrderMax) {
+    throw new AppError(
+      "spend_cap_exceeded",
+      `This order (${input.amount} ${row.currency} minor units) is over the allowance's per-order maximum of ${row.perOrderMax}`,
+      {
+        path: "$.ap2.intent_mandate",
+        details: {
+          allowance_id: row.id,
+          currency: row.currency,
+          requested: input.amount,
+          per_order_max: row.perOrderMax,
+        },
+      },
+    );
+  }
+  const usage = await remainingOf(tx, row, input.now);
+  const over = WINDOW_NAMES.filter((w) => {
+    const remaining = usage.windows[w].remaining;
+    return remaining !== null && input.amount > remaining;
+  });
+  if (over.length > 0) {
+    const remaining = remainingToWire(usage);
+    throw new AppError(
+      "spend_cap_exceeded",
+      `This payment (${input.amount} ${row.currency} minor units) is over the buyer's ${over.join(", ")} limit: ${over.map((w) => `${remaining[w]} left this ${w}`).join(", ")}`,
+      {
+        path: "$.ap2.intent_mandate",
+        details: { allowance_id: row.id, requested: input.amount, remaining },
+      },
+    );
+  }
+  try {
+    return await tx.spendEntry.create({
+      data: {
+        id: newId("spendEntry"),
+        allowanceId: row.id,
+        kind: "reservation",
+        state: "held",
+        amount: input.amount,
+        originAmount: input.origin.amount,
+        originCurrency: input.origin.currency.toUpperCase(),
+        storeId: input.storeId ?? null,
+        windowAt: input.now,
+        expiresAt: input.expiresAt,
+        ...("checkoutId" in input.scope
+          ? { checkoutId: input.scope.checkoutId, heldCheckoutId: input.scope.checkoutId }
+          : { groupId: input.scope.groupId, heldGroupId: input.scope.groupId }),
+      },
+    });
+  } catch (error) {
+    if ((error as { code?: string } | null)?.code !== "P2002") throw error;
+    throw new AppError(
+      "conflict",
+      "Another payment of this checkout is being reserved at the same moment: retry",
+    );
+  }
+};
+
+/** Releases the scope's held reservation, if any (a failed prepare, a canceled checkout). */
+export const releaseSpend = async (db: LedgerDb, scope: SpendScope): Promise<number> => {
+  const { count } = await db.spendEntry.updateMany({
+    where: { ...heldKey(scope), state: "held" },
+    data: RELEASED,
+  });
+  return count;
+};
+
+/** The sweep: every held reservation past its expiry is released. Returns how many. */
+export const releaseExpired = async (db: LedgerDb, now: Date): Promise<number> => {
+  const { count } = await db.spendEntry.updateMany({
+    where: { kind: "reservation", state: "held", expiresAt: { lt: now } },
+    data: RELEASED,
+  });
+  return count;
+};
+
+/** The periodic worker's call (instrumentation.ts), after the crypto reconciliation of the same round. */
+export const releaseExpiredSpend = async (now: Date = new Date()): Promise<number> =>
+  releaseExpired(await getDb(), now);
+
+/** The held reservation of a checkout (or of its group), if any. */
+export const heldReservationOf = async (db: LedgerDb, scope: SpendScope): Promise<SpendEntry | null> =>
+  db.spendEntry.findFirst({ where: { ...heldKey(scope), state: "held" } });
+
+/**
+ * Debits an order, in the transaction that creates it: consumes the checkout's held reservation (else its group's,
+ * one leg's share at the reservation's rate; else the last reservation of the checkout that expired before the
+ * payment arrived: the money moved under it, so it is recorded). No reservation → nothing to debit (a card
+ * completion without an intent mandate is the platform's own responsibility), returns null. Idempotent per order.
+ */
+export const debitSpend = async (
+  tx: LedgerDb,
+  input: {
+    checkoutId: string;
+    groupId?: string | null;
+    orderId: string;
+    /** The order's total in the store's currency. */
+    originAmount: number;
+    originCurrency: string;
+    storeId: string;
+    now: Date;
+  },
+): Promise<SpendEntry | null> => {
+  const done = await tx.spendEntry.findUnique({ where: { debitOrderId: input.orderId } });
+  if (done) return done;
+  const reservation =
+    (await heldReservationOf(tx, { checkoutId: input.checkoutId })) ??
+    (input.groupId ? await heldReservationOf(tx, { groupId: input.groupId }) : null) ??
+    (await tx.spendEntry.findFirst({
+      where: {
+        kind: "reservation",
+        state: { in: ["released", "consumed"] },
+        OR: [{ checkoutId: input.checkoutId }, ...(input.groupId ? [{ groupId: input.groupId }] : [])],
+      },
+      orderBy: { createdAt: "desc" },
+    }));
+  if (!reservation) return null;
+  await lockAllowance(tx, reservation.allowanceId);
+  const amount = atRecordedRate(input.originAmount, reservation, "up");
+  const fresh = await tx.spendEntry.findUniqueOrThrow({ where: { id: reservation.id } });
+  if (fresh.state === "held") {
+    const consumed = fresh.consumed + amount;
+    const whole = fresh.heldCheckoutId !== null || consumed >= fresh.amount;
+    await tx.spendEntry.update({
+      where: { id: fresh.id },
+      data: whole
+        ? {
+            state: "consumed",
+            consumed: Math.min(consumed, fresh.amount),
+            heldCheckoutId: null,
+            heldGroupId: null,
+          }
+        : { consumed },
+    });
+  }
+  return tx.spendEntry.create({
+    data: {
+      id: newId("spendEntry"),
+      allowanceId: reservation.allowanceId,
+      kind: "debit",
+      state: "done",
+      amount,
+      originAmount: input.originAmount,
+      originCurrency: input.originCurrency.toUpperCase(),
+      checkoutId: input.checkoutId,
+      groupId: reservation.groupId,
+      storeId: input.storeId,
+      orderId: input.orderId,
+      parentId: reservation.id,
+      debitOrderId: input.orderId,
+      windowAt: input.now,
+    },
+  });
+};
+
+/**
+ * Credits a refund or cancellation paid back to the buyer (in the transaction that records it as paid back), at
+ * the order's debit rate rounded down, never more than what is left of that debit. Idempotent per adjustment;
+ * null when the order was never debited.
+ */
+export const creditSpend = async (
+  tx: LedgerDb,
+  input: { orderId: string; adjustmentId: string; originAmount: number; now: Date },
+): Promise<SpendEntry | null> => {
+  const debit = await tx.spendEntry.findUnique({ where: { debitOrderId: input.orderId } });
+  if (!debit) return null;
+  const done = await tx.spendEntry.findUnique({ where: { adjustmentId: input.adjustmentId } });
+  if (done) return done;
+  await lockAllowance(tx, debit.allowanceId);
+  const credited = await tx.spendEntry.aggregate({
+    where: { parentId: debit.id, kind: "credit" },
+    _sum: { amount: true },
+  });
+  const amount = Math.min(
+    atRecordedRate(input.originAmount, debit, "down"),
+    debit.amount - (credited._sum.amount ?? 0),
+  );
+  if (amount <= 0) return null;
+  return tx.spendEntry.create({
+    data: {
+      id: newId("spendEntry"),
+      allowanceId: debit.allowanceId,
+      kind: "credit",
+      state: "done",
+      amount,
+      originAmount: input.originAmount,
+      originCurrency: debit.originCurrency,
+      checkoutId: debit.checkoutId,
+      groupId: debit.groupId,
+      storeId: debit.storeId,
+      orderId: input.orderId,
+      parentId: debit.id,
+      adjustmentId: input.adjustmentId,
+      windowAt: debit.windowAt,
+    },
+  });
+};
