@@ -203,6 +203,8 @@ export const PrepareCombinedPaymentInputSchema = z.strictObject({
   buyer_address: z.string().min(1).max(100),
   /** `auto` (default), or one coin (symbol or full type) every store accepts, which then pays every checkout. */
   input_coin_type: z.string().min(1).max(300).optional(),
+  /** The buyer's allowance to reserve the whole group on (else the newest active one allowing every store). */
+  payment_mandate_id: z.string().min(1).max(100).optional(),
 });
 export type PrepareCombinedPaymentInput = z.infer<typeof PrepareCombinedPaymentInputSchema>;
 

@@ -58,9 +58,17 @@ const assertAgentLinked = async (db: Db, row: IntentMandate, path: string): Prom
  */
 export const allowanceForPrepare = async (
   db: Db,
-  input: { buyerId: string; clientId: string; merchant: string; id?: string | null; now: Date },
+  input: {
+    buyerId: string;
+    clientId: string;
+    /** The store (or, for a combined payment, every store) the allowance must allow. */
+    merchant: string | readonly string[];
+    id?: string | null;
+    now: Date;
+  },
 ): Promise<IntentMandate | null> => {
   const path = "$.payment_mandate_id";
+  const merchantList = typeof input.merchant === "string" ? [input.merchant] : input.merchant;
   if (input.id) {
     const row = await db.intentMandate.findFirst({ where: { id: input.id, buyerId: input.buyerId } });
     if (!row) throw new AppError("not_found", `No allowance "${input.id}" of this buyer`, { path });
@@ -68,7 +76,7 @@ export const allowanceForPrepare = async (
       throw new AppError("mandate_scope_mismatch", `The allowance ${row.id} is for another agent`, { path });
     }
     assertAllowanceActive(row, input.now);
-    assertAllowsStore(row, input.merchant, path);
+    for (const merchant of merchantList) assertAllowsStore(row, merchant, path);
     await assertAgentLinked(db, row, path);
     return row;
   }
@@ -84,7 +92,7 @@ export const allowanceForPrepare = async (
   });
   const row = rows.find((r) => {
     const merchants = r.merchants as string[] | "*";
-    return merchants === "*" || merchants.includes(input.merchant);
+    return merchants === "*" || merchantList.every((m) => merchants.includes(m));
   });
   return row ?? null;
 };
@@ -186,6 +194,64 @@ export const reserveCheckoutSpend = async (
       origin: { amount: input.amount, currency: input.currency },
       scope: { checkoutId: input.checkoutId },
       storeId: input.store.id,
+      expiresAt: input.expiresAt,
+      now: input.now,
+    }),
+  );
+};
+
+/**
+ * Reserves a combined payment's checkouts on one allowance, as ONE reservation for the group (the wallet pays once,
+ * after this): each checkout converted into the allowance's currency at the oracle's rate now (rounded against the
+ * buyer) and held to the per-order maximum on its own; their sum then passes the ledger's window checks under the
+ * allowance's lock. Each order later debits its share (placeOrder with the group id).
+ * @throws AppError spend_cap_exceeded (path: the checkout over the per-order maximum, or the whole group), and
+ *   reserveSpend's codes
+ */
+export const reserveGroupSpend = async (
+  db: Db,
+  input: {
+    allowance: IntentMandate;
+    groupId: string;
+    checkouts: readonly { store: Store; amount: number; currency: string; path: string }[];
+    expiresAt: Date;
+    now: Date;
+  },
+): Promise<SpendEntry> => {
+  const { allowance } = input;
+  let total = 0;
+  for (const checkout of input.checkouts) {
+    const amount = await toAllowanceCurrency({
+      amount: checkout.amount,
+      currency: checkout.currency,
+      allowanceCurrency: allowance.currency,
+      mode: checkout.store.mode === "live" ? "live" : "test",
+    });
+    if (allowance.perOrderMax !== null && amount > allowance.perOrderMax) {
+      throw new AppError(
+        "spend_cap_exceeded",
+        `The order at ${checkout.store.slug} (${amount} ${allowance.currency} minor units) is over the allowance's per-order maximum of ${allowance.perOrderMax}`,
+        {
+          path: checkout.path,
+          details: {
+            allowance_id: allowance.id,
+            currency: allowance.currency,
+            requested: amount,
+            per_order_max: allowance.perOrderMax,
+          },
+        },
+      );
+    }
+    total += amount;
+  }
+  const origin = input.checkouts.reduce((sum, c) => sum + c.amount, 0);
+  return db.$transaction((tx) =>
+    reserveSpend(tx, {
+      allowanceId: allowance.id,
+      amount: total,
+      origin: { amount: origin, currency: input.checkouts[0]!.currency },
+      scope: { groupId: input.groupId },
+      storeId: null,
       expiresAt: input.expiresAt,
       now: input.now,
     }),

@@ -84,8 +84,9 @@ test("annotations agree with what the descriptor does: a state-changing tool is 
 test("descriptions are written for a model: what comes next, and each error code's remedy from the table", () => {
   for (const op of ALL) {
     const text = toolDescription(op);
-    // short enough for a model's tool list; complete_checkout, which explains both rails and 18 codes, is the longest
-    assert.ok(text.length >= 80 && text.length <= 2500, `${op.name}: ${text.length} characters`);
+    // short enough for a model's tool list; complete_checkout, which explains both rails, the buyer's allowance and
+    // 20 codes, is the longest
+    assert.ok(text.length >= 80 && text.length <= 2800, `${op.name}: ${text.length} characters`);
     for (const code of op.errors ?? []) {
       assert.match(text, new RegExp(`- ${code}: \\S`), `${op.name} explains ${code}`);
     }

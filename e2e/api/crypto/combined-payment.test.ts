@@ -8,6 +8,7 @@ import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-cry
 import { getGroupWalletPage, payGroupOnWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import { getWalletPage } from "@/lib/checkout/crypto/wallet-page";
 import { getDb } from "@/lib/config/db";
+import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 
 import { seedPlatformKey, seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
@@ -226,6 +227,71 @@ describe("prepare_combined_payment", () => {
     } finally {
       await client.close();
     }
+  });
+
+  test("spend caps: the group reserves ONCE on the buyer's allowance (per-order maximum per checkout, the sum against the day); over it nothing is prepared; three completions make three debits that sum to the orders", async () => {
+    const three = await shops(3);
+    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const allow = async (overrides: Parameters<typeof signAllowance>[2]) => {
+      const envelope = await signAllowance(agent.wallet, agent.clientId, overrides);
+      const row = await saveIntentMandate({
+        buyerId: agent.buyerId,
+        buyerAddress: agent.wallet.address,
+        clientId: agent.clientId,
+        envelope,
+        now: new Date(),
+      });
+      return { id: row.id, envelope };
+    };
+    const db = await getDb();
+    const spend = (allowanceId: string) =>
+      db.spendEntry.findMany({ where: { allowanceId }, orderBy: { createdAt: "asc" } });
+    const nothingPrepared = async () => {
+      for (const shop of three) {
+        assert.equal(await db.cryptoPayment.count({ where: { checkoutId: shop.checkout.id } }), 0);
+      }
+    };
+
+    // 45.00 in all is over a 40.00 day, though each order alone is under it
+    const day = await allow({ limits: { day: 4000 } });
+    assert.deepEqual((await refusal(agent, { checkouts: refs(three) }))[0]?.[0], "spend_cap_exceeded");
+    await nothingPrepared();
+    assert.deepEqual(await spend(day.id), []);
+    // the 25.00 order is over a 20.00 per-order maximum: refused at that checkout
+    const perOrder = await allow({ per_order_max: 2000, limits: { day: 100_000 } });
+    assert.deepEqual(await refusal(agent, { checkouts: refs(three), payment_mandate_id: perOrder.id }), [
+      ["spend_cap_exceeded", "$.checkouts[0]"],
+    ]);
+    await nothingPrepared();
+
+    const enough = await allow({ per_order_max: 3000, limits: { day: 5000 } });
+    const answer = await prepareCombined(agent, { checkouts: refs(three), payment_mandate_id: enough.id });
+    assert.ok(!answer.isError, JSON.stringify(answer));
+    const prepared = answer.structuredContent as unknown as Combined;
+    const reserved = await spend(enough.id);
+    assert.deepEqual(
+      reserved.map((e) => [e.kind, e.state, e.amount, e.groupId]),
+      [["reservation", "held", 4500, prepared.group_id]],
+    );
+    const digest = await signAndSubmit(agent.wallet, prepared.transaction.bytes);
+    const done = await Promise.all(three.map((shop) => completeRest(shop, agent, digest, enough.envelope)));
+    for (const r of done) assert.equal(r.body.status, "completed", r.text);
+    const after = await spend(enough.id);
+    assert.equal(after.filter((e) => e.kind === "reservation").length, 1, "one reservation for the group");
+    assert.equal(after.find((e) => e.kind === "reservation")?.state, "consumed");
+    const debits = after.filter((e) => e.kind === "debit");
+    assert.deepEqual(
+      debits.map((e) => e.amount).sort((x, y) => x - y),
+      [800, 1200, 2500],
+    );
+    const orders = await db.order.findMany({
+      where: { checkoutId: { in: three.map((s) => s.checkout.id) } },
+    });
+    assert.deepEqual(
+      new Set(debits.map((e) => e.orderId)),
+      new Set(orders.map((o) => o.id)),
+      "one debit per order",
+    );
   });
 
   test("a digest of group A used for a checkout of group B is refused; the checkout of group B still completes with its own digest", async () => {

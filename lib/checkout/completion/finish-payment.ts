@@ -347,12 +347,20 @@ export const finishPayment = async (
     if (settled?.state === "refunded") return { result: "ignored", reason: "the payment was refunded" };
   }
   try {
+    // a share of a combined crypto payment debits its part of the group's one reservation
+    const share = isCard
+      ? null
+      : await db.cryptoPayment.findUnique({
+          where: { preparedDigest: paymentIntentId },
+          select: { groupId: true },
+        });
     const placed = await placeOrderRetrying(db, {
       checkoutId,
       storeId: store.id,
       handlerId: rail.id,
       paymentRef: paymentIntentId,
       now,
+      spendGroupId: share?.groupId ?? null,
     });
     // a racing finisher placed the order with another payment first: this one is the extra charge
     if (placed.paymentRef !== paymentIntentId) {

@@ -16,6 +16,16 @@ import type { priceCheckout } from "../price-checkout";
 
 type Priced = Awaited<ReturnType<typeof priceCheckout>>;
 
+/** The held reservation of the combined payment this checkout was last prepared in, if any. */
+const groupReservationOf = async (db: Db, checkoutId: string): Promise<SpendEntry | null> => {
+  const share = await db.cryptoPayment.findFirst({
+    where: { checkoutId, groupId: { not: null } },
+    orderBy: { createdAt: "desc" },
+    select: { groupId: true },
+  });
+  return share?.groupId ? heldReservationOf(db, { groupId: share.groupId }) : null;
+};
+
 /**
  * Step 4, the buyer's spend allowance (DECISIONS B6), before any charge or order:
  * - svc.crypto with a digest: a reservation the prepare took (payment-intent) and still held covers the payment —
@@ -53,7 +63,10 @@ export const verifyIntentMandate = async (
   const agent = ctx.principal.kind === "buyer" ? ctx.principal.clientId : null;
   if (input.rail === "crypto") {
     if (!buyer || !agent) throw new AppError("identity_required", "A crypto completion needs the buyer");
-    const held = await heldReservationOf(db, { checkoutId: input.checkoutId });
+    // the prepare's reservation: this checkout's own, or its combined payment's (one for the whole group)
+    const held =
+      (await heldReservationOf(db, { checkoutId: input.checkoutId })) ??
+      (await groupReservationOf(db, input.checkoutId));
     if (held && (held.expiresAt?.getTime() ?? 0) > ctx.now.getTime()) {
       if (encoded) {
         const payload = await readIntentMandate(encoded, ctx.now);

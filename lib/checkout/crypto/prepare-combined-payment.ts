@@ -7,6 +7,12 @@ import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, type OperationContext } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
+import {
+  allowanceForPrepare,
+  PREPARE_RESERVATION_GRACE_MS,
+  reserveGroupSpend,
+} from "@/lib/mandates/spend-for-checkout";
+import { releaseSpend } from "@/lib/mandates/spend-ledger";
 import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
 import { settlementNetwork } from "@/lib/payments/crypto/coins";
@@ -223,94 +229,125 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
   const digest = prepared.transaction.digest;
   const shareRef = (checkoutId: string) => `${digest}:${checkoutId}`;
 
-  // reserveHere — spend caps: the group's ONE reservation (the sum of the totals) is taken at this point, after
-  // every check and before anything is bound or stored, so a refused reservation leaves nothing behind.
-  await bindCheckoutsOrThrow(
-    db,
-    ctx.principal.id,
-    entries
-      .filter((e) => e.needsBinding)
-      .map((e) => ({ id: e.session.id, path: `$.checkouts[${e.index}].checkout_id` })),
-  );
-  const pageToken = randomBytes(24).toString("base64url");
-  await db.cryptoPaymentGroup.create({
-    data: {
-      id: groupId,
-      buyerId: principal.buyerId,
-      principalId: ctx.principal.id,
-      buyerAddress: address,
-      transactionDigest: digest,
-      transactionBytes: prepared.transaction.bytes,
-      checkouts: entries.map((e) => ({
-        store_id: e.store.id,
+  // binds the checkouts and stores the group, its shares and their attempts
+  const storeCombined = async () => {
+    await bindCheckoutsOrThrow(
+      db,
+      ctx.principal.id,
+      entries
+        .filter((e) => e.needsBinding)
+        .map((e) => ({ id: e.session.id, path: `$.checkouts[${e.index}].checkout_id` })),
+    );
+    const pageToken = randomBytes(24).toString("base64url");
+    await db.cryptoPaymentGroup.create({
+      data: {
+        id: groupId,
+        buyerId: principal.buyerId,
+        principalId: ctx.principal.id,
+        buyerAddress: address,
+        transactionDigest: digest,
+        transactionBytes: prepared.transaction.bytes,
+        checkouts: entries.map((e) => ({
+          store_id: e.store.id,
+          store_slug: e.store.slug,
+          checkout_id: e.session.id,
+          prepared_digest: shareRef(e.session.id),
+        })),
+        quote: wholeQuote(prepared.quotes, prepared.expiresAtMs),
+        pageToken,
+        preparedAt: new Date(prepared.preparedAtMs),
+        expiresAt: new Date(prepared.expiresAtMs),
+      },
+    });
+    await db.cryptoPayment.createMany({
+      data: entries.map((e, i) => ({
+        preparedDigest: shareRef(e.session.id),
+        transactionDigest: digest,
+        groupId,
+        checkoutId: e.session.id,
+        storeId: e.store.id,
+        buyerAddress: address,
+        transactionBytes: prepared.transaction.bytes,
+        legs: prepared.quotes[i]!.legs.map((l) => ({
+          merchant: e.store.suiRecipient!,
+          coin_type: l.coinType,
+          amount: l.amount.toString(),
+        })),
+        quote: quoteToWire({ quote: prepared.quotes[i]!, expiresAtMs: prepared.expiresAtMs }),
+        amount: e.total,
+        currency: e.session.currency,
+        preparedAt: new Date(prepared.preparedAtMs),
+        expiresAt: new Date(prepared.expiresAtMs),
+      })),
+    });
+    for (const entry of entries) {
+      // the checkout's own payment link exists too (its wallet page shows its share and points at the group's)
+      await continueTokenOf(db, entry.session);
+      const { superseded } = await recordAttempt(db, {
+        checkoutId: entry.session.id,
+        storeId: entry.store.id,
+        rail: RAIL_HANDLER_IDS.crypto,
+        providerRef: shareRef(entry.session.id),
+        amount: entry.total,
+        currency: entry.session.currency,
+        state: "requires_action",
+      });
+      // a replaced prepare cannot be recalled: cancel answers not_cancelable and the sweep keeps watching it
+      await cancelSuperseded(db, entry.store, cryptoRail, superseded);
+    }
+    return {
+      group_id: groupId,
+      buyer_address: address,
+      transaction: { bytes: prepared.transaction.bytes, digest },
+      checkouts: entries.map((e, i) => ({
         store_slug: e.store.slug,
         checkout_id: e.session.id,
-        prepared_digest: shareRef(e.session.id),
+        total: e.total,
+        currency: e.session.currency,
+        legs: legsToWire(prepared.quotes[i]!),
       })),
       quote: wholeQuote(prepared.quotes, prepared.expiresAtMs),
-      pageToken,
-      preparedAt: new Date(prepared.preparedAtMs),
-      expiresAt: new Date(prepared.expiresAtMs),
-    },
-  });
-  await db.cryptoPayment.createMany({
-    data: entries.map((e, i) => ({
-      preparedDigest: shareRef(e.session.id),
-      transactionDigest: digest,
-      groupId,
-      checkoutId: e.session.id,
-      storeId: e.store.id,
-      buyerAddress: address,
-      transactionBytes: prepared.transaction.bytes,
-      legs: prepared.quotes[i]!.legs.map((l) => ({
-        merchant: e.store.suiRecipient!,
-        coin_type: l.coinType,
-        amount: l.amount.toString(),
-      })),
-      quote: quoteToWire({ quote: prepared.quotes[i]!, expiresAtMs: prepared.expiresAtMs }),
-      amount: e.total,
-      currency: e.session.currency,
-      preparedAt: new Date(prepared.preparedAtMs),
-      expiresAt: new Date(prepared.expiresAtMs),
-    })),
-  });
-  for (const entry of entries) {
-    // the checkout's own payment link exists too (its wallet page shows its share and points at the group's)
-    await continueTokenOf(db, entry.session);
-    const { superseded } = await recordAttempt(db, {
-      checkoutId: entry.session.id,
-      storeId: entry.store.id,
-      rail: RAIL_HANDLER_IDS.crypto,
-      providerRef: shareRef(entry.session.id),
-      amount: entry.total,
-      currency: entry.session.currency,
-      state: "requires_action",
-    });
-    // a replaced prepare cannot be recalled: cancel answers not_cancelable and the sweep keeps watching it
-    await cancelSuperseded(db, entry.store, cryptoRail, superseded);
-  }
-  return {
-    group_id: groupId,
-    buyer_address: address,
-    transaction: { bytes: prepared.transaction.bytes, digest },
-    checkouts: entries.map((e, i) => ({
-      store_slug: e.store.slug,
-      checkout_id: e.session.id,
-      total: e.total,
-      currency: e.session.currency,
-      legs: legsToWire(prepared.quotes[i]!),
-    })),
-    quote: wholeQuote(prepared.quotes, prepared.expiresAtMs),
-    expires_at: new Date(prepared.expiresAtMs).toISOString(),
-    continue_url: groupPageUrl(ctx.baseUrl, pageToken),
+      expires_at: new Date(prepared.expiresAtMs).toISOString(),
+      continue_url: groupPageUrl(ctx.baseUrl, pageToken),
+    };
   };
+
+  // spend caps (DECISIONS B6): the group's ONE reservation on the buyer's allowance for this agent, taken after
+  // every check and before anything is bound or stored (the wallet pays after this); a failure below releases it
+  const allowance = await allowanceForPrepare(db, {
+    buyerId: principal.buyerId,
+    clientId: principal.clientId,
+    merchant: entries.map((e) => e.store.slug),
+    id: input.payment_mandate_id ?? null,
+    now: ctx.now,
+  });
+  if (allowance) {
+    await reserveGroupSpend(db, {
+      allowance,
+      groupId,
+      checkouts: entries.map((e) => ({
+        store: e.store,
+        amount: e.total,
+        currency: e.session.currency,
+        path: `$.checkouts[${e.index}]`,
+      })),
+      expiresAt: new Date(prepared.expiresAtMs + PREPARE_RESERVATION_GRACE_MS),
+      now: ctx.now,
+    });
+  }
+  try {
+    return await storeCombined();
+  } catch (error) {
+    if (allowance) await releaseSpend(db, { groupId });
+    throw error;
+  }
 };
 
 export const prepareCombinedPayment = defineOperation({
   name: "prepare_combined_payment",
   title: "Prepare one crypto payment for several stores",
   description:
-    "Crypto (svc.crypto) for 2 to 5 checkouts, one per store (each ready_for_complete, in a store accepting svc.crypto): quotes every checkout and builds ONE unsigned Sui transaction paying every merchant. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with; unbound checkouts are bound to this buyer and agent (all or none). input_coin_type: 'auto' (default: each checkout in order, stablecoins first then SUI, from the coins every store accepts) or one coin every store accepts. Returns group_id, transaction {bytes, digest}, each checkout's total and legs, the whole quote with expires_at, and continue_url (the group's wallet page, where the buyer can sign instead). After the wallet submitted it, call complete_checkout at EACH store with the same digest as the credential token (with ap2.checkout_mandate and ap2.intent_mandate): each checkout claims its own legs once.",
+    "Crypto (svc.crypto) for 2 to 5 checkouts, one per store (each ready_for_complete, in a store accepting svc.crypto): quotes every checkout and builds ONE unsigned Sui transaction paying every merchant. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with; unbound checkouts are bound to this buyer and agent (all or none). input_coin_type: 'auto' (default: each checkout in order, stablecoins first then SUI, from the coins every store accepts) or one coin every store accepts. payment_mandate_id: the buyer's allowance to reserve the whole payment on (list_my_allowances; else the newest active one allowing every store); over a limit, spend_cap_exceeded before anything is prepared. Returns group_id, transaction {bytes, digest}, each checkout's total and legs, the whole quote with expires_at, and continue_url (the group's wallet page, where the buyer can sign instead). After the wallet submitted it, call complete_checkout at EACH store with the same digest as the credential token (with ap2.checkout_mandate and ap2.intent_mandate): each checkout claims its own legs once.",
   errors: [
     "invalid_request",
     "store_not_found",
@@ -322,6 +359,10 @@ export const prepareCombinedPayment = defineOperation({
     "insufficient_liquidity",
     "payment_provider_error",
     "identity_required",
+    "spend_cap_exceeded",
+    "allowance_paused",
+    "mandate_revoked",
+    "mandate_scope_mismatch",
   ],
   scope: "global",
   input: PrepareCombinedPaymentInputSchema,
