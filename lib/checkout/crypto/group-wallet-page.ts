@@ -1,9 +1,5 @@
 import "server-only";
 
-import { TransactionDataBuilder } from "@mysten/sui/transactions";
-import { fromBase64 } from "@mysten/sui/utils";
-import { verifyTransactionSignature } from "@mysten/sui/verify";
-
 import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
 import type { BuyerAccount } from "@/lib/buyers/sign-in-buyer";
 import { getDb, type Db } from "@/lib/config/db";
@@ -21,6 +17,7 @@ import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
 
 import { settleCrypto, type CryptoSettlement } from "../completion/settle-crypto";
 import { cryptoRailOf } from "./prepare-checkout-payment";
+import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 
 // The wallet page of a combined payment (continue_url of prepare_combined_payment: /account/pay/<group token>):
 // every store of the group with its items, total and legs, the whole quote, one "sign" for the one transaction.
@@ -226,36 +223,14 @@ export const payGroupOnWalletPage = async (input: {
       "This combined payment belongs to another buyer: sign in with the wallet it was prepared for",
     );
   }
-  let digest: string;
-  try {
-    digest =
-      typeof input.transaction === "string" && input.transaction.length < 200_000
-        ? TransactionDataBuilder.getDigestFromBytes(fromBase64(input.transaction))
-        : "";
-  } catch {
-    digest = "";
-  }
-  if (digest !== group.transactionDigest) {
+  if (digestOfBytes(input.transaction) !== group.transactionDigest) {
     throw new AppError(
       "invalid_request",
       "These are not the transaction bytes prepared for this combined payment: reload the page and sign as shown",
       { path: "$.transaction" },
     );
   }
-  if (typeof input.signature !== "string" || input.signature.length === 0 || input.signature.length > 4000) {
-    throw new AppError("invalid_request", "The wallet's signature is missing", { path: "$.signature" });
-  }
-  try {
-    await verifyTransactionSignature(fromBase64(group.transactionBytes), input.signature, {
-      address: group.buyerAddress,
-    });
-  } catch {
-    throw new AppError(
-      "invalid_request",
-      "The signature does not verify for these bytes and your wallet's address (another wallet, or altered bytes)",
-      { path: "$.signature" },
-    );
-  }
+  await assertSignedByBuyer(group.transactionBytes, input.signature, group.buyerAddress);
   const settled = await db.cryptoPayment.count({
     where: { groupId: group.id, OR: [{ settledDigest: { not: null } }, { submittedDigest: { not: null } }] },
   });

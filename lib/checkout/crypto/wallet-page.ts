@@ -1,9 +1,5 @@
 import "server-only";
 
-import { TransactionDataBuilder } from "@mysten/sui/transactions";
-import { fromBase64 } from "@mysten/sui/utils";
-import { verifyTransactionSignature } from "@mysten/sui/verify";
-
 import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
 import type { BuyerAccount } from "@/lib/buyers/sign-in-buyer";
 import { getDb, type Db } from "@/lib/config/db";
@@ -30,6 +26,7 @@ import { settleCrypto } from "../completion/settle-crypto";
 import { sealReceipt } from "../payment-receipt";
 import { priceCheckout } from "../price-checkout";
 import { cryptoRailOf, prepareForBuyer } from "./prepare-checkout-payment";
+import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 
 // The buyer's wallet page: the same payment link as the hosted card page (/s/<slug>/pay/<token>), for a checkout
 // that pays with svc.crypto. The link token finds the checkout; the signed-in buyer (wallet sign-in) is who pays:
@@ -389,19 +386,6 @@ export type WalletPaymentResult =
   | { kind: "pending"; digest: string }
   | { kind: "failed"; reason: string };
 
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-
-const digestOfBytes = (bytes: string): string => {
-  if (typeof bytes !== "string" || bytes.length > 200_000 || !BASE64.test(bytes)) {
-    throw new AppError("invalid_request", "The transaction is not base64 bytes", { path: "$.transaction" });
-  }
-  try {
-    return TransactionDataBuilder.getDigestFromBytes(fromBase64(bytes));
-  } catch {
-    throw new AppError("invalid_request", "The transaction bytes do not parse", { path: "$.transaction" });
-  }
-};
-
 /**
  * The buyer's wallet signed the prepared bytes: check them and the signature, execute them through the store's
  * chain port and settle the digest. Only the bytes this checkout prepared for this buyer are executed (never
@@ -439,20 +423,7 @@ export const payOnWalletPage = async (input: {
       { path: "$.transaction" },
     );
   }
-  if (typeof input.signature !== "string" || input.signature.length === 0 || input.signature.length > 4000) {
-    throw new AppError("invalid_request", "The wallet's signature is missing", { path: "$.signature" });
-  }
-  try {
-    await verifyTransactionSignature(fromBase64(row.transactionBytes), input.signature, {
-      address: row.buyerAddress,
-    });
-  } catch {
-    throw new AppError(
-      "invalid_request",
-      "The signature does not verify for these bytes and your wallet's address (another wallet, or altered bytes)",
-      { path: "$.signature" },
-    );
-  }
+  await assertSignedByBuyer(row.transactionBytes, input.signature, row.buyerAddress);
   // an earlier quote of this checkout may still be signed while it is valid: a replaced prepare that lands pays a
   // checkout without an order, and a second payment is recorded as owed back (B12)
   if (!row.submittedDigest && !row.settledDigest && row.expiresAt <= now) {
