@@ -24,7 +24,9 @@ import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
 // A combined crypto payment in Chromium: the buyer links an agent (consent with the sandbox wallet), the agent
 // creates one checkout in each of three stores with the demo platform key and calls prepare_combined_payment on
 // /account/mcp with the buyer's bearer; the buyer opens its continue_url, sees the three stores and the whole
-// quote, signs ONCE with the test wallet, and the three checkouts get their orders. Own served instance with a Sui
+// quote, signs ONCE with the test wallet, and the three checkouts get their orders. The buyer first signs an
+// allowance for the agent on the spend-cap page: the prepare reserves the group's total on it once, and the three
+// orders debit it (the page then shows the total as spent today, nothing reserved). Own served instance with a Sui
 // sandbox started here (as crypto-wallet.spec.ts), so the test wallet is funded and merchant balances are read.
 
 const STORES = ["summit-trail-outfitters", "voltage-electronics", "urban-thread-apparel"];
@@ -187,6 +189,15 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await page.waitForURL((url) => url.href.startsWith(`${origin}/agent/callback`));
   await transport.finishAuth(new URL(page.url()).searchParams.get("code")!);
 
+  // the buyer gives the agent an allowance on the spend-cap page (signed with the sandbox wallet): 1,000.00 a day
+  await page.goto(`${service!.baseUrl}/account/spend-caps`);
+  const caps = page.getByTestId("agent-caps").filter({ hasText: "Combined Agent" });
+  await caps.getByRole("button", { name: "New allowance" }).click();
+  const form = caps.getByRole("form", { name: /New allowance/ });
+  await form.getByLabel("Per day (USD)").fill("1000");
+  await form.getByRole("button", { name: "Sign with your wallet" }).click();
+  await expect(caps.getByTestId("allowance")).toHaveCount(1);
+
   const client = new Client({ name: "agent", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
   const answer = (await client.callTool({
@@ -200,8 +211,14 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
   const prepared = answer.structuredContent as {
     continue_url: string;
-    checkouts: { store_slug: string; legs: { amount: string }[] }[];
+    checkouts: { store_slug: string; total: number; legs: { amount: string }[] }[];
   };
+  const usd = (minor: number) =>
+    new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(minor / 100);
+  const groupTotal = prepared.checkouts.reduce((sum, c) => sum + c.total, 0);
+  // the agent's prepare reserved the whole group on that allowance, once
+  await page.goto(`${service!.baseUrl}/account/spend-caps`);
+  await expect(caps.getByTestId("allowance-reserved")).toContainText(usd(groupTotal));
   const before = await Promise.all(
     STORES.map(
       async (s) => (await balances(sandbox.url, seedSuiAddress(s))).get(normalizeStructTag(USDC)) ?? 0n,
@@ -231,6 +248,11 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await expect(page.getByTestId("order-crypto-legs").first()).toContainText("USDC");
   await expectAccessible(page, "my orders with a combined payment");
   await shoot(page, testInfo, "crypto-combined-orders-1280");
+
+  // the three orders debited the allowance: spent today is the group's total, nothing is reserved any more
+  await page.goto(`${service!.baseUrl}/account/spend-caps`);
+  await expect(caps.getByTestId("window-day")).toContainText(usd(groupTotal));
+  await expect(caps.getByTestId("allowance-reserved")).toContainText("$0.00");
 
   for (const [i, store] of STORES.entries()) {
     const after = await call<Checkout>(store, "GET", `/checkout-sessions/${checkouts[i]!.id}`);
