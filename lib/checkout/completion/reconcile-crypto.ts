@@ -55,6 +55,18 @@ export const reconcileCryptoPayments = async ({
     return store;
   };
   const results: ReconciledPayment[] = [];
+  const reporter =
+    (checkoutId: string, store: Store, ref: string) =>
+    (r: Omit<ReconciledPayment, "checkoutId" | "store" | "paymentIntentId">) =>
+      results.push({ checkoutId, store: store.slug, paymentIntentId: ref, ...r });
+  /** A payment the chain shows paid goes through the one finisher; what it did, as the sweep reports it. */
+  const finish = async (store: Store, checkoutId: string, ref: string) => {
+    const finished = await finishPayment(db, store, checkoutId, ref, { now, rail });
+    return {
+      result: finished.result,
+      ...(finished.result === "order_placed" ? { orderId: finished.orderId } : { detail: finished.reason }),
+    };
+  };
   const seen = new Set<string>();
   /**
    * A combined payment that landed pays every checkout of its group: once one share is seen paid, the other
@@ -83,27 +95,12 @@ export const reconcileCryptoPayments = async ({
       if (seen.has(shareRef)) continue;
       seen.add(shareRef);
       const store = await storeOf(share.storeId);
+      const report = reporter(share.checkoutId, store, shareRef);
       try {
         const outcome = await rail.retrieve(store, shareRef);
-        if (outcome.kind !== "succeeded") continue;
-        const finished = await finishPayment(db, store, share.checkoutId, shareRef, { now, rail });
-        results.push({
-          checkoutId: share.checkoutId,
-          store: store.slug,
-          paymentIntentId: shareRef,
-          result: finished.result,
-          ...(finished.result === "order_placed"
-            ? { orderId: finished.orderId }
-            : { detail: finished.reason }),
-        });
+        if (outcome.kind === "succeeded") report(await finish(store, share.checkoutId, shareRef));
       } catch (error) {
-        results.push({
-          checkoutId: share.checkoutId,
-          store: store.slug,
-          paymentIntentId: shareRef,
-          result: "error",
-          detail: (error as Error).message,
-        });
+        report({ result: "error", detail: (error as Error).message });
       }
     }
   };
@@ -112,21 +109,14 @@ export const reconcileCryptoPayments = async ({
     const ref = attempt.providerRef!;
     if (seen.has(ref)) continue;
     seen.add(ref);
-    const report = (r: Omit<ReconciledPayment, "checkoutId" | "store" | "paymentIntentId">) =>
-      results.push({ checkoutId: attempt.checkoutId, store: store.slug, paymentIntentId: ref, ...r });
+    const report = reporter(attempt.checkoutId, store, ref);
     try {
       const outcome =
         attempt.state === "refunding"
           ? ({ kind: "succeeded", paymentRef: ref } as const)
           : await rail.retrieve(store, ref);
       if (outcome.kind === "succeeded") {
-        const finished = await finishPayment(db, store, attempt.checkoutId, ref, { now, rail });
-        report({
-          result: finished.result,
-          ...(finished.result === "order_placed"
-            ? { orderId: finished.orderId }
-            : { detail: finished.reason }),
-        });
+        report(await finish(store, attempt.checkoutId, ref));
         await finishGroupOf(ref);
         continue;
       }

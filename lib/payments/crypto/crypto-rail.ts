@@ -418,19 +418,11 @@ const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promis
           expiresAt: new Date(prepared.expiresAtMs),
         },
       ],
-      // the same bytes prepared twice for this checkout (same coins, same versions) are one prepared payment
+      // two payment-intents of this checkout racing (same count, same coins) build the same bytes: one payment
       skipDuplicates: true,
     });
     const row = await findPrepared(db, prepared.transaction.digest);
     if (row?.checkoutId === request.checkoutId) {
-      // prepared again to the same bytes (same coins, same amounts): the quote window starts again; prepared_at
-      // stays the first one, which is what "older than the prepare" is judged against
-      if (row.settledDigest === null && row.expiresAt.getTime() < prepared.expiresAtMs) {
-        await db.cryptoPayment.updateMany({
-          where: { preparedDigest: row.preparedDigest, settledDigest: null },
-          data: { expiresAt: new Date(prepared.expiresAtMs), quote: quoteToWire(prepared) },
-        });
-      }
       return { kind: "requires_action", paymentRef: prepared.transaction.digest };
     }
     // the bytes collide with another checkout's prepared payment: build again with another gas budget
