@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 
 import type { z } from "zod";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { MerchantAccount } from "@/lib/generated/prisma/client";
@@ -39,9 +39,6 @@ const parse = <T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> => {
     path: `$${issue.path.map((p) => `.${String(p)}`).join("")}`,
   });
 };
-
-const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
 
 /**
  * Creates an account. `isOperator` only from the operator's CLI, never from a form.

@@ -31,3 +31,7 @@ export const getDb = async (): Promise<PrismaClient> => (await getDbHandle()).cl
 export const closeDb = closeSharedDb;
 
 export type Db = PrismaClient;
+
+/** A write refused by a unique index (Prisma P2002): the row another writer won the race to create. */
+export const isUniqueViolation = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";

@@ -1,6 +1,6 @@
 import "server-only";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 
@@ -41,9 +41,6 @@ const storeUnavailable = (cause: unknown) =>
     headers: { "Retry-After": "1" },
     details: { retry_after: 1 },
   });
-
-const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 
 /** Runs `run` at most once per scope; see the header comment for the rules. */
 export const withIdempotency = async (

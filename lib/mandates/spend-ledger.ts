@@ -1,6 +1,6 @@
 import "server-only";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { IntentMandate, Prisma, SpendEntry } from "@/lib/generated/prisma/client";
@@ -232,7 +232,7 @@ export const reserveSpend = async (
       },
     });
   } catch (error) {
-    if ((error as { code?: string } | null)?.code !== "P2002") throw error;
+    if (!isUniqueViolation(error)) throw error;
     throw new AppError(
       "conflict",
       "Another payment of this checkout is being reserved at the same moment: retry",

@@ -1,6 +1,6 @@
 import "server-only";
 
-import type { Db } from "@/lib/config/db";
+import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { errorText, logger } from "@/lib/core/log";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
@@ -55,9 +55,6 @@ export type RecordedAttempt = {
   /** Attempts that were current until now and may still succeed at the provider: cancel them. */
   superseded: PaymentAttempt[];
 };
-
-const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
 
 export const findAttempt = (db: Db, providerRef: string): Promise<PaymentAttempt | null> =>
   db.paymentAttempt.findUnique({ where: { providerRef } });

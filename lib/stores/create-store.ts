@@ -2,7 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -47,9 +47,6 @@ export const CreateStoreSchema = z.strictObject({
     }),
 });
 export type CreateStoreInput = z.input<typeof CreateStoreSchema>;
-
-const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
 
 /**
  * Creates a store owned by `ownerAccountId`, in test mode.

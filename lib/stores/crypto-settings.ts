@@ -10,6 +10,7 @@ import {
   normalizeAddress,
   resolveAcceptedCoins,
   settlementNetwork,
+  storedCoinSymbols,
   type CoinInfo,
   type SuiNetwork,
 } from "@/lib/payments/crypto/coins";
@@ -41,20 +42,6 @@ const liveNetworkOf = (store: Store): LiveSuiNetwork =>
     ? (store.suiNetwork as LiveSuiNetwork)
     : "mainnet";
 
-/** The stored accepted coins: our symbols (older rows held {symbol, coin_type, decimals} objects). */
-const storedSymbols = (stored: unknown): string[] =>
-  Array.isArray(stored)
-    ? stored.flatMap((entry) =>
-        typeof entry === "string"
-          ? [entry]
-          : typeof entry === "object" &&
-              entry !== null &&
-              typeof (entry as { symbol?: unknown }).symbol === "string"
-            ? [(entry as { symbol: string }).symbol]
-            : [],
-      )
-    : [];
-
 /** The settings of a store as its rail and profile use them. */
 export const cryptoSettingsOf = (store: Store): CryptoSettings => {
   const liveNetwork = liveNetworkOf(store);
@@ -62,7 +49,7 @@ export const cryptoSettingsOf = (store: Store): CryptoSettings => {
   const table = coinTable(network);
   // validated when set; a symbol the settling network lacks (a live network changed by hand) is left out, never
   // guessed
-  const acceptedCoins = storedSymbols(store.acceptedCoins).flatMap((symbol) => {
+  const acceptedCoins = storedCoinSymbols(store.acceptedCoins).flatMap((symbol) => {
     const coin = table.find((c) => c.symbol.toUpperCase() === symbol.toUpperCase());
     return coin ? [coin] : [];
   });
@@ -112,7 +99,7 @@ export const setCryptoSettings = async (slug: string, raw: unknown): Promise<Cry
   const symbols =
     input.accepted_coins !== undefined
       ? resolveAcceptedCoins(liveNetwork, input.accepted_coins).map((c) => c.symbol)
-      : storedSymbols(store.acceptedCoins);
+      : storedCoinSymbols(store.acceptedCoins);
   // a changed network must still carry every accepted coin, and the sandbox must too (test mode settles there)
   for (const network of [liveNetwork, "sandbox"] as const) {
     const table = coinTable(network);

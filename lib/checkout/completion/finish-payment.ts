@@ -2,7 +2,7 @@ import "server-only";
 
 import { setTimeout as sleep } from "node:timers/promises";
 
-import type { Db } from "@/lib/config/db";
+import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
@@ -95,7 +95,7 @@ const restorePayingAttempt = async (db: Db, checkoutId: string): Promise<void> =
       data: { isCurrent: true },
     });
   } catch (error) {
-    if ((error as { code?: string } | null)?.code !== "P2002") throw error;
+    if (!isUniqueViolation(error)) throw error;
   }
 };
 
@@ -219,7 +219,7 @@ const promoteLandedAttempt = async (db: Db, attempt: PaymentAttempt): Promise<Pa
     });
   } catch (error) {
     // another writer made its attempt current first: this one stays an extra payment
-    if ((error as { code?: string } | null)?.code === "P2002") return null;
+    if (isUniqueViolation(error)) return null;
     throw error;
   }
 };

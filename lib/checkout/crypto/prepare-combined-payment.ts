@@ -15,7 +15,7 @@ import {
 import { releaseSpend } from "@/lib/mandates/spend-ledger";
 import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
-import { settlementNetwork } from "@/lib/payments/crypto/coins";
+import { settlementNetwork, storedCoinSymbols } from "@/lib/payments/crypto/coins";
 import { combinedGasBudget, prepareCombinedTransaction } from "@/lib/payments/crypto/combined-payment";
 import { cryptoRail, quoteToWire } from "@/lib/payments/crypto/crypto-rail";
 import { oracleForMode } from "@/lib/payments/crypto/oracle";
@@ -216,9 +216,7 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
       buyer: address,
       checkouts: entries.map((e) => ({
         merchant: e.store.suiRecipient ?? "",
-        acceptedCoins: Array.isArray(e.store.acceptedCoins)
-          ? (e.store.acceptedCoins as unknown[]).filter((c): c is string => typeof c === "string")
-          : [],
+        acceptedCoins: storedCoinSymbols(e.store.acceptedCoins),
         totalMinor: BigInt(e.total),
         currency: e.session.currency,
       })),

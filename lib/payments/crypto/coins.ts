@@ -183,3 +183,17 @@ export const formatUnits = (amount: string, decimals: number): string => {
   const fraction = padded.slice(padded.length - decimals).replace(/0+$/, "");
   return fraction ? `${whole}.${fraction}` : whole;
 };
+
+/** The stored accepted coins: our symbols (older rows held {symbol, coin_type, decimals} objects). */
+export const storedCoinSymbols = (stored: unknown): string[] =>
+  Array.isArray(stored)
+    ? stored.flatMap((entry) =>
+        typeof entry === "string"
+          ? [entry]
+          : typeof entry === "object" &&
+              entry !== null &&
+              typeof (entry as { symbol?: unknown }).symbol === "string"
+            ? [(entry as { symbol: string }).symbol]
+            : [],
+      )
+    : [];

@@ -2,7 +2,7 @@ import "server-only";
 
 import { createHash } from "node:crypto";
 
-import { getDb, type Db } from "@/lib/config/db";
+import { getDb, isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
@@ -11,7 +11,13 @@ import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import type { AttemptOutcome, PaymentRail, RailCredential, StartAttemptRequest } from "../rail";
 import { GAS_BUDGET, type PaymentLeg } from "./build-payment";
 import { chainForNetwork, type ChainPort } from "./chain";
-import { findCoinByType, isSameCoinType, normalizeAddress, settlementNetwork } from "./coins";
+import {
+  findCoinByType,
+  isSameCoinType,
+  normalizeAddress,
+  settlementNetwork,
+  storedCoinSymbols,
+} from "./coins";
 import { oracleForMode, type PriceOracle } from "./oracle";
 import { preparePayment, type PreparedPayment } from "./prepare-payment";
 import { unitsAtCurrentRate } from "./quote";
@@ -87,9 +93,6 @@ export const quoteToWire = (prepared: Pick<PreparedPayment, "quote" | "expiresAt
 
 export const findPrepared = (db: Db, preparedDigest: string): Promise<CryptoPayment | null> =>
   db.cryptoPayment.findUnique({ where: { preparedDigest } });
-
-const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
 
 /** Money as owed back: per coin, what arrived for the merchant. */
 const amountsOf = (network: ReturnType<typeof settlementNetwork>, legs: readonly LegCheck[]) =>
@@ -389,9 +392,7 @@ const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promis
       {
         buyer: payer.address,
         merchant: store.suiRecipient,
-        acceptedCoins: Array.isArray(store.acceptedCoins)
-          ? (store.acceptedCoins as unknown[]).filter((c): c is string => typeof c === "string")
-          : [],
+        acceptedCoins: storedCoinSymbols(store.acceptedCoins),
         requestedCoin: payer.coin ?? null,
         totalMinor: BigInt(request.amount),
         currency: request.currency,

@@ -1,6 +1,6 @@
 import "server-only";
 
-import type { Db } from "@/lib/config/db";
+import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import type { CryptoOwedBack, Store } from "@/lib/generated/prisma/client";
 
@@ -89,7 +89,7 @@ export const closeOwedBack = async (
       data: { status: "closed", refundDigest: input.refundDigest, closedAt: new Date() },
     });
   } catch (error) {
-    if ((error as { code?: string } | null)?.code === "P2002") {
+    if (isUniqueViolation(error)) {
       throw refuse(`Transaction ${input.refundDigest} already closes another record`);
     }
     throw error;
