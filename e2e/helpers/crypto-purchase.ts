@@ -250,3 +250,33 @@ export const cryptoCompletionBody = async (
     ...(intentMandate ? { intent_mandate: intentMandate } : {}),
   },
 });
+
+/** The agent asks for the payment's bytes with the buyer's bearer (REST `payment-intent`). */
+export const prepareWithBearer = async (
+  slug: string,
+  checkoutId: string,
+  agent: BuyerAgent,
+  body: Record<string, unknown> = {},
+) =>
+  rest<Prepared>("POST", `/s/${slug}/checkout-sessions/${checkoutId}/payment-intent`, {
+    headers: await bearerHeaders(agent.bearer),
+    body: { buyer_address: agent.wallet.address, ...body },
+  });
+
+/** The agent completes with the digest the wallet submitted and the buyer's allowance (or none). */
+export const completeWithDigest = async (
+  slug: string,
+  checkout: Checkout,
+  agent: BuyerAgent,
+  digest: string,
+  intent: string | null,
+  headers: Record<string, string> = {},
+) =>
+  rest<Checkout & { order?: { id: string; permalink_url: string } }>(
+    "POST",
+    `/s/${slug}/checkout-sessions/${checkout.id}/complete`,
+    {
+      headers: await bearerHeaders(agent.bearer, headers),
+      body: await cryptoCompletionBody(checkout, slug, digest, intent),
+    },
+  );

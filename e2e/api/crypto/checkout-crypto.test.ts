@@ -17,10 +17,12 @@ import { rest } from "../../helpers/app-client";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   bearerHeaders,
+  completeWithDigest as complete,
   createCryptoCheckout,
   cryptoCompletionBody,
   linkBuyerAgent,
   newWallet,
+  prepareWithBearer as prepare,
   regasAndSubmit,
   sandboxUrl,
   seedCryptoStore,
@@ -29,8 +31,6 @@ import {
   signedProfile,
   submitWithFreshGas,
   USDC_UNIT,
-  type BuyerAgent,
-  type Prepared,
 } from "../../helpers/crypto-purchase";
 import { balances, hideDigest, setFault, shiftClock, SUI, USDC, WUSDC } from "../../helpers/sui-sandbox";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -59,25 +59,6 @@ type Completed = Checkout & { order?: { id: string; permalink_url: string } };
 
 const paths = (body: unknown) =>
   ((body as ErrorEnvelope).messages ?? []).map((m) => [m.code, m.path] as [string?, string?]);
-
-const prepare = async (slug: string, id: string, agent: BuyerAgent, body: Record<string, unknown> = {}) =>
-  rest<Prepared>("POST", `/s/${slug}/checkout-sessions/${id}/payment-intent`, {
-    headers: await bearerHeaders(agent.bearer),
-    body: { buyer_address: agent.wallet.address, ...body },
-  });
-
-const complete = async (
-  slug: string,
-  checkout: Checkout,
-  agent: BuyerAgent,
-  digest: string,
-  intent: string | null,
-  headers: Record<string, string> = {},
-) =>
-  rest<Completed>("POST", `/s/${slug}/checkout-sessions/${checkout.id}/complete`, {
-    headers: await bearerHeaders(agent.bearer, headers),
-    body: await cryptoCompletionBody(checkout, slug, digest, intent),
-  });
 
 const received = async (address: string, coinType: string) =>
   (await balances(sandboxUrl(), address)).get(normalizeStructTag(coinType)) ?? 0n;

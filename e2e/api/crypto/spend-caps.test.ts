@@ -16,18 +16,17 @@ import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
-  bearerHeaders,
+  completeWithDigest as complete,
   createCryptoCheckout,
-  cryptoCompletionBody,
   linkBuyerAgent,
   newWallet,
+  prepareWithBearer as prepare,
   seedCryptoStore,
   signAllowance,
   signAndSubmit,
   signedProfile,
   USDC_UNIT,
   type BuyerAgent,
-  type Prepared,
 } from "../../helpers/crypto-purchase";
 import { connectMcpClient } from "../../helpers/mcp-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -58,24 +57,6 @@ type Message = { code?: string; path?: string; content?: string; details?: Recor
 
 const messages = (body: unknown): Message[] => ((body as ErrorEnvelope).messages ?? []) as Message[];
 const codes = (body: unknown) => messages(body).map((m) => m.code);
-
-const prepare = async (slug: string, id: string, agent: BuyerAgent, body: Record<string, unknown> = {}) =>
-  rest<Prepared>("POST", `/s/${slug}/checkout-sessions/${id}/payment-intent`, {
-    headers: await bearerHeaders(agent.bearer),
-    body: { buyer_address: agent.wallet.address, ...body },
-  });
-
-const complete = async (
-  slug: string,
-  checkout: Checkout,
-  agent: BuyerAgent,
-  digest: string,
-  intent: string | null,
-) =>
-  rest<Completed>("POST", `/s/${slug}/checkout-sessions/${checkout.id}/complete`, {
-    headers: await bearerHeaders(agent.bearer),
-    body: await cryptoCompletionBody(checkout, slug, digest, intent),
-  });
 
 /** The buyer signs an allowance for the agent and it is kept, as the spend-cap page does. */
 const allow = async (agent: BuyerAgent, overrides: Partial<IntentPayload> = {}) => {
