@@ -16,6 +16,7 @@ export const STORE_SECTIONS = [
   { segment: "payments", label: "Payments" },
   { segment: "webhooks", label: "Webhooks" },
   { segment: "api-keys", label: "API keys" },
+  { segment: "team", label: "Team" },
 ] as const;
 
 export function StoreNav({ slug }: { slug: string }) {

@@ -215,6 +215,13 @@ export const ERROR_CODES = {
   // ── merchant accounts and the admin ────────────────────────────────────────────────────
   /** Thrown by the merchant access check: a staff member asked for an owner-only action of the store. */
   owner_required: protocol(403, -32000, "ours", "Only an owner of the store may do this: ask one."),
+  /** Thrown by the store team: the change would leave the store without an owner. */
+  last_owner: protocol(
+    409,
+    -32000,
+    "ours",
+    "A store keeps at least one owner: make someone else an owner first.",
+  ),
   /** Thrown by the mail port: the SMTP server refused the message or could not be reached; nothing was sent. */
   mail_failed: protocol(502, -32000, "ours", "The mail could not be sent: try again in a moment."),
 

@@ -1,0 +1,113 @@
+import { Users } from "lucide-react";
+import type { Metadata } from "next";
+import { notFound, redirect } from "next/navigation";
+
+import { AddMemberForm, RemoveMemberForm } from "@/components/admin/team-forms";
+import { PageShell } from "@/components/layout/page-shell";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { storeForAccount } from "@/lib/accounts/store-access";
+import { listStoreTeam } from "@/lib/accounts/store-team";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { toAppError } from "@/lib/core/errors";
+
+import { addMemberAction, removeMemberAction } from "./actions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Team — Merchant admin", robots: { index: false } };
+
+type Props = { params: Promise<{ store_slug: string }> };
+
+const ROLE_TEXT = {
+  owner: "Everything, including payment rails, keys, refunds and the team",
+  staff: "Day-to-day work: catalog and orders",
+} as const;
+
+export default async function TeamPage({ params }: Props) {
+  const account = await getMerchantSession();
+  const { store_slug } = await params;
+  if (!account) redirect(`/admin/sign-in?next=/admin/stores/${encodeURIComponent(store_slug)}/team`);
+  let access;
+  try {
+    access = await storeForAccount(account, store_slug, "staff");
+  } catch (thrown) {
+    if (toAppError(thrown).code === "store_not_found") notFound();
+    throw thrown;
+  }
+  const { store, role } = access;
+  const team = await listStoreTeam(account, store.slug);
+  const mayChange = role !== "staff";
+  return (
+    <PageShell title="Team" description={`Who runs ${store.name} from this admin.`}>
+      <div className="grid gap-6">
+        {mayChange ? (
+          <Card>
+            <CardHeader>
+              <CardTitle>Add someone</CardTitle>
+              <CardDescription>
+                Owners: {ROLE_TEXT.owner.toLowerCase()}. Staff: {ROLE_TEXT.staff.toLowerCase()}.
+              </CardDescription>
+            </CardHeader>
+            <CardContent>
+              <AddMemberForm action={addMemberAction.bind(null, store.slug)} />
+            </CardContent>
+          </Card>
+        ) : (
+          <p className="text-muted-foreground text-sm">Only an owner of the store changes its team.</p>
+        )}
+        <section aria-labelledby="team-heading" className="grid gap-3">
+          <h2 id="team-heading" className="text-xl font-semibold">
+            Members
+          </h2>
+          {team.length === 0 ? (
+            <EmptyState icon={<Users />} title="No members">
+              The service operator runs this store.
+            </EmptyState>
+          ) : (
+            <Table aria-label="Members of the store">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Name</TableHead>
+                  <TableHead>Email</TableHead>
+                  <TableHead>Role</TableHead>
+                  <TableHead>
+                    <span className="sr-only">Actions</span>
+                  </TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {team.map((m) => (
+                  <TableRow key={m.accountId}>
+                    <TableCell className="font-medium">
+                      {m.name}
+                      {m.accountId === account.id ? (
+                        <span className="text-muted-foreground"> (you)</span>
+                      ) : null}
+                    </TableCell>
+                    <TableCell className="text-xs break-all">{m.email}</TableCell>
+                    <TableCell>
+                      <Badge tone={m.role === "owner" ? "info" : "neutral"}>
+                        {m.role === "owner" ? "Owner" : "Staff"}
+                      </Badge>
+                    </TableCell>
+                    <TableCell>
+                      {mayChange ? (
+                        <RemoveMemberForm
+                          action={removeMemberAction.bind(null, store.slug)}
+                          accountId={m.accountId}
+                          name={m.name}
+                        />
+                      ) : null}
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          )}
+        </section>
+      </div>
+    </PageShell>
+  );
+}
