@@ -34,7 +34,7 @@ export function StoreNav({ slug }: { slug: string }) {
                 href={href}
                 aria-current={current ? "page" : undefined}
                 className={cn(
-                  "inline-flex h-10 items-center border-b-2 px-3 text-sm font-medium whitespace-nowrap",
+                  "inline-flex h-10 items-center border-b-2 px-3 text-sm font-medium whitespace-nowrap no-underline",
                   current
                     ? "border-primary text-foreground"
                     : "text-muted-foreground hover:text-foreground border-transparent",

@@ -21,7 +21,7 @@ export function AddMemberForm({ action }: { action: Action }) {
     <form action={formAction} className="grid gap-4" noValidate>
       <FormError message={state.errors.form} />
       {state.ok && state.message ? <Notice>{state.message}</Notice> : null}
-      <div className="grid gap-4 sm:grid-cols-[1fr_10rem]">
+      <div className="grid items-start gap-4 sm:grid-cols-[1fr_10rem]">
         <Field
           id="member-email"
           label="Email of their account"

@@ -209,3 +209,112 @@ test("a merchant creates a store: fields checked, a taken address refused; anoth
   const other = await page.goto(`${BASE}/admin/stores/${address}`);
   expect(other?.status()).toBe(404);
 });
+
+test("a store's team; a form sent from another site is refused; a planted session is replaced at sign-in", async ({
+  page,
+  browser,
+}, testInfo) => {
+  test.setTimeout(150_000);
+  const stamp = Date.now().toString(36);
+  const signUp = async (p: Page, name: string, email: string) => {
+    await p.goto(`${BASE}/admin/sign-up`);
+    await p.getByLabel("Your name").fill(name);
+    await p.getByLabel("Email").fill(email);
+    await p.getByLabel("Password").fill(PASSWORD);
+    await p.getByRole("button", { name: "Create account" }).click();
+    await expect(p.getByRole("heading", { name: "Your stores" })).toBeVisible();
+  };
+  const ownerEmail = `team-owner-${stamp}@example.com`;
+  const staffEmail = `team-staff-${stamp}@example.com`;
+  await signUp(page, "Team Owner", ownerEmail);
+  const slug = `team-${stamp}`;
+  await page.getByRole("link", { name: "Create a store" }).click();
+  await page.getByLabel("Store name").fill("Team Shop");
+  await page.getByLabel("Address").fill(slug);
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect(page.getByRole("heading", { name: "Team Shop" })).toBeVisible();
+
+  const staffContext = await browser.newContext();
+  const staffPage = await staffContext.newPage();
+  await signUp(staffPage, "Team Staff", staffEmail);
+
+  // the owner adds the staff member; the action's request is kept to be replayed below
+  await page.getByRole("navigation", { name: "Store sections" }).getByRole("link", { name: "Team" }).click();
+  await expect(page.getByRole("heading", { name: "Team", exact: true })).toBeVisible();
+  await page.getByLabel("Email of their account").fill("nobody-signed-up@example.com");
+  await page.getByRole("button", { name: "Add to team" }).click();
+  await expect(page.getByText("ask them to sign up at /admin/sign-up first")).toBeVisible();
+  const sent = page.waitForRequest((r) => r.method() === "POST" && r.headers()["next-action"] !== undefined);
+  await page.getByLabel("Email of their account").fill(staffEmail);
+  await page.getByRole("button", { name: "Add to team" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Team Staff is now staff" })).toBeVisible();
+  const action = await sent;
+  await expect(page.getByRole("row", { name: /Team Staff/ })).toContainText("Staff");
+  await look(page, testInfo, "team");
+
+  // the owner's last-owner guard, said beside the button
+  await page.getByRole("button", { name: "Remove Team Owner" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "would have no owner" })).toBeVisible();
+
+  // staff see the team and cannot change it
+  await staffPage.goto(`${BASE}/admin/stores/${slug}/team`);
+  await expect(staffPage.getByText("Only an owner of the store changes its team.")).toBeVisible();
+  await expect(staffPage.getByRole("button", { name: /Add to team|Remove/ })).toHaveCount(0);
+
+  // The same action replayed with the owner's cookies, asking to make the staff member an owner: from another
+  // site it is refused with a 403 and changes nothing; from our own origin the very same request works, so it was
+  // the origin that was refused.
+  const body = (action.postDataBuffer() ?? Buffer.alloc(0))
+    .toString("latin1")
+    .replace(/\r\n\r\nstaff\r\n/, "\r\n\r\nowner\r\n");
+  const replay = (origin: string) =>
+    page.request.post(action.url(), {
+      headers: {
+        "next-action": action.headers()["next-action"]!,
+        "content-type": action.headers()["content-type"]!,
+        accept: "text/x-component",
+        origin,
+      },
+      data: Buffer.from(body, "latin1"),
+      maxRedirects: 0,
+    });
+  const forged = await replay("https://evil.example");
+  expect(forged.status()).toBe(403);
+  expect(await forged.text()).toContain("sent from another site");
+  await page.reload();
+  await expect(page.getByRole("row", { name: /Team Staff/ })).toContainText("Staff");
+  expect((await replay(BASE)).status()).toBe(200);
+  await page.reload();
+  await expect(page.getByRole("row", { name: /Team Staff/ })).toContainText("Owner");
+
+  // next-auth's own sign-in refuses a post without its CSRF token: no session is issued
+  const bare = await page.request.post(`${BASE}/api/auth/callback/merchant-password`, {
+    form: { email: ownerEmail, password: PASSWORD },
+    maxRedirects: 0,
+  });
+  expect(bare.headers()["set-cookie"] ?? "").not.toMatch(/session-token=[^;]/);
+
+  // Session fixation: a session id chosen by an attacker and planted in the victim's browser grants nothing, and
+  // signing in replaces it with a new token of the server's making, so the attacker's id never becomes a session.
+  const cookieName = (await staffContext.cookies()).find((c) => c.name.includes("session-token"))!.name;
+  const planted = { name: cookieName, value: "chosen-by-the-attacker", url: BASE };
+  const victim = await browser.newContext();
+  await victim.addCookies([planted]);
+  const victimPage = await victim.newPage();
+  await victimPage.goto(`${BASE}/admin`);
+  await expect(victimPage).toHaveURL(/\/admin\/sign-in$/);
+  await victimPage.getByLabel("Email").fill(ownerEmail);
+  await victimPage.getByLabel("Password").fill(PASSWORD);
+  await victimPage.getByRole("button", { name: "Sign in" }).click();
+  await expect(victimPage.getByText(`Signed in as Team Owner (${ownerEmail})`)).toBeVisible();
+  const issued = (await victim.cookies()).find((c) => c.name === cookieName)!;
+  expect(issued.value).not.toBe(planted.value);
+  const attacker = await browser.newContext();
+  await attacker.addCookies([planted]);
+  const attackerPage = await attacker.newPage();
+  await attackerPage.goto(`${BASE}/admin`);
+  await expect(attackerPage).toHaveURL(/\/admin\/sign-in$/);
+  await attacker.close();
+  await staffContext.close();
+  await victim.close();
+});

@@ -70,7 +70,7 @@ export default async function TeamPage({ params }: Props) {
               <TableHeader>
                 <TableRow>
                   <TableHead>Name</TableHead>
-                  <TableHead>Email</TableHead>
+                  <TableHead className="hidden sm:table-cell">Email</TableHead>
                   <TableHead>Role</TableHead>
                   <TableHead>
                     <span className="sr-only">Actions</span>
@@ -85,8 +85,11 @@ export default async function TeamPage({ params }: Props) {
                       {m.accountId === account.id ? (
                         <span className="text-muted-foreground"> (you)</span>
                       ) : null}
+                      <span className="text-muted-foreground block text-xs font-normal break-all sm:hidden">
+                        {m.email}
+                      </span>
                     </TableCell>
-                    <TableCell className="text-xs break-all">{m.email}</TableCell>
+                    <TableCell className="hidden text-xs break-all sm:table-cell">{m.email}</TableCell>
                     <TableCell>
                       <Badge tone={m.role === "owner" ? "info" : "neutral"}>
                         {m.role === "owner" ? "Owner" : "Staff"}
