@@ -38,6 +38,11 @@ export default async function AdminHomePage() {
           <Button asChild variant="outline">
             <Link href="/developers">Developers: platform keys</Link>
           </Button>
+          {account.isOperator ? (
+            <Button asChild variant="outline">
+              <Link href="/admin/operator">Operator</Link>
+            </Button>
+          ) : null}
           <SignOutButton />
         </div>
       }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { createAccount } from "@/lib/accounts/accounts";
+import { createAccount, makeOperator } from "@/lib/accounts/accounts";
+import { operatorListKeys, operatorRevokeKey } from "@/lib/accounts/operator";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
@@ -73,4 +74,27 @@ test("last used: written on the first use, then at most once a minute", async ()
   });
   await resolvePrincipal({ apiKey: key.key, authorization: null });
   assert.ok((await lastUsed())!.getTime() > Date.now() - 10_000, "an old stamp is refreshed");
+});
+
+test("the operator sees every developer's keys with their owner and revokes any; nobody else can", async () => {
+  const [dev, other] = [await account("dev"), await account("other")];
+  const made = await createApiKey({ name: "dev agent", permissions: ["orders:read"] }, { accountId: dev.id });
+  const cli = await createApiKey({ name: "cli key" });
+  const operator = await makeOperator(other.email);
+
+  const seen = await operatorListKeys(operator);
+  const devRow = seen.find((k) => k.id === made.id)!;
+  assert.deepEqual(devRow.owner, { name: dev.name, email: dev.email });
+  assert.deepEqual(devRow.permissions, ["orders:read"]);
+  assert.equal(seen.find((k) => k.id === cli.id)?.owner, null);
+  assert.ok(seen.every((k) => !("secretHash" in k) && !("accountId" in k)));
+
+  // a developer is not the operator: the operator's view does not exist for them, and nothing is revoked
+  for (const attempt of [operatorListKeys(dev), operatorRevokeKey(dev, made.id)]) {
+    await assert.rejects(attempt, (e: AppError) => e.code === "not_found");
+  }
+  assert.equal((await resolvePrincipal({ apiKey: made.key, authorization: null })).kind, "platform");
+
+  await operatorRevokeKey(operator, made.id);
+  await assert.rejects(resolvePrincipal({ apiKey: made.key, authorization: null }), /revoked/);
 });
