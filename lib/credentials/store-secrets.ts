@@ -12,7 +12,7 @@ let cached: { source: string | undefined; keyring: Keyring | null } | undefined;
 /** The keyring of this deployment (parsed once per value of STORE_SECRETS_KEY). */
 export const storeKeyring = (): Keyring | null => {
   const env = getEnv();
-  if (cached?.source === env.STORE_SECRETS_KEY) return cached.keyring;
+  if (cached && cached.source === env.STORE_SECRETS_KEY) return cached.keyring;
   const keyring = parseKeyring(env.STORE_SECRETS_KEY, env.NODE_ENV === "production");
   cached = { source: env.STORE_SECRETS_KEY, keyring };
   return keyring;
