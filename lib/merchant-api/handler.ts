@@ -52,7 +52,8 @@ const inputOf = async (
   }
   const body = parseJsonText(decodeUtf8(await readBodyBytes(request)), request.headers.get("content-type"));
   if (body === undefined) return params;
-  if (!isPlainObject(body)) throw new AppError("invalid_request", "The body must be a JSON object", { path: "$" });
+  if (!isPlainObject(body))
+    throw new AppError("invalid_request", "The body must be a JSON object", { path: "$" });
   return { ...body, ...params };
 };
 

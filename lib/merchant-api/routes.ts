@@ -7,8 +7,8 @@ import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { getStoreOrder } from "@/lib/orders/store-order";
 import { orderToWire } from "@/lib/orders/to-wire";
-import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { setCryptoSettings, SetCryptoSettingsSchema } from "@/lib/stores/crypto-settings";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import {
   closeOwedBackOfStore,
   CloseOwedBackSchema,
@@ -46,7 +46,8 @@ const storeView = (store: MerchantContext["store"]) => ({
 export const getStoreSettings = defineMerchantRoute({
   name: "merchant_get_store",
   title: "Get store settings",
-  description: "The store's settings: name, mode (test/live), currency, tax rate in basis points, webhook URL.",
+  description:
+    "The store's settings: name, mode (test/live), currency, tax rate in basis points, webhook URL.",
   method: "GET",
   path: "",
   permission: "settings:read",
@@ -130,7 +131,8 @@ export const setWebhook = defineMerchantRoute({
 export const getOrderRoute = defineMerchantRoute({
   name: "merchant_get_order",
   title: "Get order",
-  description: "One order of the store, whoever placed it: lines, fulfilment, adjustments, totals in minor units.",
+  description:
+    "One order of the store, whoever placed it: lines, fulfilment, adjustments, totals in minor units.",
   method: "GET",
   path: "/orders/{id}",
   permission: "orders:read",

@@ -31,7 +31,8 @@ const callers = new WeakMap<Request, { principal: PrincipalKind; tier: TrustTier
 /** Records who the surface found the caller to be, for the request's access line (and a platform key's log). */
 export const noteCaller = (request: Request, principal: Principal, tier: TrustTier): void => {
   // a platform API key (not an OAuth client's token, whose keyId is the client) gets its calls recorded
-  const keyId = principal.kind === "platform" && principal.id.startsWith("key:") ? principal.keyId : undefined;
+  const keyId =
+    principal.kind === "platform" && principal.id.startsWith("key:") ? principal.keyId : undefined;
   callers.set(request, { principal: KIND_OF[principal.kind], tier, ...(keyId ? { keyId } : {}) });
 };
 
@@ -39,15 +40,9 @@ export const noteCaller = (request: Request, principal: Principal, tier: TrustTi
  * After the answer: the call in its key's recent log (key-call-log.ts), with the error code of an error answer. A
  * request refused before its caller was resolved is attributed to the platform key it presented, if valid.
  */
-const logKeyCall = async (
-  noted: string | undefined,
-  request: Request,
-  route: string,
-  response: Response,
-) => {
+const logKeyCall = async (noted: string | undefined, request: Request, route: string, response: Response) => {
   const json = (response.headers.get("content-type") ?? "").includes("json");
-  const errorCode =
-    response.status >= 400 && json ? errorCodeOfBody(await response.clone().text()) : null;
+  const errorCode = response.status >= 400 && json ? errorCodeOfBody(await response.clone().text()) : null;
   const keyId = noted ?? (await presentedPlatformKeyId(request.headers.get("x-api-key")));
   if (!keyId) return;
   await recordKeyCall({

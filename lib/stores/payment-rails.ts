@@ -81,4 +81,6 @@ export const closeOwedBackOfStore = async (
   store: Store,
   input: z.infer<typeof CloseOwedBackSchema>,
 ): Promise<OwedBackWire> =>
-  owedBackToWire(await closeOwedBack(await getDb(), store, { id: input.id, refundDigest: input.refund_digest }));
+  owedBackToWire(
+    await closeOwedBack(await getDb(), store, { id: input.id, refundDigest: input.refund_digest }),
+  );
