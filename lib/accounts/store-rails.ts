@@ -2,8 +2,10 @@ import "server-only";
 
 import { z } from "zod";
 
+import { AppError } from "@/lib/core/errors";
 import {
   createMerchantKey,
+  CreateMerchantKeyInputSchema,
   listMerchantKeys,
   revokeMerchantKey,
   type CreateMerchantKeyInput,
@@ -23,6 +25,16 @@ import { storeForAccount } from "./store-access";
 // The admin's payments and API-keys pages, for one signed-in account: staff may look, only an owner changes the
 // rails or the store's merchant keys. Each action is the account check, then the same operation the CLI and the
 // merchant REST API call (set-stripe-keys, crypto-settings, owed-back, merchant-keys).
+
+/** The input as `schema` reads it. @throws AppError invalid_request with the JSONPath of the first bad field */
+const parseInput = <S extends z.ZodType>(schema: S, raw: unknown): z.output<S> => {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new AppError("invalid_request", issue.message, {
+    path: `$${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`,
+  });
+};
 
 /** The payments page's data. @throws AppError store_not_found (no part in it) */
 export const railsPageOf = async (account: AccountSummary, slug: string) => {
@@ -46,7 +58,7 @@ export const setStripeKeysAs = async (
   raw: z.input<typeof StripeKeysFormSchema>,
 ): Promise<void> => {
   const { store } = await storeForAccount(account, slug, "owner");
-  const input = StripeKeysFormSchema.parse(raw);
+  const input = parseInput(StripeKeysFormSchema, raw);
   const given = (value: string | undefined) => (value ? value : undefined);
   await setStripeKeys(store.slug, {
     secretKey: given(input.secret_key),
@@ -64,7 +76,7 @@ export const setCryptoSettingsAs = async (account: AccountSummary, slug: string,
 /** @throws AppError store_not_found, owner_required, not_found, invalid_request, conflict */
 export const closeOwedBackAs = async (account: AccountSummary, slug: string, raw: unknown) => {
   const { store } = await storeForAccount(account, slug, "owner");
-  return closeOwedBackOfStore(store, CloseOwedBackSchema.parse(raw));
+  return closeOwedBackOfStore(store, parseInput(CloseOwedBackSchema, raw));
 };
 
 /** The API-keys page's data: staff may see the keys (never a secret). */
@@ -80,7 +92,7 @@ export const createMerchantKeyAs = async (
   input: CreateMerchantKeyInput,
 ) => {
   const { store } = await storeForAccount(account, slug, "owner");
-  return createMerchantKey(store, input, { accountId: account.id });
+  return createMerchantKey(store, parseInput(CreateMerchantKeyInputSchema, input), { accountId: account.id });
 };
 
 /** @throws AppError store_not_found, owner_required, not_found */

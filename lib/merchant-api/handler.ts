@@ -22,6 +22,7 @@ import { MERCHANT_ROUTES } from "./routes";
 //   4. the key's permission (insufficient_scope),
 //   5. the input: path parameters with the GET query or the JSON body, through the route's zod schema
 //      (invalid_request with the JSONPath of the field), before anything runs.
+// Errors come from the one error table, in the UCP error envelope (messages[0].code, path).
 
 const matchPath = (pattern: string, segments: readonly string[]): Record<string, string> | null => {
   const parts = pattern.split("/").filter(Boolean);
@@ -97,7 +98,13 @@ export const merchantApiHandler: Handler = async (request, context) => {
     const body = await route.run({ store, caller, baseUrl: getBaseUrl(), now: new Date() }, parsed.data);
     return jsonResponse(route.status ?? 200, JSON.stringify(body), requestId);
   } catch (thrown) {
-    return errorResponse(toAppError(thrown), echoId);
+    const error = toAppError(thrown);
+    const response = errorResponse(error, echoId);
+    // the UCP surfaces answer a business outcome (unsupported_coin, …) with 200 and ucp.status "error"; a script
+    // of the merchant's checks the status, so here every refusal is a 4xx (422 for those)
+    return error.spec.kind === "business"
+      ? new Response(response.body, { status: 422, headers: response.headers })
+      : response;
   }
 };
 

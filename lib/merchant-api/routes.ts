@@ -49,7 +49,7 @@ export const getStoreSettings = defineMerchantRoute({
   description:
     "The store's settings: name, mode (test/live), currency, tax rate in basis points, webhook URL.",
   method: "GET",
-  path: "",
+  path: "/settings",
   permission: "settings:read",
   input: Empty,
   run: async (ctx) => storeView(ctx.store),
