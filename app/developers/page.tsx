@@ -170,7 +170,7 @@ export default async function DevelopersPage() {
                     </code>
                   </TableCell>
                   <TableCell>
-                    <Badge tone={c.status >= 400 ? "danger" : "success"}>{c.status}</Badge>
+                    <Badge tone={c.status >= 400 || c.errorCode ? "danger" : "success"}>{c.status}</Badge>
                   </TableCell>
                   <TableCell className="text-xs">{c.errorCode ?? ""}</TableCell>
                   <TableCell>

@@ -42,7 +42,8 @@ export const noteCaller = (request: Request, principal: Principal, tier: TrustTi
  */
 const logKeyCall = async (noted: string | undefined, request: Request, route: string, response: Response) => {
   const json = (response.headers.get("content-type") ?? "").includes("json");
-  const errorCode = response.status >= 400 && json ? errorCodeOfBody(await response.clone().text()) : null;
+  // a business outcome (not_found, out_of_stock, …) is a 200 whose UCP envelope, first in the body, says "error"
+  const errorCode = json ? errorCodeOfBody(await response.clone().text(), response.status) : null;
   const keyId = noted ?? (await presentedPlatformKeyId(request.headers.get("x-api-key")));
   if (!keyId) return;
   await recordKeyCall({
@@ -120,7 +121,7 @@ export const observed =
         ...(caller ? { tier: caller.tier } : {}),
         ...(typeof params.store_slug === "string" ? { store: params.store_slug } : {}),
       };
-      if (caller?.keyId || (response.status >= 400 && !caller && request.headers.has("x-api-key"))) {
+      if (caller?.keyId || (!caller && response.status >= 400 && request.headers.has("x-api-key"))) {
         void logKeyCall(caller?.keyId, request, route, response).catch(() => undefined);
       }
       const quiet = QUIET_ROUTES.has(route) && response.status < 400;

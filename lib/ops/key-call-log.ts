@@ -66,7 +66,10 @@ export const listKeyCalls = async (
   if (keyIds.length === 0) return [];
   const db = await getDb();
   return db.apiKeyCall.findMany({
-    where: { keyId: { in: [...keyIds] }, ...(errorsOnly ? { status: { gte: 400 } } : {}) },
+    where: {
+      keyId: { in: [...keyIds] },
+      ...(errorsOnly ? { OR: [{ status: { gte: 400 } }, { errorCode: { not: null } }] } : {}),
+    },
     orderBy: [{ at: "desc" }, { id: "desc" }],
     take: Math.min(Math.max(limit, 1), KEEP_PER_KEY),
     select: {
@@ -81,8 +84,12 @@ export const listKeyCalls = async (
   });
 };
 
-/** The error code of an error answer's body: UCP envelope, JSON-RPC error, or OAuth error. */
-export const errorCodeOfBody = (text: string): string | null => {
+/**
+ * The error code of an answer's body: UCP envelope, JSON-RPC error, or OAuth error. A 2xx is only parsed when
+ * its envelope (the first bytes) says "error", so a large success body is never parsed here.
+ */
+export const errorCodeOfBody = (text: string, status = 400): string | null => {
+  if (status < 400 && !/"status":\s*"error"/.test(text.slice(0, 200))) return null;
   try {
     const body = JSON.parse(text) as {
       messages?: { code?: unknown }[];
