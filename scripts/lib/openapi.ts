@@ -6,6 +6,7 @@ import { z } from "zod";
 
 import { ERROR_CODES } from "@/lib/core/error-codes";
 import type { AnyOperation } from "@/lib/core/operation";
+import type { AnyMerchantRoute } from "@/lib/merchant-api/define";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { REPO_ROOT } from "./paths";
@@ -90,10 +91,10 @@ const ERROR_RESPONSE = { $ref: "#/components/responses/Error" };
 const addMerchantRoutes = async (paths: Record<string, Record<string, unknown>>): Promise<void> => {
   const { MERCHANT_ROUTES } = (await import(
     pathToFileURL(resolveImport("@/lib/merchant-api/routes")).href
-  )) as typeof import("@/lib/merchant-api/routes");
+  )) as { MERCHANT_ROUTES: readonly AnyMerchantRoute[] };
   const { MERCHANT_API_PREFIX } = (await import(
     pathToFileURL(resolveImport("@/lib/merchant-api/define")).href
-  )) as typeof import("@/lib/merchant-api/define");
+  )) as { MERCHANT_API_PREFIX: string };
   for (const route of MERCHANT_ROUTES) {
     const full = `${MERCHANT_API_PREFIX}/{store_slug}${route.path}`;
     const names = [...full.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
@@ -137,7 +138,11 @@ const addMerchantRoutes = async (paths: Record<string, Record<string, unknown>>)
               required: required.length > 0,
               content: {
                 "application/json": {
-                  schema: { ...input, properties, ...(required.length > 0 ? { required } : { required: undefined }) },
+                  schema: {
+                    ...input,
+                    properties,
+                    ...(required.length > 0 ? { required } : { required: undefined }),
+                  },
                 },
               },
             },
