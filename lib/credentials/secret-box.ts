@@ -22,6 +22,9 @@ const PREFIX = "enc:v1:";
 const DEV_KEY_ID = "dev";
 const DEV_KEY = createHash("sha256").update("agent-commerce-service development store secrets").digest();
 
+/** The development keyring as STORE_SECRETS_KEY spells it, for a server Next runs as production (serve.ts). */
+export const DEV_KEYRING = `${DEV_KEY_ID}:${DEV_KEY.toString("base64")}`;
+
 /**
  * Parses STORE_SECRETS_KEY (`id:base64,id:base64…`, the first sealing). Unset: the development key outside
  * production, no keyring in production.
