@@ -165,7 +165,7 @@ export default async function DevelopersPage() {
                   </TableCell>
                   <TableCell className="text-xs">{keyName.get(c.keyId) ?? "?"}</TableCell>
                   <TableCell>
-                    <code className="text-xs break-all">
+                    <code className="text-xs whitespace-nowrap">
                       {c.method} {c.route}
                     </code>
                   </TableCell>
