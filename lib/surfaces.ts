@@ -54,6 +54,11 @@ export const SURFACES = [
     transport: "MCP (the bridge: flat tools in major units over every store, card purchases)",
     credential: "X-API-Key; buyer bearer for account tools",
   },
+  {
+    path: "/merchant/v1/stores/<store_slug>/…",
+    transport: "REST (merchant API: settings, rails, orders; minor units)",
+    credential: "merchant key (X-API-Key: acsm_…)",
+  },
   { path: "/account/agents", transport: "web page (consent centre)", credential: "Sui wallet sign-in" },
   { path: "/account/orders", transport: "web page (My orders)", credential: "Sui wallet sign-in" },
 ] as const;

@@ -17,6 +17,7 @@ import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
 import { AppError } from "@/lib/core/errors";
 import { errorText, logger } from "@/lib/core/log";
+import { DEV_KEYRING } from "@/lib/credentials/secret-box";
 import { admitRawRequest, rawRequestIdLine } from "@/lib/http/raw-request";
 import { pagePathForLog, requestScope } from "@/lib/ops/request-scope";
 import { SURFACES } from "@/lib/surfaces";
@@ -76,6 +77,10 @@ const main = async (): Promise<void> => {
   // OUTBOUND_ALLOW_PRIVATE=1 says otherwise.
   if (env.NODE_ENV !== "production" && process.env.OUTBOUND_ALLOW_PRIVATE === undefined) {
     process.env.OUTBOUND_ALLOW_PRIVATE = "1";
+  }
+  // likewise the store secrets: outside the operator's production, the public development keyring (secret-box.ts)
+  if (env.NODE_ENV !== "production" && process.env.STORE_SECRETS_KEY === undefined) {
+    process.env.STORE_SECRETS_KEY = DEV_KEYRING;
   }
   const tsx = path.join(ROOT, "node_modules/.bin/tsx");
   if (!args.has("--no-setup"))

@@ -12,6 +12,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { getBaseUrl } from "@/lib/config/env";
 import { listApiKeys } from "@/lib/credentials/manage-api-keys";
+import { listKeyCalls } from "@/lib/ops/key-call-log";
 
 import { createDeveloperKey, revokeDeveloperKey } from "./actions";
 
@@ -25,6 +26,11 @@ export default async function DevelopersPage() {
   const account = await getMerchantSession();
   if (!account) redirect("/admin/sign-in?next=/developers");
   const keys = (await listApiKeys({ accountId: account.id })).reverse();
+  const calls = await listKeyCalls(
+    keys.map((k) => k.id),
+    { limit: 50 },
+  );
+  const keyName = new Map(keys.map((k) => [k.id, k.name]));
   const base = getBaseUrl();
   return (
     <PageShell
@@ -120,6 +126,55 @@ export default async function DevelopersPage() {
                         </Button>
                       </form>
                     )}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        )}
+      </section>
+      <section aria-labelledby="calls-heading" className="mt-8 grid grid-cols-1 gap-3">
+        <h2 id="calls-heading" className="text-xl font-semibold">
+          Your agent&apos;s calls
+        </h2>
+        <p className="text-muted-foreground text-sm">
+          The latest calls made with your keys (the newest 100 per key are kept): route, answer and the
+          Request-Id to quote when you ask for help. No body or credential is recorded.
+        </p>
+        {calls.length === 0 ? (
+          <EmptyState icon={<KeyRound />} title="No call yet">
+            Calls appear here a moment after your agent makes them.
+          </EmptyState>
+        ) : (
+          <Table aria-label="Recent calls with your keys">
+            <TableHeader>
+              <TableRow>
+                <TableHead>Time</TableHead>
+                <TableHead>Key</TableHead>
+                <TableHead>Call</TableHead>
+                <TableHead>Status</TableHead>
+                <TableHead>Error</TableHead>
+                <TableHead>Request-Id</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {calls.map((c, i) => (
+                <TableRow key={`${c.requestId ?? ""}-${i}`} data-testid="key-call">
+                  <TableCell className="text-xs whitespace-nowrap">
+                    {c.at.toISOString().slice(0, 19).replace("T", " ")} UTC
+                  </TableCell>
+                  <TableCell className="text-xs">{keyName.get(c.keyId) ?? "?"}</TableCell>
+                  <TableCell>
+                    <code className="text-xs whitespace-nowrap">
+                      {c.method} {c.route}
+                    </code>
+                  </TableCell>
+                  <TableCell>
+                    <Badge tone={c.status >= 400 || c.errorCode ? "danger" : "success"}>{c.status}</Badge>
+                  </TableCell>
+                  <TableCell className="text-xs">{c.errorCode ?? ""}</TableCell>
+                  <TableCell>
+                    <code className="text-xs break-all">{c.requestId ?? ""}</code>
                   </TableCell>
                 </TableRow>
               ))}

@@ -178,6 +178,20 @@ const EnvSchema = z.object({
     .string()
     .regex(/^smtps?:\/\/[^\s]+$/, "SMTP_URL must be an smtp:// or smtps:// URL")
     .optional(),
+  /**
+   * Keyring of the store secrets encrypted at rest (Stripe secret key and webhook signing secret; AES-256-GCM):
+   * `<key id>:<32 bytes in base64>`, comma-separated, the FIRST one encrypting and every one decrypting, so a new
+   * key is added in front and `npm run admin -- rotate-store-secrets` re-encrypts with it before the old one is
+   * dropped. Unset outside production: a fixed development key (id `dev`); unset in production: storing a Stripe
+   * secret is refused.
+   */
+  STORE_SECRETS_KEY: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]{40,}(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]{40,})*$/,
+      "use <key id>:<base64 of 32 bytes>[,<older id>:<base64>…]",
+    )
+    .optional(),
   /** The From address of outgoing mail. */
   MAIL_FROM: z.string().min(3).default("Agent Commerce Service <no-reply@localhost>"),
 });

@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   order: "ord",
   orderLine: "oli",
   apiKey: "key",
+  merchantKey: "mkey",
+  keyCall: "kcall",
   idempotency: "idem",
   orderEvent: "evt",
   fulfillmentEvent: "fev",

@@ -41,6 +41,13 @@ export const ERROR_CODES = {
   // ── credentials and trust ──────────────────────────────────────────────────────────────
   /** Thrown by resolvePrincipal: X-API-Key unknown or revoked (seed §7: 401). */
   invalid_api_key: protocol(401, -32000, "seed", "Unknown or revoked platform key: use a valid X-API-Key."),
+  /** Thrown by the merchant REST API: unknown, malformed or revoked merchant key (ours: 401). */
+  invalid_merchant_key: protocol(
+    401,
+    -32000,
+    "ours",
+    "Unknown or revoked merchant key: send X-API-Key with a merchant key (acsm_…) the store's owner created in /admin.",
+  ),
   /** Thrown by resolvePrincipal: bearer expired or invalid (seed §5 rule 2: 401 + WWW-Authenticate). */
   invalid_token: protocol(
     401,
@@ -172,6 +179,13 @@ export const ERROR_CODES = {
     "Temporarily unavailable: retry after the Retry-After delay.",
   ),
   /** Anything unexpected: logged with the Request-Id; its message never reaches the client. */
+  /** Thrown when a store secret must be stored or read but STORE_SECRETS_KEY lacks its key (ours: 503). */
+  secrets_key_missing: protocol(
+    503,
+    -32603,
+    "ours",
+    "The operator must set STORE_SECRETS_KEY (with every key id still in use) before store secrets can be stored or read.",
+  ),
   internal_error: protocol(500, -32603, "ucp", "Unexpected error; it has been logged with your Request-Id."),
 
   // ── OAuth authorization server (issue #6; rendered in RFC 6749 form by lib/oauth/render-oauth.ts) ──

@@ -23,3 +23,13 @@ test("isSameHash: equal only for identical hashes, false on length mismatch", ()
   assert.equal(isSameHash(h, hashApiKey("y")), false);
   assert.equal(isSameHash(h, h.slice(0, 10)), false);
 });
+
+test("merchant keys and platform keys never parse as each other", () => {
+  const merchant = generateApiKey("merchant");
+  const platform = generateApiKey("platform");
+  assert.match(merchant.key, /^acsm_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+  assert.equal(parseApiKeyPrefix(merchant.key, "merchant"), merchant.prefix);
+  assert.equal(parseApiKeyPrefix(merchant.key), null);
+  assert.equal(parseApiKeyPrefix(merchant.key, "platform"), null);
+  assert.equal(parseApiKeyPrefix(platform.key, "merchant"), null);
+});

@@ -58,7 +58,8 @@ const bucketOf = async (request: Request, kind: RouteKind, source: string): Prom
     : { policy: "anonymous", key: source };
   const apiKey = request.headers.get("x-api-key")?.trim();
   if (apiKey !== undefined) {
-    if (!parseApiKeyPrefix(apiKey)) return anonymous;
+    // a merchant key (acsm_…) has the key budget too, keyed apart from every platform key
+    if (!parseApiKeyPrefix(apiKey) && !parseApiKeyPrefix(apiKey, "merchant")) return anonymous;
     return { policy: signed ? "signed" : "key", key: `key:${digest(hashApiKey(apiKey))}` };
   }
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];

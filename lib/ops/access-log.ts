@@ -3,6 +3,7 @@ import "server-only";
 import { logger } from "@/lib/core/log";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 
+import { errorCodeOfBody, presentedPlatformKeyId, recordKeyCall } from "./key-call-log";
 import { recordHttpRequest } from "./metrics";
 import { requestScope } from "./request-scope";
 
@@ -25,11 +26,35 @@ const KIND_OF: Record<Principal["kind"], PrincipalKind> = {
   agent: "signed",
 };
 
-const callers = new WeakMap<Request, { principal: PrincipalKind; tier: TrustTier }>();
+const callers = new WeakMap<Request, { principal: PrincipalKind; tier: TrustTier; keyId?: string }>();
 
-/** Records who the surface found the caller to be, for the request's access line. */
+/** Records who the surface found the caller to be, for the request's access line (and a platform key's log). */
 export const noteCaller = (request: Request, principal: Principal, tier: TrustTier): void => {
-  callers.set(request, { principal: KIND_OF[principal.kind], tier });
+  // a platform API key (not an OAuth client's token, whose keyId is the client) gets its calls recorded
+  const keyId =
+    principal.kind === "platform" && principal.id.startsWith("key:") ? principal.keyId : undefined;
+  callers.set(request, { principal: KIND_OF[principal.kind], tier, ...(keyId ? { keyId } : {}) });
+};
+
+/**
+ * After the answer: the call in its key's recent log (key-call-log.ts), with the error code of an error answer. A
+ * request refused before its caller was resolved is attributed to the platform key it presented, if valid.
+ */
+const logKeyCall = async (noted: string | undefined, request: Request, route: string, response: Response) => {
+  const json = (response.headers.get("content-type") ?? "").includes("json");
+  // a business outcome (not_found, out_of_stock, …) is a 200 whose UCP envelope, first in the body, says "error"
+  const errorCode = json ? errorCodeOfBody(await response.clone().text(), response.status) : null;
+  const keyId = noted ?? (await presentedPlatformKeyId(request.headers.get("x-api-key")));
+  if (!keyId) return;
+  await recordKeyCall({
+    keyId,
+    method: request.method,
+    route,
+    status: response.status,
+    errorCode,
+    requestId: response.headers.get("request-id"),
+    at: new Date(),
+  });
 };
 
 /** The credential a request presents, unverified: a key wins over a bearer (seed §5 rule 1). */
@@ -96,6 +121,9 @@ export const observed =
         ...(caller ? { tier: caller.tier } : {}),
         ...(typeof params.store_slug === "string" ? { store: params.store_slug } : {}),
       };
+      if (caller?.keyId || (!caller && response.status >= 400 && request.headers.has("x-api-key"))) {
+        void logKeyCall(caller?.keyId, request, route, response).catch(() => undefined);
+      }
       const quiet = QUIET_ROUTES.has(route) && response.status < 400;
       logger()[quiet ? "debug" : "info"](line, "request");
     } catch (error) {

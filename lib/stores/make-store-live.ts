@@ -2,6 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
+import { openStoreSecret } from "@/lib/credentials/store-secrets";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { getStoreOrThrow } from "./get-store-or-throw";
@@ -18,9 +19,11 @@ export const liveRequirementsMissing = (store: Store): string[] => {
     missing.push("a payment rail: neither card nor crypto payments are enabled");
   }
   if (store.cardEnabled) {
-    if (!store.stripeSecretKey || !/^(sk|rk)_live_/.test(store.stripeSecretKey)) {
+    // stored sealed (lib/credentials/store-secrets.ts)
+    const secretKey = openStoreSecret(store.id, "stripe_secret_key", store.stripeSecretKey);
+    if (!secretKey || !/^(sk|rk)_live_/.test(secretKey)) {
       missing.push(
-        `a live Stripe secret key${store.stripeSecretKey ? " (it has a test key)" : ""} ` +
+        `a live Stripe secret key${secretKey ? " (it has a test key)" : ""} ` +
           "(npm run admin -- set-stripe-keys --store <slug> --secret-key sk_live_…)",
       );
     }

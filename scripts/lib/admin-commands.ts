@@ -22,6 +22,7 @@ import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
+import { rotateStoreSecrets } from "@/lib/credentials/rotate-store-secrets";
 import { purgeExpiredIdempotencyRecords } from "@/lib/idempotency/with-idempotency";
 import { listCapturedMail } from "@/lib/mail/send-mail";
 import { createOAuthClient, listOAuthClients, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
@@ -128,6 +129,10 @@ Commands:
                  succeeded one gets its order (never a second charge), a decline is recorded. Crypto: open prepared
                  payments are looked up on the chain by digest; a landed one gets its order or is recorded as owed
                  back. Prints each payment.
+  rotate-store-secrets [--json]
+                 Re-encrypts every store secret (Stripe secret keys, webhook signing secrets) with the newest key
+                 of STORE_SECRETS_KEY (its first), and plain-text rows from before encryption; then the older keys
+                 can be removed from STORE_SECRETS_KEY.
   Store signing keys (UCP signatures; the store profile's signing_keys):
   rotate-signing-key --store <slug> [--json]
                  Mints a new signing key: it is published beside the old one and signs from now on (responses,
@@ -534,6 +539,16 @@ export const runAdmin = async (
         );
         out.log(`  accepts ${settings.acceptedCoins.map((c) => c.symbol).join(", ") || "(no coin)"}`);
         out.log(`  pays out to ${settings.payoutAddress ?? "(no address)"}`);
+      }
+      return 0;
+    }
+    case "rotate-store-secrets": {
+      const report = await rotateStoreSecrets();
+      if (values.json) out.log(JSON.stringify(report));
+      else {
+        out.log(
+          `Store secrets re-encrypted with key "${report.keyId}": ${report.resealed} (already current: ${report.current}).`,
+        );
       }
       return 0;
     }

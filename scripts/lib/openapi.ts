@@ -6,6 +6,7 @@ import { z } from "zod";
 
 import { ERROR_CODES } from "@/lib/core/error-codes";
 import type { AnyOperation } from "@/lib/core/operation";
+import type { AnyMerchantRoute } from "@/lib/merchant-api/define";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { REPO_ROOT } from "./paths";
@@ -86,6 +87,79 @@ const header = (name: string, description: string, required: boolean) => ({
 
 const ERROR_RESPONSE = { $ref: "#/components/responses/Error" };
 
+/** The merchant REST API's routes (lib/merchant-api/routes.ts), one registry rather than one file per route. */
+const addMerchantRoutes = async (paths: Record<string, Record<string, unknown>>): Promise<void> => {
+  const { MERCHANT_ROUTES } = (await import(
+    pathToFileURL(resolveImport("@/lib/merchant-api/routes")).href
+  )) as { MERCHANT_ROUTES: readonly AnyMerchantRoute[] };
+  const { MERCHANT_API_PREFIX } = (await import(
+    pathToFileURL(resolveImport("@/lib/merchant-api/define")).href
+  )) as { MERCHANT_API_PREFIX: string };
+  for (const route of MERCHANT_ROUTES) {
+    const full = `${MERCHANT_API_PREFIX}/{store_slug}${route.path}`;
+    const names = [...full.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!);
+    const input = jsonSchemaOf(route.input, false);
+    const properties = Object.fromEntries(
+      Object.entries((input.properties ?? {}) as Record<string, unknown>).filter(([n]) => !names.includes(n)),
+    );
+    const required = Array.isArray(input.required)
+      ? input.required.filter((r) => !names.includes(r as string))
+      : [];
+    const hasBody = route.method === "POST" || route.method === "PUT";
+    paths[full] ??= {};
+    paths[full]![route.method.toLowerCase()] = {
+      operationId: route.name,
+      summary: route.title,
+      description: route.description,
+      tags: ["merchant"],
+      "x-permission": route.permission,
+      security: [{ merchantKey: [] }],
+      parameters: [
+        ...names.map((name) => ({
+          name,
+          in: "path",
+          required: true,
+          schema: { type: "string" },
+          description: name === "store_slug" ? "The store's slug (the key's own store)" : "The resource id",
+        })),
+        ...(hasBody
+          ? []
+          : Object.entries(properties).map(([name, schema]) => ({
+              name,
+              in: "query",
+              required: required.includes(name),
+              schema,
+            }))),
+        header("Request-Id", "Optional; echoed in the answer.", false),
+      ],
+      ...(hasBody && Object.keys(properties).length > 0
+        ? {
+            requestBody: {
+              required: required.length > 0,
+              content: {
+                "application/json": {
+                  schema: {
+                    ...input,
+                    properties,
+                    ...(required.length > 0 ? { required } : { required: undefined }),
+                  },
+                },
+              },
+            },
+          }
+        : {}),
+      responses: {
+        [String(route.status ?? 200)]: {
+          description: `${route.title}: JSON, money in minor units.`,
+          content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
+        },
+        "4XX": ERROR_RESPONSE,
+        "5XX": ERROR_RESPONSE,
+      },
+    };
+  }
+};
+
 export const buildOpenApi = async (): Promise<Record<string, unknown>> => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of restRoutes()) {
@@ -160,6 +234,7 @@ export const buildOpenApi = async (): Promise<Record<string, unknown>> => {
       },
     };
   }
+  await addMerchantRoutes(paths);
   return {
     openapi: "3.1.0",
     info: {
@@ -173,11 +248,22 @@ export const buildOpenApi = async (): Promise<Record<string, unknown>> => {
     tags: [
       { name: "global", description: "Every store's catalog (/catalog/…)" },
       { name: "per store", description: "One store (/s/{store_slug}/…)" },
+      {
+        name: "merchant",
+        description:
+          "The merchant REST API (/merchant/v1/stores/{store_slug}/…): what the admin does, with a merchant key of that store",
+      },
     ],
     paths,
     components: {
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "A platform API key" },
+        merchantKey: {
+          type: "apiKey",
+          in: "header",
+          name: "X-API-Key",
+          description: "A merchant API key (acsm_…) of the store in the path, created by its owner in /admin",
+        },
         buyerBearer: {
           type: "http",
           scheme: "bearer",

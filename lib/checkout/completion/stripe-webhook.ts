@@ -54,7 +54,7 @@ export const handleStripeWebhook = async (
   if (!secret) return { status: 400, body: { error: "no Stripe webhook secret configured for this store" } };
   let event: Stripe.Event;
   try {
-    const stripe = new Stripe(store.stripeSecretKey ?? SANDBOX_SECRET_KEY);
+    const stripe = new Stripe((account.kind === "stripe" && account.secretKey) || SANDBOX_SECRET_KEY);
     event = stripe.webhooks.constructEvent(rawBody, signature ?? "", secret);
   } catch {
     return { status: 400, body: { error: "invalid Stripe-Signature" } };

@@ -1,0 +1,156 @@
+import { KeyRound } from "lucide-react";
+import type { Metadata } from "next";
+import { notFound, redirect } from "next/navigation";
+
+import { MerchantKeyForm } from "@/components/admin/merchant-key-form";
+import { PageShell } from "@/components/layout/page-shell";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { merchantKeysPageOf } from "@/lib/accounts/store-rails";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { getBaseUrl } from "@/lib/config/env";
+import { toAppError } from "@/lib/core/errors";
+import { MERCHANT_PERMISSION_LABELS, MERCHANT_PERMISSIONS } from "@/lib/credentials/merchant-keys";
+
+import { createMerchantKeyAction, revokeMerchantKeyAction } from "./actions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "API keys — Merchant admin", robots: { index: false } };
+
+type Props = { params: Promise<{ store_slug: string }> };
+
+const when = (date: Date | null) =>
+  date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
+
+export default async function ApiKeysPage({ params }: Props) {
+  const account = await getMerchantSession();
+  const { store_slug } = await params;
+  if (!account) redirect(`/admin/sign-in?next=/admin/stores/${encodeURIComponent(store_slug)}/api-keys`);
+  let page;
+  try {
+    page = await merchantKeysPageOf(account, store_slug);
+  } catch (thrown) {
+    if (toAppError(thrown).code === "store_not_found") notFound();
+    throw thrown;
+  }
+  const { store, role, keys } = page;
+  const canChange = role !== "staff";
+  const api = `${getBaseUrl()}/merchant/v1/stores/${store.slug}`;
+  const revoke = revokeMerchantKeyAction.bind(null, store.slug);
+  return (
+    <PageShell
+      title="API keys"
+      description={`Merchant keys script ${store.name} through the merchant REST API: one store each, never the shopping API.`}
+    >
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Create a merchant key</CardTitle>
+            <CardDescription>
+              Send it as <code>X-API-Key</code>. It is shown once; only a hash is kept.
+            </CardDescription>
+          </CardHeader>
+          <CardContent>
+            {canChange ? (
+              <MerchantKeyForm
+                action={createMerchantKeyAction.bind(null, store.slug)}
+                permissions={MERCHANT_PERMISSIONS.map((p) => ({
+                  value: p,
+                  label: MERCHANT_PERMISSION_LABELS[p],
+                }))}
+              />
+            ) : (
+              <p className="text-sm">Only an owner of the store can create or revoke keys.</p>
+            )}
+          </CardContent>
+        </Card>
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Use it</CardTitle>
+            <CardDescription>
+              Money in minor units; every route is in{" "}
+              <a className="underline" href="/openapi.json">
+                openapi.json
+              </a>
+              .
+            </CardDescription>
+          </CardHeader>
+          <CardContent>
+            <pre
+              className="bg-muted overflow-x-auto rounded-md p-3 text-xs"
+              tabIndex={0}
+              aria-label="Example: read an order with curl"
+            >
+              {`curl ${api}/orders/<order id> \\
+  -H 'X-API-Key: <merchant key>'
+
+curl -X POST ${api}/orders/<order id>/refunds \\
+  -H 'X-API-Key: <merchant key>' \\
+  -H 'content-type: application/json' \\
+  -d '{"amount": 500, "reason": "damaged"}'`}
+            </pre>
+          </CardContent>
+        </Card>
+      </div>
+      <section aria-labelledby="mkeys-heading" className="mt-8 grid grid-cols-1 gap-3">
+        <h2 id="mkeys-heading" className="text-xl font-semibold">
+          Keys of this store
+        </h2>
+        {keys.length === 0 ? (
+          <EmptyState icon={<KeyRound />} title="No key yet">
+            An owner creates one above.
+          </EmptyState>
+        ) : (
+          <Table aria-label="Merchant keys">
+            <TableHeader>
+              <TableRow>
+                <TableHead>Name</TableHead>
+                <TableHead>Key</TableHead>
+                <TableHead>Permissions</TableHead>
+                <TableHead>Created</TableHead>
+                <TableHead>Last used</TableHead>
+                <TableHead>Status</TableHead>
+                <TableHead>
+                  <span className="sr-only">Actions</span>
+                </TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {[...keys].reverse().map((k) => (
+                <TableRow key={k.id}>
+                  <TableCell className="font-medium">{k.name}</TableCell>
+                  <TableCell>
+                    <code className="text-xs">{`acsm_${k.prefix}_…`}</code>
+                  </TableCell>
+                  <TableCell className="text-xs">{k.permissions.join(", ")}</TableCell>
+                  <TableCell className="text-xs whitespace-nowrap">{when(k.createdAt)}</TableCell>
+                  <TableCell className="text-xs whitespace-nowrap">{when(k.lastUsedAt)}</TableCell>
+                  <TableCell>
+                    {k.revokedAt ? (
+                      <Badge tone="danger">Revoked</Badge>
+                    ) : (
+                      <Badge tone="success">Active</Badge>
+                    )}
+                  </TableCell>
+                  <TableCell>
+                    {k.revokedAt || !canChange ? null : (
+                      <form action={revoke}>
+                        <input type="hidden" name="id" value={k.id} />
+                        <Button type="submit" variant="outline" size="sm" aria-label={`Revoke ${k.name}`}>
+                          Revoke
+                        </Button>
+                      </form>
+                    )}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        )}
+      </section>
+    </PageShell>
+  );
+}

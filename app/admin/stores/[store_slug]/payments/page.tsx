@@ -1,0 +1,164 @@
+import { Coins } from "lucide-react";
+import type { Metadata } from "next";
+import { notFound, redirect } from "next/navigation";
+
+import { CloseOwedBackForm, CryptoSettingsForm, StripeKeysForm } from "@/components/admin/rails-forms";
+import { PageShell } from "@/components/layout/page-shell";
+import { TestCards } from "@/components/payment/test-cards";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { railsPageOf } from "@/lib/accounts/store-rails";
+import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { toAppError } from "@/lib/core/errors";
+
+import { closeOwedBackAction, saveCryptoSettings, saveStripeKeys } from "./actions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Payments — Merchant admin", robots: { index: false } };
+
+type Props = { params: Promise<{ store_slug: string }> };
+
+const amountsText = (
+  amounts: { amount: string; symbol: string | null; coin_type: string; decimals: number | null }[],
+) =>
+  amounts
+    .map((a) => {
+      const symbol = a.symbol ?? a.coin_type;
+      if (a.decimals === null || a.decimals === 0) return `${a.amount} ${symbol}`;
+      const digits = a.amount.padStart(a.decimals + 1, "0");
+      const whole = digits.slice(0, -a.decimals);
+      const fraction = digits.slice(-a.decimals).replace(/0+$/, "");
+      return `${whole}${fraction ? `.${fraction}` : ""} ${symbol}`;
+    })
+    .join(" + ");
+
+export default async function PaymentsPage({ params }: Props) {
+  const account = await getMerchantSession();
+  const { store_slug } = await params;
+  if (!account) redirect(`/admin/sign-in?next=/admin/stores/${encodeURIComponent(store_slug)}/payments`);
+  let page;
+  try {
+    page = await railsPageOf(account, store_slug);
+  } catch (thrown) {
+    // a store this account has no part in looks exactly like one that does not exist
+    if (toAppError(thrown).code === "store_not_found") notFound();
+    throw thrown;
+  }
+  const { store, role, rails, owedBack } = page;
+  const canChange = role !== "staff";
+  const slug = store.slug;
+  return (
+    <PageShell
+      title="Payments"
+      description={
+        <span className="flex flex-wrap items-center gap-2">
+          <Badge tone={store.mode === "live" ? "success" : "info"}>
+            {store.mode === "live" ? "Live" : "Test mode"}
+          </Badge>
+          <span>How {store.name} gets paid: cards through Stripe, crypto on Sui.</span>
+        </span>
+      }
+    >
+      {canChange ? null : (
+        <p role="note" className="bg-muted mb-6 rounded-md px-3 py-2 text-sm">
+          You are staff here: you can see the payment settings; only an owner can change them.
+        </p>
+      )}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Card (Stripe)</CardTitle>
+            <CardDescription>
+              Secret keys are encrypted at rest and never shown again: only their last four characters.
+            </CardDescription>
+          </CardHeader>
+          <CardContent className="grid gap-4">
+            {store.mode === "test" ? <TestCards title="Test mode: the sandbox takes these cards" /> : null}
+            {canChange ? (
+              <StripeKeysForm
+                action={saveStripeKeys.bind(null, slug)}
+                secretLast4={rails.card.stripe_secret_key_last4}
+                webhookLast4={rails.card.stripe_webhook_secret_last4}
+                publishableKey={rails.card.stripe_publishable_key}
+              />
+            ) : (
+              <dl className="grid gap-2 text-sm">
+                <dt className="text-muted-foreground">Secret key</dt>
+                <dd>
+                  {rails.card.stripe_secret_key_last4 ? `…${rails.card.stripe_secret_key_last4}` : "not set"}
+                </dd>
+                <dt className="text-muted-foreground">Publishable key</dt>
+                <dd className="font-mono text-xs break-all">
+                  {rails.card.stripe_publishable_key ?? "not set"}
+                </dd>
+              </dl>
+            )}
+          </CardContent>
+        </Card>
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Crypto (Sui)</CardTitle>
+            <CardDescription>
+              {rails.crypto.enabled ? "Accepting" : "Not accepting"} crypto; settles on {rails.crypto.network}
+              .
+            </CardDescription>
+          </CardHeader>
+          <CardContent>
+            {canChange ? (
+              <CryptoSettingsForm
+                action={saveCryptoSettings.bind(null, slug)}
+                enabled={rails.crypto.enabled}
+                coins={rails.crypto.accepted_coins}
+                payoutAddress={rails.crypto.payout_address}
+                network={rails.crypto.live_network}
+              />
+            ) : (
+              <dl className="grid gap-2 text-sm">
+                <dt className="text-muted-foreground">Accepted coins</dt>
+                <dd>{rails.crypto.accepted_coins.join(", ") || "none"}</dd>
+                <dt className="text-muted-foreground">Payout address</dt>
+                <dd className="font-mono text-xs break-all">{rails.crypto.payout_address ?? "not set"}</dd>
+              </dl>
+            )}
+          </CardContent>
+        </Card>
+      </div>
+      <section aria-labelledby="owed-heading" className="mt-8 grid grid-cols-1 gap-3">
+        <h2 id="owed-heading" className="text-xl font-semibold">
+          Money owed back in crypto
+        </h2>
+        <p className="text-muted-foreground text-sm">
+          Over-payments, late payments and refunds of crypto orders. The service holds no keys: send the coins
+          from your wallet, then close the record with that transaction&apos;s digest; it is checked on the
+          chain.
+        </p>
+        {owedBack.length === 0 ? (
+          <EmptyState icon={<Coins />} title="Nothing owed back">
+            Records appear here when a buyer is owed crypto.
+          </EmptyState>
+        ) : (
+          <ul className="grid gap-3" aria-label="Open records">
+            {owedBack.map((r) => (
+              <li key={r.id}>
+                <Card className="min-w-0">
+                  <CardHeader>
+                    <CardTitle className="text-base">{amountsText(r.amounts)}</CardTitle>
+                    <CardDescription>
+                      {r.reason} · to <code className="break-all">{r.buyer_address}</code> · {r.id}
+                    </CardDescription>
+                  </CardHeader>
+                  <CardContent>
+                    {canChange ? (
+                      <CloseOwedBackForm action={closeOwedBackAction.bind(null, slug)} id={r.id} />
+                    ) : null}
+                  </CardContent>
+                </Card>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </PageShell>
+  );
+}

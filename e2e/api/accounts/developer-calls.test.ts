@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, test } from "node:test";
+
+import { createAccount } from "@/lib/accounts/accounts";
+import { getDb } from "@/lib/config/db";
+import { createApiKey } from "@/lib/credentials/create-api-key";
+import { KEEP_PER_KEY, listKeyCalls, recordKeyCall } from "@/lib/ops/key-call-log";
+
+import { seedStore } from "../../factories";
+import { callApp, envelopeHeaders } from "../../helpers/app-client";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+
+// "Your agent's calls and errors" in /developers: each call made with a developer's platform key is recorded after
+// the answer (method, route pattern, status, error code, Request-Id; never the path's values, a query or a body),
+// errors included — even one refused before the caller was resolved — and the log of a key stays bounded.
+
+before(prepareTestDatabase);
+after(closeTestDatabase);
+
+const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return read();
+};
+
+test("a call and an error made with a key are in its developer's log, with route pattern, status, code and Request-Id", async () => {
+  const developer = await createAccount({
+    name: "dev",
+    email: `dev-${process.pid}-${Date.now()}@example.com`,
+    password: "long enough passphrase",
+  });
+  const { id, key } = await createApiKey(
+    { name: "my agent", permissions: ["orders:read"] },
+    { accountId: developer.id },
+  );
+  const other = await createApiKey({ name: "someone else" });
+  const store = await seedStore();
+
+  const okId = randomUUID();
+  const ok = await callApp("POST", `/catalog/search?secret=hidden`, {
+    headers: { "x-api-key": key, "request-id": okId },
+    body: { query: "anything" },
+  });
+  assert.equal(ok.status, 200, await ok.clone().text());
+  const missingId = randomUUID();
+  const missing = await callApp("GET", `/s/${store.slug}/orders/ord_nothing_here`, {
+    headers: { ...envelopeHeaders({ "request-id": missingId }), "x-api-key": key },
+  });
+  assert.equal(missing.status, 200, "not_found is a business outcome on UCP: 200 with ucp.status error");
+  // refused before the caller is resolved (no Request-Id header): still this key's error
+  const refused = await callApp("GET", `/s/${store.slug}/orders/ord_other`, {
+    headers: { "x-api-key": key },
+  });
+  assert.equal(refused.status, 400);
+  // another developer's key, and a bad key, are not in this log
+  await callApp("POST", "/catalog/search", { headers: { "x-api-key": other.key }, body: { query: "x" } });
+  await callApp("POST", "/catalog/search", { headers: { "x-api-key": `${key.slice(0, -2)}xx` }, body: {} });
+
+  const calls = await until(
+    () => listKeyCalls([id]),
+    (c) => c.length >= 3,
+  );
+  assert.equal(calls.length, 3, JSON.stringify(calls));
+  const byRequest = new Map(calls.map((c) => [c.requestId, c]));
+  assert.deepEqual(
+    { ...byRequest.get(okId)!, at: null },
+    {
+      keyId: id,
+      method: "POST",
+      route: "/catalog/search",
+      status: 200,
+      errorCode: null,
+      requestId: okId,
+      at: null,
+    },
+  );
+  assert.deepEqual(
+    { ...byRequest.get(missingId)!, at: null },
+    {
+      keyId: id,
+      method: "GET",
+      route: "/s/[store_slug]/orders/[id]",
+      status: 200,
+      errorCode: "not_found",
+      requestId: missingId,
+      at: null,
+    },
+  );
+  const early = calls.find((c) => c.requestId !== okId && c.requestId !== missingId)!;
+  assert.equal(early.status, 400);
+  assert.equal(early.route, "/s/[store_slug]/orders/[id]");
+  assert.ok(early.errorCode, "the refusal's code is recorded");
+  assert.ok(!JSON.stringify(calls).includes("hidden") && !JSON.stringify(calls).includes(key));
+  const errors = await listKeyCalls([id], { errorsOnly: true });
+  assert.deepEqual(errors.map((c) => c.requestId).sort(), [early.requestId, missingId].sort());
+});
+
+test("a key's log is pruned to its newest calls", async () => {
+  const keyId = `key_${randomUUID()}`;
+  const start = Date.now();
+  for (let i = 0; i < KEEP_PER_KEY + 25; i++) {
+    await recordKeyCall({
+      keyId,
+      method: "GET",
+      route: "/catalog/product",
+      status: 200,
+      errorCode: null,
+      requestId: `r${i}`,
+      at: new Date(start + i * 1000),
+    });
+  }
+  const rows = await (await getDb()).apiKeyCall.findMany({ where: { keyId }, orderBy: { at: "asc" } });
+  assert.ok(rows.length <= KEEP_PER_KEY + 20, `${rows.length} rows kept`);
+  assert.equal(rows.at(-1)?.requestId, `r${KEEP_PER_KEY + 24}`, "the newest call is kept");
+  assert.ok(!rows.some((r) => r.requestId === "r0"), "the oldest are gone");
+});

@@ -1,0 +1,130 @@
+import { randomBytes, randomUUID } from "node:crypto";
+
+import { expect, test, type Page } from "@playwright/test";
+
+import { expectAccessible, shoot } from "../helpers/page-checks";
+
+// Payment rails and keys in Chromium: an owner signs up, creates a store, sets its crypto settings and its live
+// Stripe keys (the secret shown back only as its last four), creates a merchant key (shown once, then only its
+// prefix); a developer signs up, creates a platform key at /developers, calls the API with it and sees the call
+// in "Your agent's calls". Each page is checked with axe and photographed at 375 and 1280 px.
+
+const WIDTHS = [375, 1280] as const;
+const BASE = `http://127.0.0.1:${process.env.E2E_PORT}`;
+const RUN = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
+const PASSWORD = "a long enough passphrase";
+
+const look = async (page: Page, testInfo: Parameters<typeof shoot>[1], name: string) => {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      `${name} ${width}`,
+    ).toBeLessThanOrEqual(width);
+    await shoot(page, testInfo, `rails-${name}-${width}`, "admin");
+    await expectAccessible(page, `${name} ${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+};
+
+const signUp = async (page: Page, name: string, email: string) => {
+  await page.goto(`${BASE}/admin/sign-up`);
+  await page.getByLabel("Your name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("heading", { name: "Your stores" })).toBeVisible();
+};
+
+test("owner sets crypto and live Stripe keys, creates a merchant key; a developer sees a call made with their key", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const slug = `rails-${RUN}`;
+  await signUp(page, "Olga Owner", `owner-${RUN}@example.com`);
+  await page.goto(`${BASE}/admin/stores/new`);
+  await page.getByLabel("Store name").fill("Rails Shop");
+  await page.getByLabel("Address").fill(slug);
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/stores/${slug}$`));
+
+  await page
+    .getByRole("navigation", { name: "Store sections" })
+    .getByRole("link", { name: "Payments" })
+    .click();
+  await expect(page.getByRole("heading", { name: "Payments", level: 1 })).toBeVisible();
+  await expect(page.getByTestId("test-cards")).toBeVisible();
+
+  // a wrong coin is refused beside its field, then good settings are saved
+  await page.getByLabel("Accept crypto payments").check();
+  await page.getByLabel("Accepted coins, in order of preference").fill("USDC, NOPE");
+  await page.getByLabel("Payout address").fill(`0x${"ab".repeat(32)}`);
+  await page.getByRole("button", { name: "Save crypto settings" }).click();
+  await expect(page.getByLabel("Accepted coins, in order of preference")).toHaveAttribute(
+    "aria-invalid",
+    "true",
+  );
+  await page.getByLabel("Accepted coins, in order of preference").fill("USDC, SUI");
+  await page.getByRole("button", { name: "Save crypto settings" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Crypto settings saved." })).toBeVisible();
+
+  const secret = `sk_live_${randomBytes(12).toString("hex")}`;
+  await page.getByLabel("Secret key (live)").fill(secret);
+  await page.getByLabel("Publishable key (live)").fill("pk_live_railsShop1234");
+  await page.getByLabel("Webhook signing secret").fill("whsec_railsShopSigning");
+  await page.getByRole("button", { name: "Save Stripe keys" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Stripe keys saved" })).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId("stripe-secret-hint")).toHaveText(
+    `Stored, ending in ${secret.slice(-4)}. Leave blank to keep it.`,
+  );
+  await expect(page.getByLabel("Secret key (live)")).toHaveValue("");
+  expect(await page.content()).not.toContain(secret);
+  await expect(page.getByLabel("Accepted coins, in order of preference")).toHaveValue("USDC, SUI");
+  await look(page, testInfo, "payments");
+
+  await page
+    .getByRole("navigation", { name: "Store sections" })
+    .getByRole("link", { name: "API keys" })
+    .click();
+  await page.getByLabel("Key name").fill("nightly export");
+  await page.getByRole("button", { name: "Create merchant key" }).click();
+  const merchantKey = (await page.getByTestId("new-merchant-key").textContent()) ?? "";
+  expect(merchantKey).toMatch(/^acsm_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+  const settings = await fetch(`${BASE}/merchant/v1/stores/${slug}/settings`, {
+    headers: { "x-api-key": merchantKey },
+  });
+  expect(settings.status).toBe(200);
+  await page.reload();
+  expect(await page.content()).not.toContain(merchantKey);
+  await expect(page.getByRole("table", { name: "Merchant keys" })).toContainText(
+    `${merchantKey.slice(0, 17)}_…`,
+  );
+  await look(page, testInfo, "api-keys");
+
+  // a developer
+  await page.goto(`${BASE}/admin`);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/admin\/sign-in$/);
+  await signUp(page, "Dev Eloper", `developer-${RUN}@example.com`);
+  await page.goto(`${BASE}/developers`);
+  await page.getByLabel("Key name").fill("my agent");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const platformKey = (await page.getByTestId("new-key").textContent()) ?? "";
+  expect(platformKey).toMatch(/^acs_/);
+  const requestId = randomUUID();
+  const search = await fetch(`${BASE}/catalog/search`, {
+    method: "POST",
+    headers: { "x-api-key": platformKey, "request-id": requestId, "content-type": "application/json" },
+    body: JSON.stringify({ query: "rain jacket" }),
+  });
+  expect(search.status).toBe(200);
+  await expect(async () => {
+    await page.goto(`${BASE}/developers`);
+    await expect(page.getByTestId("key-call").first()).toContainText("POST /catalog/search", {
+      timeout: 1000,
+    });
+  }).toPass({ timeout: 15_000 });
+  await expect(page.getByRole("table", { name: "Recent calls with your keys" })).toContainText(requestId);
+  await look(page, testInfo, "developers");
+});

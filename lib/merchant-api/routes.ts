@@ -1,0 +1,223 @@
+import "server-only";
+
+import { z } from "zod";
+
+import { cancelOrder } from "@/lib/orders/cancel-order";
+import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
+import { refundOrder } from "@/lib/orders/refund-order";
+import { getStoreOrder } from "@/lib/orders/store-order";
+import { orderToWire } from "@/lib/orders/to-wire";
+import { setCryptoSettings, SetCryptoSettingsSchema } from "@/lib/stores/crypto-settings";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import {
+  closeOwedBackOfStore,
+  CloseOwedBackSchema,
+  owedBackOfStore,
+  paymentRailsOf,
+} from "@/lib/stores/payment-rails";
+import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
+import { UCP_VERSION } from "@/lib/ucp/version";
+
+import { defineMerchantRoute, type AnyMerchantRoute, type MerchantContext } from "./define";
+
+// The routes of the merchant REST API, each over the domain operation the admin uses. Money in minor units.
+
+const orderView = async (ctx: MerchantContext, id: string) => {
+  const order = await getStoreOrder(ctx.store, id);
+  return orderToWire(order, { store: ctx.store, baseUrl: ctx.baseUrl, ucpVersion: UCP_VERSION });
+};
+
+const Empty = z.strictObject({});
+const OrderId = z.strictObject({ id: z.string().min(1).max(200) });
+
+const storeView = (store: MerchantContext["store"]) => ({
+  id: store.id,
+  slug: store.slug,
+  name: store.name,
+  description: store.description,
+  mode: store.mode,
+  currency: store.currency,
+  country: store.country,
+  tax_rate_bps: store.taxRateBps,
+  webhook_url: store.webhookUrl,
+  created_at: store.createdAt.toISOString(),
+});
+
+export const getStoreSettings = defineMerchantRoute({
+  name: "merchant_get_store",
+  title: "Get store settings",
+  description:
+    "The store's settings: name, mode (test/live), currency, tax rate in basis points, webhook URL.",
+  method: "GET",
+  path: "/settings",
+  permission: "settings:read",
+  input: Empty,
+  run: async (ctx) => storeView(ctx.store),
+});
+
+export const getPaymentRails = defineMerchantRoute({
+  name: "merchant_get_payment_rails",
+  title: "Get payment rails",
+  description:
+    "Card (Stripe keys: only the last four characters of secrets, the publishable key whole) and crypto settings (accepted coins in order, payout address, network).",
+  method: "GET",
+  path: "/payments",
+  permission: "settings:read",
+  input: Empty,
+  run: async (ctx) => paymentRailsOf(ctx.store),
+});
+
+export const setCryptoRail = defineMerchantRoute({
+  name: "merchant_set_crypto_settings",
+  title: "Set crypto settings",
+  description:
+    "Changes the crypto rail: enabled, accepted_coins (our symbols, in order of preference), payout_address, network (the live network). Omitted fields stay. Enabling needs a coin and a payout address.",
+  method: "PUT",
+  path: "/payments/crypto",
+  permission: "settings:write",
+  input: SetCryptoSettingsSchema,
+  run: async (ctx, input) => {
+    await setCryptoSettings(ctx.store.slug, input);
+    return paymentRailsOf(await getStoreOrThrow(ctx.store.slug)).crypto;
+  },
+});
+
+export const listOwedBack = defineMerchantRoute({
+  name: "merchant_list_owed_back",
+  title: "List money owed back in crypto",
+  description:
+    "Crypto owed back to buyers (over-payments, late payments, refunds of crypto orders), oldest first: open ones, or every one with all=true. Amounts are base units of each coin.",
+  method: "GET",
+  path: "/owed-back",
+  permission: "settings:read",
+  input: z.strictObject({ all: z.enum(["true", "false"]).optional() }),
+  run: async (ctx, input) => ({ owed_back: await owedBackOfStore(ctx.store, { all: input.all === "true" }) }),
+});
+
+export const closeOwedBackRoute = defineMerchantRoute({
+  name: "merchant_close_owed_back",
+  title: "Close money owed back",
+  description:
+    "Closes a record with the digest of the transaction that paid the buyer back; the transaction is checked on the chain (final, successful, after the record, enough of every coin).",
+  method: "POST",
+  path: "/owed-back/{id}/close",
+  permission: "settings:write",
+  input: CloseOwedBackSchema,
+  run: async (ctx, input) => closeOwedBackOfStore(ctx.store, input),
+});
+
+export const getWebhook = defineMerchantRoute({
+  name: "merchant_get_webhook",
+  title: "Get webhook endpoint",
+  description: "The store's order-webhook URL (null: webhooks are off).",
+  method: "GET",
+  path: "/webhook",
+  permission: "settings:read",
+  input: Empty,
+  run: async (ctx) => ({ webhook_url: ctx.store.webhookUrl }),
+});
+
+export const setWebhook = defineMerchantRoute({
+  name: "merchant_set_webhook",
+  title: "Set webhook endpoint",
+  description: 'Sets the order-webhook URL (https; a live store needs a public host); "" turns webhooks off.',
+  method: "PUT",
+  path: "/webhook",
+  permission: "settings:write",
+  input: z.strictObject({ webhook_url: z.string().max(2000) }),
+  run: async (ctx, input) => ({ webhook_url: await setStoreWebhookUrl(ctx.store.slug, input.webhook_url) }),
+});
+
+export const getOrderRoute = defineMerchantRoute({
+  name: "merchant_get_order",
+  title: "Get order",
+  description:
+    "One order of the store, whoever placed it: lines, fulfilment, adjustments, totals in minor units.",
+  method: "GET",
+  path: "/orders/{id}",
+  permission: "orders:read",
+  input: OrderId,
+  run: (ctx, input) => orderView(ctx, input.id),
+});
+
+export const fulfilOrder = defineMerchantRoute({
+  name: "merchant_fulfil_order",
+  title: "Record a fulfilment event",
+  description:
+    "Records a fulfilment event: type shipped (default every remaining unit, or line_items) with carrier and tracking, delivered, or another UCP event type. Returns the order.",
+  method: "POST",
+  path: "/orders/{id}/fulfilments",
+  permission: "orders:write",
+  input: OrderId.extend({
+    type: z.string().min(1).max(40),
+    line_items: z
+      .array(z.strictObject({ id: z.string().min(1), quantity: z.number().int().min(1) }))
+      .max(500)
+      .optional(),
+    carrier: z.string().min(1).max(100).optional(),
+    tracking_number: z.string().min(1).max(200).optional(),
+    tracking_url: z.string().max(2000).optional(),
+    description: z.string().min(1).max(500).optional(),
+  }),
+  status: 201,
+  run: async (ctx, input) => {
+    await recordFulfillmentEvent(ctx.store.slug, input.id, {
+      type: input.type,
+      lineItems: input.line_items,
+      carrier: input.carrier,
+      trackingNumber: input.tracking_number,
+      trackingUrl: input.tracking_url,
+      description: input.description,
+    });
+    return orderView(ctx, input.id);
+  },
+});
+
+export const cancelOrderRoute = defineMerchantRoute({
+  name: "merchant_cancel_order",
+  title: "Cancel order",
+  description:
+    "Cancels an order none of whose units shipped: stock back, the money refunded through the rail that charged. Cancelling a canceled order returns it.",
+  method: "POST",
+  path: "/orders/{id}/cancel",
+  permission: "orders:write",
+  input: OrderId.extend({ reason: z.string().min(1).max(500).optional() }),
+  run: async (ctx, input) => {
+    await cancelOrder(ctx.store.slug, input.id, { reason: input.reason });
+    return orderView(ctx, input.id);
+  },
+});
+
+export const refundOrderRoute = defineMerchantRoute({
+  name: "merchant_refund_order",
+  title: "Refund order",
+  description:
+    "Refunds a paid order in full (no amount) or in part (amount in minor units, at most what is left to refund). One refund at a time per order.",
+  method: "POST",
+  path: "/orders/{id}/refunds",
+  permission: "orders:write",
+  input: OrderId.extend({
+    amount: z.number().int("amount is in minor units (an integer)").min(1).optional(),
+    reason: z.string().min(1).max(500).optional(),
+  }),
+  status: 201,
+  run: async (ctx, input) => {
+    await refundOrder(ctx.store.slug, input.id, { amount: input.amount, reason: input.reason });
+    return orderView(ctx, input.id);
+  },
+});
+
+/** Every route of the merchant REST API (the catch-all route file dispatches through it, the OpenAPI lists it). */
+export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
+  getStoreSettings,
+  getPaymentRails,
+  setCryptoRail,
+  listOwedBack,
+  closeOwedBackRoute,
+  getWebhook,
+  setWebhook,
+  getOrderRoute,
+  fulfilOrder,
+  cancelOrderRoute,
+  refundOrderRoute,
+];
