@@ -162,7 +162,12 @@ export const storeOrderDetail = async (account: AccountSummary, slug: string, or
     listDeliveries(store.id, { orderId: order.id, limit: 200 }),
   ]);
   const timeline: TimelineEntry[] = [
-    ...events.map((e) => ({ at: e.createdAt, kind: "event" as const, title: e.kind, detail: `#${e.sequence}` })),
+    ...events.map((e) => ({
+      at: e.createdAt,
+      kind: "event" as const,
+      title: e.kind,
+      detail: `#${e.sequence}`,
+    })),
     ...attempts.map((a) => ({
       at: a.createdAt,
       kind: "payment" as const,
@@ -182,7 +187,9 @@ export const storeOrderDetail = async (account: AccountSummary, slug: string, or
             at: cardPayment.createdAt,
             kind: "payment" as const,
             title: `svc.card payment ${cardPayment.status}`,
-            detail: [cardPayment.paymentIntentId, `attempt ${cardPayment.attempt}`].filter(Boolean).join(" · "),
+            detail: [cardPayment.paymentIntentId, `attempt ${cardPayment.attempt}`]
+              .filter(Boolean)
+              .join(" · "),
           },
         ]
       : []),

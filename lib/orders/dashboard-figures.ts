@@ -23,7 +23,10 @@ export const DashboardRangeSchema = z
     message: "Not a calendar date",
     path: ["from"],
   })
-  .refine((r) => !Number.isNaN(Date.parse(`${r.to}T00:00:00Z`)), { message: "Not a calendar date", path: ["to"] })
+  .refine((r) => !Number.isNaN(Date.parse(`${r.to}T00:00:00Z`)), {
+    message: "Not a calendar date",
+    path: ["to"],
+  })
   .refine((r) => r.from <= r.to, { message: "The start must not be after the end", path: ["from"] })
   .refine(
     (r) =>
@@ -111,7 +114,11 @@ export const dashboardFigures = async (
     to,
     perDay: series,
     byRail: byRail.map((r) => ({ rail: r.key ?? "unpaid", orders: n(r.orders), salesMinor: n(r.sales) })),
-    byAgent: byAgent.map((r) => ({ agent: r.key ?? "no agent profile", orders: n(r.orders), salesMinor: n(r.sales) })),
+    byAgent: byAgent.map((r) => ({
+      agent: r.key ?? "no agent profile",
+      orders: n(r.orders),
+      salesMinor: n(r.sales),
+    })),
     totals: {
       orders: series.reduce((s, d) => s + d.orders, 0),
       salesMinor: series.reduce((s, d) => s + d.salesMinor, 0),
