@@ -65,9 +65,15 @@ export const sendMail = async (
 };
 
 /** The captured mail, newest first (the admin's mail view and the tests); only the messages to `to` when given. */
-export const listCapturedMail = async (limit = 50, { to }: { to?: string[] } = {}) =>
+export const listCapturedMail = async (
+  limit = 50,
+  { to, subjectContains }: { to?: string[]; subjectContains?: string } = {},
+) =>
   (await getDb()).capturedMail.findMany({
-    where: to ? { to: { in: to } } : {},
+    where: {
+      ...(to ? { to: { in: to } } : {}),
+      ...(subjectContains ? { subject: { contains: subjectContains } } : {}),
+    },
     orderBy: { createdAt: "desc" },
     take: limit,
   });

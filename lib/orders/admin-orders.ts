@@ -7,9 +7,11 @@ import { storeForAccount } from "@/lib/accounts/store-access";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { listCapturedMail } from "@/lib/mail/send-mail";
 import { listDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/list-deliveries";
 
 import { cancelOrder } from "./cancel-order";
+import { buyerEmailOf } from "./confirmation-mail";
 import { ORDER_STATUSES } from "./list-buyer-orders";
 import { recordFulfillmentEvent } from "./record-fulfillment";
 import { refundOrder } from "./refund-order";
@@ -226,10 +228,17 @@ export const storeOrderDetail = async (account: AccountSummary, slug: string, or
     order.paymentRef && order.status !== "refunded"
       ? Math.max(0, paidMinor(order) - refundedMinor(order.adjustments ?? []))
       : 0;
+  const buyerEmail = buyerEmailOf(order.buyer);
+  // the local capture (no SMTP server configured) keeps the message itself: the merchant can read what was sent
+  const [capturedConfirmation] = buyerEmail
+    ? await listCapturedMail(1, { to: [buyerEmail], subjectContains: order.id })
+    : [];
   return {
     store,
     role,
     order,
+    buyerEmail,
+    confirmation: { state: order.confirmationMail, captured: capturedConfirmation ?? null },
     agent: order.checkout.agentProfile,
     totalMinor: totalOf(order.totals),
     refundable,
