@@ -17,7 +17,7 @@ const EMPTY: FormState = { ok: false, errors: {} };
 export function WebhookUrlForm({ action, current }: { action: Action; current: string | null }) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   return (
-    <form action={formAction} className="grid gap-3" noValidate aria-label="Webhook URL">
+    <form action={formAction} className="grid gap-3" noValidate aria-label="Where deliveries go">
       <FormError message={state.errors.form} />
       {state.ok && state.message ? <Notice>{state.message}</Notice> : null}
       <Field

@@ -153,15 +153,19 @@ export default async function OrderPage({ params }: Props) {
               </DataList>
             </CardContent>
           </Card>
-          {shippable ? (
+          {order.status !== "canceled" && order.status !== "refunded" ? (
             <Card className="min-w-0">
               <CardHeader>
                 <CardTitle>Fulfil</CardTitle>
-                <CardDescription>Ships every unit not shipped yet.</CardDescription>
+                <CardDescription>
+                  {shippable ? "Ships every unit not shipped yet." : "Every unit has shipped."}
+                </CardDescription>
               </CardHeader>
-              <CardContent>
-                <FulfilForm action={fulfilOrderAction.bind(null, store_slug, order.id)} />
-              </CardContent>
+              {shippable ? (
+                <CardContent>
+                  <FulfilForm action={fulfilOrderAction.bind(null, store_slug, order.id)} />
+                </CardContent>
+              ) : null}
             </Card>
           ) : null}
           {isOwner && refundable > 0 ? (
