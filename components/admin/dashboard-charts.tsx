@@ -24,7 +24,7 @@ const CHART_HEIGHT = 220;
 
 export function SalesPerDayChart({ data, currency }: { data: Point[]; currency: string }) {
   return (
-    <div aria-hidden="true" className="h-[220px] w-full min-w-0">
+    <div aria-hidden="true" className="h-[220px] w-full min-w-0 overflow-hidden">
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <LineChart data={data} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" className="stroke-border" />
@@ -60,7 +60,7 @@ export function SalesBarChart({
   currency: string;
 }) {
   return (
-    <div aria-hidden="true" className="h-[220px] w-full min-w-0">
+    <div aria-hidden="true" className="h-[220px] w-full min-w-0 overflow-hidden">
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <BarChart data={data} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" className="stroke-border" />
@@ -80,7 +80,7 @@ export function ConversionChart({ checkouts, converted }: { checkouts: number; c
     { step: "Orders", count: converted },
   ];
   return (
-    <div aria-hidden="true" className="h-[220px] w-full min-w-0">
+    <div aria-hidden="true" className="h-[220px] w-full min-w-0 overflow-hidden">
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <BarChart
           data={data}

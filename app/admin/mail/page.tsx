@@ -40,7 +40,7 @@ export default async function MailPage() {
                     {m.createdAt.toISOString().slice(0, 19).replace("T", " ")} UTC
                   </time>
                 </p>
-                <pre className="bg-muted mt-2 overflow-x-auto rounded-md p-3 text-xs whitespace-pre-wrap">
+                <pre className="bg-muted mt-2 rounded-md p-3 text-xs break-words whitespace-pre-wrap">
                   {m.text}
                 </pre>
               </article>

@@ -127,7 +127,7 @@ export default async function OrderPage({ params }: Props) {
             {confirmation.captured ? (
               <CardContent>
                 <p className="mb-2 text-sm font-medium">{confirmation.captured.subject}</p>
-                <pre className="bg-muted overflow-x-auto rounded-md p-3 text-xs whitespace-pre-wrap">
+                <pre className="bg-muted rounded-md p-3 text-xs break-words whitespace-pre-wrap">
                   {confirmation.captured.text}
                 </pre>
               </CardContent>
