@@ -141,6 +141,8 @@ export type TimelineEntry = {
   at: Date;
   kind: "event" | "payment" | "fulfillment" | "adjustment" | "webhook";
   title: string;
+  /** Money moved by this entry, minor units of the order's currency (the page formats it). */
+  amountMinor?: number;
   detail?: string;
 };
 
@@ -174,8 +176,8 @@ export const storeOrderDetail = async (account: AccountSummary, slug: string, or
       at: a.createdAt,
       kind: "payment" as const,
       title: `${a.rail} payment ${a.state}`,
+      amountMinor: a.amount,
       detail: [
-        `${a.amount} ${a.currency} minor units`,
         a.cardBrand ? `${a.cardBrand} •••• ${a.cardLast4 ?? "????"}` : null,
         a.providerRef,
         a.refundRef ? `refund ${a.refundRef}` : null,
@@ -211,9 +213,8 @@ export const storeOrderDetail = async (account: AccountSummary, slug: string, or
       at: a.occurredAt,
       kind: "adjustment" as const,
       title: `${a.type === "refund" ? "Refund" : "Cancellation"} ${a.status}`,
-      detail: [`${a.refundMinor} ${order.currency} minor units`, a.description, a.refundRef, a.failure]
-        .filter(Boolean)
-        .join(" · "),
+      amountMinor: a.refundMinor,
+      detail: [a.description, a.refundRef, a.failure].filter(Boolean).join(" · "),
     })),
     ...deliveries.flatMap((d: DeliveryLogEntry) =>
       d.attempts.map((a) => ({

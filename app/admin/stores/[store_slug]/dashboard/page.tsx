@@ -112,8 +112,9 @@ export default async function DashboardPage({ params, searchParams }: Props) {
           <CardHeader>
             <CardTitle>Sales per day</CardTitle>
             <CardDescription>
-              {money(figures.totals.salesMinor)} from {figures.totals.orders} orders (canceled orders left
-              out); the table lists the days with sales.
+              {money(figures.totals.salesMinor)} from {figures.totals.orders}{" "}
+              {figures.totals.orders === 1 ? "order" : "orders"} (canceled orders left out); the table lists
+              the days with sales.
             </CardDescription>
           </CardHeader>
           <CardContent className="grid gap-4">

@@ -101,6 +101,7 @@ export default async function OrderPage({ params }: Props) {
                     <span className="flex flex-wrap items-center gap-2 text-sm font-medium">
                       <Badge tone="outline">{t.kind}</Badge>
                       {t.title}
+                      {t.amountMinor !== undefined ? <span>· {money(t.amountMinor)}</span> : null}
                     </span>
                     <time className="text-muted-foreground text-xs" dateTime={t.at.toISOString()}>
                       {when(t.at)}
