@@ -126,7 +126,7 @@ export default async function WebhooksPage({ params }: Props) {
                 const last = d.attempts[0];
                 return (
                   <TableRow key={d.webhook_id}>
-                    <TableCell className="font-mono text-xs break-all">{d.webhook_id}</TableCell>
+                    <TableCell className="min-w-48 font-mono text-xs break-all">{d.webhook_id}</TableCell>
                     <TableCell className="text-xs">
                       <Link
                         className="font-mono underline underline-offset-4"
@@ -136,7 +136,7 @@ export default async function WebhooksPage({ params }: Props) {
                       </Link>{" "}
                       · #{d.sequence}
                     </TableCell>
-                    <TableCell className="max-w-56 text-xs break-all">
+                    <TableCell className="min-w-56 text-xs break-all">
                       {d.target === "store" ? "Your URL" : "Platform"}: {d.endpoint.url}
                     </TableCell>
                     <TableCell>
