@@ -146,7 +146,7 @@ export default async function OrdersPage({ params, searchParams }: Props) {
                 <TableCell>
                   <OrderStatusBadge status={o.status} />
                 </TableCell>
-                <TableCell className="break-all">{o.buyerEmail ?? "—"}</TableCell>
+                <TableCell className="min-w-48 break-all">{o.buyerEmail ?? "—"}</TableCell>
                 <TableCell>
                   {o.rail === "svc.crypto" ? "Crypto" : o.rail === "svc.card" ? "Card" : "—"}
                 </TableCell>

@@ -116,9 +116,6 @@ export default async function WebhooksPage({ params }: Props) {
                 <TableHead scope="col">Attempts</TableHead>
                 <TableHead scope="col">Last response</TableHead>
                 <TableHead scope="col">Last attempt</TableHead>
-                <TableHead scope="col">
-                  <span className="sr-only">Actions</span>
-                </TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
@@ -126,7 +123,16 @@ export default async function WebhooksPage({ params }: Props) {
                 const last = d.attempts[0];
                 return (
                   <TableRow key={d.webhook_id}>
-                    <TableCell className="min-w-48 font-mono text-xs break-all">{d.webhook_id}</TableCell>
+                    <TableCell className="grid min-w-48 gap-2">
+                      <span className="font-mono text-xs break-all">{d.webhook_id}</span>
+                      <ButtonForm
+                        action={redeliverAction.bind(null, store_slug, d.webhook_id)}
+                        label="Redeliver"
+                        ariaLabel={`Redeliver ${d.webhook_id}`}
+                        pendingLabel="Queuing…"
+                        variant="outline"
+                      />
+                    </TableCell>
                     <TableCell className="text-xs">
                       <Link
                         className="font-mono underline underline-offset-4"
@@ -158,15 +164,6 @@ export default async function WebhooksPage({ params }: Props) {
                       ) : (
                         "—"
                       )}
-                    </TableCell>
-                    <TableCell>
-                      <ButtonForm
-                        action={redeliverAction.bind(null, store_slug, d.webhook_id)}
-                        label="Redeliver"
-                        ariaLabel={`Redeliver ${d.webhook_id}`}
-                        pendingLabel="Queuing…"
-                        variant="outline"
-                      />
                     </TableCell>
                   </TableRow>
                 );
