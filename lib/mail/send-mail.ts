@@ -6,6 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import type { Prisma } from "@/lib/generated/prisma/client";
 
 // The mail port: password resets and order confirmations go out through SMTP (nodemailer) when SMTP_URL is set;
 // otherwise they are kept in the database (the local capture), which the admin shows, so the embedded demo and
@@ -15,17 +16,32 @@ export type Mail = { to: string; subject: string; text: string };
 
 export type SentMail = { via: "smtp"; messageId: string } | { via: "capture"; id: string };
 
+type CaptureWrite = (tx: Pick<Prisma.TransactionClient, "capturedMail">) => Promise<void>;
+
 /**
  * Sends (or captures) one message.
  * @throws AppError mail_failed when the SMTP server refuses or cannot be reached
  */
 export const sendMail = async (
   mail: Mail,
-  { smtpUrl = getEnv().SMTP_URL, from = getEnv().MAIL_FROM }: { smtpUrl?: string; from?: string } = {},
+  {
+    smtpUrl = getEnv().SMTP_URL,
+    from = getEnv().MAIL_FROM,
+    capture,
+  }: {
+    smtpUrl?: string;
+    from?: string;
+    /** Runs the capture's write inside the caller's transaction (a mail that must be kept with a state change). */
+    capture?: (write: CaptureWrite) => Promise<void>;
+  } = {},
 ): Promise<SentMail> => {
   if (!smtpUrl) {
     const id = newId("capturedMail");
-    await (await getDb()).capturedMail.create({ data: { id, ...mail } });
+    const write: CaptureWrite = async (tx) => {
+      await tx.capturedMail.create({ data: { id, ...mail } });
+    };
+    if (capture) await capture(write);
+    else await write(await getDb());
     return { via: "capture", id };
   }
   const transport = nodemailer.createTransport(smtpUrl, {
@@ -48,6 +64,16 @@ export const sendMail = async (
   }
 };
 
-/** The captured mail, newest first (the admin's mail view and the tests). */
-export const listCapturedMail = async (limit = 50) =>
-  (await getDb()).capturedMail.findMany({ orderBy: { createdAt: "desc" }, take: limit });
+/** The captured mail, newest first (the admin's mail view and the tests); only the messages to `to` when given. */
+export const listCapturedMail = async (
+  limit = 50,
+  { to, subjectContains }: { to?: string[]; subjectContains?: string } = {},
+) =>
+  (await getDb()).capturedMail.findMany({
+    where: {
+      ...(to ? { to: { in: to } } : {}),
+      ...(subjectContains ? { subject: { contains: subjectContains } } : {}),
+    },
+    orderBy: { createdAt: "desc" },
+    take: limit,
+  });

@@ -10,6 +10,7 @@ import { debitSpend } from "@/lib/mandates/spend-ledger";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
+import { buyerEmailOf } from "./confirmation-mail";
 import { ORDER_INCLUDE, orderToWire, type OrderFulfillmentSnapshot, type OrderRecord } from "./to-wire";
 
 // Turns a checkout into its order (the function completion calls: the Card payments issue #5 and the crypto rail
@@ -114,6 +115,8 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           fulfillment,
           handlerId: input.handlerId,
           paymentRef: input.paymentRef,
+          // the buyer's confirmation mail commits with the order (sent by the worker: confirmation-mail.ts)
+          confirmationMail: buyerEmailOf(checkout.buyer) ? "pending" : null,
           lineItems: {
             create: checkout.lineItems.map((l, position) => {
               const v = byId.get(l.variantId);

@@ -1,6 +1,7 @@
 import "server-only";
 
 import { errorText, logger } from "@/lib/core/log";
+import { sendDueConfirmationMails } from "@/lib/orders/confirmation-mail";
 
 import { runDueDeliveries, type AttemptOutcome } from "./deliver";
 import { fanOutEvents } from "./fan-out";
@@ -12,12 +13,14 @@ import { periodicJobs, type PeriodicJob } from "./periodic-jobs";
 
 export const POLL_INTERVAL_MS = 1_000;
 
-/** One poll: fan out, then attempt what is due (of one store when `storeId` is given: the admin CLI, tests). */
+/** One poll: fan out, send the pending order confirmations, then attempt what is due (of one store when `storeId` is given: the admin CLI, tests). */
 export const webhookWorkerStep = async (
   now = new Date(),
   scope: { storeId?: string } = {},
 ): Promise<AttemptOutcome[]> => {
   await fanOutEvents(now, scope);
+  // the buyers' order confirmations ride the same outbox poll (written with the order, sent once)
+  await sendDueConfirmationMails(now, scope);
   const outcomes = await runDueDeliveries(now, scope);
   if (outcomes.length > 0) {
     const delivered = outcomes.filter((o) => o.ok).length;
