@@ -2,6 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
+import { OrderFilterSchema, ordersOfStore } from "@/lib/orders/admin-orders";
 import { cancelOrder } from "@/lib/orders/cancel-order";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
@@ -128,6 +129,35 @@ export const setWebhook = defineMerchantRoute({
   run: async (ctx, input) => ({ webhook_url: await setStoreWebhookUrl(ctx.store.slug, input.webhook_url) }),
 });
 
+export const listOrdersRoute = defineMerchantRoute({
+  name: "merchant_list_orders",
+  title: "List orders",
+  description:
+    "The store's orders, newest first, 25 a page: filters status, from and to (UTC days, YYYY-MM-DD), rail (svc.card | svc.crypto), agent (the agent's profile URL), q (order id or buyer email), page. Totals in minor units.",
+  method: "GET",
+  path: "/orders",
+  permission: "orders:read",
+  input: OrderFilterSchema,
+  run: async (ctx, input) => {
+    const page = await ordersOfStore(ctx.store, input);
+    return {
+      orders: page.orders.map((o) => ({
+        id: o.id,
+        created_at: o.createdAt.toISOString(),
+        status: o.status,
+        currency: o.currency,
+        total: o.totalMinor,
+        buyer_email: o.buyerEmail,
+        rail: o.rail,
+        agent: o.agent,
+      })),
+      page: page.filter.page,
+      pages: page.pages,
+      total_count: page.total,
+    };
+  },
+});
+
 export const getOrderRoute = defineMerchantRoute({
   name: "merchant_get_order",
   title: "Get order",
@@ -216,6 +246,7 @@ export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
   closeOwedBackRoute,
   getWebhook,
   setWebhook,
+  listOrdersRoute,
   getOrderRoute,
   fulfilOrder,
   cancelOrderRoute,

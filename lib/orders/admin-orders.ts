@@ -6,7 +6,7 @@ import type { AccountSummary } from "@/lib/accounts/accounts";
 import { storeForAccount } from "@/lib/accounts/store-access";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Prisma, Store } from "@/lib/generated/prisma/client";
 import { listCapturedMail } from "@/lib/mail/send-mail";
 import { listDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/list-deliveries";
 
@@ -71,6 +71,14 @@ const totalOf = (totals: unknown): number =>
  */
 export const listStoreOrders = async (account: AccountSummary, slug: string, raw: unknown) => {
   const { store } = await storeForAccount(account, slug, "staff");
+  return ordersOfStore(store, raw);
+};
+
+/**
+ * The same page for a store already authorised (the merchant API's key is the store's).
+ * @throws AppError invalid_request (a filter; path names it)
+ */
+export const ordersOfStore = async (store: Store, raw: unknown) => {
   const parsed = OrderFilterSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -172,6 +172,22 @@ describe("merchant REST API", () => {
     assert.ok(700 < total);
 
     const second = await paidOrder(storeA, variantA);
+    type OrderList = { orders: { id: string; total: number; status: string }[]; total_count: number };
+    const listed = await api<OrderList>("GET", storeA.slug, "/orders");
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      listed.body.orders.slice(0, 2).map((o) => o.id),
+      [second.orderId, orderId],
+    );
+    assert.equal(listed.body.orders[1]!.total, total);
+    const found = await api<OrderList>("GET", storeA.slug, `/orders?q=${orderId}`);
+    assert.deepEqual(
+      found.body.orders.map((o) => o.id),
+      [orderId],
+    );
+    const badFilter = await api("GET", storeA.slug, "/orders?status=lost");
+    assert.equal(badFilter.status, 400, badFilter.text);
+    assert.match(badFilter.text, /"path":"\$\.status"/);
     const canceled = await api<Order & { status?: string }>(
       "POST",
       storeA.slug,
