@@ -3,6 +3,7 @@ import "server-only";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
 import { closeSharedDb, openAdapter, type AdapterHandle } from "./database";
+import { observeSql } from "./sql-observer";
 
 // The Prisma singleton (STYLE.md §4). Opened lazily on first use so that `next build` never touches the
 // database (a PGlite data dir may be open in one process only), and kept on globalThis so hot reload in
@@ -14,7 +15,8 @@ const globalForDb = globalThis as unknown as { __acsDb?: Promise<DbState> };
 
 const connect = async (): Promise<DbState> => {
   const handle = await openAdapter();
-  const client = new PrismaClient({ adapter: handle.factory });
+  // every statement observed (Server-Timing `db`, the statement budget tests): lib/config/sql-observer.ts
+  const client = new PrismaClient({ adapter: observeSql(handle.factory) });
   return { client, handle };
 };
 
