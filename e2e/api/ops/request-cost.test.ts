@@ -211,7 +211,15 @@ describe("SQL statement budgets", () => {
     const read = await statementsOf(() => getCheckout(id));
     assert.equal(read.result.status, 200);
     withinBudget("get checkout", read.sql, BUDGET.getCheckout);
-    const completed = await statementsOf(() => completeCheckout(read.result.body));
+    console.log(
+      "GETSQL",
+      read.sql.map((s) => s.slice(0, 200)).join("\n"),
+      "\nCREATESQL",
+      created.sql.map((s) => s.slice(0, 200)).join("\n"),
+    );
+    const completed2 = await statementsOf(() => completeCheckout(read.result.body));
+    console.log("COMPLETESQL", completed2.sql.map((s) => s.slice(0, 200)).join("\n"));
+    const completed = completed2;
     assert.equal(completed.result.body.status, "completed", completed.result.text);
     withinBudget("complete checkout", completed.sql, BUDGET.completeCheckout);
     console.log(
