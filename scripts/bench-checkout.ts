@@ -559,6 +559,13 @@ const bench = async (label: string, databaseUrl?: string) => {
     }
     // warm-up: compile routes, fill caches (agent profile, prepared statements)
     for (const rail of rails) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
+    // what the server spends with no request at all (its background loops: webhook worker, sweeps), so a level's
+    // CPU per flow can be read net of it
+    const idleBefore = server.cpuMs();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const idleAfter = server.cpuMs();
+    const idlePerSecond = idleBefore === null || idleAfter === null ? null : (idleAfter - idleBefore) / 3;
+    if (idlePerSecond !== null) console.log(`server CPU while idle: ${idlePerSecond.toFixed(0)} ms/s`);
     for (const concurrency of levels) {
       const results = {} as Partial<Record<Rail, LevelResult>>;
       for (const rail of rails) {
@@ -573,7 +580,11 @@ const bench = async (label: string, databaseUrl?: string) => {
         .map((rail) => {
           const r = results[rail]!;
           const cpu = r.cpuPerFlow === null ? "n/a" : `${r.cpuPerFlow.toFixed(1)} ms`;
-          return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow`;
+          const net =
+            r.cpuPerFlow === null || idlePerSecond === null
+              ? ""
+              : ` (${(r.cpuPerFlow - idlePerSecond / r.flowsPerSec).toFixed(1)} ms net of idle)`;
+          return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow${net}`;
         })
         .join("; ");
       console.log(`\nc=${concurrency}: ${flowsPerLevel} flows each — ${summary}`);

@@ -3,8 +3,8 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@pr
 // Every SQL statement the app's Prisma client sends, observed at the driver adapter: its text and how long the
 // database took. Listeners run in the async context of the call that issued it, so the Server-Timing scope
 // (lib/ops/server-timing.ts) adds it to the request's `db` stage, and the statement budget tests
-// (e2e/api/ops/sql-budget.test.ts) count the statements of one call. Transaction control is reported as the
-// statements the drivers send for it (BEGIN, COMMIT, ROLLBACK).
+// (e2e/api/ops/request-cost.test.ts) count the statements of one call. Transaction control is reported as the
+// statements sent for it (BEGIN, COMMIT, ROLLBACK), once, whether the driver or Prisma sends them.
 
 export type SqlStatementListener = (statement: { sql: string; ms: number }) => void;
 
@@ -39,7 +39,9 @@ const observeTransaction = (tx: Transaction): Transaction =>
         return (query: { sql: string }) =>
           timed(query.sql, () => (target[prop] as (q: unknown) => Promise<unknown>).call(target, query));
       }
-      if (prop === "commit" || prop === "rollback") {
+      // with a phantom query the driver ends the transaction itself; otherwise Prisma sends COMMIT or ROLLBACK
+      // through executeRaw (observed above) and commit()/rollback() only release the connection
+      if ((prop === "commit" || prop === "rollback") && target.options.usePhantomQuery) {
         return () => timed(prop.toUpperCase(), () => target[prop].call(target));
       }
       const value: unknown = Reflect.get(target, prop, receiver);
