@@ -8,9 +8,14 @@
 // flow, consent by the admin CLI's approve-authorization). One buyer wallet means one set of coin objects: a
 // prepared transaction spends the wallet's current coin versions, so the prepare → execute pair is serialized per
 // wallet (as one real wallet would be) and only that pair; the other calls run at the level's concurrency.
-// Prints flows/s per rail and the p50/p95 latency of each call, card and crypto side by side. Figures only: nothing
-// here asserts a speed (STYLE: benchmarks print).
-// Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--flows=<n per level>] [--smoke] [--build]
+// Prints flows/s per rail and the p50/p95 latency of each call, card and crypto side by side, and the server's own
+// CPU time per flow: the serving process's user+system time over the level (Linux /proc; the sandboxes, the
+// database and this driver are other processes, so their cost is not counted) divided by the completed flows.
+// With the server's Server-Timing headers it also prints where each call's time went, per stage (mean ms).
+// Figures only: nothing here asserts a speed (STYLE: benchmarks print).
+// Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n per level>]
+//        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>]
+// --cpu-prof writes a V8 CPU profile of the server process (node --cpu-prof) into <dir> when it stops.
 // An existing .next build is reused (serve.ts builds only when there is none): pass --build after code changes.
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomUUID } from "node:crypto";
@@ -56,12 +61,20 @@ const option = (name: string): string | undefined =>
 const smoke = argv.includes("--smoke");
 const flowsPerLevel = Number(option("flows") ?? (smoke ? 10 : 200));
 const dbChoice = option("db") ?? "both";
+const railChoice = option("rail") ?? "both";
+const rails: readonly Rail[] = railChoice === "both" ? RAILS : RAILS.filter((r) => r === railChoice);
+const levels = (option("concurrency") ?? CONCURRENCY.join(",")).split(",").map(Number);
+const cpuProfDir = option("cpu-prof");
 if (
   !["pglite", "postgres", "both"].includes(dbChoice) ||
+  rails.length === 0 ||
+  levels.some((c) => !Number.isInteger(c) || c < 1) ||
   !Number.isInteger(flowsPerLevel) ||
   flowsPerLevel < 1
 ) {
-  console.error("Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--flows=<n>] [--smoke]");
+  console.error(
+    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>]",
+  );
   process.exit(2);
 }
 
@@ -74,6 +87,44 @@ type Server = {
   adminEnv: Record<string, string | undefined>;
   stop: () => Promise<void>;
   output: () => string;
+  /** The serving process's CPU time so far (user + system, ms), or null where /proc cannot tell. */
+  cpuMs: () => number | null;
+};
+
+/** The pids of a process's children (Linux). */
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+};
+
+/** The node process that serves: tsx's child running scripts/serve.ts (its own children are the sandboxes). */
+const servingPid = (tsxPid: number): number | null => {
+  for (const pid of childrenOf(tsxPid)) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("scripts/serve.ts")) return pid;
+    } catch {
+      // exited
+    }
+  }
+  return null;
+};
+
+/** User + system CPU time of a process in ms (Linux /proc/<pid>/stat, clock ticks of 10 ms). */
+const processCpuMs = (pid: number): number | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 };
 
 /** Starts scripts/serve.ts (migrate, seed, build if needed, serve) on a fresh database and waits until ready. */
@@ -102,6 +153,10 @@ const startServer = async (
     // the crypto flow's buyer is the sandbox wallet, linked over loopback CIMD: test mode, also on PostgreSQL
     OAUTH_TEST_MODE: "true",
   };
+  if (cpuProfDir) {
+    env.NODE_OPTIONS =
+      `${env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${path.resolve(cpuProfDir)}`.trim();
+  }
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const child: ChildProcess = spawn(
@@ -118,6 +173,8 @@ const startServer = async (
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes("Ready on")) resolve();
+      // the access lines of a long run: only the tail is ever shown
+      if (output.length > 1_000_000) output = output.slice(-200_000);
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -139,7 +196,9 @@ const startServer = async (
   const adminEnv = databaseUrl
     ? { DATABASE_URL: databaseUrl, OAUTH_TEST_MODE: "true" }
     : { DATABASE_URL: undefined, PGLITE_DIR: env.PGLITE_DIR, OAUTH_TEST_MODE: "true" };
-  return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output };
+  const pid = child.pid === undefined ? null : servingPid(child.pid);
+  const cpuMs = () => (pid === null ? null : processCpuMs(pid));
+  return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output, cpuMs };
 };
 
 /** The benchmark's agent: its ES256 mandate key, published in a profile it serves (demo profile + signing_keys). */
@@ -202,11 +261,31 @@ const withWallet = <T>(run: () => Promise<T>): Promise<T> => {
  */
 class OutOfStock extends Error {}
 
-const timed = async (samples: number[], run: () => Promise<Response>): Promise<Record<string, unknown>> => {
+/** Server-Timing stages summed per call (ms, and how many answers carried the header). */
+type StageSums = Map<string, Map<string, number>>;
+let stageSums: StageSums = new Map();
+const noteServerTiming = (call: string, header: string | null) => {
+  if (!header) return;
+  const sums = stageSums.get(call) ?? new Map<string, number>();
+  stageSums.set(call, sums);
+  sums.set("#", (sums.get("#") ?? 0) + 1);
+  for (const entry of header.split(",")) {
+    const [name, ...params] = entry.trim().split(";");
+    const dur = Number(/dur=([0-9.]+)/.exec(params.join(";"))?.[1]);
+    if (name && Number.isFinite(dur)) sums.set(name, (sums.get(name) ?? 0) + dur);
+  }
+};
+
+const timed = async (
+  samples: Samples,
+  call: Call,
+  run: () => Promise<Response>,
+): Promise<Record<string, unknown>> => {
   const started = performance.now();
   const res = await run();
   const body = (await res.json()) as Record<string, unknown>;
-  samples.push(performance.now() - started);
+  samples[call].push(performance.now() - started);
+  noteServerTiming(call, res.headers.get("server-timing"));
   if (res.status >= 300 || (body.ucp as { status?: string } | undefined)?.status === "error") {
     if (res.status < 300 && /out_of_stock|out of stock/.test(JSON.stringify(body.messages))) {
       throw new OutOfStock(JSON.stringify(body.messages));
@@ -253,7 +332,7 @@ const flow = async (server: Server, pool: string[], samples: Samples, rail: Rail
 
 const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples) => {
   const base = `${server.baseUrl}/s/${STORE}/checkout-sessions`;
-  const created = await timed(samples.create, () =>
+  const created = await timed(samples, "create", () =>
     fetch(base, {
       method: "POST",
       headers: headers(server, true, "crypto"),
@@ -261,8 +340,8 @@ const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples)
     }),
   );
   const id = created.id as string;
-  await timed(samples.get, () => fetch(`${base}/${id}`, { headers: headers(server, false, "crypto") }));
-  const updated = await timed(samples.update, () =>
+  await timed(samples, "get", () => fetch(`${base}/${id}`, { headers: headers(server, false, "crypto") }));
+  const updated = await timed(samples, "update", () =>
     fetch(`${base}/${id}`, {
       method: "PUT",
       headers: headers(server, true, "crypto"),
@@ -286,7 +365,7 @@ const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples)
     throw new Error(`update left blockers: ${messages}`);
   }
   const digest = await withWallet(async () => {
-    const prepared = (await timed(samples["payment-intent"], () =>
+    const prepared = (await timed(samples, "payment-intent", () =>
       fetch(`${base}/${id}/payment-intent`, {
         method: "POST",
         headers: headers(server, true, "crypto"),
@@ -303,7 +382,7 @@ const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples)
     kid: agentKeys.kid,
     exp: Math.floor(Date.now() / 1000) + 600,
   });
-  const completed = await timed(samples.complete, async () =>
+  const completed = await timed(samples, "complete", async () =>
     fetch(`${base}/${id}/complete`, {
       method: "POST",
       headers: headers(server, true, "crypto"),
@@ -328,7 +407,7 @@ const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples)
 
 const flowOn = async (server: Server, variantId: string, samples: Samples) => {
   const base = `${server.baseUrl}/s/${STORE}/checkout-sessions`;
-  const created = await timed(samples.create, () =>
+  const created = await timed(samples, "create", () =>
     fetch(base, {
       method: "POST",
       headers: headers(server, true),
@@ -336,7 +415,7 @@ const flowOn = async (server: Server, variantId: string, samples: Samples) => {
     }),
   );
   const id = created.id as string;
-  const updated = await timed(samples.update, () =>
+  const updated = await timed(samples, "update", () =>
     fetch(`${base}/${id}`, {
       method: "PUT",
       headers: headers(server, true),
@@ -359,13 +438,13 @@ const flowOn = async (server: Server, variantId: string, samples: Samples) => {
     if (/out_of_stock|item_unavailable/.test(messages)) return false;
     throw new Error(`update left blockers: ${messages}`);
   }
-  const read = await timed(samples.get, () => fetch(`${base}/${id}`, { headers: headers(server, false) }));
+  const read = await timed(samples, "get", () => fetch(`${base}/${id}`, { headers: headers(server, false) }));
   const mandate = await signCheckoutMandate(mandateTerms(read as MandateCheckout, STORE), {
     privateJwk: agentKeys.privateJwk,
     kid: agentKeys.kid,
     exp: Math.floor(Date.now() / 1000) + 600,
   });
-  const completed = await timed(samples.complete, () =>
+  const completed = await timed(samples, "complete", () =>
     fetch(`${base}/${id}/complete`, {
       method: "POST",
       headers: headers(server, true),
@@ -394,7 +473,10 @@ const percentile = (sorted: number[], p: number): number =>
 
 type LevelResult = {
   flowsPerSec: number;
+  /** The server's CPU time per completed flow (ms), null where it could not be read. */
+  cpuPerFlow: number | null;
   calls: Map<Call, { n: number; p50: number; p95: number }>;
+  stages: StageSums;
 };
 
 const runLevel = async (
@@ -405,7 +487,9 @@ const runLevel = async (
   flows: number,
 ): Promise<LevelResult> => {
   const samples = noSamples();
+  stageSums = new Map();
   let next = 0;
+  const cpuBefore = server.cpuMs();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -416,19 +500,49 @@ const runLevel = async (
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = server.cpuMs();
   const calls = new Map(
     CALLS[rail].map((call) => {
       const sorted = [...samples[call]].sort((a, b) => a - b);
       return [call, { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) }] as const;
     }),
   );
-  return { flowsPerSec: flows / seconds, calls };
+  const cpuPerFlow = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / flows;
+  return { flowsPerSec: flows / seconds, cpuPerFlow, calls, stages: stageSums };
 };
 
 const cell = (row: { p50: number; p95: number } | undefined): string =>
   row
     ? `${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)}`
     : `${"–".padStart(8)} ${"–".padStart(8)}`;
+
+const STAGE_COLUMNS = [
+  "envelope",
+  "store",
+  "auth",
+  "profile",
+  "app",
+  "db",
+  "psp",
+  "chain",
+  "render",
+  "total",
+];
+
+/** Mean ms per stage of each call, from the Server-Timing headers (absent on a server without them). */
+const printStages = (rail: Rail, stages: StageSums) => {
+  if (stages.size === 0) return;
+  console.log(
+    `${rail} Server-Timing means (ms): ${"call".padEnd(15)}${STAGE_COLUMNS.map((s) => s.padStart(9)).join("")}`,
+  );
+  for (const call of CALLS[rail]) {
+    const sums = stages.get(call);
+    if (!sums) continue;
+    const n = sums.get("#") ?? 1;
+    const row = STAGE_COLUMNS.map((s) => (sums.has(s) ? (sums.get(s)! / n).toFixed(2) : "–").padStart(9));
+    console.log(`${" ".repeat(rail.length + 27)}${call.padEnd(15)}${row.join("")}`);
+  }
+};
 
 let buildNext = argv.includes("--build");
 
@@ -439,13 +553,22 @@ const bench = async (label: string, databaseUrl?: string) => {
   const stopProfile = await serveAgentProfile(server);
   try {
     const pool = await pickVariants(server);
-    buyer = await linkSandboxBuyer(server.baseUrl, server.adminEnv);
-    await topUpWallet(server, buyer.address);
+    if (rails.includes("crypto")) {
+      buyer = await linkSandboxBuyer(server.baseUrl, server.adminEnv);
+      await topUpWallet(server, buyer.address);
+    }
     // warm-up: compile routes, fill caches (agent profile, prepared statements)
-    for (const rail of RAILS) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
-    for (const concurrency of CONCURRENCY) {
-      const results = {} as Record<Rail, LevelResult>;
-      for (const rail of RAILS) {
+    for (const rail of rails) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
+    // what the server spends with no request at all (its background loops: webhook worker, sweeps), so a level's
+    // CPU per flow can be read net of it
+    const idleBefore = server.cpuMs();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const idleAfter = server.cpuMs();
+    const idlePerSecond = idleBefore === null || idleAfter === null ? null : (idleAfter - idleBefore) / 3;
+    if (idlePerSecond !== null) console.log(`server CPU while idle: ${idlePerSecond.toFixed(0)} ms/s`);
+    for (const concurrency of levels) {
+      const results = {} as Partial<Record<Rail, LevelResult>>;
+      for (const rail of rails) {
         results[rail] = await runLevel(server, pool, concurrency, rail, flowsPerLevel).catch(
           (error: unknown) => {
             console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
@@ -453,15 +576,25 @@ const bench = async (label: string, databaseUrl?: string) => {
           },
         );
       }
-      console.log(
-        `\nc=${concurrency}: ${flowsPerLevel} flows each — card ${results.card.flowsPerSec.toFixed(1)} flows/s, crypto ${results.crypto.flowsPerSec.toFixed(1)} flows/s`,
-      );
+      const summary = rails
+        .map((rail) => {
+          const r = results[rail]!;
+          const cpu = r.cpuPerFlow === null ? "n/a" : `${r.cpuPerFlow.toFixed(1)} ms`;
+          const net =
+            r.cpuPerFlow === null || idlePerSecond === null
+              ? ""
+              : ` (${(r.cpuPerFlow - idlePerSecond / r.flowsPerSec).toFixed(1)} ms net of idle)`;
+          return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow${net}`;
+        })
+        .join("; ");
+      console.log(`\nc=${concurrency}: ${flowsPerLevel} flows each — ${summary}`);
       console.log(`call             card p50 card p95  crypto p50 crypto p95`);
       for (const call of ALL_CALLS) {
         console.log(
-          `${call.padEnd(15)} ${cell(results.card.calls.get(call))}   ${cell(results.crypto.calls.get(call))}`,
+          `${call.padEnd(15)} ${cell(results.card?.calls.get(call))}   ${cell(results.crypto?.calls.get(call))}`,
         );
       }
+      for (const rail of rails) printStages(rail, results[rail]!.stages);
     }
   } finally {
     stopProfile();

@@ -5,8 +5,8 @@ import { childEnv, runNodeTests, splitArgs, type NodeTestResult } from "./lib/ru
 import { startPostgres } from "./pg-harness";
 
 // `npm run test:integration`: the in-process API tests (e2e/api/**/*.test.ts) against both databases
-// (STYLE.md §9): first PGlite, where each test process migrates its own in-memory database
-// (e2e/support/test-db.ts), then a real PostgreSQL started by scripts/pg-harness.ts, migrated once here
+// (STYLE.md §9): first PGlite, where each test process loads its own in-memory database from a snapshot of the
+// migrated schema made once here (e2e/support/pglite-snapshot.ts, e2e/support/test-db.ts), then a real PostgreSQL started by scripts/pg-harness.ts, migrated once here
 // before any test file starts, and stopped at the end.
 // Usage: npm run test:integration [-- --db=pglite|postgres|both] [<path filter>…] [--test-name-pattern=<re>]
 
@@ -82,6 +82,10 @@ if (db === "pglite" || db === "both") {
   console.log(
     `\n=== Integration tests on PGlite (in-memory, one database per test file): ${files.length} file(s) ===\n`,
   );
+  const { ensurePgliteSnapshot } = await import("../e2e/support/pglite-snapshot");
+  const started = performance.now();
+  const snapshot = await ensurePgliteSnapshot();
+  console.log(`Pre-migrated PGlite snapshot: ${snapshot} (${Math.round(performance.now() - started)} ms)\n`);
   const result = await runNodeTests({
     cwd: REPO_ROOT,
     files,

@@ -1,6 +1,10 @@
-import { closeDb, getDbHandle } from "@/lib/config/db";
+import { readFileSync } from "node:fs";
+
+import { closeDb, openDbWith } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { applyMigrations } from "@/scripts/db/migrate-engine";
+
+import { ensurePgliteSnapshot } from "./pglite-snapshot";
 
 // Database setup for integration test files (e2e/api/**/*.test.ts), which call route handlers in-process
 // through the app's own Prisma singleton. Usage in a test file:
@@ -8,10 +12,11 @@ import { applyMigrations } from "@/scripts/db/migrate-engine";
 //   before(prepareTestDatabase);
 //   after(closeTestDatabase);
 //
-// PGlite (DATABASE_URL unset): every test process owns a fresh in-memory database and migrates it here. The
-// migrations must reach the very PGlite instance getDb() serves, so they go through the singleton's own
-// adapter factory (getDbHandle().handle.factory); a second openAdapter() would create a second, empty,
-// in-memory database.
+// PGlite (DATABASE_URL unset): every test process owns a fresh in-memory database, started from the pre-migrated
+// snapshot of the committed migrations (pglite-snapshot.ts: made once per run by the runner, or here when it is
+// missing). Should the singleton be open already (something used the database before this), the migrations are
+// applied here instead, through the singleton's own adapter factory: a second openAdapter() would create a
+// second, empty, in-memory database.
 // PostgreSQL (DATABASE_URL set): scripts/test-integration.ts migrated the harness database once before any
 // file started; test files running in parallel must not migrate the same database concurrently.
 
@@ -43,8 +48,12 @@ const prepare = async (): Promise<void> => {
         "Run them with npm run test:integration, or unset PGLITE_DIR.",
     );
   }
-  const { handle } = await getDbHandle();
-  await applyMigrations(handle.factory);
+  const snapshot = new Blob([readFileSync(await ensurePgliteSnapshot())]);
+  const { client, handle } = await openDbWith({ pgliteDataDir: snapshot });
+  const [{ migrated }] = await client.$queryRawUnsafe<[{ migrated: boolean }]>(
+    "SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS migrated",
+  );
+  if (!migrated) await applyMigrations(handle.factory);
 };
 
 /** Makes the app's database ready for this test process (idempotent; see the header comment). */

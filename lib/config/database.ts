@@ -23,6 +23,16 @@ export type AdapterHandle = {
   factory: PrismaPg | PrismaPGlite;
   /** Closes the underlying database (PGlite must be closed to release its data dir). */
   close: () => Promise<void>;
+  /** PGlite only: the whole data dir as an uncompressed tarball (a pre-migrated start for test databases). */
+  dumpDataDir?: () => Promise<Blob>;
+};
+
+export type OpenOptions = {
+  /**
+   * In-memory PGlite only: start from this data dir tarball (PGlite `loadDataDir`) instead of an empty cluster.
+   * The integration tests' pre-migrated snapshot (e2e/support/pglite-snapshot.ts).
+   */
+  pgliteDataDir?: Blob;
 };
 
 const PGLITE_EXTENSIONS = { pg_trgm, fuzzystrmatch };
@@ -30,7 +40,7 @@ const PGLITE_EXTENSIONS = { pg_trgm, fuzzystrmatch };
 const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
 
 /** Opens the configured database and returns a Prisma driver-adapter factory for it. */
-export const openAdapter = async (): Promise<AdapterHandle> => {
+export const openAdapter = async (options: OpenOptions = {}): Promise<AdapterHandle> => {
   const env = getEnv();
   if (env.DATABASE_URL) {
     const factory = new PrismaPg({ connectionString: env.DATABASE_URL, max: 10 });
@@ -47,12 +57,23 @@ export const openAdapter = async (): Promise<AdapterHandle> => {
   // refused before anything is opened while a server holds the dir (pglite-lock.ts)
   if (!isMemory) assertPgliteFree(dataDir);
   if (!isMemory) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
+  return openPglite(dataDir, isMemory ? options : {});
+};
+
+/** A PGlite at `dataDir` (a path or memory://) with the extensions the schema needs. */
+export const openPglite = async (dataDir: string, options: OpenOptions = {}): Promise<AdapterHandle> => {
+  const loadDataDir = options.pgliteDataDir;
+  const client = await PGlite.create({
+    dataDir,
+    extensions: PGLITE_EXTENSIONS,
+    ...(loadDataDir ? { loadDataDir } : {}),
+  });
   return {
     kind: "pglite",
     describe: `PGlite ${dataDir}`,
     factory: new PrismaPGlite(client),
     close: () => client.close(),
+    dumpDataDir: () => client.dumpDataDir("none"),
   };
 };
 

@@ -2,7 +2,8 @@ import "server-only";
 
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
-import { closeSharedDb, openAdapter, type AdapterHandle } from "./database";
+import { closeSharedDb, openAdapter, type AdapterHandle, type OpenOptions } from "./database";
+import { observeSql } from "./sql-observer";
 
 // The Prisma singleton (STYLE.md §4). Opened lazily on first use so that `next build` never touches the
 // database (a PGlite data dir may be open in one process only), and kept on globalThis so hot reload in
@@ -12,10 +13,20 @@ type DbState = { client: PrismaClient; handle: AdapterHandle };
 
 const globalForDb = globalThis as unknown as { __acsDb?: Promise<DbState> };
 
-const connect = async (): Promise<DbState> => {
-  const handle = await openAdapter();
-  const client = new PrismaClient({ adapter: handle.factory });
+const connect = async (options?: OpenOptions): Promise<DbState> => {
+  const handle = await openAdapter(options);
+  // every statement observed (Server-Timing `db`, the statement budget tests): lib/config/sql-observer.ts
+  const client = new PrismaClient({ adapter: observeSql(handle.factory) });
   return { client, handle };
+};
+
+/**
+ * Opens the shared client with `options` (the integration tests' pre-migrated PGlite snapshot) unless it is open
+ * already; then the same as getDbHandle.
+ */
+export const openDbWith = async (options: OpenOptions): Promise<DbState> => {
+  globalForDb.__acsDb ??= connect(options);
+  return globalForDb.__acsDb;
 };
 
 /** The shared client with its adapter handle (tests migrate an in-memory PGlite through `handle.factory`). */

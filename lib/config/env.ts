@@ -156,6 +156,11 @@ const EnvSchema = z.object({
     ),
   /** Length in seconds of every rate-limit window (default 60). */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /**
+   * How long an instance may answer from the rows it keeps in memory (stores by slug, platform keys by prefix)
+   * after another instance changed them, in ms; 0 turns the cache off. At most 5000 (lib/config/row-cache.ts).
+   */
+  ROW_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   /** Requests per window of one anonymous client address (default 120; 1 000 000 under NODE_ENV=test). */
   RATE_LIMIT_ANONYMOUS: z.coerce.number().int().min(1).optional(),
   /** Requests per window of one platform key or client_credentials client (default 1200; 1 000 000 under NODE_ENV=test). */

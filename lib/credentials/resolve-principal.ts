@@ -1,7 +1,8 @@
 import "server-only";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, type Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
+import { rowCache } from "@/lib/config/row-cache";
 import { AppError } from "@/lib/core/errors";
 import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 import { guardAuthCheck } from "@/lib/rate-limit/auth-failures";
@@ -11,6 +12,13 @@ import { ANONYMOUS, type Principal } from "./principal";
 import { verifyBearerToken } from "./verify-bearer-token";
 
 const LAST_USED_GRANULARITY_MS = 60_000;
+
+/**
+ * Key rows by prefix, read on every keyed call: kept briefly in memory. A revocation is seen at once by this
+ * instance and within ROW_CACHE_TTL_MS (at most 5 s) by every other (lib/config/row-cache.ts).
+ */
+const keyRows =
+  rowCache<NonNullable<Awaited<ReturnType<Db["platformApiKey"]["findUnique"]>>>>("platform_api_keys");
 
 export type CredentialHeaders = { apiKey: string | null; authorization: string | null };
 
@@ -31,7 +39,7 @@ const resolveApiKey = (key: string): Promise<Principal> => {
 const lookUpApiKey = async (key: string, prefix: string | null): Promise<Principal> => {
   if (!prefix) throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
   const db = await getDb();
-  const row = await db.platformApiKey.findUnique({ where: { prefix } });
+  const row = await keyRows.get(prefix, () => db.platformApiKey.findUnique({ where: { prefix } }));
   if (!row || !isSameHash(row.secretHash, hashApiKey(key))) {
     throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
   }

@@ -7,6 +7,7 @@ import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { assertAllowed, assertTier } from "@/lib/credentials/principal";
 import { requestHash } from "@/lib/idempotency/request-hash";
 import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
+import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
 
 // The single path from a surface to an operation: trust and scope checks, input validation, idempotency,
 // and the conversion of the operation's outcome into stored bytes. REST and MCP both call this.
@@ -17,8 +18,11 @@ const runToOutcome = async (
   input: unknown,
 ): Promise<StoredOutcome> => {
   try {
-    const result = await op.run(ctx, input);
-    return { status: result.status ?? 200, bodyText: JSON.stringify(result.body) };
+    const result = await timeStage("app", () => op.run(ctx, input));
+    return {
+      status: result.status ?? 200,
+      bodyText: timeStageSync("render", () => JSON.stringify(result.body)),
+    };
   } catch (thrown) {
     const error = toAppError(thrown);
     if (error.code === "internal_error") throw thrown;

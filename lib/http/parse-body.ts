@@ -1,4 +1,5 @@
 import { AppError } from "@/lib/core/errors";
+import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
 
 import { assertCleanJson, assertJsonDepth } from "./json-guard";
 
@@ -22,7 +23,10 @@ const tooLarge = (limit: number) =>
   });
 
 /** Reads the raw body bytes, refusing more than `limit` bytes without buffering the excess. */
-export const readBodyBytes = async (request: Request, limit = MAX_BODY_BYTES): Promise<Buffer> => {
+export const readBodyBytes = (request: Request, limit = MAX_BODY_BYTES): Promise<Buffer> =>
+  timeStage("envelope", () => readBodyBytesUntimed(request, limit));
+
+const readBodyBytesUntimed = async (request: Request, limit: number): Promise<Buffer> => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (!request.body) return Buffer.alloc(0);
@@ -67,7 +71,10 @@ export const readBodyText = async (request: Request, limit = MAX_BODY_BYTES): Pr
  * refused after (json-guard.ts), so nothing behind the edge sees them.
  * @throws AppError unsupported_media_type, malformed_json, invalid_request
  */
-export const parseJsonText = (text: string, contentType: string | null): unknown => {
+export const parseJsonText = (text: string, contentType: string | null): unknown =>
+  timeStageSync("envelope", () => parseJsonTextUntimed(text, contentType));
+
+const parseJsonTextUntimed = (text: string, contentType: string | null): unknown => {
   if (text.trim() === "") return undefined;
   if (!isJsonContentType(contentType)) {
     throw new AppError(

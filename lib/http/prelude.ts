@@ -3,6 +3,7 @@ import "server-only";
 import { AppError, toAppError } from "@/lib/core/errors";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { observed } from "@/lib/ops/access-log";
+import { serverTimingValue, withServerTiming } from "@/lib/ops/server-timing";
 import { withRequestSource } from "@/lib/rate-limit/request-source";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
@@ -21,7 +22,8 @@ import { assertCleanTarget, targetOf } from "./request-target";
 //   3. a person's browser visit to a store API or MCP link answered with a page saying what it is (browser-visit.ts),
 //      then the handler,
 //   4. any error rendered in the body of the surface (UCP envelope, JSON-RPC, RFC 6749),
-//   5. the client's Request-Id echoed on every answer, errors and 405s included.
+//   5. the client's Request-Id echoed on every answer, errors and 405s included,
+//   6. a Server-Timing header on every answer (lib/ops/server-timing.ts: the stages the request went through).
 // Body limits and JSON decoding are parse-body.ts (the handlers call it: some read JSON, some forms, some raw
 // bytes for a signature); the Node HTTP server adds the same checks for what Next answers before any route
 // (raw-request.ts).
@@ -80,6 +82,20 @@ const withHeaders = (response: Response, extra: Record<string, string>): Respons
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 };
 
+/** The same response with its Server-Timing header (a copy only when the response's headers are immutable). */
+const withServerTimingHeader = (response: Response): Response => {
+  const value = serverTimingValue();
+  if (!value) return response;
+  try {
+    response.headers.set("server-timing", value);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.set("server-timing", value);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+};
+
 /** Wraps a route handler in the prelude, observed (lib/ops/access-log.ts: one access line and the HTTP metrics). */
 export const prelude = (kind: RouteKind, handler: Handler): Handler => observed(kind, guarded(kind, handler));
 
@@ -90,19 +106,21 @@ const guarded =
     const source = requestSourceOf(request);
     let limitHeaders: Record<string, string> = {};
     // the handler runs with its client address at hand, for the failed-authentication counters
-    return withRequestSource(source, async () => {
-      try {
-        limitHeaders = await applyRateLimit(request, kind, source);
-        assertCleanTarget(targetOf(request));
-        if ((kind === "ucp" || kind === "mcp") && isBrowserVisit(request)) {
-          const page = await browserVisitPage(request);
-          if (page) return withHeaders(page, limitHeaders);
+    const answer = () =>
+      withRequestSource(source, async () => {
+        try {
+          limitHeaders = await applyRateLimit(request, kind, source);
+          assertCleanTarget(targetOf(request));
+          if ((kind === "ucp" || kind === "mcp") && isBrowserVisit(request)) {
+            const page = await browserVisitPage(request);
+            if (page) return withHeaders(page, limitHeaders);
+          }
+          return withHeaders(withRequestId(await handler(request, context), requestId), limitHeaders);
+        } catch (thrown) {
+          return withHeaders(renderRouteError(kind, toAppError(thrown), requestId), limitHeaders);
         }
-        return withHeaders(withRequestId(await handler(request, context), requestId), limitHeaders);
-      } catch (thrown) {
-        return withHeaders(renderRouteError(kind, toAppError(thrown), requestId), limitHeaders);
-      }
-    });
+      });
+    return withServerTiming(async () => withServerTimingHeader(await answer()));
   };
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -13,6 +13,7 @@ import {
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
 import type { Store } from "@/lib/generated/prisma/client";
 import { noteCaller } from "@/lib/ops/access-log";
+import { timeStage } from "@/lib/ops/server-timing";
 import { guardAuthCheck } from "@/lib/rate-limit/auth-failures";
 
 // Who is calling and at which trust tier, for every shopping surface (REST and MCP): the credential headers
@@ -55,10 +56,12 @@ export const identifyCaller = async (
   request: Request,
   requiredTier: TrustTier = "anonymous",
 ): Promise<IdentifiedCaller> => {
-  const principal = await resolvePrincipal({
-    apiKey: request.headers.get("x-api-key"),
-    authorization: request.headers.get("authorization"),
-  });
+  const principal = await timeStage("auth", () =>
+    resolvePrincipal({
+      apiKey: request.headers.get("x-api-key"),
+      authorization: request.headers.get("authorization"),
+    }),
+  );
   const signed = claimsSignature(request.headers);
   if (principal.kind === "anonymous" && !signed) assertTier("anonymous", requiredTier);
   return { principal, fetchesProfile: principal.kind !== "anonymous" || signed };
@@ -87,9 +90,9 @@ export const verifyCallerSignature = async (
       store,
       now,
     });
-  const signed = claimsSignature(request.headers)
-    ? await guardAuthCheck(null, SIGNATURE_FAILURES, verify)
-    : await verify();
+  const signed = await timeStage("auth", () =>
+    claimsSignature(request.headers) ? guardAuthCheck(null, SIGNATURE_FAILURES, verify) : verify(),
+  );
   const caller = signed && principal.kind === "anonymous" ? agentPrincipal(agentProfile) : principal;
   const tier = tierOf(caller, signed);
   noteCaller(request, caller, tier); // for the access line

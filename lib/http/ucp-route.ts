@@ -6,6 +6,7 @@ import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { getBaseUrl } from "@/lib/config/env";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
+import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -75,22 +76,25 @@ export const ucpRoute =
     const echoId = echoableRequestId(request.headers);
     let version: string | undefined;
     try {
-      const envelope =
+      const envelope = timeStageSync("envelope", () =>
         envelopeMode === "required"
           ? readRequestEnvelope(request.headers)
-          : readOptionalEnvelope(request.headers);
+          : readOptionalEnvelope(request.headers),
+      );
       version = envelope.ucpVersion;
       // Next passes no params for a route without dynamic segments (/catalog/search in a production build)
       const params = (await context?.params) ?? {};
       const slug = param(params, "store_slug");
-      const store = slug === undefined ? null : await getStoreOrThrow(slug);
+      const store = slug === undefined ? null : await timeStage("store", () => getStoreOrThrow(slug));
       const now = new Date();
       const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
       // The caller's credentials are checked before the agent profile is fetched: a bad key or an anonymous
       // call to a token-tier operation never makes the service fetch a URL the caller named.
       const identified = await identifyCaller(request, op.tier);
       if (envelope.agentProfile && identified.fetchesProfile) {
-        envelope.ucpVersion = await negotiateWithAgent(envelope.agentProfile, store);
+        envelope.ucpVersion = await timeStage("profile", () =>
+          negotiateWithAgent(envelope.agentProfile, store),
+        );
         version = envelope.ucpVersion;
       }
       const { principal, tier } = await verifyCallerSignature(request, identified, {

@@ -4,6 +4,7 @@ import type { JsonWebKey } from "node:crypto";
 
 import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { rowCache } from "@/lib/config/row-cache";
 import { AppError } from "@/lib/core/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
@@ -21,8 +22,23 @@ import { createSigningKeyMaterial, SIGNING_KEY_GRACE_MS } from "./signing-keys";
 
 export type SigningKeyRow = { kid: string; privateJwk: JsonWebKey };
 
+/**
+ * Current keys, read for every signed answer: kept briefly in memory (lib/config/row-cache.ts). After a rotation
+ * another instance may sign with the previous key for at most ROW_CACHE_TTL_MS; the profile keeps publishing a
+ * retired key for SIGNING_KEY_GRACE_MS, so those signatures still verify.
+ */
+const currentKeys = rowCache<SigningKeyRow>("store_signing_keys");
+
 /** The key a store signs with: its newest unretired key; null when it has none. */
-export const currentSigningKey = async (
+export const currentSigningKey = (
+  db: Pick<Db, "storeSigningKey">,
+  where: { storeId: string } | { storeSlug: string },
+): Promise<SigningKeyRow | null> =>
+  currentKeys.get("storeId" in where ? `id:${where.storeId}` : `slug:${where.storeSlug}`, () =>
+    findCurrentSigningKey(db, where),
+  );
+
+const findCurrentSigningKey = async (
   db: Pick<Db, "storeSigningKey">,
   where: { storeId: string } | { storeSlug: string },
 ): Promise<SigningKeyRow | null> => {

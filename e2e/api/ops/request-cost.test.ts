@@ -1,0 +1,309 @@
+import assert from "node:assert/strict";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+
+import type { JWK } from "jose";
+
+import { getDb } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import { onSqlStatement } from "@/lib/config/sql-observer";
+import type { Store } from "@/lib/generated/prisma/client";
+import { mandateTerms, type MandateCheckout } from "@/lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
+import { parseServerTiming, STAGES } from "@/lib/ops/server-timing";
+
+import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { profileServer } from "../../helpers/agent-profile-server";
+import { callApp, mcpCall, rest } from "../../helpers/app-client";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
+
+// What one request costs: the Server-Timing header on every API surface (lib/ops/server-timing.ts) and the SQL
+// statement budget of each main operation (lib/config/sql-observer.ts counts the statements one call sends; a
+// change that adds round trips fails here, with the statements listed).
+
+// the longest staleness bound, so the cached rows of a warm-up are still there for the call measured after it
+process.env.ROW_CACHE_TTL_MS = "5000";
+
+let store: Store;
+let key: string;
+let signedProfile: string;
+let agentKey: { kid: string; privateJwk: JWK };
+let sock: { id: string };
+
+before(async () => {
+  await prepareTestDatabase();
+  assert.equal(getEnv().ROW_CACHE_TTL_MS, 5000);
+  const profiles = await profileServer();
+  signedProfile = profiles.url("signed");
+  agentKey = profiles.agentKey as never;
+  store = await seedStore({ taxRateBps: 1000 });
+  sock = (await seedProduct(store, { title: "Wool Sock", variants: [{ priceMinor: 1450, inventory: 1000 }] }))
+    .variants[0]!;
+  await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+  key = (await seedPlatformKey(["purchase:complete"])).key;
+});
+after(closeTestDatabase);
+
+const headers = (extra: Record<string, string> = {}) => ({
+  "x-api-key": key,
+  "ucp-agent": `profile="${signedProfile}"`,
+  "idempotency-key": randomUUID(),
+  ...extra,
+});
+const checkouts = () => `/s/${store.slug}/checkout-sessions`;
+const createCheckout = () =>
+  rest<Checkout>("POST", checkouts(), {
+    headers: headers(),
+    body: { line_items: [{ item: { id: sock.id }, quantity: 1 }] },
+  });
+const updateCheckout = (id: string) =>
+  rest<Checkout>("PUT", `${checkouts()}/${id}`, {
+    headers: headers(),
+    body: { buyer: BUYER, shipping_address: SEED_ADDRESS, shipping_method_id: "standard" },
+  });
+const getCheckout = (id: string) =>
+  rest<Checkout>("GET", `${checkouts()}/${id}`, { headers: headers({ "idempotency-key": "" }) });
+const completeCheckout = async (checkout: Checkout) =>
+  rest<Checkout>("POST", `${checkouts()}/${checkout.id}/complete`, {
+    headers: headers(),
+    body: {
+      payment: {
+        instruments: [
+          {
+            id: "card-1",
+            handler_id: "svc.card",
+            type: "card",
+            selected: true,
+            credential: { type: "stripe_token", token: "pm_card_visa" },
+          },
+        ],
+      },
+      ap2: {
+        checkout_mandate: await signCheckoutMandate(
+          mandateTerms(checkout as unknown as MandateCheckout, store.slug),
+          {
+            privateJwk: agentKey.privateJwk,
+            kid: agentKey.kid,
+            exp: Math.floor(Date.now() / 1000) + 600,
+          },
+        ),
+      },
+    },
+  });
+
+/** The stages of an answer's Server-Timing header, checked against the documented names. */
+const timingOf = (response: { headers: Headers }) => {
+  const value = response.headers.get("server-timing");
+  assert.ok(value, "Server-Timing header present");
+  const stages = parseServerTiming(value);
+  for (const [name, { dur }] of stages) {
+    assert.ok((STAGES as readonly string[]).includes(name), `documented stage name: ${name}`);
+    assert.ok(Number.isFinite(dur) && dur >= 0, `${name} has a duration (${value})`);
+  }
+  assert.ok(stages.has("total"), `total present (${value})`);
+  return stages;
+};
+
+describe("Server-Timing", () => {
+  test("REST: create → update → get → complete each say where their time went", async () => {
+    const created = await createCheckout();
+    assert.equal(created.status, 201, created.text);
+    const onCreate = timingOf(created);
+    for (const stage of ["envelope", "store", "auth", "app", "db", "render"]) {
+      assert.ok(onCreate.has(stage), `create has ${stage}`);
+    }
+    assert.ok(Number(onCreate.get("db")!.desc) > 0, "db names its statement count");
+    const total = onCreate.get("total")!.dur;
+    assert.ok(onCreate.get("app")!.dur <= total, "a stage never exceeds the total");
+
+    const updated = await updateCheckout(created.body.id);
+    assert.equal(updated.body.status, "ready_for_complete", updated.text);
+    timingOf(updated);
+    const read = await getCheckout(created.body.id);
+    assert.ok(timingOf(read).has("profile"), "the agent profile negotiation is its own stage");
+
+    const completed = await completeCheckout(read.body);
+    assert.equal(completed.body.status, "completed", completed.text);
+    const onComplete = timingOf(completed);
+    assert.ok(
+      onComplete.has("psp"),
+      `the card provider's calls are the psp stage (${completed.headers.get("server-timing")})`,
+    );
+    assert.ok(Number(onComplete.get("psp")!.desc) >= 1);
+  });
+
+  test("errors, MCP and the bridge carry it too", async () => {
+    const unknownStore = await rest(
+      "GET",
+      `/s/no-such-store-${randomUUID().slice(0, 8)}/checkout-sessions/x`,
+      {
+        headers: { "x-api-key": key },
+      },
+    );
+    assert.equal(unknownStore.status, 404);
+    timingOf(unknownStore);
+
+    const mcp = await mcpCall(
+      `/s/${store.slug}/mcp`,
+      "get_checkout",
+      { id: "chk_missing" },
+      {
+        headers: { "x-api-key": key },
+      },
+    );
+    assert.equal(mcp.status, 200, mcp.text);
+    assert.ok(timingOf(mcp).has("auth"));
+
+    const bridge = await callApp("POST", "/bridge/mcp", {
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: { jsonrpc: "2.0", id: 1, method: "ping" },
+    });
+    timingOf(bridge);
+  });
+});
+
+// ── SQL statement budgets ────────────────────────────────────────────────────────────────────────────────────
+
+/** The SQL statements issued on behalf of one call (its own async context only, not other work in the process). */
+const statementsOf = async <T>(run: () => Promise<T>): Promise<{ result: T; sql: string[] }> => {
+  const mine = new AsyncLocalStorage<true>();
+  const sql: string[] = [];
+  const stop = onSqlStatement((statement) => {
+    if (mine.getStore()) sql.push(statement.sql);
+  });
+  try {
+    const result = await mine.run(true, run);
+    return { result, sql };
+  } finally {
+    stop();
+  }
+};
+
+const withinBudget = (label: string, sql: string[], budget: number) => {
+  assert.ok(
+    sql.length <= budget,
+    `${label}: ${sql.length} SQL statements, budget ${budget}:\n${sql.map((s) => `  ${s.slice(0, 160)}`).join("\n")}`,
+  );
+};
+
+let warmCheckoutId = "";
+
+/**
+ * Steady traffic, made deterministic: the in-memory rows (stores, keys, signing keys) dropped and read again now
+ * (a no-op write to each table empties the caches), and the key's last-use stamp (written at most once a minute)
+ * already written, so the call measured next sees what a call in steady traffic sees.
+ */
+const warm = async () => {
+  warmCheckoutId ||= (await createCheckout()).body.id;
+  const db = await getDb();
+  await db.$executeRawUnsafe("UPDATE stores SET slug = slug WHERE false");
+  await db.$executeRawUnsafe("UPDATE platform_api_keys SET prefix = prefix WHERE false");
+  await db.$executeRawUnsafe("UPDATE store_signing_keys SET kid = kid WHERE false");
+  for (let i = 0; i < 2; i++) {
+    const read = await rest("GET", `${checkouts()}/${warmCheckoutId}`, {
+      headers: headers({ "idempotency-key": "" }),
+    });
+    assert.equal(read.status, 200, read.text);
+  }
+};
+
+/**
+ * Budgets per call, warm (see `warm`), as measured when they were set; before the in-memory rows they were
+ * 11, 11, 7, 62 (checkout create, update, get, complete), 7 (search), 11, 13, 5, 9 (cart create, update, get,
+ * cancel). Lower one when a change saves statements; raising one needs a reason (docs/performance.md).
+ */
+const BUDGET = {
+  createCheckout: 8,
+  updateCheckout: 8,
+  getCheckout: 4,
+  completeCheckout: 59,
+  search: 5,
+  createCart: 9,
+  updateCart: 11,
+  getCart: 3,
+  cancelCart: 7,
+} as const;
+
+describe("SQL statement budgets", () => {
+  test("checkout: create, update, get, complete", async () => {
+    // warm: one full flow first
+    const first = await createCheckout();
+    warmCheckoutId = first.body.id;
+    await completeCheckout((await updateCheckout(first.body.id)).body);
+
+    await warm();
+    const created = await statementsOf(createCheckout);
+    assert.equal(created.result.status, 201, created.result.text);
+    withinBudget("create checkout", created.sql, BUDGET.createCheckout);
+    const id = created.result.body.id;
+    await warm();
+    const updated = await statementsOf(() => updateCheckout(id));
+    assert.equal(updated.result.body.status, "ready_for_complete", updated.result.text);
+    withinBudget("update checkout", updated.sql, BUDGET.updateCheckout);
+    await warm();
+    const read = await statementsOf(() => getCheckout(id));
+    assert.equal(read.result.status, 200);
+    withinBudget("get checkout", read.sql, BUDGET.getCheckout);
+    const mandated = read.result.body;
+    await warm();
+    const completed = await statementsOf(() => completeCheckout(mandated));
+    assert.equal(completed.result.body.status, "completed", completed.result.text);
+    withinBudget("complete checkout", completed.sql, BUDGET.completeCheckout);
+    console.log(
+      `statements: create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, complete ${completed.sql.length}`,
+    );
+  });
+
+  test("catalog search", async () => {
+    const search = () =>
+      rest("POST", `/s/${store.slug}/catalog/search`, {
+        headers: headers({ "idempotency-key": "" }),
+        body: { query: "sock" },
+      });
+    await search();
+    await warm();
+    const searched = await statementsOf(search);
+    assert.equal(searched.result.status, 200, searched.result.text);
+    withinBudget("search", searched.sql, BUDGET.search);
+    console.log(`statements: search ${searched.sql.length}`);
+  });
+
+  test("carts: create, update, get, cancel", async () => {
+    const carts = `/s/${store.slug}/carts`;
+    const createCart = () =>
+      rest<{ id: string }>("POST", carts, {
+        headers: headers(),
+        body: { line_items: [{ item: { id: sock.id }, quantity: 1 }] },
+      });
+    await createCart();
+    await warm();
+    const created = await statementsOf(createCart);
+    assert.equal(created.result.status, 201, created.result.text);
+    withinBudget("create cart", created.sql, BUDGET.createCart);
+    const id = created.result.body.id;
+    await warm();
+    const updated = await statementsOf(() =>
+      rest("PUT", `${carts}/${id}`, {
+        headers: headers(),
+        body: { line_items: [{ item: { id: sock.id }, quantity: 2 }] },
+      }),
+    );
+    assert.equal(updated.result.status, 200, updated.result.text);
+    withinBudget("update cart", updated.sql, BUDGET.updateCart);
+    await warm();
+    const read = await statementsOf(() =>
+      rest("GET", `${carts}/${id}`, { headers: headers({ "idempotency-key": "" }) }),
+    );
+    assert.equal(read.result.status, 200, read.result.text);
+    withinBudget("get cart", read.sql, BUDGET.getCart);
+    await warm();
+    const cancelled = await statementsOf(() => rest("POST", `${carts}/${id}/cancel`, { headers: headers() }));
+    assert.equal(cancelled.result.status, 200, cancelled.result.text);
+    withinBudget("cancel cart", cancelled.sql, BUDGET.cancelCart);
+    console.log(
+      `statements: cart create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, cancel ${cancelled.sql.length}`,
+    );
+  });
+});

@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, test } from "node:test";
+
+import { getDb, getDbHandle } from "@/lib/config/db";
+import { getEnv } from "@/lib/config/env";
+import { revokeApiKey } from "@/lib/credentials/manage-api-keys";
+import type { Store } from "@/lib/generated/prisma/client";
+
+import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
+import { rest } from "../../helpers/app-client";
+import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import type { Checkout } from "../checkout/helpers";
+
+// The rows the service keeps in memory (lib/config/row-cache.ts: stores by slug, platform keys by prefix) are
+// never staler than the stated bound: a change made through this instance is seen by its next call, and a change
+// made elsewhere (another instance: here a connection that bypasses this process's Prisma client) within
+// ROW_CACHE_TTL_MS. The bound is short here so the test need not wait the production 2 s.
+
+const TTL_MS = 300;
+process.env.ROW_CACHE_TTL_MS = String(TTL_MS);
+
+let store: Store;
+let sock: { id: string };
+
+before(async () => {
+  await prepareTestDatabase();
+  assert.equal(getEnv().ROW_CACHE_TTL_MS, TTL_MS, "the short bound is in force");
+  store = await seedStore({ taxRateBps: 0 });
+  sock = (await seedProduct(store, { variants: [{ priceMinor: 1000, inventory: 100 }] })).variants[0]!;
+});
+after(closeTestDatabase);
+
+/** A statement from "another instance": not through this process's Prisma client, so no local invalidation. */
+const elsewhere = async (sql: string) => {
+  const adapter = await (await getDbHandle()).handle.factory.connect();
+  try {
+    await adapter.executeScript(sql);
+  } finally {
+    await adapter.dispose();
+  }
+};
+
+const createCheckout = (key: string) =>
+  rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
+    headers: { "x-api-key": key, "idempotency-key": randomUUID() },
+    body: { line_items: [{ item: { id: sock.id }, quantity: 1 }] },
+  });
+
+/** Calls `probe` until `seen` holds; returns how long that took (ms), failing past `limitMs`. */
+const seenWithin = async <T>(probe: () => Promise<T>, seen: (value: T) => boolean, limitMs: number) => {
+  const started = performance.now();
+  for (;;) {
+    const value = await probe();
+    const elapsed = performance.now() - started;
+    if (seen(value)) return elapsed;
+    assert.ok(elapsed < limitMs, `not seen after ${Math.round(elapsed)} ms (bound ${limitMs} ms)`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+const taxOf = (checkout: Checkout) => checkout.totals.find((t) => t.type === "tax")?.amount ?? 0;
+
+test("a key revoked through this instance is refused on the next call", async () => {
+  const { id, key } = await seedPlatformKey();
+  assert.equal((await createCheckout(key)).status, 201); // cached now
+  await revokeApiKey(id);
+  const refused = await createCheckout(key);
+  assert.equal(refused.status, 401, refused.text);
+  assert.match(refused.text, /invalid_api_key/);
+});
+
+test("a key revoked by another instance is refused within the bound", async () => {
+  const { id, key } = await seedPlatformKey();
+  // twice: the first call also writes the key's last use, which empties this instance's cache
+  assert.equal((await createCheckout(key)).status, 201);
+  assert.equal((await createCheckout(key)).status, 201);
+  assert.match(id, /^[\w-]+$/);
+  await elsewhere(`UPDATE platform_api_keys SET revoked_at = now() WHERE id = '${id}'`);
+  const took = await seenWithin(
+    () => createCheckout(key),
+    (r) => r.status === 401,
+    TTL_MS + 500,
+  );
+  assert.ok(took <= TTL_MS + 500, `refused after ${Math.round(took)} ms`);
+});
+
+test("a store changed through this instance is seen on the next call; by another instance within the bound", async () => {
+  const { key } = await seedPlatformKey();
+  assert.equal(taxOf((await createCheckout(key)).body), 0);
+  await (await getDb()).store.update({ where: { id: store.id }, data: { taxRateBps: 1000 } });
+  assert.equal(taxOf((await createCheckout(key)).body), 100, "this instance sees its own change at once");
+
+  assert.match(store.id, /^[\w-]+$/);
+  await elsewhere(`UPDATE stores SET tax_rate_bps = 2000 WHERE id = '${store.id}'`);
+  const took = await seenWithin(
+    () => createCheckout(key),
+    (r) => taxOf(r.body) === 200,
+    TTL_MS + 500,
+  );
+  assert.ok(took <= TTL_MS + 500, `seen after ${Math.round(took)} ms`);
+});
