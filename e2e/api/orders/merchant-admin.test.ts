@@ -315,7 +315,12 @@ describe("dashboard", () => {
       },
       body: { line_items: [{ item: { id: variant }, quantity: 1 }] },
     });
-    const today = new Date().toISOString().slice(0, 10);
+    // everything of this shop on one fixed day, so the test does not depend on the clock (nor on midnight)
+    const today = "2020-06-15";
+    const at = new Date(`${today}T12:00:00.000Z`);
+    const db = await getDb();
+    await db.order.updateMany({ where: { storeId: shop.id }, data: { createdAt: at } });
+    await db.checkoutSession.updateMany({ where: { storeId: shop.id }, data: { createdAt: at } });
     const figures = await dashboardFigures(staff, shop.slug, { from: today, to: today });
     const sales = a.total + b.total;
     assert.deepEqual(figures.perDay, [{ day: today, orders: 2, salesMinor: sales }]);
