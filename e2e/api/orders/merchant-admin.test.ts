@@ -321,6 +321,7 @@ describe("dashboard", () => {
     const db = await getDb();
     await db.order.updateMany({ where: { storeId: shop.id }, data: { createdAt: at } });
     await db.checkoutSession.updateMany({ where: { storeId: shop.id }, data: { createdAt: at } });
+    await db.orderAdjustment.updateMany({ where: { order: { storeId: shop.id } }, data: { occurredAt: at } });
     const figures = await dashboardFigures(staff, shop.slug, { from: today, to: today });
     const sales = a.total + b.total;
     assert.deepEqual(figures.perDay, [{ day: today, orders: 2, salesMinor: sales }]);
