@@ -62,7 +62,10 @@ export const QuotePurchaseInputSchema = z
       .describe(
         "The Sui wallet address the buyer signed in with; default: the address of the buyer's allowance (get_intent_mandate)",
       ),
-    apply_coupon: z.boolean().optional().describe("Use the buyer's service coupon (not yet)"),
+    apply_coupon: z
+      .union([z.boolean(), z.string().min(1).max(200)])
+      .optional()
+      .describe("Service coupons discount card payments only (confirm_purchase): refused on a crypto quote"),
   })
   .strict();
 export type QuotePurchaseInput = z.infer<typeof QuotePurchaseInputSchema>;
@@ -154,10 +157,10 @@ const checkInput = (input: QuotePurchaseInput) => {
       "$.payment_method",
     );
   }
-  if (input.apply_coupon === true) {
+  if (input.apply_coupon !== undefined && input.apply_coupon !== false) {
     throw new BridgeInputError(
       "not_supported",
-      "Service coupons through the bridge are not available yet",
+      "Service coupons discount card payments only: a crypto quote pays the whole total (use confirm_purchase with payment_method card and apply_coupon)",
       "$.apply_coupon",
     );
   }

@@ -6,7 +6,9 @@ import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import { redeemCoupon } from "@/lib/coupons/redeem";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
@@ -93,17 +95,39 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         destination: destination as Record<string, string> | null,
         option: selectedOptionId ? { id: selectedOptionId, title: rate?.title ?? selectedOptionId } : null,
       };
+      // a service coupon discounts card charges only (docs/decisions.md "Service coupons"): any other rail
+      // charged the whole total, so the grant goes back to the buyer unredeemed
+      const couponOnCard = checkout.couponGrantId !== null && input.handlerId === RAIL_HANDLER_IDS.card;
       const count = await moveCheckout(tx, {
         id: checkout.id,
         version: checkout.version,
         to: "completed",
-        data: { continueToken: null },
+        data: {
+          continueToken: null,
+          ...(checkout.couponGrantId && !couponOnCard ? { couponGrantId: null } : {}),
+        },
       });
       if (count !== 1)
         throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+      const orderId = newId("order");
+      const checkoutTotal =
+        (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
+          ?.amount ?? 0;
+      // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
+      const serviceCouponMinor = couponOnCard
+        ? await redeemCoupon(tx, {
+            grantId: checkout.couponGrantId!,
+            storeId: input.storeId,
+            orderId,
+            currency: checkout.currency,
+            total: checkoutTotal,
+            now: input.now,
+          })
+        : 0;
       const order = await tx.order.create({
         data: {
-          id: newId("order"),
+          id: orderId,
+          serviceCouponMinor,
           storeId: input.storeId,
           checkoutId: checkout.id,
           principalId: checkout.principalId,

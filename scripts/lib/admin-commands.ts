@@ -19,6 +19,7 @@ import {
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl, getEnv, isOAuthTestMode } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
+import { issueCoupon, listCouponPayables, listCoupons } from "@/lib/coupons/issue-coupons";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
@@ -128,6 +129,16 @@ Commands:
                  succeeded one gets its order (never a second charge), a decline is recorded. Crypto: open prepared
                  payments are looked up on the chain by digest; a landed one gets its order or is recorded as owed
                  back. Prints each payment.
+  Service coupons (funded by the service, held by buyers; docs/decisions.md "Service coupons"):
+  issue-coupon --amount <minor units> --currency <ISO 4217> --expires <ISO date> --to <0x…,0x…>
+               [--description <text>] [--json]
+                 Issues a coupon worth a fixed amount and grants it once to each buyer (Sui address of an account
+                 that signed in). The buyer's agent applies it to a card checkout (apply_coupon_to_checkout); the
+                 buyer pays the total minus the coupon, and the service owes the merchant the coupon part.
+  list-coupons [--json]
+                 Every coupon: amount, currency, expiry, how many buyers hold it and how many redeemed it.
+  coupon-payables [--store <slug>] [--status open|settled] [--json]
+                 What the service owes merchants for redeemed coupons (one per order), newest first.
   Store signing keys (UCP signatures; the store profile's signing_keys):
   rotate-signing-key --store <slug> [--json]
                  Mints a new signing key: it is published beside the old one and signs from now on (responses,
@@ -216,6 +227,9 @@ export const runAdmin = async (
       all: { type: "boolean", default: false },
       digest: { type: "string" },
       request: { type: "string" },
+      currency: { type: "string" },
+      expires: { type: "string" },
+      status: { type: "string" },
     },
     strict: true,
   });
@@ -578,6 +592,48 @@ export const runAdmin = async (
       if (values.json) {
         out.log(JSON.stringify({ id: closed.id, status: closed.status, refund_digest: closed.refundDigest }));
       } else out.log(`${closed.id} closed by ${closed.refundDigest}`);
+      return 0;
+    }
+    case "issue-coupon": {
+      if (!values.amount || !/^\d+$/.test(values.amount)) {
+        throw new Error("--amount must be a whole number of minor units (e.g. 500 for 5.00)");
+      }
+      if (!values.currency || !values.expires || !values.to) {
+        throw new Error("--currency, --expires and --to are required");
+      }
+      const issued = await issueCoupon({
+        description: values.description ?? `${values.amount} ${values.currency.toUpperCase()} off`,
+        amount_minor: Number(values.amount),
+        currency: values.currency,
+        expires_at: values.expires,
+        buyer_addresses: values.to
+          .split(",")
+          .map((a) => a.trim())
+          .filter(Boolean),
+      });
+      if (values.json) {
+        out.log(JSON.stringify({ coupon_id: issued.coupon.id, grants: issued.grants }));
+      } else {
+        out.log(
+          `Coupon ${issued.coupon.id}: ${issued.coupon.amountMinor} ${issued.coupon.currency} minor units off, until ${issued.coupon.expiresAt.toISOString()}`,
+        );
+        for (const g of issued.grants) out.log(`  ${g.id} → ${g.buyer_address}`);
+      }
+      return 0;
+    }
+    case "list-coupons": {
+      const coupons = await listCoupons();
+      if (values.json) out.log(JSON.stringify(coupons));
+      else if (coupons.length === 0) out.log("No coupons.");
+      else out.table(coupons);
+      return 0;
+    }
+    case "coupon-payables": {
+      const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
+      const payables = await listCouponPayables({ storeId, status: values.status });
+      if (values.json) out.log(JSON.stringify(payables));
+      else if (payables.length === 0) out.log("No coupon payables.");
+      else out.table(payables);
       return 0;
     }
     case "make-store-live": {
