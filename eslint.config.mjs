@@ -63,6 +63,7 @@ const config = [
       "test-results/**",
       "playwright-report/**",
       "packages/*/dist/**",
+      "dist/**",
     ],
   },
   ...nextVitals,
