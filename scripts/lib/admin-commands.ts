@@ -137,7 +137,7 @@ Commands:
                  buyer pays the total minus the coupon, and the service owes the merchant the coupon part.
   list-coupons [--json]
                  Every coupon: amount, currency, expiry, how many buyers hold it and how many redeemed it.
-  coupon-payables [--store <slug>] [--status open|settled] [--json]
+  coupon-payables [--store <slug>] [--status open|settled|void] [--json]
                  What the service owes merchants for redeemed coupons (one per order), newest first.
   Store signing keys (UCP signatures; the store profile's signing_keys):
   rotate-signing-key --store <slug> [--json]

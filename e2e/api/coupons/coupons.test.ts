@@ -8,6 +8,7 @@ import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import type { BridgeOptions } from "@/lib/bridge/http";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
+import { cancelOrder } from "@/lib/orders/cancel-order";
 import { placeOrder } from "@/lib/orders/place-order";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { stripeSandbox } from "@/sandbox/stripe/server";
@@ -288,7 +289,7 @@ describe("service coupons", () => {
     assert.equal(pi.amount_refunded, 5240);
   });
 
-  test("race: two checkouts apply one single-use coupon at once → one holds it; two completions of that checkout → one order, one charge, one payable", async () => {
+  test("race: two checkouts apply one single-use coupon at once → one holds it; two completions of that checkout → one order, one charge, one payable; a cancellation voids it", async () => {
     const [grant] = await issue(1000, [buyer]);
     const [a, b] = [await readyCheckout(), await readyCheckout()];
     const applied = await Promise.all(
@@ -315,6 +316,15 @@ describe("service coupons", () => {
     assert.equal(orders.length, 1);
     assert.equal(orders[0]!.serviceCouponMinor, 1000);
     assert.equal(await db.couponPayable.count({ where: { grantId: grant } }), 1);
+    // canceled before shipping: the buyer gets back what the rail took (4940, not the 5940 total) and the payable
+    // is void — the service owes the merchant nothing for an order that was not delivered
+    const canceled = await cancelOrder(store.slug, orders[0]!.id);
+    assert.equal(canceled.adjustments?.at(-1)?.refundMinor, 4940);
+    assert.equal(
+      (await stripeSandbox()).paymentIntents().find((p) => p.id === paid[0]!.id)?.amount_refunded,
+      4940,
+    );
+    assert.equal((await db.couponPayable.findUniqueOrThrow({ where: { grantId: grant! } })).status, "void");
     // the loser pays full price without a coupon
     const loser = winner === a ? b : a;
     const full = resultJson(await confirm(loser)) as { status: string };
