@@ -2,7 +2,7 @@ import "server-only";
 
 import { z } from "zod";
 
-import { loadCheckoutOrThrow } from "@/lib/checkout/checkout-record";
+import { loadCheckoutOrThrow, peekBindableCheckoutOrThrow } from "@/lib/checkout/checkout-record";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, type OperationContext } from "@/lib/core/operation";
@@ -149,23 +149,21 @@ export const applyCouponToCheckout = defineOperation({
     const { buyerId } = buyerOf(ctx);
     const db = await getDb();
     const store = await getStoreOrThrow(input.store_slug);
-    const session = await loadCheckoutOrThrow(db, { ...ctx, store }, input.checkout_id, {
-      bindBuyer: true,
-    }).catch((error: unknown) => {
-      if (error instanceof AppError && error.code === "not_found") {
-        throw new AppError("not_found", error.message, { path: "$.checkout_id" });
+    const storeCtx = { ...ctx, store };
+    // read without binding first: a refused coupon changes nothing, not even the checkout's binding (B17)
+    const peeked = await peekBindableCheckoutOrThrow(db, storeCtx, input.checkout_id, "$.checkout_id");
+    const checkOpen = (status: string) => {
+      if (!(OPEN as readonly string[]).includes(status)) {
+        throw new AppError(
+          "checkout_not_modifiable",
+          `Checkout ${peeked.session.id} is ${status}: a coupon is applied before the completion`,
+          { path: "$.checkout_id" },
+        );
       }
-      throw error;
-    });
-    if (!(OPEN as readonly string[]).includes(session.status)) {
-      throw new AppError(
-        "checkout_not_modifiable",
-        `Checkout ${session.id} is ${session.status}: a coupon is applied before the completion`,
-        { path: "$.checkout_id" },
-      );
-    }
-    const total =
-      (session.totals as { type: string; amount: number }[]).find((t) => t.type === "total")?.amount ?? 0;
+    };
+    checkOpen(peeked.session.status);
+    const totalOf = (totals: unknown) =>
+      (totals as { type: string; amount: number }[]).find((t) => t.type === "total")?.amount ?? 0;
     let coupon: { id: string; amount: number } | null = null;
     if (input.coupon_id !== null) {
       const grant = await db.couponGrant.findUnique({
@@ -185,29 +183,45 @@ export const applyCouponToCheckout = defineOperation({
         throw new AppError(
           "coupon_expired",
           `Coupon ${grant.id} expired at ${grant.coupon.expiresAt.toISOString()}`,
-          {
-            path: "$.coupon_id",
-          },
-        );
-      }
-      if (grant.coupon.currency !== session.currency) {
-        throw new AppError(
-          "coupon_currency_mismatch",
-          `Coupon ${grant.id} is in ${grant.coupon.currency}, the checkout in ${session.currency}`,
           { path: "$.coupon_id" },
         );
       }
-      if (grant.coupon.amountMinor >= total) {
+      if (grant.coupon.currency !== peeked.session.currency) {
         throw new AppError(
-          "coupon_exceeds_total",
-          `Coupon ${grant.id} (${grant.coupon.amountMinor}) is not less than the checkout's total (${total}): a charge is never zero`,
+          "coupon_currency_mismatch",
+          `Coupon ${grant.id} is in ${grant.coupon.currency}, the checkout in ${peeked.session.currency}`,
           { path: "$.coupon_id" },
         );
       }
       coupon = { id: grant.id, amount: grant.coupon.amountMinor };
+    }
+    const exceeds = (total: number) => {
+      if (coupon && coupon.amount >= total) {
+        throw new AppError(
+          "coupon_exceeds_total",
+          `Coupon ${coupon.id} (${coupon.amount}) is not less than the checkout's total (${total}): a charge is never zero`,
+          { path: "$.coupon_id" },
+        );
+      }
+    };
+    exceeds(totalOf(peeked.session.totals));
+    const session = peeked.needsBinding
+      ? await loadCheckoutOrThrow(db, storeCtx, input.checkout_id, { bindBuyer: true }).catch(
+          (error: unknown) => {
+            if (error instanceof AppError && error.code === "not_found") {
+              throw new AppError("not_found", error.message, { path: "$.checkout_id" });
+            }
+            throw error;
+          },
+        )
+      : peeked.session;
+    checkOpen(session.status);
+    const total = totalOf(session.totals);
+    exceeds(total);
+    if (coupon) {
       // a grant left on a canceled checkout goes back to the buyer
       await db.checkoutSession.updateMany({
-        where: { couponGrantId: grant.id, status: "canceled" },
+        where: { couponGrantId: coupon.id, status: "canceled" },
         data: { couponGrantId: null },
       });
     }

@@ -367,6 +367,7 @@ describe("service coupons", () => {
     }
     const untouched = await db.checkoutSession.findUniqueOrThrow({ where: { id: checkoutId } });
     assert.equal(untouched.couponGrantId, null);
+    assert.equal(untouched.boundPrincipalId, null, "a refused coupon does not even bind the checkout");
     assert.equal(
       await db.couponGrant.count({
         where: { redeemedAt: { not: null }, id: { in: [mine!, theirs!, euro!, big!, old!] } },
