@@ -5,16 +5,17 @@ import { requireBearer } from "./crypto";
 import { businessError, toToolError, type ToolError } from "./errors";
 import { BridgeInputError, formatMoney } from "./money";
 
-// apply_coupon on confirm_purchase (seed §4 "Bridge rules", DECISIONS.md B16): the buyer's opt-in for a service
-// coupon, made with the buyer's bearer on /account/mcp (list_my_coupons, apply_coupon_to_checkout) before the card
-// completion. The service then charges the total minus the coupon and records who funded what; the bridge only
-// chooses which of the buyer's coupons goes on which checkout.
+// apply_coupon on confirm_purchase (card) and quote_purchase (crypto) (seed §4 "Bridge rules", DECISIONS.md B16):
+// the buyer's opt-in for a service coupon, made with the buyer's bearer on /account/mcp (list_my_coupons,
+// apply_coupon_to_checkout) before the card completion or the crypto prepare. The service then charges (or quotes)
+// the total minus the coupon and records who funded what; the bridge only chooses which of the buyer's coupons goes
+// on which checkout.
 
 export const ApplyCouponSchema = z
   .union([z.boolean(), z.string().min(1).max(200)])
   .optional()
   .describe(
-    "Service coupon (funded by the service, not a store discount code), card only and only when the buyer asked: true uses the buyer's largest usable coupon per checkout; or a coupon id from list_my_coupons (one checkout). Needs the buyer's bearer",
+    "Service coupon (funded by the service, not a store discount code), only when the buyer asked: true uses the buyer's largest usable coupon per checkout; or a coupon id from list_my_coupons (one checkout). Card: on confirm_purchase; crypto: on quote_purchase (the quote the buyer signs carries it). Needs the buyer's bearer",
   );
 
 type Coupon = {
@@ -40,8 +41,8 @@ export const checkCouponRequest = (
   if (applyCoupon === undefined || applyCoupon === false) return;
   if (rail === "crypto") {
     throw new BridgeInputError(
-      "not_supported",
-      "Service coupons discount card payments only: pay with payment_method card, or leave apply_coupon out",
+      "invalid_request",
+      "For crypto the coupon goes on quote_purchase (apply_coupon there): the quote the buyer signs already pays the total minus it. Confirm without apply_coupon",
       "$.apply_coupon",
     );
   }
@@ -122,4 +123,36 @@ export const applyCoupon = async (
     const error = own ?? toToolError(thrown);
     return { error: error.path === "$.coupon_id" ? { ...error, path: "$.apply_coupon" } : error };
   }
+};
+
+/** A checkout's currency and total as the buyer's agent sees it (the bearer; the creating key before binding). */
+export const checkoutForCoupon = async (
+  ctx: BridgeContext,
+  ref: { store_slug: string; checkout_id: string },
+): Promise<{ currency: string; total: number }> => {
+  const read = async (credentials: ReturnType<typeof buyerCredentials>) => {
+    const answer = await ctx.shop.tool(
+      `/s/${encodeURIComponent(ref.store_slug)}/mcp`,
+      "get_checkout",
+      { id: ref.checkout_id },
+      { credentials, ...(ctx.headers ? { headers: ctx.headers } : {}) },
+    );
+    const refused = businessError(answer.structuredContent);
+    if (refused) throw Object.assign(new Error(refused.message), { toolError: refused });
+    return answer.structuredContent as { currency: string; totals: { type: string; amount: number }[] };
+  };
+  let checkout;
+  try {
+    checkout = await read(buyerCredentials(ctx));
+  } catch (thrown) {
+    const own = (thrown as { toolError?: ToolError }).toolError;
+    if (own?.code !== "not_found" || !ctx.credentials.apiKey) throw thrown;
+    checkout = await read({ apiKey: ctx.credentials.apiKey });
+  }
+  return { currency: checkout.currency, total: checkout.totals.find((t) => t.type === "total")?.amount ?? 0 };
+};
+
+/** Takes the coupon off a checkout again (a quote that failed after it was applied). */
+export const removeCoupon = async (ctx: BridgeContext, ref: { store_slug: string; checkout_id: string }) => {
+  await accountCall(ctx, "apply_coupon_to_checkout", { ...ref, coupon_id: null });
 };

@@ -6,10 +6,10 @@ import { AppError } from "@/lib/core/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 // The money side of service coupons (DECISIONS B16, docs/decisions.md "Service coupons"). A buyer's agent applies
-// one of the buyer's coupon grants to a checkout (operations.ts); the card completion charges the live total minus
-// the coupon (couponOffOrThrow), and the order's transaction redeems the grant and writes the merchant's payable
-// (redeemCoupon). So for the buyer: charged = order total − coupon; for the merchant: rail receipts + payable =
-// order total. A coupon is never worth the whole total: a charge is never zero or negative.
+// one of the buyer's coupon grants to a checkout (operations.ts); the card completion charges, and a crypto prepare
+// quotes, the live total minus the coupon (couponOffOrThrow), and the order's transaction redeems the grant and
+// writes the merchant's payable (redeemCoupon). So for the buyer: paid = order total − coupon; for the merchant: rail
+// receipts + payable = order total. A coupon is never worth the whole total: a payment is never zero or negative.
 
 type Tx = Prisma.TransactionClient;
 
@@ -46,9 +46,27 @@ export const couponOffOrThrow = async (
 };
 
 /**
+ * The face value of the coupon a checkout holds (0 without a usable one), never throwing: what a landed crypto
+ * payment may be short of the live total and still pay for the order (the payable covers the rest).
+ */
+export const couponFaceOf = async (db: Db | Tx, checkoutId: string): Promise<number> => {
+  const checkout = await db.checkoutSession.findUnique({
+    where: { id: checkoutId },
+    select: { couponGrantId: true, currency: true },
+  });
+  if (!checkout?.couponGrantId) return 0;
+  const grant = await db.couponGrant.findUnique({
+    where: { id: checkout.couponGrantId },
+    include: { coupon: true },
+  });
+  return grant && !grant.redeemedAt && grant.coupon.currency === checkout.currency
+    ? grant.coupon.amountMinor
+    : 0;
+};
+
+/**
  * In the order's transaction: marks the checkout's grant redeemed (once: the conditional update is the check) and
- * records the payable to the merchant. Returns the amount the service funded (0 without a coupon, or when the
- * rail is not the card: only card charges are discounted, see the caller).
+ * records the payable to the merchant. Returns the amount the service funded (0 without a coupon).
  * @throws AppError coupon_used, coupon_exceeds_total (the transaction rolls back; the caller's finisher refunds
  *   the charge as it does for any order that cannot be placed)
  */
@@ -60,14 +78,17 @@ export const redeemCoupon = async (
     orderId: string;
     currency: string;
     total: number;
+    /** Crypto: what the prepared payment paid; the payable is the rest of the total (at most the coupon). */
+    paid?: number;
     now: Date;
   },
 ): Promise<number> => {
-  const amount = await couponOffOrThrow(
+  const face = await couponOffOrThrow(
     tx,
     { couponGrantId: input.grantId, currency: input.currency },
     input.total,
   );
+  const amount = input.paid === undefined ? face : Math.min(face, Math.max(0, input.total - input.paid));
   if (amount === 0) return 0;
   const { count } = await tx.couponGrant.updateMany({
     where: { id: input.grantId, redeemedAt: null },
