@@ -29,7 +29,7 @@ const CouponSchema = z
   .object({
     id: z.string().describe("the coupon as the buyer holds it: send as coupon_id"),
     description: z.string(),
-    amount: z.number().int().describe("minor units of currency, taken off a card charge"),
+    amount: z.number().int().describe("minor units of currency, taken off what the buyer pays"),
     currency: z.string(),
     expires_at: z.string(),
     status: z.enum(["available", "applied", "redeemed", "expired"]),
@@ -44,7 +44,7 @@ export const listMyCoupons = defineOperation({
   name: "list_my_coupons",
   title: "List the buyer's service coupons",
   description:
-    "The service coupons the buyer holds (funded by the service, not the merchant; separate from a store's discount codes): id (send as coupon_id to apply_coupon_to_checkout), description, amount off in minor units of currency, expiry, status (available | applied to an open checkout | redeemed | expired). Each coupon is used once, on one card order; only apply one when the buyer asked for it.",
+    "The service coupons the buyer holds (funded by the service, not the merchant; separate from a store's discount codes): id (send as coupon_id to apply_coupon_to_checkout), description, amount off in minor units of currency, expiry, status (available | applied to an open checkout | redeemed | expired). Each coupon is used once, on one order; only apply one when the buyer asked for it.",
   errors: ["identity_required"],
   scope: "global",
   input: z.object({}).strict(),
@@ -112,7 +112,7 @@ export const applyCouponToCheckout = defineOperation({
   name: "apply_coupon_to_checkout",
   title: "Apply a service coupon to a checkout",
   description:
-    "The buyer's opt-in for one of their service coupons (list_my_coupons) on one open checkout, before complete_checkout: the card charge becomes the checkout's total minus the coupon (the order total is unchanged; the service pays the coupon part to the merchant). One coupon per checkout, each coupon on one checkout; coupon_id null takes it off. Only card payments are discounted: a crypto payment pays the whole total and leaves the coupon with the buyer. Binds the checkout to this buyer and agent. Errors: coupon_expired, coupon_used, coupon_currency_mismatch, coupon_exceeds_total (a charge is never zero), checkout_not_modifiable.",
+    "The buyer's opt-in for one of their service coupons (list_my_coupons) on one open checkout, before complete_checkout (card) or prepare_checkout_payment / prepare_combined_payment (crypto): the buyer then pays the checkout's total minus the coupon (the order total is unchanged; the service pays the coupon part to the merchant). One coupon per checkout, each coupon on one checkout; coupon_id null takes it off. A crypto payment prepared before the coupon went on pays the whole total and leaves the coupon with the buyer. Binds the checkout to this buyer and agent.",
   errors: [
     "identity_required",
     "store_not_found",

@@ -301,6 +301,8 @@ export const prepareCheckoutPayment = defineOperation({
     "allowance_paused",
     "rail_not_available",
     "unsupported_coin",
+    "coupon_used",
+    "coupon_exceeds_total",
     "insufficient_funds",
     "insufficient_liquidity",
     "payment_provider_error",

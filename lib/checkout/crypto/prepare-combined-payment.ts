@@ -363,6 +363,8 @@ export const prepareCombinedPayment = defineOperation({
     "checkout_not_modifiable",
     "rail_not_available",
     "unsupported_coin",
+    "coupon_used",
+    "coupon_exceeds_total",
     "insufficient_funds",
     "insufficient_liquidity",
     "payment_provider_error",
