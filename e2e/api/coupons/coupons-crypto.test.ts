@@ -178,3 +178,105 @@ test("crypto: quote_purchase apply_coupon → the buyer signs total − coupon �
     await client.close();
   }
 });
+
+test("crypto, two stores in one transaction: each checkout gets its own coupon; each merchant receives its discounted share and one payable", async () => {
+  const a = await seedCryptoStore({ coins: ["USDC"], priceMinor: 1200 });
+  const b = await seedCryptoStore({ coins: ["USDC"], priceMinor: 3400 });
+  const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+  const allowance = await saveIntentMandate({
+    buyerId: agent.buyerId,
+    buyerAddress: agent.wallet.address,
+    clientId: agent.clientId,
+    envelope: await signAllowance(agent.wallet, agent.clientId),
+    now: new Date(),
+  });
+  const expires = new Date(Date.now() + 86_400_000).toISOString();
+  for (const amount of ["1000", "500"]) {
+    const issued = await runAdminCaptured(
+      "issue-coupon",
+      "--amount",
+      amount,
+      "--currency",
+      "USD",
+      "--expires",
+      expires,
+      "--to",
+      agent.wallet.address,
+    );
+    assert.equal(issued.code, 0);
+  }
+  const client = await connectBridge(options(), { "x-api-key": apiKey, authorization: agent.bearer });
+  try {
+    const ready = async (store: { slug: string }, variantId: string) => {
+      const created = resultJson(
+        await client.callTool({
+          name: "create_checkout",
+          arguments: {
+            store_slug: store.slug,
+            items: [{ id: variantId, quantity: 1 }],
+            buyer: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
+            shipping_address: {
+              street_address: "1 Market St",
+              address_locality: "San Francisco",
+              address_region: "CA",
+              postal_code: "94105",
+              address_country: "US",
+            },
+          },
+        }),
+      ) as { id: string };
+      await client.callTool({
+        name: "update_checkout",
+        arguments: { store_slug: store.slug, id: created.id, shipping_method_id: "standard" },
+      });
+      return { store_slug: store.slug, checkout_id: created.id };
+    };
+    const refs = [await ready(a.store, a.variantId), await ready(b.store, b.variantId)];
+    const quoted = await client.callTool({
+      name: "quote_purchase",
+      arguments: { checkouts: refs, apply_coupon: true },
+    });
+    const quote = resultJson(quoted) as {
+      total: Money;
+      checkouts: { total?: Money; coupon?: { amount: number } }[];
+      transaction: { bytes: string };
+    };
+    assert.ok(!(quoted as { isError?: boolean }).isError, JSON.stringify(quote));
+    // the largest coupon goes first: 12.00 − 10.00 and 34.00 − 5.00
+    assert.deepEqual(
+      quote.checkouts.map((c) => [c.total?.amount, c.coupon?.amount]),
+      [
+        [200, 1000],
+        [2900, 500],
+      ],
+    );
+    assert.equal(quote.total.amount, 3100);
+    const digest = await signAndSubmit(agent.wallet, quote.transaction.bytes);
+    const confirmed = resultJson(
+      await client.callTool({
+        name: "confirm_purchase",
+        arguments: { checkouts: refs, transaction_digest: digest, payment_mandate_id: allowance.id },
+      }),
+    ) as { status: string };
+    assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
+    const db = await getDb();
+    const usdc = (m: Map<string, bigint>) =>
+      [...m.entries()].find(([coin]) => coin.endsWith("::usdc::USDC"))?.[1] ?? 0n;
+    for (const [shop, ref, paid, coupon, total] of [
+      [a, refs[0]!, 200, 1000, 1200],
+      [b, refs[1]!, 2900, 500, 3400],
+    ] as const) {
+      const order = await db.order.findUniqueOrThrow({ where: { checkoutId: ref.checkout_id } });
+      const payable = await db.couponPayable.findUniqueOrThrow({ where: { orderId: order.id } });
+      assert.deepEqual(
+        [order.serviceCouponMinor, payable.amountMinor, payable.storeId],
+        [coupon, coupon, shop.store.id],
+      );
+      // rail receipts (USDC at 1.00, 6 decimals) + payable = the order total
+      assert.equal(usdc(await balances(sandboxUrl(), shop.payout)), BigInt(paid) * 10_000n);
+      assert.equal(paid + payable.amountMinor, total);
+    }
+  } finally {
+    await client.close();
+  }
+});
