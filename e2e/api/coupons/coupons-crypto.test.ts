@@ -280,3 +280,92 @@ test("crypto, two stores in one transaction: each checkout gets its own coupon; 
     await client.close();
   }
 });
+
+test("crypto: a larger coupon swapped in after the quote was signed → the payable is exactly what the rail did not receive", async () => {
+  const { store, payout, variantId } = await seedCryptoStore({ coins: ["USDC"] });
+  const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+  const allowance = await saveIntentMandate({
+    buyerId: agent.buyerId,
+    buyerAddress: agent.wallet.address,
+    clientId: agent.clientId,
+    envelope: await signAllowance(agent.wallet, agent.clientId),
+    now: new Date(),
+  });
+  const grants: string[] = [];
+  for (const amount of ["500", "1500"]) {
+    const issued = await runAdminCaptured(
+      "issue-coupon",
+      "--amount",
+      amount,
+      "--currency",
+      "USD",
+      "--expires",
+      new Date(Date.now() + 86_400_000).toISOString(),
+      "--to",
+      agent.wallet.address,
+      "--json",
+    );
+    grants.push((JSON.parse(issued.out) as { grants: { id: string }[] }).grants[0]!.id);
+  }
+  const client = await connectBridge(options(), { "x-api-key": apiKey, authorization: agent.bearer });
+  try {
+    const created = resultJson(
+      await client.callTool({
+        name: "create_checkout",
+        arguments: {
+          store_slug: store.slug,
+          items: [{ id: variantId, quantity: 2 }],
+          buyer: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
+          shipping_address: {
+            street_address: "1 Market St",
+            address_locality: "San Francisco",
+            address_region: "CA",
+            postal_code: "94105",
+            address_country: "US",
+          },
+        },
+      }),
+    ) as { id: string };
+    await client.callTool({
+      name: "update_checkout",
+      arguments: { store_slug: store.slug, id: created.id, shipping_method_id: "standard" },
+    });
+    const ref = { store_slug: store.slug, checkout_id: created.id };
+    const quote = resultJson(
+      await client.callTool({
+        name: "quote_purchase",
+        arguments: { checkouts: [ref], apply_coupon: grants[0] },
+      }),
+    ) as { total: Money; transaction: { bytes: string } };
+    assert.equal(quote.total.amount, 4500);
+    // the agent swaps the coupon for the larger one after the buyer signed the 45.00 quote
+    const swapped = resultJson(
+      await client.callTool({
+        name: "apply_coupon_to_checkout",
+        arguments: { ...ref, coupon_id: grants[1] },
+      }),
+    ) as { amount_due: number };
+    assert.equal(swapped.amount_due, 3500);
+    const digest = await signAndSubmit(agent.wallet, quote.transaction.bytes);
+    const confirmed = resultJson(
+      await client.callTool({
+        name: "confirm_purchase",
+        arguments: { checkouts: [ref], transaction_digest: digest, payment_mandate_id: allowance.id },
+      }),
+    ) as { status: string };
+    assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
+    const db = await getDb();
+    const order = await db.order.findUniqueOrThrow({ where: { checkoutId: created.id } });
+    const payable = await db.couponPayable.findUniqueOrThrow({ where: { orderId: order.id } });
+    // the rail received 45.00: the service owes 5.00, not the 15.00 face of the coupon now on the checkout
+    assert.deepEqual([order.serviceCouponMinor, payable.amountMinor, payable.grantId], [500, 500, grants[1]]);
+    const usdc = [...(await balances(sandboxUrl(), payout)).entries()].find(([c]) =>
+      c.endsWith("::usdc::USDC"),
+    )?.[1];
+    assert.equal(usdc, 45_000_000n);
+    // the first coupon went back to the buyer
+    assert.equal((await db.couponGrant.findUniqueOrThrow({ where: { id: grants[0]! } })).redeemedAt, null);
+  } finally {
+    await client.close();
+  }
+});
