@@ -23,6 +23,7 @@ const DOMAINS = [
   "outbound",
   "httpsig",
   "locations",
+  "coupons",
 ];
 
 // What no domain folder imports (a later block for the same files repeats these: flat config replaces a rule's
@@ -62,6 +63,7 @@ const config = [
       "test-results/**",
       "playwright-report/**",
       "packages/*/dist/**",
+      "dist/**",
     ],
   },
   ...nextVitals,

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S node --import tsx
-// `npm run --silent bridge -- --stdio|--http …`: the bridge as its own process, a client of any deployment of the
+// `npm run --silent bridge -- --stdio|--http …` (or the built bin, `agent-commerce-bridge --stdio|--http …`, from
+// `npm run build:bridge`): the bridge as its own process, a client of any deployment of the
 // service (DECISIONS.md B11). Over stdio (an MCP client starts it; stdout is the protocol, so logs go to stderr)
 // or over Streamable HTTP on --port. Its identity: --key-file (created 0600 on first use) and
 // --agent-profile-url, the public URL where that key's profile is published; without one it serves the profile
@@ -21,7 +22,7 @@ import {
 } from "@/lib/bridge/identity";
 import { createBridgeServer } from "@/lib/bridge/server";
 
-const USAGE = `usage:
+const USAGE = `usage (from a clone; the built bin takes the same options: agent-commerce-bridge --stdio …):
   npm run --silent bridge -- --stdio --base-url <url> [--api-key <key>] [--bearer <token>]
                                       [--agent-profile-url <url>] [--key-file <path>]
   npm run --silent bridge -- --http --port <port> [--host 127.0.0.1] --base-url <url>

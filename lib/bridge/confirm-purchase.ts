@@ -2,11 +2,18 @@ import { checkoutMandate, newIdempotencyKey, type Checkout } from "@agent-commer
 import { z } from "zod";
 
 import { buyerCredentials, platformCredentials, storeMcpPath, type BridgeContext } from "./context";
+import {
+  applyCoupon,
+  ApplyCouponSchema,
+  checkCouponRequest,
+  usableCoupons,
+  type AppliedCoupon,
+} from "./coupons";
 import { fetchAllowance, requireBearer, type Allowance } from "./crypto";
 import { businessError, toToolError, type ToolError } from "./errors";
 import { BridgeInputError, formatMoney } from "./money";
 
-// confirm_purchase (seed §4 "Bridge"; service coupons come with their issue): for each checkout, re-read it, sign
+// confirm_purchase (seed §4 "Bridge"): for each checkout, re-read it, sign
 // the AP2 checkout mandate with the bridge's key over its live terms (the kit's terms function, the one the
 // service verifies with) and call the store's complete_checkout. Card: the platform key, a payment-method token.
 // Crypto: the buyer's bearer alone, the digest of the transaction the buyer's wallet submitted (one digest for
@@ -18,6 +25,8 @@ import { BridgeInputError, formatMoney } from "./money";
 // - A checkout already completed is reported with its order and not completed again, so calling confirm_purchase
 //   again after a partial success finishes only what is left (and the service places one order per checkout
 //   whatever arrives).
+// - apply_coupon (card): the buyer's coupon is applied with the buyer's bearer before that checkout's completion
+//   (coupons.ts); a coupon the service refuses fails that checkout uncharged, never charges the full price instead.
 // - A crypto digest not final yet is reported as pending with that digest: the answer says to call again with the
 //   same digest, never to pay again (the service also finishes it on its own).
 
@@ -53,7 +62,7 @@ export const ConfirmPurchaseInputSchema = z
       .describe(
         "The buyer's spend allowance id (get_intent_mandate); crypto: default the newest valid one. Needs the buyer's bearer",
       ),
-    apply_coupon: z.boolean().optional().describe("Use the buyer's service coupon (not yet)"),
+    apply_coupon: ApplyCouponSchema,
     quote_id: z
       .string()
       .min(1)
@@ -83,6 +92,14 @@ const ResultSchema = z.looseObject({
   transaction_digest: z.string().optional(),
   rails: z.array(z.string()).optional(),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+  coupon: z
+    .looseObject({ id: z.string(), amount: z.number().int(), currency: z.string(), formatted: z.string() })
+    .optional()
+    .describe("the service coupon applied: the service funds this part of the total"),
+  amount_due: z
+    .looseObject({ amount: z.number().int(), currency: z.string(), formatted: z.string() })
+    .optional()
+    .describe("what the card is charged: the total minus the coupon"),
 });
 
 export const ConfirmPurchaseOutputSchema = z.looseObject({
@@ -124,10 +141,6 @@ const failed = (ref: { store_slug: string; checkout_id: string }, error: ToolErr
   error,
 });
 
-const notYet = (what: string, path: string): never => {
-  throw new BridgeInputError("not_supported", `${what} through the bridge is not available yet`, path);
-};
-
 /** The rail asked for: named, or crypto when a digest or a quote is given; undefined when nothing says. */
 const railAskedFor = (input: ConfirmPurchaseInput): "card" | "crypto" | undefined => {
   const cryptoHint = input.transaction_digest !== undefined || input.quote_id !== undefined;
@@ -152,8 +165,8 @@ export const confirmPurchase = async (
   ctx: BridgeContext,
   input: ConfirmPurchaseInput,
 ): Promise<Record<string, unknown>> => {
-  if (input.apply_coupon === true) notYet("A service coupon", "$.apply_coupon");
   const rail = railAskedFor(input);
+  checkCouponRequest(ctx, input.apply_coupon, rail, input.checkouts.length);
   const digest = input.transaction_digest;
   if (rail === "crypto") {
     if (input.pay_with !== undefined) {
@@ -277,7 +290,23 @@ export const confirmPurchase = async (
     }
   }
 
-  // 3. complete what is left, one checkout at a time
+  // 3. complete what is left, one checkout at a time (after putting the buyer's coupon on it, when asked)
+  const couponChoice =
+    input.apply_coupon === undefined || input.apply_coupon === false ? null : input.apply_coupon;
+  let couponPool: Awaited<ReturnType<typeof usableCoupons>> = [];
+  if (couponChoice === true) {
+    try {
+      couponPool = await usableCoupons(ctx);
+    } catch (thrown) {
+      rethrowUnauthorized(ctx, thrown);
+      const error = (thrown as { toolError?: ToolError }).toolError ?? toToolError(thrown);
+      return {
+        status: "failed",
+        message: "Nothing was paid (see each result's error).",
+        results: states.map((s) => failed(s.ref, error)),
+      };
+    }
+  }
   const results: Result[] = [];
   for (const state of states) {
     const { ref, checkout } = state;
@@ -311,6 +340,22 @@ export const confirmPurchase = async (
       );
       continue;
     }
+    let applied: AppliedCoupon | null = null;
+    if (couponChoice !== null) {
+      const amount = checkout.totals.find((t) => t.type === "total")?.amount ?? 0;
+      const outcome = await applyCoupon(
+        ctx,
+        ref,
+        { currency: checkout.currency, total: amount },
+        couponChoice,
+        couponPool,
+      );
+      if ("error" in outcome) {
+        results.push(failed(ref, outcome.error));
+        continue;
+      }
+      applied = outcome.applied;
+    }
     try {
       const mandate = await checkoutMandate(checkout, ref.store_slug, ctx.signer);
       const instrument =
@@ -336,7 +381,7 @@ export const confirmPurchase = async (
       const refused = businessError(body);
       const pending = rail === "crypto" ? pendingMessage(body) : undefined;
       if (body.status === "completed" && body.order) {
-        results.push({ ...ref, status: "completed", order: body.order, ...total(body) });
+        results.push({ ...ref, status: "completed", order: body.order, ...total(body), ...(applied ?? {}) });
       } else if (pending) {
         results.push({
           ...ref,

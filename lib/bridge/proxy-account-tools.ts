@@ -95,4 +95,24 @@ export const ACCOUNT_TOOLS: readonly BridgeTool[] = [
     input: z.object({}).strict(),
     annotations: READ,
   }),
+  proxied({
+    name: "list_my_coupons",
+    title: "List the buyer's service coupons",
+    description: `The service coupons the buyer holds (funded by the service, not a store's discount codes): id, description, amount off (minor units) and currency, expiry, status (available, applied to an open checkout, redeemed, expired). confirm_purchase (card) and quote_purchase (crypto) apply_coupon use them, only when the buyer asked.${BUYER}`,
+    input: z.object({}).strict(),
+    annotations: READ,
+  }),
+  proxied({
+    name: "apply_coupon_to_checkout",
+    title: "Apply a service coupon to a checkout",
+    description: `The raw opt-in behind confirm_purchase apply_coupon: store_slug, checkout_id, coupon_id (from list_my_coupons; null takes it off). A card completion then charges, and a crypto prepare quotes, the total minus the coupon; the service pays the merchant the coupon part. One coupon per checkout.${BUYER}`,
+    input: z
+      .object({
+        store_slug: z.string().min(1).max(100),
+        checkout_id: z.string().min(1).max(200),
+        coupon_id: z.string().min(1).max(200).nullable(),
+      })
+      .strict(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  }),
 ];

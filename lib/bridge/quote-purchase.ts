@@ -2,6 +2,14 @@ import { z } from "zod";
 
 import { buyerCredentials, storeMcpPath, type BridgeContext } from "./context";
 import {
+  applyCoupon,
+  ApplyCouponSchema,
+  checkoutForCoupon,
+  removeCoupon,
+  usableCoupons,
+  type AppliedCoupon,
+} from "./coupons";
+import {
   allowancePayload,
   failureOf,
   fetchAllowance,
@@ -11,7 +19,7 @@ import {
   requireBearer,
   type RawLeg,
 } from "./crypto";
-import { businessError } from "./errors";
+import { businessError, type ToolError } from "./errors";
 import { BridgeInputError, formatMoney } from "./money";
 
 // quote_purchase (seed §4 "Bridge": buyer bearer, crypto only, moves no money). One checkout → the store's
@@ -62,7 +70,7 @@ export const QuotePurchaseInputSchema = z
       .describe(
         "The Sui wallet address the buyer signed in with; default: the address of the buyer's allowance (get_intent_mandate)",
       ),
-    apply_coupon: z.boolean().optional().describe("Use the buyer's service coupon (not yet)"),
+    apply_coupon: ApplyCouponSchema,
   })
   .strict();
 export type QuotePurchaseInput = z.infer<typeof QuotePurchaseInputSchema>;
@@ -154,10 +162,10 @@ const checkInput = (input: QuotePurchaseInput) => {
       "$.payment_method",
     );
   }
-  if (input.apply_coupon === true) {
+  if (typeof input.apply_coupon === "string" && input.checkouts.length > 1) {
     throw new BridgeInputError(
-      "not_supported",
-      "Service coupons through the bridge are not available yet",
+      "invalid_request",
+      "A coupon id discounts one checkout: pass apply_coupon true for several, or quote one checkout",
       "$.apply_coupon",
     );
   }
@@ -194,6 +202,49 @@ export const quotePurchase = async (
 ): Promise<Record<string, unknown>> => {
   checkInput(input);
   requireBearer(ctx, "quote_purchase", "$");
+  // the buyer's service coupons go on the checkouts before the prepare, so the quote pays the total minus them; a
+  // quote that then fails takes them off again (nothing was signed)
+  const coupons = await applyCoupons(ctx, input);
+  try {
+    return await quoteWith(ctx, input, coupons);
+  } catch (thrown) {
+    for (const ref of input.checkouts.filter((r) => coupons.has(r.checkout_id))) {
+      await removeCoupon(ctx, ref).catch(() => undefined);
+    }
+    throw thrown;
+  }
+};
+
+const applyCoupons = async (
+  ctx: BridgeContext,
+  input: QuotePurchaseInput,
+): Promise<Map<string, AppliedCoupon>> => {
+  const coupons = new Map<string, AppliedCoupon>();
+  if (input.apply_coupon === undefined || input.apply_coupon === false) return coupons;
+  const choice = input.apply_coupon;
+  try {
+    const pool = choice === true ? await usableCoupons(ctx) : [];
+    for (const ref of input.checkouts) {
+      const outcome = await applyCoupon(ctx, ref, await checkoutForCoupon(ctx, ref), choice, pool);
+      if ("error" in outcome) return refusalAt(outcome.error, {}, "$.apply_coupon");
+      coupons.set(ref.checkout_id, outcome.applied);
+    }
+  } catch (thrown) {
+    for (const ref of input.checkouts.filter((r) => coupons.has(r.checkout_id))) {
+      await removeCoupon(ctx, ref).catch(() => undefined);
+    }
+    if (thrown instanceof BridgeInputError) throw thrown;
+    const own = (thrown as { toolError?: ToolError }).toolError;
+    return refusalAt(own ?? failureOf(ctx, thrown), {}, "$.apply_coupon");
+  }
+  return coupons;
+};
+
+const quoteWith = async (
+  ctx: BridgeContext,
+  input: QuotePurchaseInput,
+  coupons: Map<string, AppliedCoupon>,
+): Promise<Record<string, unknown>> => {
   const buyerAddress = await buyerAddressOf(ctx, input);
   const call = {
     mutates: true,
@@ -201,6 +252,10 @@ export const quotePurchase = async (
     ...(ctx.headers ? { headers: ctx.headers } : {}),
   };
   const coin = input.pay_with !== undefined ? { input_coin_type: input.pay_with } : {};
+  const couponOf = (checkoutId: string) => {
+    const applied = coupons.get(checkoutId);
+    return applied ? { coupon: applied.coupon } : {};
+  };
 
   if (input.checkouts.length === 1) {
     const ref = input.checkouts[0]!;
@@ -244,6 +299,7 @@ export const quotePurchase = async (
       checkouts: [
         {
           ...ref,
+          ...couponOf(ref.checkout_id),
           ...(totalOf(prepared.quote.total, currency)
             ? { total: totalOf(prepared.quote.total, currency) }
             : {}),
@@ -289,6 +345,7 @@ export const quotePurchase = async (
       return {
         store_slug: c.store_slug,
         checkout_id: c.checkout_id,
+        ...couponOf(c.checkout_id),
         ...(totalOf(amount, own) ? { total: totalOf(amount, own) } : {}),
         ...(c.legs ? { legs: c.legs.map((leg) => presentLeg(leg, own ?? "USD")) } : {}),
       };

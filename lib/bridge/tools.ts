@@ -196,11 +196,26 @@ const getProduct = defineTool({
     callShop(ctx, store_slug, "get_product", { catalog: compact(catalog) }),
 });
 
+/** The service's location filters (ours: country ISO alpha-2, region, locality, services); it checks them too. */
+const LocationFilters = z
+  .object({
+    country: z
+      .string()
+      .regex(/^\s*[A-Za-z]{2}\s*$/, "an ISO 3166-1 alpha-2 country code such as US")
+      .optional(),
+    region: z.string().trim().min(1).max(100).optional(),
+    locality: z.string().trim().min(1).max(100).optional(),
+    services: z.array(z.string().trim().min(1).max(60)).min(1).max(10).optional(),
+  })
+  .strict()
+  .optional()
+  .describe("Every filter given must match (text ignores case)");
+
 const searchLocations = defineTool({
   name: "search_locations",
   title: "Search a store's locations",
   description:
-    "A store's shops and pickup points: by words (query), by distance from a point in micro-degrees ({latitude_e6, longitude_e6, max_meters}; nearest first) and by services offered (serves, e.g. ['pickup']).",
+    "A store's shops and pickup points: by words (query), by distance from a point in micro-degrees ({latitude_e6, longitude_e6, max_meters}; nearest first), by services offered (serves, e.g. ['pickup']) and by filters {country, region, locality, services} (all must match).",
   input: z
     .object({
       store_slug: storeSlug,
@@ -214,6 +229,7 @@ const searchLocations = defineTool({
         .strict()
         .optional(),
       serves: z.array(z.string().max(60)).max(10).optional(),
+      filters: LocationFilters,
       pagination: z
         .object({
           limit: z.number().int().min(1).max(50).optional(),
@@ -233,9 +249,15 @@ const searchLocations = defineTool({
 const lookupLocations = defineTool({
   name: "lookup_locations",
   title: "Look up a store's locations",
-  description: "A store's locations by id. Unknown ids are left out.",
+  description:
+    "A store's locations by id. Unknown ids, and with filters {country, region, locality, services} those that do not match, are left out.",
   input: z
-    .object({ store_slug: storeSlug, ids: z.array(z.string().min(1).max(200)).min(1).max(50), context })
+    .object({
+      store_slug: storeSlug,
+      ids: z.array(z.string().min(1).max(200)).min(1).max(50),
+      filters: LocationFilters,
+      context,
+    })
     .strict(),
   output: LocationsOutput,
   annotations: READ,

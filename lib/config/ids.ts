@@ -40,6 +40,9 @@ export const ID_PREFIXES = {
   capturedMail: "mail",
   owedBack: "owe",
   paymentGroup: "cpg",
+  coupon: "cpn",
+  couponGrant: "cgr",
+  couponPayable: "cpy",
   spendEntry: "spe",
   allowance: "alw",
 } as const;

@@ -315,6 +315,18 @@ export const ERROR_CODES = {
     "Ask the buyer to resume the allowance on the spend-cap page, or use another of their allowances.",
     "requires_buyer_input",
   ),
+  /** A service coupon (DECISIONS B16) past its expiry: nothing was applied. */
+  coupon_expired: business(
+    "ours",
+    "Use another of the buyer's coupons (list_my_coupons), or pay without one.",
+  ),
+  /** The buyer's coupon was already redeemed on an order, or is applied to another open checkout. */
+  coupon_used: business("ours", "Use another coupon (list_my_coupons) or cancel the checkout holding it."),
+  /** The coupon is in another currency than the checkout: nothing was applied. */
+  coupon_currency_mismatch: business("ours", "Use a coupon in the checkout's currency (list_my_coupons)."),
+  /** The coupon is worth the whole total or more (a charge is never zero or negative): nothing was applied or
+   * charged. */
+  coupon_exceeds_total: business("ours", "Take the coupon off (coupon_id null) or use a smaller one."),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,11 +10,12 @@ import { defineOperation, storeOf } from "@/lib/core/operation";
 import { LocationsSearchOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { distanceMeters } from "./distance";
+import { LocationFiltersSchema, matchesLocationFilters } from "./filters";
 import { locationToWire } from "./to-wire";
 
 // search_locations (per-store MCP; seed §4, ours — not in UCP 2026-04-08): a store's locations by text (every word
 // must start a word of the name, address or services), by distance from a point (micro-degrees, radius in meters;
-// nearest first) and by services offered (all of them). A store has a handful of locations, so they are matched
+// nearest first), by services offered (all of them) and by filters (filters.ts). A store has a handful of locations, so they are matched
 // in memory after one indexed query; pages use the same signed cursors as catalog search.
 
 export const LOCATIONS_LIMIT_MAX = 50;
@@ -34,6 +35,7 @@ export const SearchLocationsInputSchema = z
       .strict()
       .optional(),
     serves: z.array(z.string().trim().min(1).max(60)).max(10).optional(),
+    filters: LocationFiltersSchema.optional(),
     pagination: z
       .object({
         limit: z.number().int().min(1).max(LOCATIONS_LIMIT_MAX).optional(),
@@ -61,7 +63,7 @@ export const searchLocations = defineOperation({
   name: "search_locations",
   title: "Search locations",
   description:
-    "This store's locations (address, geo point in micro-degrees, opening hours, services): text query, distance {latitude_e6, longitude_e6, max_meters} (nearest first, distance_m in results), serves (services such as pickup), pagination {limit ≤ 50, cursor}. Returns locations[] and pagination.cursor for the next page.",
+    "This store's locations (address, geo point in micro-degrees, opening hours, services): text query, distance {latitude_e6, longitude_e6, max_meters} (nearest first, distance_m in results), serves (services such as pickup), filters {country (ISO alpha-2), region, locality, services} (all must match), pagination {limit ≤ 50, cursor}. Returns locations[] and pagination.cursor for the next page.",
   scope: "store",
   input: SearchLocationsInputSchema,
   output: LocationsSearchOutputSchema,
@@ -82,6 +84,7 @@ export const searchLocations = defineOperation({
       terms,
       serves,
       distance: input.distance ?? null,
+      filters: input.filters ?? null,
     });
     const cursor = input.pagination?.cursor;
     const after = cursor ? await decodeCursor(cursor, "locations", fingerprint) : { o: 0 };
@@ -107,6 +110,7 @@ export const searchLocations = defineOperation({
         return terms.every((t) => own.some((w) => w.startsWith(t)));
       })
       .filter((l) => serves.every((s) => l.services.some((x) => x.toLowerCase() === s)))
+      .filter((l) => matchesLocationFilters(l, input.filters))
       .map((l) => ({ location: l, distance: origin ? distanceMeters(origin, l) : undefined }))
       .filter((m) => !input.distance?.max_meters || (m.distance ?? 0) <= input.distance.max_meters)
       .sort((a, b) => (a.distance ?? 0) - (b.distance ?? 0));

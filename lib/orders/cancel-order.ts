@@ -79,6 +79,12 @@ export const cancelOrder = async (
         description: input.reason ?? "Canceled by the merchant",
       },
     });
+    // nothing was delivered: the service owes the merchant nothing for a coupon on it (DECISIONS B16); the buyer's
+    // rail part is what comes back (paidMinor), the coupon stays spent
+    await tx.couponPayable.updateMany({
+      where: { orderId: order.id, status: "open" },
+      data: { status: "void" },
+    });
     const updated = await tx.order.update({
       where: { id: order.id },
       data: { status: "canceled" },

@@ -6,7 +6,9 @@ import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import { redeemCoupon } from "@/lib/coupons/redeem";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
+import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
@@ -94,17 +96,53 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         destination: destination as Record<string, string> | null,
         option: selectedOptionId ? { id: selectedOptionId, title: rate?.title ?? selectedOptionId } : null,
       };
+      const checkoutTotal =
+        (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
+          ?.amount ?? 0;
+      // a service coupon (docs/decisions.md "Service coupons (B16)"): the card charged the total minus it; a crypto
+      // payment paid what its prepare quoted — less than the total when the coupon was on the checkout then, and
+      // the payable is the rest; a crypto payment of the whole total leaves the grant with the buyer, unredeemed
+      const cryptoPaid =
+        checkout.couponGrantId !== null && input.handlerId === RAIL_HANDLER_IDS.crypto
+          ? ((
+              await tx.paymentAttempt.findFirst({
+                where: { checkoutId: checkout.id, isCurrent: true },
+                select: { amount: true },
+              })
+            )?.amount ?? checkoutTotal)
+          : undefined;
+      const redeems =
+        checkout.couponGrantId !== null &&
+        (input.handlerId === RAIL_HANDLER_IDS.card ||
+          (input.handlerId === RAIL_HANDLER_IDS.crypto && cryptoPaid! < checkoutTotal));
       const count = await moveCheckout(tx, {
         id: checkout.id,
         version: checkout.version,
         to: "completed",
-        data: { continueToken: null },
+        data: {
+          continueToken: null,
+          ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
+        },
       });
       if (count !== 1)
         throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+      const orderId = newId("order");
+      // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
+      const serviceCouponMinor = redeems
+        ? await redeemCoupon(tx, {
+            grantId: checkout.couponGrantId!,
+            storeId: input.storeId,
+            orderId,
+            currency: checkout.currency,
+            total: checkoutTotal,
+            ...(cryptoPaid !== undefined ? { paid: cryptoPaid } : {}),
+            now: input.now,
+          })
+        : 0;
       const order = await tx.order.create({
         data: {
-          id: newId("order"),
+          id: orderId,
+          serviceCouponMinor,
           storeId: input.storeId,
           checkoutId: checkout.id,
           principalId: checkout.principalId,

@@ -18,10 +18,14 @@ import { ORDER_INCLUDE, orderToWire, type OrderRecord } from "./to-wire";
 // outage between the two leaves the adjustment pending; settlePendingRefunds (the webhook worker's sweep and
 // `admin settle-refunds`) finishes it with the same key, so the buyer is never paid back twice.
 
-/** The amount the rail captured for the order (0 when nothing was paid). */
-export const paidMinor = (order: Pick<Order, "paymentRef" | "totals">): number =>
+/**
+ * The amount the rail captured for the order (0 when nothing was paid): the total less what a service coupon
+ * funded (DECISIONS B16), so refunds never exceed what the buyer paid on the rail.
+ */
+export const paidMinor = (order: Pick<Order, "paymentRef" | "totals" | "serviceCouponMinor">): number =>
   order.paymentRef
-    ? ((order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")?.amount ?? 0)
+    ? ((order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")?.amount ?? 0) -
+      order.serviceCouponMinor
     : 0;
 
 /** Money already returned or on its way back (pending and completed adjustments). */

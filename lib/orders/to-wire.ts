@@ -109,5 +109,20 @@ export const orderToWire = (
     ...(order.adjustments?.length ? { adjustments: order.adjustments.map(adjustmentToWire) } : {}),
     currency: order.currency,
     totals: order.totals,
+    // who funded the total (DECISIONS B16): the buyer on the rail, the service with a coupon (owed to the merchant)
+    ...(order.serviceCouponMinor > 0
+      ? {
+          funding: [
+            {
+              source: order.handlerId ?? "none",
+              funded_by: "buyer",
+              amount:
+                ((order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")
+                  ?.amount ?? 0) - order.serviceCouponMinor,
+            },
+            { source: "service_coupon", funded_by: "service", amount: order.serviceCouponMinor },
+          ],
+        }
+      : {}),
   };
 };

@@ -19,6 +19,7 @@ import {
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl, getEnv, isOAuthTestMode } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
+import { issueCoupon, listCouponPayables, listCoupons } from "@/lib/coupons/issue-coupons";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { listApiKeys, revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
@@ -133,6 +134,18 @@ Commands:
                  Re-encrypts every store secret (Stripe secret keys, webhook signing secrets) with the newest key
                  of STORE_SECRETS_KEY (its first), and plain-text rows from before encryption; then the older keys
                  can be removed from STORE_SECRETS_KEY.
+
+  Service coupons (funded by the service, held by buyers; docs/decisions.md "Service coupons"):
+  issue-coupon --amount <minor units> --currency <ISO 4217> --expires <ISO date> --to <0x…,0x…>
+               [--description <text>] [--json]
+                 Issues a coupon worth a fixed amount and grants it once to each buyer (Sui address of an account
+                 that signed in). The buyer's agent applies it to a checkout (apply_coupon_to_checkout); the
+                 buyer pays the total minus the coupon, and the service owes the merchant the coupon part.
+  list-coupons [--json]
+                 Every coupon: amount, currency, expiry, how many buyers hold it and how many redeemed it.
+  coupon-payables [--store <slug>] [--status open|settled|void] [--json]
+                 What the service owes merchants for redeemed coupons (one per order), newest first.
+
   Store signing keys (UCP signatures; the store profile's signing_keys):
   rotate-signing-key --store <slug> [--json]
                  Mints a new signing key: it is published beside the old one and signs from now on (responses,
@@ -221,6 +234,9 @@ export const runAdmin = async (
       all: { type: "boolean", default: false },
       digest: { type: "string" },
       request: { type: "string" },
+      currency: { type: "string" },
+      expires: { type: "string" },
+      status: { type: "string" },
     },
     strict: true,
   });
@@ -593,6 +609,48 @@ export const runAdmin = async (
       if (values.json) {
         out.log(JSON.stringify({ id: closed.id, status: closed.status, refund_digest: closed.refundDigest }));
       } else out.log(`${closed.id} closed by ${closed.refundDigest}`);
+      return 0;
+    }
+    case "issue-coupon": {
+      if (!values.amount || !/^\d+$/.test(values.amount)) {
+        throw new Error("--amount must be a whole number of minor units (e.g. 500 for 5.00)");
+      }
+      if (!values.currency || !values.expires || !values.to) {
+        throw new Error("--currency, --expires and --to are required");
+      }
+      const issued = await issueCoupon({
+        description: values.description ?? `${values.amount} ${values.currency.toUpperCase()} off`,
+        amount_minor: Number(values.amount),
+        currency: values.currency,
+        expires_at: values.expires,
+        buyer_addresses: values.to
+          .split(",")
+          .map((a) => a.trim())
+          .filter(Boolean),
+      });
+      if (values.json) {
+        out.log(JSON.stringify({ coupon_id: issued.coupon.id, grants: issued.grants }));
+      } else {
+        out.log(
+          `Coupon ${issued.coupon.id}: ${issued.coupon.amountMinor} ${issued.coupon.currency} minor units off, until ${issued.coupon.expiresAt.toISOString()}`,
+        );
+        for (const g of issued.grants) out.log(`  ${g.id} → ${g.buyer_address}`);
+      }
+      return 0;
+    }
+    case "list-coupons": {
+      const coupons = await listCoupons();
+      if (values.json) out.log(JSON.stringify(coupons));
+      else if (coupons.length === 0) out.log("No coupons.");
+      else out.table(coupons);
+      return 0;
+    }
+    case "coupon-payables": {
+      const storeId = values.store ? (await getStoreOrThrow(values.store)).id : undefined;
+      const payables = await listCouponPayables({ storeId, status: values.status });
+      if (values.json) out.log(JSON.stringify(payables));
+      else if (payables.length === 0) out.log("No coupon payables.");
+      else out.table(payables);
       return 0;
     }
     case "make-store-live": {

@@ -11,12 +11,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 import { BRIDGE_TOOLS } from "@/lib/bridge/server";
 
+import { buildBridge } from "../../../scripts/build-bridge";
 import { findFreePort } from "../../../scripts/lib/free-port";
 
 // The stand-alone bridge as its own process, as an MCP client configuration starts it (README): over stdio the
 // official SDK client spawns `scripts/bridge.ts --stdio`, completes the handshake on the child's stdout (nothing
 // else may be written there) and lists every tool with its annotations and output schema; over --http it serves
-// Streamable HTTP, its own agent profile and its RFC 9728 metadata. The key file is created on first use.
+// Streamable HTTP, its own agent profile and its RFC 9728 metadata. The key file is created on first use. The
+// built bin (scripts/build-bridge.ts) runs the same way with plain node.
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 
@@ -57,6 +59,37 @@ test("npm run bridge -- --stdio: the SDK client lists every tool with annotation
     assert.equal(down.isError, true);
     const error = JSON.parse((down.content as { text: string }[])[0]!.text) as { error: { code: string } };
     assert.equal(error.error.code, "service_unavailable");
+  } finally {
+    await client.close();
+  }
+});
+
+test("the publishable bin (npm run build:bridge): plain node runs the built file over stdio; the SDK client lists every tool", async () => {
+  const bin = await buildBridge();
+  assert.equal(readFileSync(bin, "utf8").split("\n")[0], "#!/usr/bin/env node");
+  assert.equal(statSync(bin).mode & 0o111, 0o111, "executable");
+  const keyFile = path.join(mkdtempSync(path.join(tmpdir(), "bridge-bin-")), "key.json");
+  // started as an MCP client configuration starts a bin: the file itself, found node on PATH, no tsx loader
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["--stdio", "--base-url", "http://127.0.0.1:9", "--key-file", keyFile],
+    cwd: tmpdir(),
+    stderr: "ignore",
+    env: {
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`,
+      HOME: process.env.HOME ?? "",
+    },
+  });
+  const client = new Client({ name: "bridge-bin-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      BRIDGE_TOOLS.map((t) => t.name),
+    );
+    assert.ok(tools.every((t) => t.outputSchema?.type === "object"));
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600);
   } finally {
     await client.close();
   }

@@ -1,17 +1,22 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
+import { startAgentProfileServer } from "@agent-commerce/agent-kit";
+
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedStore } from "../../factories";
+import { rest } from "../../helpers/app-client";
 import { connectMcpClient, toolMeta, type McpClient } from "../../helpers/mcp-client";
 import { assertMcpProtocolError } from "../../helpers/mcp-errors";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
+import { connectBridge, resultJson, serviceFetch, TEST_BASE_URL, toolError } from "../bridge/helpers";
 
-// search_locations and lookup_locations on the per-store MCP (official SDK client): text, distance (micro-degrees,
-// meters, nearest first), services, pagination with signed cursors; lookup by id within the store.
+// search_locations and lookup_locations on the per-store MCP (official SDK client) and REST: text, distance
+// (micro-degrees, meters, nearest first), services, filters (country, region, locality, services), pagination with
+// signed cursors; lookup by id within the store.
 
 type Loc = {
   id: string;
@@ -206,4 +211,113 @@ describe("lookup_locations (per-store MCP)", () => {
       { rpcCode: -32602, code: "request_too_large", path: "$.ids" },
     );
   });
+});
+
+describe("location filters (MCP and REST)", () => {
+  const restCall = async (op: "search" | "lookup", body: Record<string, unknown>) => {
+    const res = await rest<LocBody & { messages?: { code: string }[] }>(
+      "POST",
+      `/s/${store.slug}/locations/${op}`,
+      { body },
+    );
+    assert.equal(res.status, 200, res.text);
+    return res.body;
+  };
+  const mcpCall = async (op: "search" | "lookup", body: Record<string, unknown>) =>
+    (await call(`${op}_locations`, body)) as LocBody & { messages?: { code: string }[] };
+
+  for (const [surface, run] of [
+    ["MCP", mcpCall],
+    ["REST", restCall],
+  ] as const) {
+    test(`${surface}: every filter must match; text ignores case; lookup leaves out the others with a message`, async () => {
+      const search = async (filters: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+        keys(await run("search", { filters, ...extra })).sort();
+      assert.deepEqual(await search({ country: "us" }), ["boulder", "denver", "seattle"]);
+      assert.deepEqual(await search({ country: "CA" }), []);
+      assert.deepEqual(await search({ region: "co" }), ["boulder", "denver"]);
+      assert.deepEqual(await search({ region: "CO", locality: " boulder " }), ["boulder"]);
+      assert.deepEqual(await search({ services: ["Returns"] }), ["seattle"]);
+      assert.deepEqual(await search({ country: "US", services: ["pickup", "repairs"] }), ["boulder"]);
+      // filters alone or with a query and paging: the cursor belongs to those filters
+      const page = await run("search", { filters: { region: "CO" }, pagination: { limit: 1 } });
+      assert.equal(page.pagination?.total_count, 2);
+      const next = await run("search", {
+        filters: { region: "CO" },
+        pagination: { limit: 1, cursor: page.pagination?.cursor },
+      });
+      assert.deepEqual([...keys(page), ...keys(next)].sort(), ["boulder", "denver"]);
+
+      const looked = await run("lookup", { ids: [ids.seattle, ids.boulder], filters: { region: "CO" } });
+      assert.deepEqual(keys(looked), ["boulder"]);
+      assert.deepEqual(
+        looked.messages?.map((m) => m.code),
+        ["filtered_out"],
+      );
+    });
+  }
+
+  test("bad filters are refused with their JSONPath on both surfaces", async () => {
+    const bad: [string, Record<string, unknown>, string][] = [
+      ["search", { filters: { country: "USA" } }, "$.filters.country"],
+      ["search", { filters: { colour: "red" } }, "$.filters"],
+      ["search", { filters: { services: [] } }, "$.filters.services"],
+      ["search", { filters: "pickup" }, "$.filters"],
+      ["lookup", { ids: [ids.boulder], filters: { region: "" } }, "$.filters.region"],
+    ];
+    for (const [op, body, path] of bad) {
+      await assertMcpProtocolError(
+        client.callTool({ name: `${op}_locations`, arguments: { meta: toolMeta(), catalog: body } }),
+        { rpcCode: -32602, code: "invalid_request", path },
+      );
+      const res = await rest<{ messages: { code: string; path?: string }[] }>(
+        "POST",
+        `/s/${store.slug}/locations/${op}`,
+        { body },
+      );
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual([res.body.messages[0]?.code, res.body.messages[0]?.path], ["invalid_request", path]);
+    }
+  });
+});
+
+test("the bridge: search_locations / lookup_locations pass filters through; bad ones are tool errors with the path", async () => {
+  const profile = await startAgentProfileServer();
+  const bridge = await connectBridge({
+    baseUrl: TEST_BASE_URL,
+    agentProfileUrl: profile.profileUrl,
+    key: profile.key,
+    fetch: serviceFetch(),
+    retry: { baseDelayMs: 1, sleep: async () => {} },
+  });
+  try {
+    const found = resultJson(
+      await bridge.callTool({
+        name: "search_locations",
+        arguments: { store_slug: store.slug, filters: { region: "co", services: ["repairs"] } },
+      }),
+    ) as LocBody;
+    assert.deepEqual(keys(found), ["boulder"]);
+    const looked = resultJson(
+      await bridge.callTool({
+        name: "lookup_locations",
+        arguments: {
+          store_slug: store.slug,
+          ids: [ids.denver, ids.seattle],
+          filters: { country: "US", region: "WA" },
+        },
+      }),
+    ) as LocBody;
+    assert.deepEqual(keys(looked), ["seattle"]);
+    const bad = toolError(
+      await bridge.callTool({
+        name: "search_locations",
+        arguments: { store_slug: store.slug, filters: { country: "United States" } },
+      }),
+    );
+    assert.deepEqual([bad.code, bad.path], ["invalid_request", "$.filters.country"]);
+  } finally {
+    await bridge.close();
+    await profile.close();
+  }
 });

@@ -124,10 +124,12 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
     });
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
+      "apply_coupon_to_checkout",
       "get_intent_mandate",
       "get_my_order",
       "list_linked_agents",
       "list_my_allowances",
+      "list_my_coupons",
       "list_my_orders",
       "prepare_combined_payment",
       "revoke_linked_agent",

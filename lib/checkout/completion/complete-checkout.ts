@@ -6,6 +6,7 @@ import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
+import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
@@ -101,6 +102,8 @@ export const completeCheckout = defineOperation({
     "mandate_expired",
     "spend_cap_exceeded",
     "allowance_paused",
+    "coupon_used",
+    "coupon_exceeds_total",
     "mandate_revoked",
     "identity_required",
     "mandate_scope_mismatch",
@@ -161,6 +164,15 @@ export const completeCheckout = defineOperation({
           rail: crypto ? "crypto" : "card",
         });
       }
+      // (a service coupon the buyer's agent applied takes its amount off the card charge, DECISIONS B16; the
+      // order's transaction redeems it. Checked on the live total before anything is held or charged.)
+      const couponOff = crypto
+        ? 0
+        : await couponOffOrThrow(
+            db,
+            session,
+            priced.priced.totals.find((t) => t.type === "total")?.amount ?? 0,
+          );
       // 5.
       const hold = await holdSession(db, session, priced);
       if (hold.kind === "changed") {
@@ -187,7 +199,7 @@ export const completeCheckout = defineOperation({
           checkoutId: session.id,
           handlerId: rail.handlerId,
           adapter,
-          amount: hold.amount,
+          amount: hold.amount - couponOff,
           currency: session.currency,
           token: rail.instrument?.credential?.token ?? null,
           returnUrl: continueUrlOf(store, ctx.baseUrl, hold.continueToken),

@@ -7,6 +7,7 @@ import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
+import { couponFaceOf } from "@/lib/coupons/redeem";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 import { placeOrder } from "@/lib/orders/place-order";
 import { ORDER_INCLUDE, orderToWire } from "@/lib/orders/to-wire";
@@ -280,10 +281,12 @@ export const finishPayment = async (
   if (!isCard && attempt) {
     // a prepared payment pays the total it was prepared for: the checkout may have changed since (a crypto
     // prepare does not hold the session), and an order is never placed for less than its total
+    // (a service coupon on the checkout covers its part of the total: the payable to the merchant, B16)
     const total = await liveTotalOf(db, checkoutId);
-    if (total !== null && attempt.amount < total) {
+    const coupon = total === null ? 0 : await couponFaceOf(db, checkoutId);
+    if (total !== null && attempt.amount + coupon < total) {
       return refund(
-        `it paid ${attempt.amount} but the checkout now totals ${total} (minor units, ${attempt.currency})`,
+        `it paid ${attempt.amount} but the checkout now totals ${total} (minor units, ${attempt.currency})${coupon ? `, ${coupon} of it a service coupon` : ""}`,
       );
     }
   }

@@ -6,6 +6,7 @@ import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
+import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
 import {
   allowanceForPrepare,
@@ -205,6 +206,8 @@ export const prepareForBuyer = async (
   const rail = cryptoRailOf(store);
   const address = buyerAddressOrThrow(input.buyerWallet, input.buyerAddress);
   const amount = await liveTotalOrThrow(db, store, session, now);
+  // a service coupon on the checkout (B16): the wallet pays the total minus it; the allowance counts the total
+  const pay = amount - (await couponOffOrThrow(db, session, amount));
   await finishIfLanded(db, store, session, rail, now);
   // the reservation comes before the transaction exists: the wallet pays after this, so the cap is checked first
   const allowance = input.spend
@@ -244,7 +247,7 @@ export const prepareForBuyer = async (
     outcome = await rail.start({
       store,
       checkoutId: session.id,
-      amount,
+      amount: pay,
       currency: session.currency,
       credential: null,
       idempotencyKey: `acs-${session.id}-prepare`,
@@ -261,7 +264,7 @@ export const prepareForBuyer = async (
     storeId: store.id,
     rail: RAIL_HANDLER_IDS.crypto,
     providerRef: outcome.paymentRef!,
-    amount,
+    amount: pay,
     currency: session.currency,
     state: "requires_action",
   });
@@ -298,6 +301,8 @@ export const prepareCheckoutPayment = defineOperation({
     "allowance_paused",
     "rail_not_available",
     "unsupported_coin",
+    "coupon_used",
+    "coupon_exceeds_total",
     "insufficient_funds",
     "insufficient_liquidity",
     "payment_provider_error",

@@ -6,6 +6,7 @@ import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, type OperationContext } from "@/lib/core/operation";
+import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
 import {
   allowanceForPrepare,
@@ -63,6 +64,8 @@ type Entry = {
   session: CheckoutRecord;
   needsBinding: boolean;
   total: number;
+  /** What this payment pays for the checkout: its total less a service coupon on it (B16). */
+  pay: number;
 };
 
 /** Each entry's store, checkout and live total, or the first reason it cannot be paid (nothing written). */
@@ -102,7 +105,12 @@ const loadEntriesOrThrow = async (
     const total = await liveTotalOrThrow(db, store, session, ctx.now).catch((e: unknown) => {
       throw located(e, `${at}.checkout_id`);
     });
-    entries.push({ index, store, session, needsBinding, total });
+    const pay =
+      total -
+      (await couponOffOrThrow(db, session, total).catch((e: unknown) => {
+        throw located(e, `${at}.checkout_id`);
+      }));
+    entries.push({ index, store, session, needsBinding, total, pay });
   }
   const [head] = entries;
   for (const entry of entries) {
@@ -217,7 +225,7 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
       checkouts: entries.map((e) => ({
         merchant: e.store.suiRecipient ?? "",
         acceptedCoins: storedCoinSymbols(e.store.acceptedCoins),
-        totalMinor: BigInt(e.total),
+        totalMinor: BigInt(e.pay),
         currency: e.session.currency,
       })),
       requestedCoin: input.input_coin_type ?? null,
@@ -272,7 +280,7 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
           amount: l.amount.toString(),
         })),
         quote: quoteToWire({ quote: prepared.quotes[i]!, expiresAtMs: prepared.expiresAtMs }),
-        amount: e.total,
+        amount: e.pay,
         currency: e.session.currency,
         preparedAt: new Date(prepared.preparedAtMs),
         expiresAt: new Date(prepared.expiresAtMs),
@@ -286,7 +294,7 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
         storeId: entry.store.id,
         rail: RAIL_HANDLER_IDS.crypto,
         providerRef: shareRef(entry.session.id),
-        amount: entry.total,
+        amount: entry.pay,
         currency: entry.session.currency,
         state: "requires_action",
       });
@@ -300,7 +308,7 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
       checkouts: entries.map((e, i) => ({
         store_slug: e.store.slug,
         checkout_id: e.session.id,
-        total: e.total,
+        total: e.pay,
         currency: e.session.currency,
         legs: legsToWire(prepared.quotes[i]!),
       })),
@@ -353,6 +361,8 @@ export const prepareCombinedPayment = defineOperation({
     "checkout_not_modifiable",
     "rail_not_available",
     "unsupported_coin",
+    "coupon_used",
+    "coupon_exceeds_total",
     "insufficient_funds",
     "insufficient_liquidity",
     "payment_provider_error",

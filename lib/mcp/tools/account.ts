@@ -4,6 +4,7 @@ import { listMyLinkedAgents } from "@/lib/buyers/list-my-linked-agents";
 import { revokeMyLinkedAgent } from "@/lib/buyers/revoke-my-linked-agent";
 import { prepareCombinedPayment } from "@/lib/checkout/crypto/prepare-combined-payment";
 import type { AnyOperation } from "@/lib/core/operation";
+import { applyCouponToCheckout, listMyCoupons } from "@/lib/coupons/operations";
 import { getIntentMandate, listMyAllowances } from "@/lib/mandates/intent-mandates";
 import { getMyOrder, listMyOrders } from "@/lib/orders/my-orders";
 
@@ -19,6 +20,8 @@ export const ACCOUNT_TOOLS: readonly AnyOperation[] = [
   getIntentMandate,
   prepareCombinedPayment,
   listMyAllowances,
+  listMyCoupons,
+  applyCouponToCheckout,
 ];
 
 export const ACCOUNT_MCP: McpSurface = {
