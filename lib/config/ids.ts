@@ -40,6 +40,7 @@ export const ID_PREFIXES = {
   paymentGroup: "cpg",
   spendEntry: "spe",
   allowance: "alw",
+  catalogImport: "imp",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
