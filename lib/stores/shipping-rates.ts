@@ -25,7 +25,12 @@ const money = (currency: string) =>
 
 const days = z.preprocess(
   blank,
-  z.coerce.number({ error: "Enter a whole number of days" }).int("Enter a whole number of days").min(0).max(365).optional(),
+  z.coerce
+    .number({ error: "Enter a whole number of days" })
+    .int("Enter a whole number of days")
+    .min(0)
+    .max(365)
+    .optional(),
 );
 
 export const createShippingRateInputSchema = (currency: string) =>
@@ -35,8 +40,15 @@ export const createShippingRateInputSchema = (currency: string) =>
         .string()
         .trim()
         .toLowerCase()
-        .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, "Use up to 40 lower-case letters, digits, - or _ (e.g. standard)"),
-      title: z.string().trim().min(1, "Name the rate (e.g. Standard shipping)").max(100, "Use at most 100 characters"),
+        .regex(
+          /^[a-z0-9][a-z0-9_-]{0,39}$/,
+          "Use up to 40 lower-case letters, digits, - or _ (e.g. standard)",
+        ),
+      title: z
+        .string()
+        .trim()
+        .min(1, "Name the rate (e.g. Standard shipping)")
+        .max(100, "Use at most 100 characters"),
       country: z
         .string()
         .trim()

@@ -89,7 +89,8 @@ export const updateStoreSettings = async (store: Store, raw: unknown): Promise<S
       }
       // Prices and shipping rates are stored in minor units: they keep their meaning only between currencies with the same exponent.
       const exponent = (c: string) =>
-        new Intl.NumberFormat("en", { style: "currency", currency: c }).resolvedOptions().maximumFractionDigits;
+        new Intl.NumberFormat("en", { style: "currency", currency: c }).resolvedOptions()
+          .maximumFractionDigits;
       if (
         exponent(input.currency) !== exponent(store.currency) &&
         (await tx.variant.count({ where: { storeId: store.id } })) > 0

@@ -33,7 +33,9 @@ const count = (what: string, max: number) =>
 
 const words = (what: string, max: number) =>
   z
-    .array(z.string().trim().min(1, `A ${what} cannot be empty`).max(200, `A ${what} has at most 200 characters`))
+    .array(
+      z.string().trim().min(1, `A ${what} cannot be empty`).max(200, `A ${what} has at most 200 characters`),
+    )
     .max(max, `At most ${max} ${what}s`);
 
 /** A URL the catalog links to (never fetched by us): http(s) only, so a buyer's client can show it safely. */
@@ -76,10 +78,7 @@ export const productInputSchema = (currency: string) =>
         .optional(),
     ),
     title: z.string().trim().min(1, "Give the product a title").max(200, "Use at most 200 characters"),
-    description: z.preprocess(
-      (v) => v ?? "",
-      z.string().trim().max(20_000, "Use at most 20000 characters"),
-    ),
+    description: z.preprocess((v) => v ?? "", z.string().trim().max(20_000, "Use at most 20000 characters")),
     categories: words("category", 20).default([]),
     tags: words("tag", 50)
       .default([])
@@ -88,7 +87,11 @@ export const productInputSchema = (currency: string) =>
       .array(
         z.strictObject({
           name: z.string().trim().min(1, "Name the attribute").max(100, "Use at most 100 characters"),
-          value: z.string().trim().min(1, "Give the attribute a value").max(500, "Use at most 500 characters"),
+          value: z
+            .string()
+            .trim()
+            .min(1, "Give the attribute a value")
+            .max(500, "Use at most 500 characters"),
         }),
       )
       .max(50, "At most 50 attributes")
@@ -97,7 +100,10 @@ export const productInputSchema = (currency: string) =>
       .array(
         z.strictObject({
           url: ImageUrlSchema,
-          alt: z.preprocess(blankToUndefined, z.string().trim().max(300, "Use at most 300 characters").optional()),
+          alt: z.preprocess(
+            blankToUndefined,
+            z.string().trim().max(300, "Use at most 300 characters").optional(),
+          ),
         }),
       )
       .max(20, "At most 20 images")

@@ -147,7 +147,8 @@ export const writeProduct = async (
         where: { id: productId, storeId: store.id },
         include: { variants: true },
       });
-      if (!existing) throw new AppError("not_found", "No such product in this store", { path: "$.productId" });
+      if (!existing)
+        throw new AppError("not_found", "No such product in this store", { path: "$.productId" });
       const handle = input.handle ?? existing.handle;
       await assertFree(tx, store, handle, input, productId);
       for (const [i, v] of input.variants.entries()) {

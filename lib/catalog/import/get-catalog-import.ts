@@ -1,5 +1,7 @@
 import "server-only";
 
+import { z } from "zod";
+
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -19,8 +21,13 @@ export type CatalogImportProgress = {
   createdAt: Date;
 };
 
-/** An import of `store` and how far it is. @throws AppError not_found */
-export const getCatalogImport = async (store: Store, importId: string): Promise<CatalogImportProgress> => {
+export const GetCatalogImportInputSchema = z.strictObject({ importId: z.string().min(1).max(64) });
+
+/** An import of `store` and how far it is. @throws AppError invalid_request, not_found */
+export const getCatalogImport = async (store: Store, raw: unknown): Promise<CatalogImportProgress> => {
+  const parsed = GetCatalogImportInputSchema.safeParse(raw);
+  if (!parsed.success) throw new AppError("invalid_request", "Name the import", { path: "$.importId" });
+  const { importId } = parsed.data;
   const job = await (
     await getDb()
   ).catalogImport.findFirst({

@@ -1,7 +1,6 @@
 import { z } from "zod";
 
 import { productInputSchema, type ProductInput } from "../admin/schemas";
-
 import { CsvSyntaxError, parseCsv } from "./csv";
 
 // A catalog file as products to write: each product is checked here with the very schema of the admin's product
@@ -55,8 +54,13 @@ const columnOf = (path: readonly PropertyKey[]): string => {
   if (head === "variants") {
     if (leaf === undefined) return "price";
     return (
-      { title: "variant_title", listPrice: "list_price", weightGrams: "weight_grams" } as Record<string, string>
-    )[String(leaf)] ?? String(leaf);
+      (
+        { title: "variant_title", listPrice: "list_price", weightGrams: "weight_grams" } as Record<
+          string,
+          string
+        >
+      )[String(leaf)] ?? String(leaf)
+    );
   }
   if (head === "images") return "image_urls";
   return String(head ?? "row");
@@ -67,10 +71,13 @@ const rowOf = (rows: number[], path: readonly PropertyKey[]): number =>
   path[0] === "variants" && typeof path[1] === "number" ? (rows[path[1]] ?? rows[0]!) : rows[0]!;
 
 const attributeCells = (cell: string | undefined, reject: (message: string) => void) =>
-  list(cell).map((pair) => {
+  list(cell).flatMap((pair) => {
     const at = pair.indexOf("=");
-    if (at <= 0) reject(`Write each attribute as name=value (got "${pair}")`);
-    return { name: pair.slice(0, Math.max(at, 0)), value: pair.slice(at + 1) };
+    if (at <= 0) {
+      reject(`Write each attribute as name=value (got "${pair}")`);
+      return [];
+    }
+    return [{ name: pair.slice(0, at), value: pair.slice(at + 1) }];
   });
 
 /** Reads and checks a CSV catalog. @throws ImportFileError */
@@ -79,7 +86,8 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
   try {
     records = parseCsv(text);
   } catch (error) {
-    if (error instanceof CsvSyntaxError) throw new ImportFileError(`This is not a readable CSV file: ${error.message}`);
+    if (error instanceof CsvSyntaxError)
+      throw new ImportFileError(`This is not a readable CSV file: ${error.message}`);
     throw error;
   }
   const header = (records[0] ?? []).map((h) => h.trim().toLowerCase());
@@ -97,7 +105,9 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
   records.slice(1).forEach((record, i) => {
     const row = i + 2;
     if (record.every((cell) => cell.trim() === "")) return;
-    const cells = Object.fromEntries(header.map((h, k) => [h, record[k] ?? ""])) as Partial<Record<Column, string>>;
+    const cells = Object.fromEntries(header.map((h, k) => [h, record[k] ?? ""])) as Partial<
+      Record<Column, string>
+    >;
     const handle = cells.handle?.trim().toLowerCase();
     const last = groups.at(-1);
     if (handle && last && last.cells[0]!.handle?.trim().toLowerCase() === handle) {
@@ -106,7 +116,9 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
     } else groups.push({ rows: [row], cells: [cells] });
   });
   if (groups.length > MAX_IMPORT_PRODUCTS) {
-    throw new ImportFileError(`The file has ${groups.length} products: import at most ${MAX_IMPORT_PRODUCTS} at once`);
+    throw new ImportFileError(
+      `The file has ${groups.length} products: import at most ${MAX_IMPORT_PRODUCTS} at once`,
+    );
   }
   const schema = productInputSchema(currency);
   const items: ImportItem[] = [];
@@ -136,7 +148,11 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        problems.push({ row: rowOf(group.rows, issue.path), field: columnOf(issue.path), message: issue.message });
+        problems.push({
+          row: rowOf(group.rows, issue.path),
+          field: columnOf(issue.path),
+          message: issue.message,
+        });
       }
     }
     if (problems.length > 0 || !parsed.success) rejected.push(...problems);
@@ -158,7 +174,9 @@ export const prepareJsonImport = (text: string, currency: string): PreparedImpor
     : z.object({ products: z.array(z.unknown()) }).safeParse(data).data?.products;
   if (!products) throw new ImportFileError('Send a JSON array of products (or { "products": [ … ] })');
   if (products.length > MAX_IMPORT_PRODUCTS) {
-    throw new ImportFileError(`The file has ${products.length} products: import at most ${MAX_IMPORT_PRODUCTS} at once`);
+    throw new ImportFileError(
+      `The file has ${products.length} products: import at most ${MAX_IMPORT_PRODUCTS} at once`,
+    );
   }
   const schema = productInputSchema(currency);
   const items: ImportItem[] = [];
@@ -170,7 +188,11 @@ export const prepareJsonImport = (text: string, currency: string): PreparedImpor
       for (const issue of parsed.error.issues) {
         rejected.push({
           row: i + 1,
-          field: issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") || "product",
+          field:
+            issue.path
+              .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+              .join("")
+              .replace(/^\./, "") || "product",
           message: issue.message,
         });
       }

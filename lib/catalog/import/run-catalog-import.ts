@@ -39,7 +39,10 @@ export const runCatalogImport = async (importId: string): Promise<void> => {
   });
   if (claimed.count === 0) return;
   for (;;) {
-    const job = await db.catalogImport.findUniqueOrThrow({ where: { id: importId }, include: { store: true } });
+    const job = await db.catalogImport.findUniqueOrThrow({
+      where: { id: importId },
+      include: { store: true },
+    });
     const pending = job.pending as unknown as ImportItem[];
     const batch = pending.slice(0, BATCH);
     const rejected: RowRejection[] = [];
@@ -69,7 +72,10 @@ export const runCatalogImport = async (importId: string): Promise<void> => {
         pending: rest as unknown as Prisma.InputJsonValue,
         processed: { increment: batch.length },
         created: { increment: created },
-        rejected: [...(job.rejected as unknown as RowRejection[]), ...rejected] as unknown as Prisma.InputJsonValue,
+        rejected: [
+          ...(job.rejected as unknown as RowRejection[]),
+          ...rejected,
+        ] as unknown as Prisma.InputJsonValue,
         status: rest.length === 0 ? "done" : "running",
         // held on through the next batch (the page must not see a gap as a stalled job)
         leaseUntil: rest.length === 0 ? null : new Date(Date.now() + LEASE_MS),

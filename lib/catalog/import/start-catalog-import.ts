@@ -32,12 +32,15 @@ export const startCatalogImport = async (store: Store, raw: unknown): Promise<Ca
   const { fileName, format, text } = parsed.data;
   let prepared;
   try {
-    prepared = format === "csv" ? prepareCsvImport(text, store.currency) : prepareJsonImport(text, store.currency);
+    prepared =
+      format === "csv" ? prepareCsvImport(text, store.currency) : prepareJsonImport(text, store.currency);
   } catch (error) {
-    if (error instanceof ImportFileError) throw new AppError("invalid_request", error.message, { path: "$.file" });
+    if (error instanceof ImportFileError)
+      throw new AppError("invalid_request", error.message, { path: "$.file" });
     throw error;
   }
-  if (prepared.total === 0) throw new AppError("invalid_request", "The file has no products", { path: "$.file" });
+  if (prepared.total === 0)
+    throw new AppError("invalid_request", "The file has no products", { path: "$.file" });
   const done = prepared.items.length === 0;
   return (await getDb()).catalogImport.create({
     data: {
