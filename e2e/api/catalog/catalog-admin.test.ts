@@ -302,7 +302,7 @@ describe("bulk import", () => {
       where: { storeId: store.id, handle: `tee-${WORD}` },
       include: { variants: { orderBy: { position: "asc" } } },
     });
-    assert.equal(tee.descriptionText, 'Soft "organic" cotton\nline two');
+    assert.equal(tee.descriptionText, 'Soft "organic" cotton\r\nline two');
     assert.deepEqual(
       tee.variants.map((v) => [v.title, v.sku, v.priceMinor, v.inventory]),
       [
