@@ -102,9 +102,19 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
     if (!header.includes(needed)) throw new ImportFileError(`The header has no "${needed}" column`);
   }
   const groups: { rows: number[]; cells: Partial<Record<Column, string>>[] }[] = [];
+  const tooWide: RowRejection[] = [];
   records.slice(1).forEach((record, i) => {
     const row = i + 2;
     if (record.every((cell) => cell.trim() === "")) return;
+    if (record.length > header.length) {
+      // a cell with an unquoted comma shifts every column after it: never guess which was meant
+      tooWide.push({
+        row,
+        field: "row",
+        message: `This row has ${record.length} fields but the header has ${header.length}: quote cells that contain commas`,
+      });
+      return;
+    }
     const cells = Object.fromEntries(header.map((h, k) => [h, record[k] ?? ""])) as Partial<
       Record<Column, string>
     >;
@@ -122,7 +132,7 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
   }
   const schema = productInputSchema(currency);
   const items: ImportItem[] = [];
-  const rejected: RowRejection[] = [];
+  const rejected: RowRejection[] = [...tooWide];
   for (const group of groups) {
     const first = group.cells[0]!;
     const problems: RowRejection[] = [];
@@ -158,7 +168,11 @@ export const prepareCsvImport = (text: string, currency: string): PreparedImport
     if (problems.length > 0 || !parsed.success) rejected.push(...problems);
     else items.push({ rows: group.rows, input: parsed.data });
   }
-  return { items, rejected, total: groups.length };
+  return {
+    items,
+    rejected: rejected.toSorted((a, b) => a.row - b.row),
+    total: groups.length + tooWide.length,
+  };
 };
 
 /** Reads and checks a JSON catalog: an array of products in the product form's fields. @throws ImportFileError */
