@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useActionState, useEffect, useState } from "react";
 
 import { Button } from "@/components/ui/button";
@@ -15,16 +16,23 @@ import type { FormState } from "./form-state";
 // then the report of rejected rows.
 
 const EMPTY: FormState = { ok: false, errors: {} };
+
+/** The upload's answer: refusals, or the address of the new import's progress page. */
+export type ImportStartState = FormState & { importUrl?: string };
 /** The largest upload a server action accepts (Next's default body limit is 1 MB). */
 export const MAX_UPLOAD_BYTES = 1_000_000;
 
 export function ImportUploadForm({
   action,
 }: {
-  action: (state: FormState, data: FormData) => Promise<FormState>;
+  action: (state: ImportStartState, data: FormData) => Promise<ImportStartState>;
 }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
+  const [state, formAction, pending] = useActionState<ImportStartState, FormData>(action, EMPTY);
   const [tooBig, setTooBig] = useState<string | null>(null);
+  const router = useRouter();
+  useEffect(() => {
+    if (state.importUrl) router.push(state.importUrl);
+  }, [state.importUrl, router]);
   return (
     <form
       action={formAction}
@@ -56,7 +64,7 @@ export function ImportUploadForm({
         )}
       </Field>
       <Button type="submit" disabled={pending} className="justify-self-start">
-        {pending ? "Checking the file…" : "Import"}
+        {pending ? "Checking the file…" : state.importUrl ? "Opening the import…" : "Import"}
       </Button>
     </form>
   );

@@ -104,15 +104,40 @@ export function ProductForm({
                   />
                 )}
               </Field>
-              <Field id={`variant-${n}-sku`} label="SKU" error={e[name("sku")]}>
+              <Field
+                id={`variant-${n}-sku`}
+                label={
+                  <>
+                    <span className="sr-only">{`Variant ${n + 1} `}</span>SKU
+                  </>
+                }
+                error={e[name("sku")]}
+              >
                 {(c) => <Input {...c} name={name("sku")} defaultValue={v[name("sku")]} />}
               </Field>
-              <Field id={`variant-${n}-price`} label={`Price (${currency})`} error={e[name("price")]}>
+              <Field
+                id={`variant-${n}-price`}
+                label={
+                  <>
+                    <span className="sr-only">{`Variant ${n + 1} `}</span>
+                    {`Price (${currency})`}
+                  </>
+                }
+                error={e[name("price")]}
+              >
                 {(c) => (
                   <Input {...c} name={name("price")} defaultValue={v[name("price")]} inputMode="decimal" />
                 )}
               </Field>
-              <Field id={`variant-${n}-list`} label="Compare-at price" error={e[name("listPrice")]}>
+              <Field
+                id={`variant-${n}-list`}
+                label={
+                  <>
+                    <span className="sr-only">{`Variant ${n + 1} `}</span>Compare-at price
+                  </>
+                }
+                error={e[name("listPrice")]}
+              >
                 {(c) => (
                   <Input
                     {...c}
@@ -122,7 +147,15 @@ export function ProductForm({
                   />
                 )}
               </Field>
-              <Field id={`variant-${n}-inventory`} label="Inventory" error={e[name("inventory")]}>
+              <Field
+                id={`variant-${n}-inventory`}
+                label={
+                  <>
+                    <span className="sr-only">{`Variant ${n + 1} `}</span>Inventory
+                  </>
+                }
+                error={e[name("inventory")]}
+              >
                 {(c) => (
                   <Input
                     {...c}

@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { after } from "next/server";
 
+import type { ImportStartState } from "@/components/admin/catalog-import";
 import { errorState, SESSION_ENDED } from "@/components/admin/error-state";
 import type { FormState } from "@/components/admin/form-state";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
@@ -74,11 +75,15 @@ const runLater = (importId: string) =>
     }
   });
 
+/**
+ * Checks the uploaded file, records the import and starts writing it; answers the job page's address for the form to
+ * open (a redirect from this action rendered the job page without its import_id route param).
+ */
 export async function startImportAction(
   slug: string,
-  _previous: FormState,
+  _previous: ImportStartState,
   data: FormData,
-): Promise<FormState> {
+): Promise<ImportStartState> {
   const account = await getMerchantSession();
   if (!account) return SESSION_ENDED;
   const file = data.get("file");
@@ -97,7 +102,7 @@ export async function startImportAction(
   } catch (thrown) {
     return errorState(thrown);
   }
-  redirect(`${root(slug)}/import/${encodeURIComponent(importId)}`);
+  return { ok: true, errors: {}, importUrl: `${root(slug)}/import/${encodeURIComponent(importId)}` };
 }
 
 /** How far an import is (the page polls this); resumes a job whose writer went away. */
