@@ -49,6 +49,10 @@ export const runCatalogImport = async (importId: string): Promise<void> => {
     let created = 0;
     try {
       for (const item of batch) {
+        // The embedded database runs queries synchronously behind promises: without a turn of the event loop
+        // between products the whole import is one chain of microtasks and the server answers no request (the
+        // progress page included) until it ends.
+        await new Promise((resolve) => setImmediate(resolve));
         try {
           await writeProduct(job.store, item.input, null);
           created++;
