@@ -77,7 +77,7 @@ const runLater = (importId: string) =>
 
 /**
  * Checks the uploaded file, records the import and starts writing it; answers the job page's address for the form to
- * open (a redirect from this action rendered the job page without its import_id route param).
+ * open.
  */
 export async function startImportAction(
   slug: string,
@@ -102,7 +102,7 @@ export async function startImportAction(
   } catch (thrown) {
     return errorState(thrown);
   }
-  return { ok: true, errors: {}, importUrl: `${root(slug)}/import/${encodeURIComponent(importId)}` };
+  return { ok: true, errors: {}, importUrl: `${root(slug)}/import?job=${encodeURIComponent(importId)}` };
 }
 
 /** How far an import is (the page polls this); resumes a job whose writer went away. */

@@ -1,23 +1,46 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { notFound } from "next/navigation";
 
-import { ImportUploadForm } from "@/components/admin/catalog-import";
+import { ImportProgress, ImportUploadForm } from "@/components/admin/catalog-import";
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CSV_COLUMNS } from "@/lib/catalog/import/rows";
+import { toAppError } from "@/lib/core/errors";
+import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
 
 import { catalogPageAccess } from "../access";
-import { startImportAction } from "../actions";
+import { importProgressAction, startImportAction } from "../actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Import products — Merchant admin", robots: { index: false } };
 
-type Props = { params: Promise<{ store_slug: string }> };
+type Props = { params: Promise<{ store_slug: string }>; searchParams: Promise<{ job?: string }> };
 
-export default async function ImportPage({ params }: Props) {
+export default async function ImportPage({ params, searchParams }: Props) {
   const { store_slug } = await params;
+  const { job } = await searchParams;
   const root = `/admin/stores/${encodeURIComponent(store_slug)}/catalog`;
-  const { store } = await catalogPageAccess(store_slug, `${root}/import`);
+  const { account, store } = await catalogPageAccess(store_slug, `${root}/import`);
+  if (job) {
+    // one import's progress, then its report (?job=<id>)
+    let progress;
+    try {
+      progress = await runStoreAdminOp(account, store.slug, "getCatalogImport", { importId: job });
+    } catch (thrown) {
+      if (["not_found", "invalid_request"].includes(toAppError(thrown).code)) notFound();
+      throw thrown;
+    }
+    return (
+      <PageShell title={`Importing ${progress.fileName}`} description={`Into ${store.name}.`}>
+        <ImportProgress
+          initial={progress}
+          poll={importProgressAction.bind(null, store.slug, progress.id)}
+          catalogHref={root}
+        />
+      </PageShell>
+    );
+  }
   return (
     <PageShell
       title="Import products"
