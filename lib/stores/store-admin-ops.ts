@@ -34,9 +34,7 @@ export const STORE_ADMIN_OPS = {
   updateProduct: op("staff", updateProduct),
   deleteProduct: op("staff", deleteProduct),
   startCatalogImport: op("staff", startCatalogImport),
-  getCatalogImport: op("staff", (store, input: { importId: string }) =>
-    getCatalogImport(store, input.importId),
-  ),
+  getCatalogImport: op("staff", getCatalogImport),
 } as const;
 
 export type StoreAdminOpName = keyof typeof STORE_ADMIN_OPS;

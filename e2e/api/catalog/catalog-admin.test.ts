@@ -286,6 +286,11 @@ describe("bulk import", () => {
       [progress.status, progress.total, progress.processed, progress.created],
       ["done", 7, 7, 2],
     );
+    // the admin's page reads it through the operations table, as the store's staff or owner
+    assert.deepEqual(
+      await runStoreAdminOp(owner, store.slug, "getCatalogImport", { importId: job.id }),
+      progress,
+    );
     assert.deepEqual(
       progress.rejected.map((r) => [r.row, r.field]),
       [
