@@ -17,6 +17,7 @@ import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import { createStore } from "@/lib/stores/create-store";
 import { createLocation } from "@/lib/stores/locations-admin";
+import { setStripeKeys } from "@/lib/stores/set-stripe-keys";
 import { createShippingRate, listShippingRates } from "@/lib/stores/shipping-rates";
 import { runStoreAdminOp, STORE_ADMIN_OPS, type StoreAdminOpName } from "@/lib/stores/store-admin-ops";
 import { updateStoreSettings } from "@/lib/stores/update-store-settings";
@@ -406,11 +407,11 @@ describe("store settings", () => {
     assert.notEqual(withProduct, before);
     assert.equal(await snapshot(updated), withProduct);
 
-    // with live keys the switch goes through
+    // with live keys (set by the same operation as the payments page and the CLI) the switch goes through
     const db = await getDb();
-    await db.store.update({
-      where: { id: store.id },
-      data: { stripeSecretKey: "sk_live_abcdefgh12", stripePublishableKey: "pk_live_abcdefgh12" },
+    await setStripeKeys(store.slug, {
+      secretKey: "sk_live_abcdefgh12",
+      publishableKey: "pk_live_abcdefgh12",
     });
     const keyed = await db.store.findUniqueOrThrow({ where: { id: store.id } });
     assert.equal((await updateStoreSettings(keyed, { ...base, currency: "USD", mode: "live" })).mode, "live");
