@@ -45,6 +45,7 @@ export const ID_PREFIXES = {
   couponPayable: "cpy",
   spendEntry: "spe",
   allowance: "alw",
+  catalogImport: "imp",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -236,6 +236,27 @@ export const ERROR_CODES = {
     "ours",
     "A store keeps at least one owner: make someone else an owner first.",
   ),
+  /** Thrown by updateStoreSettings: the store has orders, so its currency can no longer change. */
+  currency_locked: protocol(
+    409,
+    -32000,
+    "ours",
+    "A store's currency is fixed once it has an order (its totals and refunds are in it); open a new store instead.",
+  ),
+  /** Thrown by updateStoreSettings: a slug is part of every URL agents hold, so it never changes after creation. */
+  slug_immutable: protocol(
+    409,
+    -32000,
+    "ours",
+    "A store's address (slug) cannot change: agents and buyers hold its links. Create a new store for a new one.",
+  ),
+  /** Thrown by updateStoreSettings: switching to live while an enabled rail lacks its live configuration. */
+  live_requirements_missing: protocol(
+    409,
+    -32000,
+    "ours",
+    "Set the live card keys (or crypto payout address) on the payments page first; the store stays in test mode.",
+  ),
   /** Thrown by the mail port: the SMTP server refused the message or could not be reached; nothing was sent. */
   mail_failed: protocol(502, -32000, "ours", "The mail could not be sent: try again in a moment."),
 
