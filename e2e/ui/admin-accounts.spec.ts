@@ -261,6 +261,22 @@ test("a store's team; a form sent from another site is refused; a planted sessio
   await expect(staffPage.getByText("Only an owner of the store changes its team.")).toBeVisible();
   await expect(staffPage.getByRole("button", { name: /Add to team|Remove/ })).toHaveCount(0);
 
+  // Staff of this store are nobody in another store: every page of a second store of the same owner is "not found",
+  // exactly like a store that does not exist, and the staff member's own store still opens.
+  const other = `team-b-${stamp}`;
+  await page.goto(`${BASE}/admin/stores/new`);
+  await page.getByLabel("Store name").fill("Other Shop");
+  await page.getByLabel("Address").fill(other);
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect(page.getByRole("heading", { name: "Other Shop" })).toBeVisible();
+  const sections = ["", "/orders", "/catalog", "/catalog/new", "/catalog/import", "/dashboard", "/settings"];
+  sections.push("/payments", "/webhooks", "/api-keys", "/team");
+  for (const section of sections) {
+    const visit = await staffPage.goto(`${BASE}/admin/stores/${other}${section}`);
+    expect(visit?.status(), `staff of ${slug} on ${other}${section}`).toBe(404);
+    expect((await staffPage.goto(`${BASE}/admin/stores/${slug}${section}`))?.status(), section).toBe(200);
+  }
+
   // The same action replayed with the owner's cookies, asking to make the staff member an owner: from another
   // site it is refused with a 403 and changes nothing; from our own origin the very same request works, so it was
   // the origin that was refused.

@@ -9,12 +9,15 @@ import { hashApiKey, isSameHash, parseApiKeyPrefix } from "@/lib/credentials/api
 // records them (method, route pattern, status, error code, Request-Id, time; never a body, a query or a
 // credential). Chosen over hourly counters because a developer debugging an agent wants the failing call itself
 // with its Request-Id, and the newest hundred calls per key are enough for that. The write stays off the request's
-// path and bounded: it starts after the answer is made, is dropped (never queued) while too many are in flight,
-// and every PRUNE_EVERY-th write of a key deletes what is past its newest KEEP_PER_KEY.
+// path and bounded: it starts after the answer is made; calls that arrive while a write is running wait for the
+// next one and go in together (one INSERT for many calls under load, none added when idle); past MAX_QUEUED waiting
+// calls new ones are dropped, never queued; and every PRUNE_EVERY-th call of a key deletes what is past its newest
+// KEEP_PER_KEY.
 
 export const KEEP_PER_KEY = 100;
 const PRUNE_EVERY = 20;
-const MAX_IN_FLIGHT = 32;
+const MAX_QUEUED = 256;
+const BATCH = 100;
 
 export type KeyCall = {
   keyId: string;
@@ -26,8 +29,9 @@ export type KeyCall = {
   at: Date;
 };
 
-let inFlight = 0;
-const writes = new Map<string, number>();
+let queue: { call: KeyCall; written: () => void }[] = [];
+let draining = false;
+const sinceLastPrune = new Map<string, number>();
 
 const prune = async (keyId: string): Promise<void> => {
   const db = await getDb();
@@ -40,22 +44,53 @@ const prune = async (keyId: string): Promise<void> => {
   if (boundary) await db.apiKeyCall.deleteMany({ where: { keyId, at: { lt: boundary.at } } });
 };
 
-/** Records one call of a platform key; never throws, never delays the answer. Resolves when written (tests). */
-export const recordKeyCall = async (call: KeyCall): Promise<void> => {
-  if (inFlight >= MAX_IN_FLIGHT) return;
-  inFlight += 1;
-  try {
-    const db = await getDb();
-    await db.apiKeyCall.create({ data: { id: newId("keyCall"), ...call } });
-    const count = (writes.get(call.keyId) ?? 0) + 1;
-    writes.set(call.keyId, count % PRUNE_EVERY);
-    if (count === 1 || count % PRUNE_EVERY === 0) await prune(call.keyId);
-    if (writes.size > 10_000) writes.clear();
-  } catch (error) {
-    logger().warn(`key call log: ${(error as Error).message}`);
-  } finally {
-    inFlight -= 1;
+/** The keys whose count of calls since their last prune reached PRUNE_EVERY (a key's first call prunes too). */
+const keysToPrune = (calls: readonly KeyCall[]): string[] => {
+  const due: string[] = [];
+  for (const { keyId } of calls) {
+    const seen = sinceLastPrune.get(keyId);
+    const count = (seen ?? 0) + 1;
+    if (seen === undefined || count >= PRUNE_EVERY) {
+      if (!due.includes(keyId)) due.push(keyId);
+      sinceLastPrune.set(keyId, 0);
+    } else sinceLastPrune.set(keyId, count);
   }
+  if (sinceLastPrune.size > 10_000) sinceLastPrune.clear();
+  return due;
+};
+
+const drain = async (): Promise<void> => {
+  draining = true;
+  try {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, BATCH);
+      queue = queue.slice(BATCH);
+      try {
+        const db = await getDb();
+        await db.apiKeyCall.createMany({
+          data: batch.map(({ call }) => ({ id: newId("keyCall"), ...call })),
+        });
+        for (const keyId of keysToPrune(batch.map((b) => b.call))) await prune(keyId);
+      } catch (error) {
+        logger().warn(`key call log: ${(error as Error).message}`);
+      } finally {
+        for (const { written } of batch) written();
+      }
+    }
+  } finally {
+    draining = false;
+  }
+};
+
+/**
+ * Records one call of a platform key; never throws, never delays the answer. Resolves when its batch is written
+ * (or dropped), for tests.
+ */
+export const recordKeyCall = (call: KeyCall): Promise<void> => {
+  if (queue.length >= MAX_QUEUED) return Promise.resolve();
+  const written = new Promise<void>((resolve) => queue.push({ call, written: resolve }));
+  if (!draining) void drain();
+  return written;
 };
 
 /** The newest calls of these keys (a developer's own), newest first. */

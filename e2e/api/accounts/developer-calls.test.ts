@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 
 import { createAccount } from "@/lib/accounts/accounts";
 import { getDb } from "@/lib/config/db";
+import { onSqlStatement } from "@/lib/config/sql-observer";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { KEEP_PER_KEY, listKeyCalls, recordKeyCall } from "@/lib/ops/key-call-log";
 
@@ -117,4 +118,33 @@ test("a key's log is pruned to its newest calls", async () => {
   assert.ok(rows.length <= KEEP_PER_KEY + 20, `${rows.length} rows kept`);
   assert.equal(rows.at(-1)?.requestId, `r${KEEP_PER_KEY + 24}`, "the newest call is kept");
   assert.ok(!rows.some((r) => r.requestId === "r0"), "the oldest are gone");
+});
+
+test("calls that arrive together are written together: one INSERT for many, none lost below the bound", async () => {
+  const keyId = `key_${randomUUID()}`;
+  const inserts: string[] = [];
+  const stop = onSqlStatement(({ sql }) => {
+    if (/insert into "?(public"?\.)?"?api_key_calls/i.test(sql)) inserts.push(sql);
+  });
+  try {
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        recordKeyCall({
+          keyId,
+          method: "POST",
+          route: "/catalog/search",
+          status: 200,
+          errorCode: null,
+          requestId: `burst${i}`,
+          at: new Date(Date.now() + i),
+        }),
+      ),
+    );
+  } finally {
+    stop();
+  }
+  const rows = await (await getDb()).apiKeyCall.count({ where: { keyId } });
+  assert.equal(rows, 60);
+  // the first call starts a write alone; the 59 that arrive meanwhile go in one more
+  assert.ok(inserts.length >= 1 && inserts.length <= 3, `${inserts.length} INSERTs for 60 calls`);
 });
