@@ -9,7 +9,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 // parameters, then the query of a GET or the JSON body) with `input`, and renders `run`'s body as JSON. Adding a
 // route is a descriptor here and one line in routes.ts; the OpenAPI document lists it (scripts/lib/openapi.ts).
 
-export type MerchantMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type MerchantMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export type MerchantContext = { store: Store; caller: MerchantCaller; baseUrl: string; now: Date };
 
