@@ -24,6 +24,8 @@ export type MerchantRoute<S extends z.ZodType = z.ZodType> = {
   permission: MerchantPermission;
   /** Path parameters, query (GET) or body, merged: minor units, snake_case. */
   input: S;
+  /** The largest JSON body accepted (default MAX_BODY_BYTES, 1 MB): a catalog file needs more. */
+  maxBodyBytes?: number;
   /** 201 for a create. */
   status?: 200 | 201;
   run: (ctx: MerchantContext, input: z.output<S>) => Promise<unknown>;

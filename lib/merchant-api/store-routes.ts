@@ -11,7 +11,7 @@ import { updateProduct } from "@/lib/catalog/admin/update-product";
 import type { AdminProduct } from "@/lib/catalog/admin/write-product";
 import { getCatalogImport, type CatalogImportProgress } from "@/lib/catalog/import/get-catalog-import";
 import { runCatalogImport } from "@/lib/catalog/import/run-catalog-import";
-import { startCatalogImport } from "@/lib/catalog/import/start-catalog-import";
+import { MAX_IMPORT_BYTES, startCatalogImport } from "@/lib/catalog/import/start-catalog-import";
 import { AppError } from "@/lib/core/errors";
 import { logError } from "@/lib/core/log";
 import type { Location, ShippingRate, Store } from "@/lib/generated/prisma/client";
@@ -456,6 +456,8 @@ export const startImportRoute = defineMerchantRoute({
     content: z.string(),
     file_name: z.string().optional(),
   }),
+  // the file's 10 MB as a JSON string (quotes and line breaks escaped)
+  maxBodyBytes: 2 * MAX_IMPORT_BYTES,
   status: 201,
   run: async (ctx, input) => {
     const job = await onWire(
