@@ -19,14 +19,18 @@ export const MERCHANT_PERMISSIONS = [
   "settings:write",
   "orders:read",
   "orders:write",
+  "catalog:read",
+  "catalog:write",
 ] as const;
 export type MerchantPermission = (typeof MERCHANT_PERMISSIONS)[number];
 
 export const MERCHANT_PERMISSION_LABELS: Record<MerchantPermission, string> = {
-  "settings:read": "Read store, payment and webhook settings",
-  "settings:write": "Change payment and webhook settings, close money owed back",
+  "settings:read": "Read store, payment, webhook, shipping and location settings",
+  "settings:write": "Change store, payment, webhook, shipping and location settings, close money owed back",
   "orders:read": "Read orders",
   "orders:write": "Fulfil, cancel and refund orders",
+  "catalog:read": "Read products and catalog imports",
+  "catalog:write": "Create, change and delete products, import catalog files",
 };
 
 export const CreateMerchantKeyInputSchema = z.object({

@@ -9,7 +9,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 // parameters, then the query of a GET or the JSON body) with `input`, and renders `run`'s body as JSON. Adding a
 // route is a descriptor here and one line in routes.ts; the OpenAPI document lists it (scripts/lib/openapi.ts).
 
-export type MerchantMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type MerchantMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export type MerchantContext = { store: Store; caller: MerchantCaller; baseUrl: string; now: Date };
 
@@ -24,6 +24,8 @@ export type MerchantRoute<S extends z.ZodType = z.ZodType> = {
   permission: MerchantPermission;
   /** Path parameters, query (GET) or body, merged: minor units, snake_case. */
   input: S;
+  /** The largest JSON body accepted (default MAX_BODY_BYTES, 1 MB): a catalog file needs more. */
+  maxBodyBytes?: number;
   /** 201 for a create. */
   status?: 200 | 201;
   run: (ctx: MerchantContext, input: z.output<S>) => Promise<unknown>;

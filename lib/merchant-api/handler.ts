@@ -51,7 +51,10 @@ const inputOf = async (
   if (route.method === "GET" || route.method === "DELETE") {
     return { ...Object.fromEntries(new URL(request.url).searchParams), ...params };
   }
-  const body = parseJsonText(decodeUtf8(await readBodyBytes(request)), request.headers.get("content-type"));
+  const body = parseJsonText(
+    decodeUtf8(await readBodyBytes(request, route.maxBodyBytes)),
+    request.headers.get("content-type"),
+  );
   if (body === undefined) return params;
   if (!isPlainObject(body))
     throw new AppError("invalid_request", "The body must be a JSON object", { path: "$" });

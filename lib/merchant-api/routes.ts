@@ -17,9 +17,11 @@ import {
   paymentRailsOf,
 } from "@/lib/stores/payment-rails";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
+import { taxRateText, updateStoreSettings } from "@/lib/stores/update-store-settings";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 import { defineMerchantRoute, type AnyMerchantRoute, type MerchantContext } from "./define";
+import { onWire, STORE_ROUTES } from "./store-routes";
 
 // The routes of the merchant REST API, each over the domain operation the admin uses. Money in minor units.
 
@@ -54,6 +56,42 @@ export const getStoreSettings = defineMerchantRoute({
   permission: "settings:read",
   input: Empty,
   run: async (ctx) => storeView(ctx.store),
+});
+
+export const updateStoreSettingsRoute = defineMerchantRoute({
+  name: "merchant_update_store",
+  title: "Change store settings",
+  description:
+    "Changes the fields sent (the others stay): name, currency (only while the store has no order), mode (test/live: live needs the live configuration of its rails), tax_rate_bps (basis points, 825 = 8.25%). The slug never changes. Answers the settings.",
+  method: "PATCH",
+  path: "/settings",
+  permission: "settings:write",
+  input: z.strictObject({
+    name: z.string().optional(),
+    currency: z.string().optional(),
+    mode: z.enum(["test", "live"], { error: "Choose test or live" }).optional(),
+    tax_rate_bps: z
+      .number({ error: "tax_rate_bps is an integer (basis points)" })
+      .int("tax_rate_bps is an integer (basis points)")
+      .min(0, "tax_rate_bps is from 0 to 10000")
+      .max(10_000, "tax_rate_bps is from 0 to 10000")
+      .optional(),
+  }),
+  run: async (ctx, input) => {
+    const { store } = ctx;
+    // the admin's operation takes every field and the tax rate as the form's percent text (825 → "8.25")
+    const updated = await onWire(
+      () =>
+        updateStoreSettings(store, {
+          name: input.name ?? store.name,
+          currency: input.currency ?? store.currency,
+          mode: input.mode ?? store.mode,
+          taxRate: taxRateText(input.tax_rate_bps ?? store.taxRateBps),
+        }),
+      { taxRate: "tax_rate_bps" },
+    );
+    return storeView(updated);
+  },
 });
 
 export const getPaymentRails = defineMerchantRoute({
@@ -240,6 +278,7 @@ export const refundOrderRoute = defineMerchantRoute({
 /** Every route of the merchant REST API (the catch-all route file dispatches through it, the OpenAPI lists it). */
 export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
   getStoreSettings,
+  updateStoreSettingsRoute,
   getPaymentRails,
   setCryptoRail,
   listOwedBack,
@@ -251,4 +290,5 @@ export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
   fulfilOrder,
   cancelOrderRoute,
   refundOrderRoute,
+  ...STORE_ROUTES,
 ];

@@ -90,3 +90,44 @@ export const deleteLocation = async (store: Store, raw: unknown): Promise<void> 
   ).location.deleteMany({ where: { id: parsed.data.id, storeId: store.id } });
   if (count === 0) throw new AppError("not_found", "No such location in this store", { path: "$.id" });
 };
+
+export const UpdateLocationInputSchema = CreateLocationInputSchema.partial().extend({
+  id: z.string().min(1).max(64),
+});
+export type UpdateLocationInput = z.input<typeof UpdateLocationInputSchema>;
+
+/**
+ * Changes the given fields of one of the store's locations (others stay; an empty region or postal code removes it).
+ * @throws AppError invalid_request (the field's path), not_found
+ */
+export const updateLocation = async (store: Store, raw: unknown): Promise<Location> => {
+  const parsed = UpdateLocationInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError("invalid_request", issue.message, { path: `$.${issue.path.map(String).join(".")}` });
+  }
+  const { id, ...l } = parsed.data;
+  const db = await getDb();
+  const existing = await db.location.findFirst({ where: { id, storeId: store.id } });
+  if (!existing) throw new AppError("not_found", "No such location in this store", { path: "$.id" });
+  const was = existing.address as Record<string, string>;
+  const has = (key: keyof typeof l) => Object.prototype.hasOwnProperty.call(raw, key);
+  const region = has("region") ? l.region : was.address_region;
+  const postalCode = has("postalCode") ? l.postalCode : was.postal_code;
+  return db.location.update({
+    where: { id },
+    data: {
+      name: l.name ?? existing.name,
+      address: {
+        street_address: l.streetAddress ?? was.street_address,
+        address_locality: l.locality ?? was.address_locality,
+        ...(region ? { address_region: region } : {}),
+        ...(postalCode ? { postal_code: postalCode } : {}),
+        address_country: l.country ?? was.address_country,
+      },
+      latitudeE6: l.latitude ?? existing.latitudeE6,
+      longitudeE6: l.longitude ?? existing.longitudeE6,
+      ...(has("services") && l.services ? { services: [...new Set(l.services)] } : {}),
+    },
+  });
+};

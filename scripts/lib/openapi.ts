@@ -105,7 +105,7 @@ const addMerchantRoutes = async (paths: Record<string, Record<string, unknown>>)
     const required = Array.isArray(input.required)
       ? input.required.filter((r) => !names.includes(r as string))
       : [];
-    const hasBody = route.method === "POST" || route.method === "PUT";
+    const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
     paths[full] ??= {};
     paths[full]![route.method.toLowerCase()] = {
       operationId: route.name,
@@ -179,7 +179,7 @@ export const buildOpenApi = async (): Promise<Record<string, unknown>> => {
       schema: { type: "string" },
       description: name === "store_slug" ? "The store's slug" : "The resource id",
     }));
-    const hasBody = route.method === "POST" || route.method === "PUT";
+    const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
     const input = jsonSchemaOf(op.input, route.path.endsWith("{id}") || route.path.includes("{id}/"));
     const queryParams =
       route.method === "GET" && input.properties && typeof input.properties === "object"

@@ -16,6 +16,7 @@ import {
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import { MERCHANT_PERMISSIONS } from "@/lib/credentials/merchant-keys";
 import type { Store } from "@/lib/generated/prisma/client";
 import { MERCHANT_ROUTES } from "@/lib/merchant-api/routes";
 import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
@@ -78,7 +79,7 @@ before(async () => {
   await grantStoreRole(owner.id, storeA.id, "owner");
   await grantStoreRole(owner.id, storeB.id, "owner");
   await grantStoreRole(staff.id, storeA.id, "staff");
-  const all = ["settings:read", "settings:write", "orders:read", "orders:write"] as const;
+  const all = MERCHANT_PERMISSIONS;
   keyA = (await createMerchantKeyAs(owner, storeA.slug, { name: "A script", permissions: [...all] })).key;
   keyB = (await createMerchantKeyAs(owner, storeB.slug, { name: "B script", permissions: [...all] })).key;
   platformKey = (await seedPlatformKey(["orders:read", "purchase:complete"])).key;
@@ -298,6 +299,7 @@ describe("merchant REST API", () => {
       merchant_fulfil_order: { type: "shipped" },
       merchant_refund_order: { amount: 100 },
       merchant_close_owed_back: { refund_digest: "x" },
+      merchant_update_store: { name: "Taken over" },
     };
     for (const route of MERCHANT_ROUTES) {
       const path = route.path.replace("{id}", route.path.startsWith("/owed-back") ? owed.id : orderId);
@@ -306,7 +308,8 @@ describe("merchant REST API", () => {
       assert.equal(codeOf(res)?.code, "store_not_found", route.name);
       assert.equal(codeOf(res)?.path, codeOf(unknown)?.path, route.name);
       // the same call with B's own key reaches the route (so the refusal above was the store check)
-      if (route.method === "GET") {
+      // (the catalog routes' ids of B are checked in merchant-catalog.test.ts)
+      if (route.method === "GET" && (!route.path.includes("{id}") || route.path.startsWith("/orders"))) {
         assert.equal((await api(route.method, storeB.slug, path, { key: keyB })).status, 200, route.name);
       }
     }

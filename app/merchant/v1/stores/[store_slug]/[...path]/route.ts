@@ -9,5 +9,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = routeMethods("page-api", {
   GET: merchantApiHandler,
   POST: merchantApiHandler,
   PUT: merchantApiHandler,
+  PATCH: merchantApiHandler,
   DELETE: merchantApiHandler,
 });
