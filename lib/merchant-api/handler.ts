@@ -3,13 +3,17 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 
 import { getBaseUrl } from "@/lib/config/env";
+import { errorBody } from "@/lib/core/envelope";
 import { AppError, toAppError } from "@/lib/core/errors";
 import { resolveMerchantKey } from "@/lib/credentials/merchant-keys";
 import { decodeUtf8, parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import type { Handler } from "@/lib/http/prelude";
 import { errorResponse, jsonResponse } from "@/lib/http/render-rest";
-import { echoableRequestId, readRequestId } from "@/lib/http/request-envelope";
+import { assertIdempotencyKey, echoableRequestId, readRequestId } from "@/lib/http/request-envelope";
+import { requestHash } from "@/lib/idempotency/request-hash";
+import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
+import { UCP_VERSION } from "@/lib/ucp/version";
 
 import type { AnyMerchantRoute } from "./define";
 import { MERCHANT_ROUTES } from "./routes";
@@ -98,17 +102,53 @@ export const merchantApiHandler: Handler = async (request, context) => {
       const issue = parsed.error.issues[0]!;
       throw new AppError("invalid_request", issue.message, { path: zodPath(issue.path) });
     }
-    const body = await route.run({ store, caller, baseUrl: getBaseUrl(), now: new Date() }, parsed.data);
-    return jsonResponse(route.status ?? 200, JSON.stringify(body), requestId);
+    const now = new Date();
+    const runRoute = async (): Promise<StoredOutcome> => {
+      try {
+        const body = await route.run({ store, caller, baseUrl: getBaseUrl(), now }, parsed.data);
+        return { status: route.status ?? 200, bodyText: JSON.stringify(body) };
+      } catch (thrown) {
+        const error = toAppError(thrown);
+        // a crash is not an answer to keep: the retry runs again
+        if (error.code === "internal_error") throw thrown;
+        return { status: refusalStatus(error), bodyText: JSON.stringify(errorBody(error, UCP_VERSION)) };
+      }
+    };
+    // A write retried with the same Idempotency-Key (a script that lost the answer to a refund) gets the first
+    // answer back instead of running twice; the key is the merchant key's own (DECISIONS B8's scope).
+    const idempotencyKey = request.headers.get("idempotency-key");
+    const outcome =
+      route.method === "GET" || idempotencyKey === null
+        ? { ...(await runRoute()), replayed: false }
+        : await withIdempotency(
+            {
+              principalId: `merchant-key:${caller.keyId}`,
+              storeSlug: store.slug,
+              operation: route.name,
+              key: assertIdempotencyKey(idempotencyKey, "Idempotency-Key"),
+              requestHash: requestHash(route.name, parsed.data),
+              now,
+            },
+            runRoute,
+          );
+    return jsonResponse(
+      outcome.status,
+      outcome.bodyText,
+      requestId,
+      outcome.replayed ? { "idempotent-replayed": "true" } : undefined,
+    );
   } catch (thrown) {
     const error = toAppError(thrown);
     const response = errorResponse(error, echoId);
-    // the UCP surfaces answer a business outcome (unsupported_coin, …) with 200 and ucp.status "error"; a script
-    // of the merchant's checks the status, so here every refusal is a 4xx (422 for those)
-    return error.spec.kind === "business"
-      ? new Response(response.body, { status: 422, headers: response.headers })
-      : response;
+    return new Response(response.body, { status: refusalStatus(error), headers: response.headers });
   }
 };
+
+/**
+ * The UCP surfaces answer a business outcome (unsupported_coin, …) with 200 and ucp.status "error"; a script of
+ * the merchant's checks the status, so here every refusal is a 4xx (422 for those).
+ */
+const refusalStatus = (error: AppError): number =>
+  error.spec.kind === "business" ? 422 : error.spec.httpStatus;
 
 /** The methods the route file serves (the prelude answers the rest with 405). */

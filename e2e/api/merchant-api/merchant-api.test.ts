@@ -204,6 +204,34 @@ describe("merchant REST API", () => {
     );
   });
 
+  test("a refund retried with its Idempotency-Key is answered again, never made twice; another body with it is refused", async () => {
+    const { orderId } = await paidOrder(storeA, variantA);
+    const refund = (key: string, amount: number) =>
+      callApp("POST", `/merchant/v1/stores/${storeA.slug}/orders/${orderId}/refunds`, {
+        headers: { "x-api-key": keyA, "idempotency-key": key },
+        body: { amount, reason: "retried" },
+      });
+    const key = randomUUID();
+    const first = await refund(key, 300);
+    assert.equal(first.status, 201, await first.clone().text());
+    const again = await refund(key, 300);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.equal(await again.text(), await first.text());
+    const reused = await readJson(await refund(key, 400));
+    assert.equal(reused.status, 409, reused.text);
+    assert.equal(codeOf(reused)?.code, "idempotency_key_reused");
+    const refunds = await (await getDb()).orderAdjustment.findMany({ where: { orderId, type: "refund" } });
+    assert.deepEqual(
+      refunds.map((r) => r.refundMinor),
+      [300],
+    );
+    // without a key, each call is a refund of its own (the merchant asked twice)
+    const plain = await api("POST", storeA.slug, `/orders/${orderId}/refunds`, { body: { amount: 100 } });
+    assert.equal(plain.status, 201, plain.text);
+    assert.equal(await (await getDb()).orderAdjustment.count({ where: { orderId, type: "refund" } }), 2);
+  });
+
   test("bad input is refused with its field and changes nothing", async () => {
     const before = await storeRow(storeA.id);
     const cases: [string, string, unknown, string, string | undefined][] = [
