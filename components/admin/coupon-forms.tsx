@@ -117,7 +117,7 @@ export function SettlePayablesForm({
         variant="outline"
         size="sm"
         disabled={pending}
-        aria-label={`Mark ${storeName}'s open payables (${label}) as settled`}
+        aria-label={`Mark settled: ${label} owed to ${storeName}`}
       >
         Mark settled: {label}
       </Button>

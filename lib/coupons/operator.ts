@@ -46,7 +46,12 @@ export const operatorIssueCoupon = async (
   now = new Date(),
 ) => {
   requireOperator(account);
-  const form = IssueCouponFormSchema.parse(raw);
+  const parsedForm = IssueCouponFormSchema.safeParse(raw);
+  if (!parsedForm.success) {
+    const issue = parsedForm.error.issues[0]!;
+    throw new AppError("invalid_request", issue.message, { path: `$.${issue.path.join(".")}` });
+  }
+  const form = parsedForm.data;
   const currency = form.currency.trim().toUpperCase();
   // the currency first: the amount's decimals depend on it
   const currencyCheck = IssueCouponInputSchema.shape.currency.safeParse(currency);

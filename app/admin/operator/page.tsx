@@ -134,7 +134,7 @@ export default async function OperatorPage() {
               <TableRow>
                 <TableHead>Coupon</TableHead>
                 <TableHead>Amount</TableHead>
-                <TableHead className="hidden sm:table-cell">Good until</TableHead>
+                <TableHead>Good until</TableHead>
                 <TableHead>Held</TableHead>
                 <TableHead>Redeemed</TableHead>
               </TableRow>
@@ -149,8 +149,8 @@ export default async function OperatorPage() {
                       <code className="text-muted-foreground block text-xs font-normal">{c.id}</code>
                     </TableCell>
                     <TableCell className="whitespace-nowrap">{money(c.amount_minor, c.currency)}</TableCell>
-                    <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
-                      {when(expires)}
+                    <TableCell className="text-xs whitespace-nowrap">
+                      {c.expires_at.slice(0, 10)}
                       {expires <= now ? (
                         <Badge tone="neutral" className="ml-2">
                           Expired
