@@ -84,10 +84,17 @@ export const operatorIssueCoupon = async (
     const error = toAppError(thrown);
     const field = /^\$\.([a-z_]+)/.exec(error.path ?? "")?.[1];
     if (error.code !== "invalid_request" || !field) throw thrown;
-    // the schema's message without its path ("buyer_addresses.1: …"): the page says it beside the field
-    throw new AppError(error.code, error.message.replace(/^[a-z_.0-9]+: /, ""), {
-      path: `$.${FORM_FIELD[field] ?? field}`,
-    });
+    // the schema's message without its path ("buyer_addresses.1: …"): the page says it beside the field, naming
+    // which address when it is one of them
+    const index = /^\$\.buyer_addresses\.(\d+)/.exec(error.path ?? "")?.[1];
+    const message = error.message.replace(/^[a-z_.0-9]+: /, "");
+    throw new AppError(
+      error.code,
+      index === undefined ? message : `Address ${Number(index) + 1}: ${message}`,
+      {
+        path: `$.${FORM_FIELD[field] ?? field}`,
+      },
+    );
   }
 };
 

@@ -136,6 +136,10 @@ test("the operator issues a coupon in major units; bad input is refused beside i
       JSON.stringify({ change, refused }),
     );
   }
+  const second = await refusal(
+    operatorIssueCoupon(operator, { ...good, buyer_addresses: `${buyers[0]!.suiAddress}\n0x12` }),
+  );
+  assert.match(second.message, /^Address 2: /);
   assert.equal(await db.serviceCoupon.count(), before);
 });
 
