@@ -171,4 +171,9 @@ test("the operator issues a service coupon from the operator page and sees it li
     .getByRole("row", { name: `Welcome ${RUN}` });
   await expect(row).toContainText("5.00 USD");
   await look(page, testInfo, "operator-coupons");
+
+  // a store's Payments page says what the service owes the store for coupons (the operator may open any store)
+  await page.goto(`${BASE}/admin/stores/summit-trail-outfitters/payments`);
+  await expect(page.getByRole("heading", { name: "Owed by the service for coupons" })).toBeVisible();
+  await look(page, testInfo, "payments-coupon-payables");
 });

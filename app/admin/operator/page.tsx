@@ -133,8 +133,8 @@ export default async function OperatorPage() {
             <TableHeader>
               <TableRow>
                 <TableHead>Coupon</TableHead>
-                <TableHead>Amount</TableHead>
-                <TableHead>Good until</TableHead>
+                <TableHead className="hidden sm:table-cell">Amount</TableHead>
+                <TableHead className="hidden sm:table-cell">Good until</TableHead>
                 <TableHead>Held</TableHead>
                 <TableHead>Redeemed</TableHead>
               </TableRow>
@@ -146,10 +146,18 @@ export default async function OperatorPage() {
                   <TableRow key={c.id}>
                     <TableCell className="font-medium">
                       {c.description}
-                      <code className="text-muted-foreground block text-xs font-normal">{c.id}</code>
+                      <span className="block font-normal sm:hidden">
+                        {money(c.amount_minor, c.currency)} · until {c.expires_at.slice(0, 10)}
+                        {expires <= now ? " (expired)" : ""}
+                      </span>
+                      <code className="text-muted-foreground block text-xs font-normal break-all">
+                        {c.id}
+                      </code>
                     </TableCell>
-                    <TableCell className="whitespace-nowrap">{money(c.amount_minor, c.currency)}</TableCell>
-                    <TableCell className="text-xs whitespace-nowrap">
+                    <TableCell className="hidden whitespace-nowrap sm:table-cell">
+                      {money(c.amount_minor, c.currency)}
+                    </TableCell>
+                    <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
                       {c.expires_at.slice(0, 10)}
                       {expires <= now ? (
                         <Badge tone="neutral" className="ml-2">
