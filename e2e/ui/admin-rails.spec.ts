@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import path from "node:path";
 
 import { expect, test, type Page } from "@playwright/test";
 
+import { SANDBOX_WALLET_ADDRESS } from "../../lib/buyers/sandbox-wallet";
+import { runAdminProcess } from "../../scripts/lib/served-app";
 import { expectAccessible, shoot } from "../helpers/page-checks";
 
 // Payment rails and keys in Chromium: an owner signs up, creates a store, sets its crypto settings and its live
@@ -127,4 +130,50 @@ test("owner sets crypto and live Stripe keys, creates a merchant key; a develope
   }).toPass({ timeout: 15_000 });
   await expect(page.getByRole("table", { name: "Recent calls with your keys" })).toContainText(requestId);
   await look(page, testInfo, "developers");
+});
+
+test("the operator issues a service coupon from the operator page and sees it listed", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(60_000);
+  // the buyer holds an account once signed in (the sandbox wallet, test mode)
+  await page.goto(`${BASE}/account/agents`);
+  const wallet = page.getByRole("button", { name: /sandbox wallet/ });
+  await wallet.click();
+  await expect(wallet).toBeHidden();
+
+  const email = `operator-${RUN}@example.com`;
+  await signUp(page, "Otto Operator", email);
+  const made = await runAdminProcess(["make-operator", "--email", email], {
+    PGLITE_DIR: process.env.E2E_PGLITE_DIR,
+    DATABASE_URL: undefined,
+    DEMO_KEY_FILE: path.join(path.dirname(process.env.E2E_PGLITE_DIR!), "demo-platform-key.json"),
+  });
+  expect(made.code, made.output).toBe(0);
+  await page.goto(`${BASE}/admin/operator`);
+  await expect(page.getByRole("heading", { name: "Service coupons" })).toBeVisible();
+
+  // more decimals than USD has: refused beside the field, nothing issued
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  await page.getByLabel("Amount off").fill("5.005");
+  await page.getByLabel("Good until").fill(tomorrow);
+  await page.getByLabel("Buyers' Sui addresses").fill(SANDBOX_WALLET_ADDRESS);
+  await page.getByLabel("Description (optional)").fill(`Welcome ${RUN}`);
+  await page.getByRole("button", { name: "Issue coupon" }).click();
+  await expect(page.getByLabel("Amount off")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("USD has 2 decimals: 5.005 has 3")).toBeVisible();
+
+  await page.getByLabel("Amount off").fill("5");
+  await page.getByRole("button", { name: "Issue coupon" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "5.00 USD off, to 1 buyer" })).toBeVisible();
+  const row = page
+    .getByRole("table", { name: "Service coupons" })
+    .getByRole("row", { name: `Welcome ${RUN}` });
+  await expect(row).toContainText("5.00 USD");
+  await look(page, testInfo, "operator-coupons");
+
+  // a store's Payments page says what the service owes the store for coupons (the operator may open any store)
+  await page.goto(`${BASE}/admin/stores/summit-trail-outfitters/payments`);
+  await expect(page.getByRole("heading", { name: "Owed by the service for coupons" })).toBeVisible();
+  await look(page, testInfo, "payments-coupon-payables");
 });

@@ -7,9 +7,11 @@ import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 
 // The operator's side of service coupons (DECISIONS B16): issue a coupon to buyer accounts, list coupons and the
-// payables owed to merchants. The admin CLI calls these now; the operator pages will call the same functions.
+// payables owed to merchants. The admin CLI calls these; the operator's page calls them through lib/coupons/operator.ts,
+// which checks the operator role and reads the form's major units.
 
 const MAX_MINOR = 2_147_483_647;
+const KNOWN_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));
 
 export const IssueCouponInputSchema = z
   .object({
@@ -18,8 +20,8 @@ export const IssueCouponInputSchema = z
     amount_minor: z.number().int().min(1).max(MAX_MINOR),
     currency: z
       .string()
-      .regex(/^[A-Za-z]{3}$/, "an ISO 4217 code such as USD")
-      .transform((c) => c.toUpperCase()),
+      .transform((c) => c.trim().toUpperCase())
+      .refine((c) => /^[A-Z]{3}$/.test(c) && KNOWN_CURRENCIES.has(c), "an ISO 4217 code such as USD"),
     expires_at: z.coerce.date(),
     /** The buyers' Sui wallet addresses (each has signed in once): each gets one single-use grant. */
     buyer_addresses: z
@@ -117,6 +119,7 @@ export const listCouponPayables = async (filter: { storeId?: string; status?: st
     amount_minor: p.amountMinor,
     currency: p.currency,
     status: p.status,
+    settled_at: p.settledAt?.toISOString() ?? null,
     created_at: p.createdAt.toISOString(),
   }));
 };

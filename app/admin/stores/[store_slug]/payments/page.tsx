@@ -1,5 +1,6 @@
-import { Coins } from "lucide-react";
+import { Coins, HandCoins } from "lucide-react";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 
 import { CloseOwedBackForm, CryptoSettingsForm, StripeKeysForm } from "@/components/admin/rails-forms";
@@ -8,9 +9,12 @@ import { TestCards } from "@/components/payment/test-cards";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { railsPageOf } from "@/lib/accounts/store-rails";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { toAppError } from "@/lib/core/errors";
+import { storeCouponPayables } from "@/lib/coupons/operator";
 
 import { closeOwedBackAction, saveCryptoSettings, saveStripeKeys } from "./actions";
 
@@ -46,6 +50,9 @@ export default async function PaymentsPage({ params }: Props) {
     throw thrown;
   }
   const { store, role, rails, owedBack } = page;
+  const coupons = await storeCouponPayables(account, store_slug);
+  const money = (minor: number, currency: string) => `${formatMajor(minor, currency)} ${currency}`;
+  const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
   const canChange = role !== "staff";
   const slug = store.slug;
   return (
@@ -157,6 +164,64 @@ export default async function PaymentsPage({ params }: Props) {
               </li>
             ))}
           </ul>
+        )}
+      </section>
+      <section aria-labelledby="coupon-payables-heading" className="mt-8 grid grid-cols-1 gap-3">
+        <h2 id="coupon-payables-heading" className="text-xl font-semibold">
+          Owed by the service for coupons
+        </h2>
+        <p className="text-muted-foreground text-sm">
+          When a buyer pays with a service coupon, the buyer pays the order total minus the coupon and the
+          service owes you the coupon part; the service pays it outside the rails and marks it settled. A
+          coupon on an order canceled before shipping is void.
+        </p>
+        <p className="text-sm" aria-live="polite">
+          Open total:{" "}
+          <strong>
+            {coupons.open.length === 0
+              ? "nothing"
+              : coupons.open.map((t) => money(t.amount_minor, t.currency)).join(" + ")}
+          </strong>
+        </p>
+        {coupons.payables.length === 0 ? (
+          <EmptyState icon={<HandCoins />} title="Nothing owed for coupons">
+            A line appears here for each order paid partly with a service coupon.
+          </EmptyState>
+        ) : (
+          <Table aria-label="Owed by the service for coupons">
+            <TableHeader>
+              <TableRow>
+                <TableHead>Order</TableHead>
+                <TableHead>Amount</TableHead>
+                <TableHead>Status</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {coupons.payables.map((p) => (
+                <TableRow key={p.id}>
+                  <TableCell className="text-xs break-all">
+                    <Link
+                      href={`/admin/stores/${encodeURIComponent(slug)}/orders/${encodeURIComponent(p.order_id)}`}
+                      className="underline underline-offset-4"
+                    >
+                      {p.order_id}
+                    </Link>
+                  </TableCell>
+                  <TableCell className="whitespace-nowrap">{money(p.amount_minor, p.currency)}</TableCell>
+                  <TableCell>
+                    <Badge tone={PAYABLE_TONE[p.status as keyof typeof PAYABLE_TONE] ?? "neutral"}>
+                      {p.status}
+                    </Badge>
+                    {p.settled_at ? (
+                      <span className="text-muted-foreground block text-xs">
+                        {p.settled_at.slice(0, 16).replace("T", " ")} UTC
+                      </span>
+                    ) : null}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
         )}
       </section>
     </PageShell>
