@@ -289,6 +289,15 @@ test("the merchant story: sign up, store, 1,000-product import, rails, webhooks,
     await expect(page.getByText(/Refund of \$1\.50 (paid back|on its way back)\./)).toBeVisible();
     await page.reload();
     await expect(page.getByText(/Refund completed/)).toBeVisible();
+    // the order's timeline names each event the webhooks carry
+    const timeline = page.getByRole("list", { name: "Timeline" });
+    for (const kind of ["order.placed", "order.paid", "order.fulfilled", "order.refunded"]) {
+      await expect(
+        timeline
+          .getByRole("listitem")
+          .filter({ hasText: new RegExp(`^event\\s*${kind.replace(".", "\\.")}`) }),
+      ).toHaveCount(1);
+    }
     await look(page, testInfo, "order");
 
     // the webhook log: each event of the order (placed, paid, fulfilled, refund) delivered to the receiver
