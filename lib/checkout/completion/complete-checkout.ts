@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
-import { AppError } from "@/lib/core/errors";
+import { AppError, toAppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -172,7 +172,18 @@ export const completeCheckout = defineOperation({
             db,
             session,
             priced.priced.totals.find((t) => t.type === "total")?.amount ?? 0,
-          );
+          ).catch(async (thrown: unknown) => {
+            // a concurrent completion of this same checkout placed the order and redeemed the coupon since this
+            // one read the checkout: the next round finds the order and answers with it (never "coupon used")
+            if (toAppError(thrown).code !== "coupon_used") throw thrown;
+            const placed = await db.order.findUnique({
+              where: { checkoutId: session.id },
+              select: { id: true },
+            });
+            if (!placed) throw thrown;
+            return null;
+          });
+      if (couponOff === null) continue;
       // 5.
       const hold = await holdSession(db, session, priced);
       if (hold.kind === "changed") {
