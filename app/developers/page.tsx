@@ -10,7 +10,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
-import { getBaseUrl } from "@/lib/config/env";
+import { getBaseUrl, getBridgeUrl } from "@/lib/config/env";
 import { listApiKeys } from "@/lib/credentials/manage-api-keys";
 import { listKeyCalls } from "@/lib/ops/key-call-log";
 
@@ -32,6 +32,7 @@ export default async function DevelopersPage() {
   );
   const keyName = new Map(keys.map((k) => [k.id, k.name]));
   const base = getBaseUrl();
+  const bridge = getBridgeUrl();
   return (
     <PageShell
       title="Developers"
@@ -70,6 +71,42 @@ export default async function DevelopersPage() {
               MCP (Streamable HTTP): <code className="break-all">{`${base}/mcp`}</code> for the catalog,{" "}
               <code className="break-all">{`${base}/s/<store>/mcp`}</code> per store.
             </p>
+            <p>
+              The bridge: flat MCP tools over the whole service, prices in major units, purchases in one call
+              (<code>quote_purchase</code>, <code>confirm_purchase</code>). Hosted at{" "}
+              <code className="break-all">{`${bridge}/mcp`}</code>, or on your machine over stdio from a
+              clone.
+            </p>
+            <pre
+              className="bg-muted overflow-x-auto rounded-md p-3 text-xs"
+              tabIndex={0}
+              aria-label="Example: an MCP client configuration for the bridge"
+            >
+              {JSON.stringify(
+                {
+                  mcpServers: {
+                    commerce: { type: "http", url: `${bridge}/mcp`, headers: { "X-API-Key": "<your key>" } },
+                    "commerce-stdio": {
+                      command: "npm",
+                      args: [
+                        "run",
+                        "--silent",
+                        "--prefix",
+                        "/path/to/agent-commerce-service",
+                        "bridge",
+                        "--",
+                        "--stdio",
+                        "--base-url",
+                        base,
+                      ],
+                      env: { API_KEY: "<your key>" },
+                    },
+                  },
+                },
+                null,
+                2,
+              )}
+            </pre>
             <p>
               The agent kit and two runnable examples are in the repository (README, “Agent kit and
               examples”); every REST route is described in <a href="/openapi.json">openapi.json</a>.

@@ -138,6 +138,10 @@ test("developer area: a new account creates a platform key (shown once), the API
   await page.getByRole("link", { name: "Developers: platform keys" }).click();
   await expect(page.getByRole("heading", { name: "Developers" })).toBeVisible();
   await expect(page.getByText("No key yet")).toBeVisible();
+  // how to connect, with the bridge's address on this server (hosted) and the stdio command
+  const bridgeConfig = page.getByLabel("Example: an MCP client configuration for the bridge");
+  await expect(bridgeConfig).toContainText(`${BASE}/bridge/mcp`);
+  await expect(bridgeConfig).toContainText('"--stdio"');
 
   await page.getByRole("button", { name: "Create key" }).click();
   await expect(page.getByText("Name the key after the agent")).toBeVisible();
