@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 
-import type { FormState } from "@/components/admin/form-state";
+import type { CreatedKeyState } from "@/components/admin/key-form";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { toAppError } from "@/lib/core/errors";
 import { createApiKey } from "@/lib/credentials/create-api-key";
@@ -11,8 +11,6 @@ import { PLATFORM_PERMISSIONS, type PlatformPermission } from "@/lib/credentials
 
 // The developer area's actions: a signed-in account creates and revokes its own platform keys (the same
 // operations as the operator's CLI, scoped to the account).
-
-export type CreatedKeyState = FormState & { key?: string; name?: string };
 
 export async function createDeveloperKey(
   _previous: CreatedKeyState,

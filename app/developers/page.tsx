@@ -2,7 +2,7 @@ import { KeyRound } from "lucide-react";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 
-import { CreateKeyForm } from "@/components/developers/create-key-form";
+import { KeyForm } from "@/components/admin/key-form";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -18,6 +18,12 @@ import { createDeveloperKey, revokeDeveloperKey } from "./actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Developers — Agent Commerce Service", robots: { index: false } };
+
+/** What a platform key may be allowed, as the form offers it. */
+const DEVELOPER_PERMISSIONS = [
+  { value: "purchase:complete", label: "complete checkouts (card payments)" },
+  { value: "orders:read", label: "read the orders your agent placed" },
+] as const;
 
 const when = (date: Date | null) =>
   date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
@@ -47,7 +53,13 @@ export default async function DevelopersPage() {
             </CardDescription>
           </CardHeader>
           <CardContent>
-            <CreateKeyForm action={createDeveloperKey} />
+            <KeyForm
+              id="key"
+              nameHint="The agent or environment that uses it."
+              submitLabel="Create key"
+              action={createDeveloperKey}
+              permissions={DEVELOPER_PERMISSIONS}
+            />
           </CardContent>
         </Card>
         <Card className="min-w-0">

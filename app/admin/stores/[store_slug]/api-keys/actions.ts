@@ -3,22 +3,20 @@
 import { revalidatePath } from "next/cache";
 
 import { refusedState } from "@/components/admin/action-errors";
-import type { FormState } from "@/components/admin/form-state";
+import type { CreatedKeyState } from "@/components/admin/key-form";
 import { createMerchantKeyAs, revokeMerchantKeyAs } from "@/lib/accounts/store-rails";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { toAppError } from "@/lib/core/errors";
 
 // The API-keys page's actions: an owner creates (shown once) and revokes the store's merchant keys.
 
-export type CreatedMerchantKeyState = FormState & { key?: string; name?: string };
-
 const pathOf = (slug: string) => `/admin/stores/${encodeURIComponent(slug)}/api-keys`;
 
 export async function createMerchantKeyAction(
   slug: string,
-  _previous: CreatedMerchantKeyState,
+  _previous: CreatedKeyState,
   data: FormData,
-): Promise<CreatedMerchantKeyState> {
+): Promise<CreatedKeyState> {
   const account = await getMerchantSession();
   if (!account) return { ok: false, errors: { form: "Your session has ended: sign in again." } };
   const name = String(data.get("name") ?? "");

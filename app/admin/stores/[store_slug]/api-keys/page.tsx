@@ -2,7 +2,7 @@ import { KeyRound } from "lucide-react";
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
-import { MerchantKeyForm } from "@/components/admin/merchant-key-form";
+import { KeyForm } from "@/components/admin/key-form";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -55,7 +55,10 @@ export default async function ApiKeysPage({ params }: Props) {
           </CardHeader>
           <CardContent>
             {canChange ? (
-              <MerchantKeyForm
+              <KeyForm
+                id="merchant-key"
+                nameHint="The script or system that uses it."
+                submitLabel="Create merchant key"
                 action={createMerchantKeyAction.bind(null, store.slug)}
                 permissions={MERCHANT_PERMISSIONS.map((p) => ({
                   value: p,

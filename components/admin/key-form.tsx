@@ -10,17 +10,26 @@ import { Input } from "@/components/ui/input";
 import { FormError } from "./form-messages";
 import type { FormState } from "./form-state";
 
-// Creates a merchant key of one store and shows it once, with a copy button: only its hash is kept.
+// Creates a key (a developer's platform key, a store's merchant key) and shows it once, with a copy button: only
+// its hash is kept, so this is the only time anyone sees it.
 
-type State = FormState & { key?: string; name?: string };
-const EMPTY: State = { ok: false, errors: {} };
+export type CreatedKeyState = FormState & { key?: string; name?: string };
+const EMPTY: CreatedKeyState = { ok: false, errors: {} };
 
-export function MerchantKeyForm({
+export function KeyForm({
   action,
   permissions,
+  id,
+  nameHint,
+  submitLabel,
 }: {
-  action: (s: State, d: FormData) => Promise<State>;
+  action: (s: CreatedKeyState, d: FormData) => Promise<CreatedKeyState>;
+  /** Offered as checkboxes, all ticked: the permission and what it allows. */
   permissions: readonly { value: string; label: string }[];
+  /** Prefix of the form's element ids (and the test id of the new key). */
+  id: string;
+  nameHint: string;
+  submitLabel: string;
 }) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   const [copied, setCopied] = useState(false);
@@ -34,7 +43,7 @@ export function MerchantKeyForm({
           <p className="font-medium">Key “{state.name}” created. Copy it now: it is shown only this once.</p>
           <div className="flex items-center gap-2">
             <code
-              data-testid="new-merchant-key"
+              data-testid={`new-${id}`}
               className="bg-background min-w-0 flex-1 rounded px-2 py-1 font-mono text-xs break-all"
             >
               {state.key}
@@ -56,19 +65,14 @@ export function MerchantKeyForm({
       ) : null}
       <form action={formAction} className="grid gap-4" noValidate>
         <FormError message={state.errors.form} />
-        <Field
-          id="mkey-name"
-          label="Key name"
-          hint="The script or system that uses it."
-          error={state.errors.name}
-        >
+        <Field id={`${id}-name`} label="Key name" hint={nameHint} error={state.errors.name}>
           {(control) => (
             <Input {...control} name="name" defaultValue={state.values?.name} maxLength={100} required />
           )}
         </Field>
         <fieldset
           className="grid gap-2"
-          aria-describedby={state.errors.permissions ? "mkey-perm-error" : undefined}
+          aria-describedby={state.errors.permissions ? `${id}-perm-error` : undefined}
         >
           <legend className="mb-1 text-sm font-medium">Permissions</legend>
           {permissions.map((p) => (
@@ -86,14 +90,14 @@ export function MerchantKeyForm({
             </label>
           ))}
           {state.errors.permissions ? (
-            <p id="mkey-perm-error" className="text-destructive text-sm">
+            <p id={`${id}-perm-error`} className="text-destructive text-sm">
               {state.errors.permissions}
             </p>
           ) : null}
         </fieldset>
         <Button type="submit" disabled={pending} className="justify-self-start">
           <KeyRound aria-hidden />
-          {pending ? "Creating…" : "Create merchant key"}
+          {pending ? "Creating…" : submitLabel}
         </Button>
       </form>
     </div>
