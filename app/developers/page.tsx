@@ -3,9 +3,9 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 
 import { KeyForm } from "@/components/admin/key-form";
+import { KeyTable } from "@/components/admin/key-table";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
@@ -24,9 +24,6 @@ const DEVELOPER_PERMISSIONS = [
   { value: "purchase:complete", label: "complete checkouts (card payments)" },
   { value: "orders:read", label: "read the orders your agent placed" },
 ] as const;
-
-const when = (date: Date | null) =>
-  date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
 
 export default async function DevelopersPage() {
   const account = await getMerchantSession();
@@ -135,51 +132,7 @@ export default async function DevelopersPage() {
             Create one above; your agent can use it at once.
           </EmptyState>
         ) : (
-          <Table aria-label="Your platform keys">
-            <TableHeader>
-              <TableRow>
-                <TableHead>Name</TableHead>
-                <TableHead>Key</TableHead>
-                <TableHead>Permissions</TableHead>
-                <TableHead>Created</TableHead>
-                <TableHead>Last used</TableHead>
-                <TableHead>Status</TableHead>
-                <TableHead>
-                  <span className="sr-only">Actions</span>
-                </TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {keys.map((k) => (
-                <TableRow key={k.id}>
-                  <TableCell className="font-medium">{k.name}</TableCell>
-                  <TableCell>
-                    <code className="text-xs">{`acs_${k.prefix}_…`}</code>
-                  </TableCell>
-                  <TableCell className="text-xs">{k.permissions.join(", ") || "none"}</TableCell>
-                  <TableCell className="text-xs whitespace-nowrap">{when(k.createdAt)}</TableCell>
-                  <TableCell className="text-xs whitespace-nowrap">{when(k.lastUsedAt)}</TableCell>
-                  <TableCell>
-                    {k.revokedAt ? (
-                      <Badge tone="danger">Revoked</Badge>
-                    ) : (
-                      <Badge tone="success">Active</Badge>
-                    )}
-                  </TableCell>
-                  <TableCell>
-                    {k.revokedAt ? null : (
-                      <form action={revokeDeveloperKey}>
-                        <input type="hidden" name="id" value={k.id} />
-                        <Button type="submit" variant="outline" size="sm" aria-label={`Revoke ${k.name}`}>
-                          Revoke
-                        </Button>
-                      </form>
-                    )}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <KeyTable label="Your platform keys" keys={keys} keyPrefix="acs" revoke={revokeDeveloperKey} />
         )}
       </section>
       <section aria-labelledby="calls-heading" className="mt-8 grid grid-cols-1 gap-3">

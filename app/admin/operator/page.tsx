@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
 import { IssueCouponForm, SettlePayablesForm } from "@/components/admin/coupon-forms";
+import { keyTime } from "@/components/admin/key-table";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -18,7 +19,6 @@ import { issueCouponAction, operatorRevokeKeyAction, settlePayablesAction } from
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Operator — Merchant admin", robots: { index: false } };
 
-const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never");
 const money = (minor: number, currency: string) => `${formatMajor(minor, currency)} ${currency}`;
 const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
 
@@ -87,7 +87,7 @@ export default async function OperatorPage() {
                     {k.permissions.join(", ") || "none"}
                   </TableCell>
                   <TableCell className="hidden text-xs whitespace-nowrap md:table-cell">
-                    {when(k.lastUsedAt)}
+                    {keyTime(k.lastUsedAt)}
                   </TableCell>
                   <TableCell>
                     {k.revokedAt ? (
@@ -228,7 +228,7 @@ export default async function OperatorPage() {
                     </Badge>
                     {p.settled_at ? (
                       <span className="text-muted-foreground block text-xs">
-                        {when(new Date(p.settled_at))}
+                        {keyTime(new Date(p.settled_at))}
                       </span>
                     ) : null}
                   </TableCell>

@@ -3,12 +3,10 @@ import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
 import { KeyForm } from "@/components/admin/key-form";
+import { KeyTable } from "@/components/admin/key-table";
 import { PageShell } from "@/components/layout/page-shell";
-import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { merchantKeysPageOf } from "@/lib/accounts/store-rails";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { getBaseUrl } from "@/lib/config/env";
@@ -21,9 +19,6 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "API keys — Merchant admin", robots: { index: false } };
 
 type Props = { params: Promise<{ store_slug: string }> };
-
-const when = (date: Date | null) =>
-  date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
 
 export default async function ApiKeysPage({ params }: Props) {
   const account = await getMerchantSession();
@@ -107,51 +102,12 @@ curl -X POST ${api}/orders/<order id>/refunds \\
             An owner creates one above.
           </EmptyState>
         ) : (
-          <Table aria-label="Merchant keys">
-            <TableHeader>
-              <TableRow>
-                <TableHead>Name</TableHead>
-                <TableHead>Key</TableHead>
-                <TableHead>Permissions</TableHead>
-                <TableHead>Created</TableHead>
-                <TableHead>Last used</TableHead>
-                <TableHead>Status</TableHead>
-                <TableHead>
-                  <span className="sr-only">Actions</span>
-                </TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {[...keys].reverse().map((k) => (
-                <TableRow key={k.id}>
-                  <TableCell className="font-medium">{k.name}</TableCell>
-                  <TableCell>
-                    <code className="text-xs">{`acsm_${k.prefix}_…`}</code>
-                  </TableCell>
-                  <TableCell className="text-xs">{k.permissions.join(", ")}</TableCell>
-                  <TableCell className="text-xs whitespace-nowrap">{when(k.createdAt)}</TableCell>
-                  <TableCell className="text-xs whitespace-nowrap">{when(k.lastUsedAt)}</TableCell>
-                  <TableCell>
-                    {k.revokedAt ? (
-                      <Badge tone="danger">Revoked</Badge>
-                    ) : (
-                      <Badge tone="success">Active</Badge>
-                    )}
-                  </TableCell>
-                  <TableCell>
-                    {k.revokedAt || !canChange ? null : (
-                      <form action={revoke}>
-                        <input type="hidden" name="id" value={k.id} />
-                        <Button type="submit" variant="outline" size="sm" aria-label={`Revoke ${k.name}`}>
-                          Revoke
-                        </Button>
-                      </form>
-                    )}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <KeyTable
+            label="Merchant keys"
+            keys={[...keys].reverse()}
+            keyPrefix="acsm"
+            revoke={canChange ? revoke : undefined}
+          />
         )}
       </section>
     </PageShell>
