@@ -4,7 +4,7 @@
 // `npm run serve` skips the set-up (migrations and seed) and only serves.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
 
@@ -42,6 +42,31 @@ const runStep = (label: string, command: string, commandArgs: string[]): void =>
     console.error(`✖ ${label} failed (exit ${result.status ?? result.signal})`);
     process.exit(result.status ?? 1);
   }
+};
+
+/**
+ * An answer that closes its connection while the request's body is still arriving (a 413 for an oversized body):
+ * Node closes the socket as soon as the answer is written, and closing a socket with unread input makes the kernel
+ * send a reset, which can throw the answer away at the client before it is read. So the socket half-closes (the
+ * answer and FIN go out), goes on reading and discarding the body for a moment, then closes (a lingering close).
+ */
+const LINGER_MS = 1_000;
+const latestRequest = new WeakMap<Socket, IncomingMessage>();
+const lingerOnEarlyClose = (req: IncomingMessage): void => {
+  const socket = req.socket;
+  const known = latestRequest.has(socket);
+  latestRequest.set(socket, req);
+  if (known) return;
+  const destroySoon = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    if (latestRequest.get(socket)?.complete !== false) {
+      destroySoon();
+      return;
+    }
+    socket.end();
+    socket.on("data", () => undefined);
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
 };
 
 /** A raw HTTP error for requests Node rejects before Next sees them (oversized or malformed headers). */
@@ -110,6 +135,7 @@ const main = async (): Promise<void> => {
     : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    lingerOnEarlyClose(req);
     if (!admitRawRequest(req, res)) {
       // answered before any route (a target that does not decode): the access line the prelude would have written
       const requestId = res.getHeader("request-id");
