@@ -67,6 +67,8 @@ test.afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+const STORE_KEYRING = `k1:${randomBytes(32).toString("base64")}`;
+
 test("a production run prints none of the secrets it created or received", async () => {
   test.setTimeout(180_000);
   dir = mkdtempSync(path.join(tmpdir(), "acs-log-scan-"));
@@ -79,6 +81,8 @@ test("a production run prints none of the secrets it created or received", async
     STRIPE_SANDBOX_URL: undefined, // serve.ts starts its own sandbox: its output is part of the log too
     OUTBOUND_ALLOW_PRIVATE: "1", // this test's agent and receiver are on loopback
     WEBHOOK_WORKER: "on",
+    // production seals stores' Stripe secrets with the operator's keyring (none is made up in production)
+    STORE_SECRETS_KEY: STORE_KEYRING,
   };
   const processEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
@@ -283,6 +287,7 @@ test("a production run prints none of the secrets it created or received", async
     "OAuth access token": accessToken,
     "Stripe secret key": stripeSecretKey,
     "Stripe webhook secret": stripeWebhookSecret,
+    "store secrets keyring": STORE_KEYRING.split(":")[1]!,
     "pay link token": payToken,
     // the sandbox's test cards are public names, but a real card token must not be logged either: neither may these
     "card token": "pm_card_visa",
