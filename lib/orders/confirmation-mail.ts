@@ -1,11 +1,11 @@
 import "server-only";
 
+import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
 import { sendMail, type Mail } from "@/lib/mail/send-mail";
-import { minorExponent } from "@/lib/mandates/allowance-amount";
 
 import { orderPermalink } from "./to-wire";
 
@@ -25,12 +25,8 @@ export const buyerEmailOf = (buyer: unknown): string | null => {
   return typeof email === "string" && /^[^\s@]+@[^\s@]+$/.test(email.trim()) ? email.trim() : null;
 };
 
-const major = (minor: number, currency: string): string => {
-  const exponent = minorExponent(currency);
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, "0");
-  const whole = digits.slice(0, digits.length - exponent);
-  return `${minor < 0 ? "-" : ""}${whole}${exponent > 0 ? `.${digits.slice(-exponent)}` : ""} ${currency}`;
-};
+/** "12.50 USD": the amount in major units (integer arithmetic) and its currency. */
+const major = (minor: number, currency: string): string => `${formatMajor(minor, currency)} ${currency}`;
 
 /** The message for one order (plain text: a sentence, the lines, the total and the links). */
 export const confirmationMailOf = (
