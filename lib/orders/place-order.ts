@@ -7,6 +7,7 @@ import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import { redeemCoupon } from "@/lib/coupons/redeem";
+import type { Store } from "@/lib/generated/prisma/client";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
@@ -34,6 +35,8 @@ export type PlaceOrderInput = {
   now: Date;
   /** A combined payment's group: the order's debit consumes its share of the group's reservation. */
   spendGroupId?: string | null;
+  /** The store, when the caller holds it already (read otherwise): the order events' snapshots name it. */
+  store?: Store;
 };
 
 export type PlacedOrder = OrderRecord;
@@ -139,7 +142,10 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
             now: input.now,
           })
         : 0;
-      const order = await tx.order.create({
+      // written as it will be read: the order (paid at once when the rail charged before it was placed), then its
+      // lines, each one statement; the record the caller gets is put together from what was written rather
+      // than read back (a new order has no fulfilment events or adjustments yet)
+      const created = await tx.order.create({
         data: {
           id: orderId,
           serviceCouponMinor,
@@ -147,6 +153,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           checkoutId: checkout.id,
           principalId: checkout.principalId,
           boundPrincipalId: checkout.boundPrincipalId,
+          status: input.paymentRef ? "paid" : "placed",
           currency: checkout.currency,
           buyer: checkout.buyer ?? undefined,
           totals: checkout.totals ?? [],
@@ -155,63 +162,60 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           paymentRef: input.paymentRef,
           // the buyer's confirmation mail commits with the order (sent by the worker: confirmation-mail.ts)
           confirmationMail: buyerEmailOf(checkout.buyer) ? "pending" : null,
-          lineItems: {
-            create: checkout.lineItems.map((l, position) => {
-              const v = byId.get(l.variantId);
-              const title = v
-                ? v.title === v.product.title
-                  ? v.title
-                  : `${v.product.title} — ${v.title}`
-                : l.variantId;
-              return {
-                id: newId("orderLine"),
-                variantId: l.variantId,
-                title,
-                priceMinor: l.priceMinor,
-                quantity: l.quantity,
-                position,
-              };
-            }),
-          },
         },
-        include: ORDER_INCLUDE,
       });
+      const lineItems = await tx.orderLineItem.createManyAndReturn({
+        data: checkout.lineItems.map((l, position) => {
+          const v = byId.get(l.variantId);
+          const title = v
+            ? v.title === v.product.title
+              ? v.title
+              : `${v.product.title} — ${v.title}`
+            : l.variantId;
+          return {
+            id: newId("orderLine"),
+            orderId,
+            variantId: l.variantId,
+            title,
+            priceMinor: l.priceMinor,
+            quantity: l.quantity,
+            position,
+          };
+        }),
+      });
+      lineItems.sort((a, b) => a.position - b.position);
+      const order: OrderRecord = { ...created, lineItems, fulfillmentEvents: [], adjustments: [] };
       // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
       // taken before the charge), so an order and its debit exist together or not at all
       await debitSpend(tx, {
         checkoutId: checkout.id,
         groupId: input.spendGroupId ?? null,
         orderId: order.id,
-        originAmount:
-          (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
-            ?.amount ?? 0,
+        originAmount: checkoutTotal,
         originCurrency: checkout.currency,
         storeId: input.storeId,
         now: input.now,
       });
       // issue #7: the order events commit with the order (transactional outbox); each payload is the snapshot
-      const store = await tx.store.findUniqueOrThrow({ where: { id: input.storeId } });
+      const store = input.store ?? (await tx.store.findUniqueOrThrow({ where: { id: input.storeId } }));
       const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
+      // a paid order still tells its story in two events: placed (the snapshot before the payment), then paid
       await appendOrderEvent(tx, {
         storeId: input.storeId,
         orderId: order.id,
         kind: "order.placed",
-        payload: orderToWire(order, wire),
+        payload: orderToWire({ ...order, status: "placed" }, wire),
+        sequence: 1,
       });
       if (!input.paymentRef) return order;
-      // the rail charged before the order was placed: the order is paid at once (placed → paid, two events)
-      const paid = await tx.order.update({
-        where: { id: order.id },
-        data: { status: "paid" },
-        include: ORDER_INCLUDE,
-      });
       await appendOrderEvent(tx, {
         storeId: input.storeId,
         orderId: order.id,
         kind: "order.paid",
-        payload: orderToWire(paid, wire),
+        payload: orderToWire(order, wire),
+        sequence: 2,
       });
-      return paid;
+      return order;
     });
   } catch (error) {
     // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it

@@ -83,28 +83,30 @@ export const recordAttempt = async (
         superseded: [],
       };
     }
-    // a payment that already succeeded stays current against one that has not (yet): money already taken is
-    // what pays for the order; the newcomer is recorded not current, to be canceled (or refunded if it succeeds)
-    const holder = current
-      ? await db.paymentAttempt.findFirst({ where: { checkoutId: input.checkoutId, isCurrent: true } })
-      : null;
-    const yields = holder?.state === "succeeded" && input.state !== "succeeded";
-    if (!current || yields) {
+    if (!current) {
       await db.paymentAttempt.createMany({
         data: [{ id: newId("paymentAttempt"), ...input, isCurrent: false }],
         skipDuplicates: true,
       });
-      const attempt = (await findAttempt(db, input.providerRef))!;
-      return {
-        attempt,
-        superseded: yields && (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
-      };
+      return { attempt: (await findAttempt(db, input.providerRef))!, superseded: [] };
     }
     try {
       return await db.$transaction(async (tx) => {
         const previous = await tx.paymentAttempt.findMany({
           where: { checkoutId: input.checkoutId, isCurrent: true },
         });
+        // a payment that already succeeded stays current against one that has not (yet): money already taken
+        // is what pays for the order; the newcomer is recorded not current, to be canceled (or refunded if it
+        // succeeds)
+        if (previous.some((p) => p.state === "succeeded") && input.state !== "succeeded") {
+          const attempt = await tx.paymentAttempt.create({
+            data: { id: newId("paymentAttempt"), ...input, isCurrent: false },
+          });
+          return {
+            attempt,
+            superseded: (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
+          };
+        }
         await tx.paymentAttempt.updateMany({
           where: { checkoutId: input.checkoutId, isCurrent: true },
           data: { isCurrent: false },

@@ -20,14 +20,27 @@ export type OrderEventKind = (typeof ORDER_EVENT_KINDS)[number];
 
 export const appendOrderEvent = async (
   tx: Prisma.TransactionClient,
-  event: { storeId: string; orderId: string; kind: OrderEventKind; payload: Record<string, unknown> },
+  event: {
+    storeId: string;
+    orderId: string;
+    kind: OrderEventKind;
+    payload: Record<string, unknown>;
+    /**
+     * The event's number when the caller knows it: the events of an order created in this same transaction are
+     * 1, 2, … (the unique (order, sequence) index would refuse a wrong guess, rolling the transaction back).
+     */
+    sequence?: number;
+  },
 ): Promise<{ id: string; sequence: number }> => {
-  const last = await tx.orderEvent.findFirst({
-    where: { orderId: event.orderId },
-    orderBy: { sequence: "desc" },
-    select: { sequence: true },
-  });
-  const sequence = (last?.sequence ?? 0) + 1;
+  const sequence =
+    event.sequence ??
+    ((
+      await tx.orderEvent.findFirst({
+        where: { orderId: event.orderId },
+        orderBy: { sequence: "desc" },
+        select: { sequence: true },
+      })
+    )?.sequence ?? 0) + 1;
   const id = newId("orderEvent");
   await tx.orderEvent.create({
     data: {

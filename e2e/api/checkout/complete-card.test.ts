@@ -275,6 +275,36 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal((await intentsFor(noToken.id))[0]?.status, "requires_payment_method");
   });
 
+  test("3-DS completions racing: one PaymentIntent whose return link is the one every answer and the checkout show", async () => {
+    const c = await readyCheckout();
+    const body = {
+      payment: card("pm_card_threeDSecure2Required"),
+      ap2: { checkout_mandate: await mandateFor(c) },
+    };
+    const results = await Promise.all([1, 2, 3, 4].map(() => complete(store, c.id, body)));
+    const links = new Set<string>();
+    for (const r of results) {
+      // a loser that found the session changed goes round again; a bounded conflict is the only other answer
+      if (r.body.status === "requires_escalation") {
+        links.add((r.body as Checkout & { continue_url?: string }).continue_url ?? "");
+      } else assert.equal((r.body as unknown as { code?: string }).code, "conflict", r.text);
+    }
+    assert.equal(links.size, 1, `one link: ${[...links].join(", ")}`);
+    const [link] = [...links];
+    const intents = await intentsFor(c.id);
+    assert.equal(intents.length, 1, "one PaymentIntent");
+    // the provider returns the buyer to the link the agent was given (the same session token)
+    const pi = intents[0] as unknown as { return_url: string | null };
+    assert.equal(pi.return_url?.split("/pay/")[1], link!.split("/pay/")[1]);
+    const read = await rest<Checkout & { continue_url?: string }>(
+      "GET",
+      `/s/${store.slug}/checkout-sessions/${c.id}`,
+      { headers: { "x-api-key": key } },
+    );
+    assert.equal(read.body.continue_url, link);
+    assert.equal(await orderCount(c.id), 0);
+  });
+
   test("mandate refusals: each its own code, no order, no charge", async () => {
     const c = await readyCheckout();
     const code = async (ap2: unknown, extra: Record<string, string> = {}) => {

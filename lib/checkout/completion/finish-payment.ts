@@ -360,6 +360,7 @@ export const finishPayment = async (
     const placed = await placeOrderRetrying(db, {
       checkoutId,
       storeId: store.id,
+      store,
       handlerId: rail.id,
       paymentRef: paymentIntentId,
       now,

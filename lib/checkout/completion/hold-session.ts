@@ -41,10 +41,7 @@ export const holdSession = async (
     if (error instanceof VersionConflict) return { kind: "changed" };
     throw error;
   }
-  // a racing completion that held the session first set the token the provider will return to
-  const held = await db.checkoutSession.findUniqueOrThrow({
-    where: { id: session.id },
-    select: { continueToken: true },
-  });
-  return { kind: "held", amount, continueToken: held.continueToken ?? continueToken };
+  // the versioned write succeeded, so the stored token is this one: a racing completion that held the session
+  // first made this write a conflict (read again, with its token), and one that holds after this keeps it
+  return { kind: "held", amount, continueToken };
 };
