@@ -1,6 +1,6 @@
 import "server-only";
 
-import { getDb, isUniqueViolation } from "@/lib/config/db";
+import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 
@@ -61,30 +61,32 @@ export const withIdempotency = async (
 
   try {
     for (let attempt = 0; attempt < 3 && recordId === null; attempt++) {
-      const existing = await db.idempotencyRecord.findUnique({ where: { scopeHash: hash } });
-      if (!existing) {
-        try {
-          const created = await db.idempotencyRecord.create({
-            data: {
-              id: newId("idempotency"),
-              scopeHash: hash,
-              principalId: scope.principalId,
-              storeSlug: scope.storeSlug,
-              operation: scope.operation,
-              key: scope.key,
-              requestHash: scope.requestHash,
-              createdAt: now,
-              lockedUntil: lockedUntil(),
-              expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-            },
-          });
-          recordId = created.id;
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          // another request with the same key won the race: read it on the next pass
-        }
+      // a fresh key is the common case: claim it in one statement (ON CONFLICT DO NOTHING), read only when taken
+      const id = newId("idempotency");
+      const { count } = await db.idempotencyRecord.createMany({
+        data: [
+          {
+            id,
+            scopeHash: hash,
+            principalId: scope.principalId,
+            storeSlug: scope.storeSlug,
+            operation: scope.operation,
+            key: scope.key,
+            requestHash: scope.requestHash,
+            createdAt: now,
+            lockedUntil: lockedUntil(),
+            expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+          },
+        ],
+        skipDuplicates: true,
+      });
+      if (count === 1) {
+        recordId = id;
         continue;
       }
+      const existing = await db.idempotencyRecord.findUnique({ where: { scopeHash: hash } });
+      // gone between the two statements (expired and purged, or released by a failed run): claim it again
+      if (!existing) continue;
       if (existing.expiresAt <= now) {
         await db.idempotencyRecord.deleteMany({ where: { id: existing.id, expiresAt: { lte: now } } });
         continue;
