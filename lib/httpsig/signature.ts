@@ -10,8 +10,13 @@ import {
 } from "structured-headers";
 
 import { AppError } from "@/lib/core/errors";
+import { memoByObject } from "@/lib/core/memo-by-object";
 
 import { checkContentDigest, contentDigest } from "./content-digest";
+
+// the signing-key rows and agent profiles that hold these JWKs are cached objects: parse each key once per copy
+const privateKeyOf = memoByObject((jwk: JsonWebKey) => createPrivateKey({ key: jwk, format: "jwk" }));
+const publicKeyOf = memoByObject((jwk: JsonWebKey) => createPublicKey({ key: jwk, format: "jwk" }));
 
 // RFC 9421 HTTP message signatures as UCP profiles them (CONTRACT.md §13), over http-message-signatures@1.0.6
 // with the traps DECISIONS.md A lists handled here, in one place:
@@ -86,7 +91,7 @@ export const signRequest = async (message: HttpMessage, options: SignOptions): P
     headers.set("content-digest", contentDigest(message.body));
   }
   const withDigest = { ...message, headers };
-  const key = createSigner(createPrivateKey({ key: options.privateJwk, format: "jwk" }), alg, options.keyid);
+  const key = createSigner(privateKeyOf(options.privateJwk), alg, options.keyid);
   const signed = await httpbis.signMessage(
     {
       key,
@@ -123,7 +128,7 @@ export const signResponse = async (
   const headers = new Headers(response.headers);
   const withBody = hasBody(response.body);
   if (withBody) headers.set("content-digest", contentDigest(response.body));
-  const key = createSigner(createPrivateKey({ key: options.privateJwk, format: "jwk" }), alg, options.keyid);
+  const key = createSigner(privateKeyOf(options.privateJwk), alg, options.keyid);
   const signed = await httpbis.signMessage(
     {
       key,
@@ -295,7 +300,7 @@ export const verifyRequestSignature = async (
     };
     let result: boolean | null;
     try {
-      const verifier = createVerifier(createPublicKey({ key: jwk, format: "jwk" }), alg);
+      const verifier = createVerifier(publicKeyOf(jwk), alg);
       result = await httpbis.verifyMessage(
         {
           keyLookup: async () => ({ id: keyid, algs: [alg], verify: verifier }),

@@ -3,9 +3,13 @@ import { createHash } from "node:crypto";
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
 
 import { AppError } from "@/lib/core/errors";
+import { memoByObject } from "@/lib/core/memo-by-object";
 
 import { mandatePayload, previousMandateTerms, type MandateTerms } from "./mandate-terms";
 import { describeTermsChange } from "./terms-history";
+
+// the agent profile cache hands out the same JWK object while it holds the profile: import it once per copy
+const importAgentKey = memoByObject((jwk: object) => importJWK({ ...(jwk as JWK), alg: "ES256" }, "ES256"));
 
 // Verification of `ap2.checkout_mandate` exactly as DECISIONS.md B5: an ES256 compact JWS with a detached
 // payload `<b64url(header)>..<b64url(signature)>`; protected header alg/kid/exp/merchant/checkout_id; payload =
@@ -108,7 +112,7 @@ export const verifyCheckoutMandate = async (
   const jwk = found.key;
   let key;
   try {
-    key = await importJWK({ ...(jwk as JWK), alg: "ES256" }, "ES256");
+    key = await importAgentKey(jwk as object);
   } catch {
     throw invalid(`key "${header.kid}" in the agent profile is not a usable P-256 key`);
   }
