@@ -87,6 +87,21 @@ describe("REST Idempotency-Key", () => {
     assert.equal(await carts(), count, "no second cart");
   });
 
+  test("one key sent six times at once: one cart; every answer is that cart or in flight, never a second one", async () => {
+    const idem = randomUUID();
+    const count = await carts();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => postCart(idem)));
+    const created = answers.filter((a) => a.status === 201);
+    assert.ok(created.length >= 1, answers.map((a) => a.status).join(","));
+    assert.equal(new Set(created.map((a) => a.text)).size, 1, "one cart, the same answer");
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      assert.equal(a.status, 409, a.text);
+      assert.equal((a.body as { messages: { code: string }[] }).messages[0]?.code, "idempotency_in_flight");
+    }
+    assert.equal(await carts(), count + 1);
+    assert.equal((await postCart(idem)).text, created[0]!.text, "the retry replays it");
+  });
+
   test("the same body with keys in another order is the same call (JCS fingerprint)", async () => {
     const idem = randomUUID();
     const first = await postCart(idem, { line_items: [{ item: { id: variantId }, quantity: 2 }] });
