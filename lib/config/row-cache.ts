@@ -2,7 +2,7 @@ import { getEnv } from "./env";
 import { onSqlStatement } from "./sql-observer";
 
 // A short-lived in-memory cache of rows that nearly every request reads and that rarely change (a store by its
-// slug, a platform key by its prefix), so a call does not pay a database round trip for them each time.
+// slug for the calls that only read, a platform key by its prefix), so a call does not pay a database round trip for them each time.
 // Staleness bound (docs/performance.md): a change is seen
 //   - at once in the process that made it: any statement this process's Prisma client sends that writes the
 //     table (INSERT, UPDATE, DELETE, TRUNCATE; lib/config/sql-observer.ts) empties the cache, and a read that was

@@ -1,27 +1,36 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { rowCache } from "@/lib/config/row-cache";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 
 const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
-// Stores are read fresh on every call, not from the row cache (lib/config/row-cache.ts) as platform keys are: a
-// store's mode decides where money goes (test mode pays the sandbox, live mode the merchant's Stripe account and
-// the Sui mainnet), so an instance serving a store from memory for even a second after it went live elsewhere could
-// take a sandbox payment for a live order.
+// A store is read fresh for every call that changes something: its mode decides where money goes (test mode pays
+// the sandbox, live mode the merchant's Stripe account and the Sui mainnet), so an instance serving a store from
+// memory for even a second after it went live elsewhere could take a sandbox payment for a live order, and its tax
+// rate and rails price what is charged. Reads (catalog search and lookups, get_checkout, get_cart, get_order) may
+// take it from the row cache (lib/config/row-cache.ts: a change made here is seen at once, elsewhere within
+// ROW_CACHE_TTL_MS, at most 5 s): what they answer changes nothing stored, and the call that pays reads it again.
+
+const cachedStores = rowCache<Store>("stores");
 
 export const isValidStoreSlug = (slug: string): boolean => SLUG_PATTERN.test(slug);
 
 /**
- * The store behind `/s/<slug>/…`.
+ * The store behind `/s/<slug>/…`; `forRead`: for a call that changes nothing (may be up to ROW_CACHE_TTL_MS old).
  * @throws AppError store_not_found for an unknown or malformed slug
  */
-export const getStoreOrThrow = async (slug: string): Promise<Store> => {
+export const getStoreOrThrow = async (
+  slug: string,
+  { forRead = false }: { forRead?: boolean } = {},
+): Promise<Store> => {
   const notFound = () =>
     new AppError("store_not_found", `No store with slug "${slug}"`, { path: "$.store_slug" });
   if (!isValidStoreSlug(slug)) throw notFound();
-  const store = await (await getDb()).store.findUnique({ where: { slug } });
+  const read = async () => (await getDb()).store.findUnique({ where: { slug } });
+  const store = forRead ? await cachedStores.get(slug, read) : await read();
   if (!store) throw notFound();
   return store;
 };

@@ -213,19 +213,19 @@ const warm = async () => {
  * Budgets per call, warm (see `warm`), as measured when they were set; before the in-memory rows they were
  * 11, 11, 7, 62 (checkout create, update, get, complete), 7 (search), 11, 13, 5, 9 (cart create, update, get,
  * cancel); then 9, 9, 5, 60, 6, 10, 12, 4, 8 before the idempotency claim became one statement and the order's
- * transaction stopped reading back what it had just written. Lower one when a change saves statements; raising one needs a reason (docs/performance.md). Each
- * store-scoped call reads its store once more than when stores were cached: a store's mode decides where money
- * goes, so stores are read fresh (lib/stores/get-store-or-throw.ts).
+ * transaction stopped reading back what it had just written, and before reads took the store from the cache. Lower one when a change saves statements; raising one needs a reason (docs/performance.md). A call that
+ * changes something reads its store fresh: a store's mode decides where money goes
+ * (lib/stores/get-store-or-throw.ts).
  */
 const BUDGET = {
   createCheckout: 8,
   updateCheckout: 8,
-  getCheckout: 5,
+  getCheckout: 4,
   completeCheckout: 43,
-  search: 6,
+  search: 5,
   createCart: 9,
   updateCart: 11,
-  getCart: 4,
+  getCart: 3,
   cancelCart: 7,
 } as const;
 

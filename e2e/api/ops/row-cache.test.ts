@@ -85,14 +85,28 @@ test("a key revoked by another instance is refused within the bound", async () =
   assert.ok(took <= TTL_MS + 500, `refused after ${Math.round(took)} ms`);
 });
 
-test("a store changed through this instance or another is seen on the next call: stores are never served from memory", async () => {
+test("a store changed elsewhere: every call that writes sees it at once; a read sees it within the bound", async () => {
   const { key } = await seedPlatformKey();
   assert.equal(taxOf((await createCheckout(key)).body), 0);
   await (await getDb()).store.update({ where: { id: store.id }, data: { taxRateBps: 1000 } });
   assert.equal(taxOf((await createCheckout(key)).body), 100, "this instance sees its own change at once");
 
-  // a store's mode decides where money goes, so another instance's change must not wait for a cache to expire
+  // a store's mode decides where money goes, so a call that changes anything reads the store fresh
+  const product = () =>
+    rest<{ product?: { id: string } }>("POST", `/s/${store.slug}/catalog/product`, {
+      headers: { "x-api-key": key },
+      body: { id: sock.id },
+    });
+  assert.equal((await product()).status, 200); // the store is in this instance's cache now
   assert.match(store.id, /^[\w-]+$/);
   await elsewhere(`UPDATE stores SET tax_rate_bps = 2000 WHERE id = '${store.id}'`);
   assert.equal(taxOf((await createCheckout(key)).body), 200, "another instance's change is seen at once");
+
+  // a read may answer from the cached store, for at most the bound: a store removed elsewhere is a
+  // store_not_found for reads within it too
+  await elsewhere(`UPDATE stores SET slug = slug || '-moved' WHERE id = '${store.id}'`);
+  const took = await seenWithin(product, (r) => r.status === 404, TTL_MS + 500);
+  assert.ok(took <= TTL_MS + 500, `store_not_found after ${Math.round(took)} ms`);
+  assert.equal((await createCheckout(key)).status, 404, "a write never used the cached store");
+  await elsewhere(`UPDATE stores SET slug = '${store.slug}' WHERE id = '${store.id}'`);
 });
