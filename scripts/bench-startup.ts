@@ -41,7 +41,10 @@ if (!existsSync(path.join(REPO_ROOT, ".next/BUILD_ID"))) {
 type Start = {
   readyMs: number;
   readyzMs: number;
-  /** CPU time (user + system) the server process spent until /readyz answered: what load does not inflate. */
+  /**
+   * CPU time (user + system) the server process and its set-up step spent until /readyz answered: what the
+   * machine's load does not inflate much, unlike the wall-clock times.
+   */
   cpuMs: number;
   rssMb: number;
   treeRssMb: number;
@@ -50,12 +53,15 @@ type Start = {
 
 const CLOCK_TICK_MS = 10; // USER_HZ = 100 on Linux
 
-/** CPU time of a process so far (utime + stime from /proc), 0 when it is gone. */
+/** CPU time of a process and of its finished children so far (from /proc), 0 when it is gone. */
 const cpuMsOf = (pid: number): number => {
   try {
     // the fields after the command name, which is in parentheses and may hold spaces
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+    // utime + stime, and cutime + cstime: the children it waited for (the set-up step when it ran), not the
+    // sandboxes, which still run
+    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+    return (utime! + stime! + cutime! + cstime!) * CLOCK_TICK_MS;
   } catch {
     return 0;
   }
