@@ -23,7 +23,7 @@ export const SANDBOXES: readonly SandboxSpec[] = [
     label: "Sui sandbox (test-mode crypto payments, fake fullnode)",
     script: "sandbox/sui/main.ts",
     envVar: "SUI_SANDBOX_URL",
-    // loaded when used: the Sui SDK it derives the wallet's address with costs a server start ~0.7 s of CPU
+    // loaded only when a wallet is funded (test mode): the Sui SDK it derives the address with is ~0.7 s of CPU
     prime: async (url) => (await import("./fund-sandbox-wallet")).fundTestWallet(url),
   },
 ];
