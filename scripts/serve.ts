@@ -1,17 +1,16 @@
 // `npm start`: everything a fresh checkout needs to serve — migrate, seed the demo data when the database is
 // empty (outside production, or with SEED_DEMO=1), build when there is no build, then serve on PORT with the URLs
 // of the surfaces and where the demo platform key is kept.
-// `npm run serve` skips the set-up (migrations and seed) and only serves.
+// `npm run serve` skips the set-up (migrations and seed) and only serves. The set-up step runs only when a few
+// SELECTs find something missing (scripts/lib/setup-plan.ts), so a start on an existing database is quick.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
 
-import next from "next";
-
 import { demoKeyFile } from "@/lib/config/constants";
-import { claimEmbeddedDatabase, closeSharedDb } from "@/lib/config/database";
+import { claimEmbeddedDatabase, closeSharedDb, keepOpenForServer, openAdapter } from "@/lib/config/database";
 import { getBaseUrl, getEnv, isOAuthTestMode, parseEnv, privateOutboundAllowed } from "@/lib/config/env";
 import { runShutdownHooks } from "@/lib/config/shutdown";
 import { errorBody } from "@/lib/core/envelope";
@@ -23,6 +22,7 @@ import { pagePathForLog, requestScope } from "@/lib/ops/request-scope";
 import { SURFACES } from "@/lib/surfaces";
 
 import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
+import { committedMigrations, readDemoKey, setUpIfNeeded } from "./lib/setup-plan";
 import { SANDBOXES, startSandbox } from "./lib/start-sandbox";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -42,6 +42,15 @@ const runStep = (label: string, command: string, commandArgs: string[]): void =>
     console.error(`✖ ${label} failed (exit ${result.status ?? result.signal})`);
     process.exit(result.status ?? 1);
   }
+};
+
+/** Where start-up time goes, printed with "Ready on" (`npm run bench:startup` collects it). */
+const stages: string[] = [];
+let stageStarted = 0;
+const stageDone = (name: string): void => {
+  const now = performance.now();
+  stages.push(`${name} ${((now - stageStarted) / 1000).toFixed(2)} s`);
+  stageStarted = now;
 };
 
 /**
@@ -108,26 +117,51 @@ const main = async (): Promise<void> => {
     process.env.STORE_SECRETS_KEY = DEV_KEYRING;
   }
   const tsx = path.join(ROOT, "node_modules/.bin/tsx");
-  if (!args.has("--no-setup"))
-    runStep("Set-up: migrate, seed if empty", tsx, ["--conditions=react-server", "scripts/setup.ts"]);
+  stageDone("boot");
+  // Test-mode stores pay through the provider sandboxes (sandbox/stripe, sandbox/sui), separate processes started
+  // together here unless their URL variable names one already. In test mode (the sandbox wallet exists only there)
+  // the Sui one funds the demo's test wallet, so a crypto purchase works right away. They boot while this process
+  // checks the database; Next starts once their URLs are set (the app reads them when it starts).
+  const prime = isOAuthTestMode();
+  const sandboxesStarting = Promise.all(
+    SANDBOXES.map((spec) => startSandbox(tsx, ROOT, spec, process.env, { prime, inProcessLoader: true })),
+  );
+  // a sandbox failing while set-up runs is reported where it is awaited, not as an unhandled rejection
+  sandboxesStarting.catch(() => undefined);
+  if (!args.has("--no-setup")) {
+    const production = env.NODE_ENV === "production";
+    await setUpIfNeeded({
+      open: () => openAdapter(),
+      inputs: {
+        committed: committedMigrations(path.join(ROOT, "prisma/migrations")),
+        production,
+        seedDemo: env.SEED_DEMO ? env.SEED_DEMO === "1" : !production,
+        demoKey: production ? null : readDemoKey(demoKeyFile()),
+      },
+      runSetup: (missing) =>
+        runStep(`Set-up: ${missing.join("; ")}`, tsx, ["--conditions=react-server", "scripts/setup.ts"]),
+      keep: keepOpenForServer,
+      log: (line) => console.log(line.startsWith("Set-up") ? `\n▶ ${line}` : line),
+    });
+    stageDone("set-up");
+  }
   if (args.has("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
     runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
+    stageDone("build");
   }
 
   claimEmbeddedDatabase(); // after set-up (its own process), before anything of this one opens the dir
   // the admin CLI cannot open a data dir this process holds: it sends its commands here instead
   const embedded = !env.DATABASE_URL && !env.PGLITE_DIR.startsWith("memory://");
   const adminSocket = embedded ? await serveAdminSocket(adminSocketPath(env.PGLITE_DIR)) : null;
-  // Test-mode stores pay through the provider sandboxes (sandbox/stripe, sandbox/sui), separate processes started
-  // together here unless their URL variable names one already. In test mode (the sandbox wallet exists only there)
-  // the Sui one funds the demo's test wallet, so a crypto purchase works right away.
-  const prime = isOAuthTestMode();
-  const sandboxes = await Promise.all(
-    SANDBOXES.map((spec) => startSandbox(tsx, ROOT, spec, process.env, { prime })),
-  );
+  const sandboxes = await sandboxesStarting;
+  stageDone("sandboxes");
   const host = process.env.HOST ?? "127.0.0.1";
+  // loaded here, not at the top: the sandboxes' processes boot while this one loads Next (~0.6 s of CPU)
+  const { default: next } = await import("next");
   const app = next({ dev: false, dir: ROOT, hostname: host, port: env.PORT });
   await app.prepare();
+  stageDone("next");
   // Next has set NODE_ENV by now (production unless the operator chose otherwise): the policy requests will see.
   const served = parseEnv(process.env);
   const outbound = privateOutboundAllowed(served)
@@ -250,7 +284,9 @@ const main = async (): Promise<void> => {
     console.log(`Outbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
     if (adminSocket)
       console.log(`Admin CLI (npm run admin -- …) runs its commands in this server while it serves`);
-    console.log(`\nReady on http://${host}:${env.PORT}`);
+    stageDone("listen");
+    console.log(`\nStart-up: ${(performance.now() / 1000).toFixed(2)} s (${stages.join(", ")})`);
+    console.log(`Ready on http://${host}:${env.PORT}`);
   });
 };
 

@@ -2,7 +2,7 @@
 // data when the database is empty (not in production unless SEED_DEMO=1), and outside production make sure a
 // test-mode deployment has a working demo platform key. Production never gets a demo key: a key with
 // purchase:complete printed to a server's log is a key anyone reading the logs can spend with.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 import { demoKeyFile } from "@/lib/config/constants";
@@ -14,15 +14,7 @@ import { listStores } from "@/lib/stores/list-stores";
 import { isDatabaseEmpty, seedDatabase } from "@/prisma/seed/index";
 
 import { applyMigrations } from "./db/migrate-engine";
-
-const readDemoKey = (): string | null => {
-  if (!existsSync(demoKeyFile())) return null;
-  try {
-    return (JSON.parse(readFileSync(demoKeyFile(), "utf8")) as { key?: string }).key ?? null;
-  } catch {
-    return null;
-  }
-};
+import { readDemoKey } from "./lib/setup-plan";
 
 const isKeyValid = async (key: string): Promise<boolean> =>
   resolvePrincipal({ apiKey: key, authorization: null }).then(
@@ -34,7 +26,7 @@ const isKeyValid = async (key: string): Promise<boolean> =>
 const ensureDemoKey = async (): Promise<void> => {
   const stores = await listStores();
   if (stores.length === 0 || stores.some((s) => s.mode === "live")) return;
-  const existing = readDemoKey();
+  const existing = readDemoKey(demoKeyFile());
   if (existing && (await isKeyValid(existing))) return;
   const created = await createApiKey({ name: "demo", permissions: ["purchase:complete", "orders:read"] });
   mkdirSync(path.dirname(demoKeyFile()), { recursive: true });

@@ -39,9 +39,33 @@ const PGLITE_EXTENSIONS = { pg_trgm, fuzzystrmatch };
 
 const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
 
+// An embedded database the server process opened before the app (scripts/serve.ts checks whether set-up has
+// anything to do): the app's first openAdapter takes it instead of opening the data dir a second time. On
+// globalThis because the app's bundle has its own copy of this module.
+const kept = globalThis as unknown as { __acsKeptPglite?: { dataDir: string; handle: AdapterHandle } };
+
+/**
+ * Leaves an opened embedded database for the app's first openAdapter of the same data dir. Other kinds are
+ * closed (a PostgreSQL pool costs nothing to open again).
+ */
+export const keepOpenForServer = (handle: AdapterHandle): void => {
+  const env = getEnv();
+  if (handle.kind !== "pglite" || env.DATABASE_URL || env.PGLITE_DIR.startsWith("memory://")) {
+    void handle.close();
+    return;
+  }
+  kept.__acsKeptPglite = { dataDir: path.resolve(env.PGLITE_DIR), handle };
+};
+
 /** Opens the configured database and returns a Prisma driver-adapter factory for it. */
 export const openAdapter = async (options: OpenOptions = {}): Promise<AdapterHandle> => {
   const env = getEnv();
+  const held = kept.__acsKeptPglite;
+  if (held) {
+    kept.__acsKeptPglite = undefined;
+    if (!env.DATABASE_URL && held.dataDir === path.resolve(env.PGLITE_DIR)) return held.handle;
+    await held.handle.close();
+  }
   if (env.DATABASE_URL) {
     const factory = new PrismaPg({ connectionString: env.DATABASE_URL, max: 10 });
     return {
@@ -85,6 +109,9 @@ const sharedDb = globalThis as unknown as { __acsDb?: Promise<SharedDb> };
  * the HTTP server process can flush and release a PGlite data dir on shutdown.
  */
 export const closeSharedDb = async (): Promise<void> => {
+  const held = kept.__acsKeptPglite;
+  kept.__acsKeptPglite = undefined;
+  await held?.handle.close();
   const state = sharedDb.__acsDb;
   sharedDb.__acsDb = undefined;
   if (!state) return;

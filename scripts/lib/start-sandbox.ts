@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 
-import { fundTestWallet } from "./fund-sandbox-wallet";
-
 // A provider sandbox (sandbox/<provider>/main.ts, a test double of the provider's API) as a child process of the
 // server: started unless `envVar` already names one, its URL (the first line it prints, `{"url": …}`) put in
 // `envVar` for the product to read. Its standard input is our pipe, so it exits with us, even on SIGKILL.
@@ -25,7 +23,8 @@ export const SANDBOXES: readonly SandboxSpec[] = [
     label: "Sui sandbox (test-mode crypto payments, fake fullnode)",
     script: "sandbox/sui/main.ts",
     envVar: "SUI_SANDBOX_URL",
-    prime: fundTestWallet,
+    // loaded only when a wallet is funded (test mode): the Sui SDK it derives the address with is ~0.7 s of CPU
+    prime: async (url) => (await import("./fund-sandbox-wallet")).fundTestWallet(url),
   },
 ];
 
@@ -34,10 +33,14 @@ export const startSandbox = async (
   cwd: string,
   spec: SandboxSpec,
   env: Record<string, string | undefined> = process.env,
-  { prime = true }: { prime?: boolean } = {},
+  { prime = true, inProcessLoader = false }: { prime?: boolean; inProcessLoader?: boolean } = {},
 ): Promise<ChildProcess | null> => {
   if (env[spec.envVar]) return null;
-  const child = spawn(tsx, [spec.script], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+  // `inProcessLoader`: one `node --import tsx` process instead of the tsx CLI's two (a relay and the sandbox)
+  const [command, args] = inProcessLoader
+    ? [process.execPath, ["--import", "tsx", spec.script]]
+    : [tsx, [spec.script]];
+  const child = spawn(command, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the ${spec.label} exited (${code}) before it listened`)));
