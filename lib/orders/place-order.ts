@@ -37,6 +37,11 @@ export type PlaceOrderInput = {
   spendGroupId?: string | null;
   /** The store, when the caller holds it already (read otherwise): the order events' snapshots name it. */
   store?: Store;
+  /**
+   * The caller has just looked and found no order: the transaction goes ahead without looking again (an order
+   * placed meanwhile makes it fail on the checkout's status or the unique checkout_id, and that order is returned).
+   */
+  noOrderSeen?: boolean;
 };
 
 export type PlacedOrder = OrderRecord;
@@ -51,8 +56,10 @@ const loadOrder = (db: Pick<Db, "order">, where: { checkoutId: string }) =>
  *   completion), out_of_stock (a line's stock no longer covers it; nothing is written)
  */
 export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<PlacedOrder> => {
-  const existing = await loadOrder(db, { checkoutId: input.checkoutId });
-  if (existing) return existing;
+  if (!input.noOrderSeen) {
+    const existing = await loadOrder(db, { checkoutId: input.checkoutId });
+    if (existing) return existing;
+  }
   try {
     return await db.$transaction(async (tx) => {
       const checkout = await tx.checkoutSession.findFirst({

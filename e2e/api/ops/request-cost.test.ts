@@ -221,7 +221,7 @@ const BUDGET = {
   createCheckout: 8,
   updateCheckout: 8,
   getCheckout: 4,
-  completeCheckout: 43,
+  completeCheckout: 42,
   search: 5,
   createCart: 9,
   updateCart: 11,

@@ -361,6 +361,7 @@ export const finishPayment = async (
       checkoutId,
       storeId: store.id,
       store,
+      noOrderSeen: true,
       handlerId: rail.id,
       paymentRef: paymentIntentId,
       now,
