@@ -57,7 +57,13 @@ if (
   process.exit(2);
 }
 
-type Reference = { baseUrl: string; cpuMs: () => number | null; stop: () => Promise<void> };
+type Reference = {
+  baseUrl: string;
+  cpuMs: () => number | null;
+  /** The tail of its standard error (shown when a level fails). */
+  errors: () => string;
+  stop: () => Promise<void>;
+};
 
 /** Starts the reference from its folder on a free loopback port, on a copy of its databases, and waits for it. */
 const startReference = async (dir: string): Promise<Reference> => {
@@ -107,7 +113,7 @@ const startReference = async (dir: string): Promise<Reference> => {
     await new Promise((r) => setTimeout(r, 200));
   }
   const pid = child.pid!;
-  return { baseUrl, cpuMs: () => processCpuMs(pid), stop };
+  return { baseUrl, cpuMs: () => processCpuMs(pid), errors: () => errors, stop };
 };
 
 /** A business answer that the product ran out of stock: the flow moves to another product. */
@@ -122,7 +128,10 @@ const timed = async (
   const res = await run();
   const text = await res.text();
   samples[call].push(performance.now() - started);
-  if (res.status === 409 && /out of stock|Insufficient stock/.test(text)) throw new OutOfStock(text);
+  // its stock answers: 400 "Insufficient stock" (create, update), 409 "out of stock" (complete)
+  if ((res.status === 400 || res.status === 409) && /out of stock|Insufficient stock/.test(text)) {
+    throw new OutOfStock(text);
+  }
   if (res.status >= 300) throw new Error(`${call}: HTTP ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as Record<string, unknown>;
 };
@@ -240,6 +249,7 @@ const reference = referenceDir
   : {
       baseUrl: referenceUrl!.replace(/\/$/, ""),
       cpuMs: () => (referencePid === undefined ? null : processCpuMs(Number(referencePid))),
+      errors: () => "",
       stop: async () => {},
     };
 try {
@@ -264,6 +274,9 @@ try {
     console.log(`call             card p50 card p95`);
     for (const call of CALLS) console.log(`${call.padEnd(15)} ${cell(calls.get(call))}`);
   }
+} catch (error) {
+  console.error(`The reference's standard error (tail):\n${reference.errors()}`);
+  throw error;
 } finally {
   await reference.stop();
 }
