@@ -13,6 +13,10 @@
 // --reference-dir starts it on a free 127.0.0.1 port (its src/index.ts run with the tsx it installed, in a
 // temporary folder holding a copy of its databases/, so every run starts from its shipped stock) and stops it
 // after. Its listen call must read PORT and HOST (see docs/performance.md for the two-line change).
+// That folder is made under --reference-data=<dir>, by default /dev/shm (tmpfs) where there is one: our bench's
+// PostgreSQL runs without fsync (scripts/pg-harness.ts), and SQLite on a disk would wait for an fsync on each of
+// the ~12 writes of a flow, on the event loop — the comparison would be durability, not request handling.
+// Pass --reference-data=/tmp (a disk) to see that cost.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -44,6 +48,7 @@ const levels = (option("concurrency") ?? "1,8").split(",").map(Number);
 const referenceDir = option("reference-dir");
 const referenceUrl = option("reference");
 const referencePid = option("reference-pid");
+const referenceData = option("reference-data") ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
 if (
   (referenceDir === undefined) === (referenceUrl === undefined) ||
   (referencePid !== undefined && !/^\d+$/.test(referencePid)) ||
@@ -77,7 +82,8 @@ const startReference = async (dir: string): Promise<Reference> => {
     throw new Error(`${entry} listens on a fixed port: make it read PORT and HOST (docs/performance.md)`);
   }
   // it opens databases/*.db relative to its working directory: a copy keeps the shipped stock for the next run
-  const work = mkdtempSync(path.join(tmpdir(), "ucp-reference-"));
+  const work = mkdtempSync(path.join(referenceData, "ucp-reference-"));
+  console.log(`reference's databases (a copy of its shipped ones): ${work}`);
   cpSync(path.join(source, "databases"), path.join(work, "databases"), { recursive: true });
   const port = await findFreePort();
   const child: ChildProcess = spawn(process.execPath, ["--import", pathToFileURL(loader).href, entry], {
