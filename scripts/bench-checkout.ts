@@ -31,6 +31,7 @@ import { withMandateKey } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
+import { callStats, cell, driveFlows, processCpuMs } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT } from "./lib/paths";
 import {
@@ -114,17 +115,6 @@ const servingPid = (tsxPid: number): number | null => {
     }
   }
   return null;
-};
-
-/** User + system CPU time of a process in ms (Linux /proc/<pid>/stat, clock ticks of 10 ms). */
-const processCpuMs = (pid: number): number | null => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
 };
 
 /** Starts scripts/serve.ts (migrate, seed, build if needed, serve) on a fresh database and waits until ready. */
@@ -468,9 +458,6 @@ const flowOn = async (server: Server, variantId: string, samples: Samples) => {
   return true;
 };
 
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-
 type LevelResult = {
   flowsPerSec: number;
   /** The server's CPU time per completed flow (ms), null where it could not be read. */
@@ -488,33 +475,14 @@ const runLevel = async (
 ): Promise<LevelResult> => {
   const samples = noSamples();
   stageSums = new Map();
-  let next = 0;
-  const cpuBefore = server.cpuMs();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < flows) {
-        next++;
-        await flow(server, pool, samples, rail);
-      }
-    }),
+  const { flowsPerSec, cpuPerFlow } = await driveFlows(
+    concurrency,
+    flows,
+    () => flow(server, pool, samples, rail),
+    server.cpuMs,
   );
-  const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = server.cpuMs();
-  const calls = new Map(
-    CALLS[rail].map((call) => {
-      const sorted = [...samples[call]].sort((a, b) => a - b);
-      return [call, { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) }] as const;
-    }),
-  );
-  const cpuPerFlow = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / flows;
-  return { flowsPerSec: flows / seconds, cpuPerFlow, calls, stages: stageSums };
+  return { flowsPerSec, cpuPerFlow, calls: callStats(CALLS[rail], samples), stages: stageSums };
 };
-
-const cell = (row: { p50: number; p95: number } | undefined): string =>
-  row
-    ? `${row.p50.toFixed(1).padStart(8)} ${row.p95.toFixed(1).padStart(8)}`
-    : `${"–".padStart(8)} ${"–".padStart(8)}`;
 
 const STAGE_COLUMNS = [
   "envelope",
