@@ -24,6 +24,8 @@ export type VolumeOptions = VolumeCounts & {
   force?: boolean;
   /** Called after each batch: which part, rows done in it, and its total. */
   onProgress?: (part: keyof VolumeCounts, done: number, total: number) => void;
+  /** The principals generated orders and idempotency records belong to (`key:<id>`); default 40 made-up ones. */
+  principals?: string[];
   /** Wall clock of the generated history (the newest rows); default now. */
   now?: Date;
 };
@@ -311,11 +313,13 @@ export const generateVolume = async (client: PrismaClient, options: VolumeOption
     stores.map((s, i) => ({ s: i, id: s.id, slug: s.slug, currency: s.currency })),
   );
   const tag = randomBytes(4).toString("hex");
+  const principalIds =
+    options.principals && options.principals.length > 0
+      ? options.principals
+      : Array.from({ length: PRINCIPALS }, (_, i) => `key:key_volume${tag}${String(i).padStart(2, "0")}`);
+  // cycled to PRINCIPALS entries: the statements pick one by n % PRINCIPALS
   const principals = JSON.stringify(
-    Array.from({ length: PRINCIPALS }, (_, i) => ({
-      i,
-      id: `key_volume${tag}${String(i).padStart(2, "0")}`,
-    })),
+    Array.from({ length: PRINCIPALS }, (_, i) => ({ i, id: principalIds[i % principalIds.length] })),
   );
   const now = wallTime(options.now ?? new Date());
   const progress = options.onProgress ?? (() => {});
