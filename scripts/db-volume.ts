@@ -137,7 +137,7 @@ const main = async (): Promise<void> => {
       ...counts,
       batch,
       force: values.force,
-      ...(values.store ? { store: values.store } : {}),
+      ...(values.store ? { stores: [values.store] } : {}),
       onProgress: progress.update,
     });
     progress.stop();

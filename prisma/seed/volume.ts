@@ -16,8 +16,8 @@ export const DEFAULT_VOLUME_BATCH = 50_000;
 export type VolumeCounts = { orders: number; idempotency: number; products: number };
 
 export type VolumeOptions = VolumeCounts & {
-  /** Only this store (slug); default every store of the database. */
-  store?: string;
+  /** Only these stores (slugs); default every store of the database. */
+  stores?: string[];
   /** Rows per transaction (orders count their checkout, lines, events and payment as one row). */
   batch?: number;
   /** Generate even when a store is in live mode (never against production data). */
@@ -301,12 +301,12 @@ export const generateVolume = async (client: PrismaClient, options: VolumeOption
       `This database has live-mode stores (${live.join(", ")}): generated orders would sit beside real ones. Use a copy, or pass --force.`,
     );
   }
-  const stores = options.store ? all.filter((s) => s.slug === options.store) : all;
+  const stores = options.stores ? all.filter((s) => options.stores!.includes(s.slug)) : all;
+  const missing = (options.stores ?? []).filter((slug) => !stores.some((s) => s.slug === slug));
+  if (missing.length > 0) throw new VolumeRefused(`No store "${missing.join('", "')}" in this database.`);
   if (stores.length === 0) {
     throw new VolumeRefused(
-      options.store
-        ? `No store "${options.store}" in this database.`
-        : "No store in this database: run the migrations and the demo seed first (npm run db:seed).",
+      "No store in this database: run the migrations and the demo seed first (npm run db:seed).",
     );
   }
   const storeJson = JSON.stringify(

@@ -52,6 +52,9 @@ before(async () => {
     products: PRODUCTS,
     batch: 700, // several batches, the last one partial
     principals: [reader.principalId],
+    // other files may share the database (PostgreSQL runs): only this file's stores, whatever mode theirs are in
+    stores: stores.map((s) => s.slug),
+    force: true,
   });
 });
 after(closeTestDatabase);
@@ -173,23 +176,25 @@ test("the service reads generated orders, products and idempotency records as it
 
 test("the worker's poll finds nothing due in generated rows (events fanned out, mails sent)", async () => {
   const db = await getDb();
-  const outcomes = await webhookWorkerStep(new Date());
-  assert.deepEqual(outcomes, []);
-  assert.equal(await db.webhookDelivery.count(), 0);
-  assert.equal(await db.orderEvent.count({ where: { fannedOutAt: null } }), 0);
-  assert.equal(await db.order.count({ where: { confirmationMail: "pending" } }), 0);
+  const storeId = { in: stores.map((s) => s.id) };
+  // scoped to this file's stores: other files may share the database
+  for (const store of stores)
+    assert.deepEqual(await webhookWorkerStep(new Date(), { storeId: store.id }), []);
+  assert.equal(await db.webhookDelivery.count({ where: { storeId } }), 0);
+  assert.equal(await db.orderEvent.count({ where: { storeId, fannedOutAt: null } }), 0);
+  assert.equal(await db.order.count({ where: { storeId, confirmationMail: "pending" } }), 0);
 });
 
 test("refuses a database with a live-mode store, writing nothing", async () => {
   const db = await getDb();
-  const before = await db.order.count();
+  const before = await db.order.count({ where: { storeId: stores[0]!.id } });
   await db.store.update({ where: { id: stores[0]!.id }, data: { mode: "live" } });
   try {
     await assert.rejects(
       generateVolume(db, { orders: 10, idempotency: 10, products: 10 }),
       (error: unknown) => error instanceof VolumeRefused && error.message.includes(stores[0]!.slug),
     );
-    assert.equal(await db.order.count(), before);
+    assert.equal(await db.order.count({ where: { storeId: stores[0]!.id } }), before);
   } finally {
     await db.store.update({ where: { id: stores[0]!.id }, data: { mode: "test" } });
   }
