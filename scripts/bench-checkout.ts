@@ -14,7 +14,11 @@
 // With the server's Server-Timing headers it also prints where each call's time went, per stage (mean ms).
 // Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n per level>]
-//        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>]
+//        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>] [--volume[=orders,idempotency,products]]
+// --volume measures twice on PostgreSQL: on the fresh database, then again after scripts/db-volume.ts filled it
+// (default 1,000,000 orders, 1,000,000 idempotency records, 500,000 products), and prints both sizes side by side
+// with their ratio (docs/performance.md, "Flat growth"). PGlite is measured once: the generator cannot reach the
+// embedded database while the server holds it.
 // --cpu-prof writes a V8 CPU profile of the server process (node --cpu-prof) into <dir> when it stops.
 // An existing .next build is reused (serve.ts builds only when there is none): pass --build after code changes.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -66,6 +70,22 @@ const railChoice = option("rail") ?? "both";
 const rails: readonly Rail[] = railChoice === "both" ? RAILS : RAILS.filter((r) => r === railChoice);
 const levels = (option("concurrency") ?? CONCURRENCY.join(",")).split(",").map(Number);
 const cpuProfDir = option("cpu-prof");
+/** The generator's arguments when --volume is given (its counts, when --volume=<orders>,<idempotency>,<products>). */
+const volumeArgs = ((): string[] | null => {
+  const raw = argv.includes("--volume") ? "" : option("volume");
+  if (raw === undefined) return null;
+  if (raw === "") return [];
+  const [orders, idempotency, products] = raw.split(",");
+  const args: string[] = [];
+  for (const [flag, value] of [
+    ["--orders", orders],
+    ["--idempotency", idempotency],
+    ["--products", products],
+  ]) {
+    if (value) args.push(flag!, value);
+  }
+  return args;
+})();
 if (
   !["pglite", "postgres", "both"].includes(dbChoice) ||
   rails.length === 0 ||
@@ -512,6 +532,109 @@ const printStages = (rail: Rail, stages: StageSums) => {
   }
 };
 
+type Sizes = { idlePerSecond: number | null; levels: Map<number, Partial<Record<Rail, LevelResult>>> };
+
+/** Warm-up, the idle CPU, then every concurrency level: printed as they finish, and returned. */
+const measureLevels = async (server: Server, pool: string[]): Promise<Sizes> => {
+  // warm-up: compile routes, fill caches (agent profile, prepared statements)
+  for (const rail of rails) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
+  // what the server spends with no request at all (its background loops: webhook worker, sweeps), so a level's
+  // CPU per flow can be read net of it
+  const idleBefore = server.cpuMs();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const idleAfter = server.cpuMs();
+  const idlePerSecond = idleBefore === null || idleAfter === null ? null : (idleAfter - idleBefore) / 3;
+  if (idlePerSecond !== null) console.log(`server CPU while idle: ${idlePerSecond.toFixed(0)} ms/s`);
+  const measured: Sizes = { idlePerSecond, levels: new Map() };
+  for (const concurrency of levels) {
+    const results = {} as Partial<Record<Rail, LevelResult>>;
+    for (const rail of rails) {
+      results[rail] = await runLevel(server, pool, concurrency, rail, flowsPerLevel).catch(
+        (error: unknown) => {
+          console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
+          throw error;
+        },
+      );
+    }
+    measured.levels.set(concurrency, results);
+    const summary = rails
+      .map((rail) => {
+        const r = results[rail]!;
+        const cpu = r.cpuPerFlow === null ? "n/a" : `${r.cpuPerFlow.toFixed(1)} ms`;
+        const net =
+          r.cpuPerFlow === null || idlePerSecond === null
+            ? ""
+            : ` (${(r.cpuPerFlow - idlePerSecond / r.flowsPerSec).toFixed(1)} ms net of idle)`;
+        return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow${net}`;
+      })
+      .join("; ");
+    console.log(`\nc=${concurrency}: ${flowsPerLevel} flows each — ${summary}`);
+    console.log(`call             card p50 card p95  crypto p50 crypto p95`);
+    for (const call of ALL_CALLS) {
+      console.log(
+        `${call.padEnd(15)} ${cell(results.card?.calls.get(call))}   ${cell(results.crypto?.calls.get(call))}`,
+      );
+    }
+    for (const rail of rails) printStages(rail, results[rail]!.stages);
+  }
+  return measured;
+};
+
+/** Runs scripts/db-volume.ts against the bench's database (its progress shows); returns the seconds it took. */
+const fillWithVolume = async (databaseUrl: string): Promise<number> => {
+  console.log(`\n▶ npm run db:volume ${volumeArgs!.join(" ")}`);
+  const started = performance.now();
+  const child = spawn(
+    path.join(REPO_ROOT, "node_modules/.bin/tsx"),
+    ["scripts/db-volume.ts", ...volumeArgs!],
+    { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "inherit" },
+  );
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`db:volume failed (exit ${code})`);
+  return (performance.now() - started) / 1000;
+};
+
+const ratio = (after: number | null | undefined, before: number | null | undefined): string =>
+  after == null || before == null || before === 0 ? "–" : `${(after / before).toFixed(2)}×`;
+
+/** Both sizes side by side: the same figures and after / before (1.00× = flat; the issue asks within 20 %). */
+const printFlatGrowth = (fresh: Sizes, filled: Sizes, generationSeconds: number) => {
+  console.log(`\nFlat growth (PostgreSQL; volume generated in ${generationSeconds.toFixed(0)} s):`);
+  console.log(
+    `server CPU while idle: ${fresh.idlePerSecond?.toFixed(0) ?? "n/a"} → ${filled.idlePerSecond?.toFixed(0) ?? "n/a"} ms/s`,
+  );
+  const rows: Record<string, Record<string, string>> = {};
+  for (const concurrency of levels) {
+    for (const rail of rails) {
+      const a = fresh.levels.get(concurrency)?.[rail];
+      const b = filled.levels.get(concurrency)?.[rail];
+      if (!a || !b) continue;
+      const tag = `${rail} c=${concurrency}`;
+      rows[`${tag} flows/s`] = {
+        fresh: a.flowsPerSec.toFixed(1),
+        volume: b.flowsPerSec.toFixed(1),
+        ratio: ratio(b.flowsPerSec, a.flowsPerSec),
+      };
+      rows[`${tag} CPU ms/flow`] = {
+        fresh: a.cpuPerFlow?.toFixed(1) ?? "n/a",
+        volume: b.cpuPerFlow?.toFixed(1) ?? "n/a",
+        ratio: ratio(b.cpuPerFlow, a.cpuPerFlow),
+      };
+      for (const call of CALLS[rail]) {
+        const x = a.calls.get(call);
+        const y = b.calls.get(call);
+        if (!x || !y) continue;
+        rows[`${tag} ${call} p50/p95 ms`] = {
+          fresh: `${x.p50.toFixed(1)} / ${x.p95.toFixed(1)}`,
+          volume: `${y.p50.toFixed(1)} / ${y.p95.toFixed(1)}`,
+          ratio: `${ratio(y.p50, x.p50)} / ${ratio(y.p95, x.p95)}`,
+        };
+      }
+    }
+  }
+  console.table(rows);
+};
+
 let buildNext = argv.includes("--build");
 
 const bench = async (label: string, databaseUrl?: string) => {
@@ -525,44 +648,14 @@ const bench = async (label: string, databaseUrl?: string) => {
       buyer = await linkSandboxBuyer(server.baseUrl, server.adminEnv);
       await topUpWallet(server, buyer.address);
     }
-    // warm-up: compile routes, fill caches (agent profile, prepared statements)
-    for (const rail of rails) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
-    // what the server spends with no request at all (its background loops: webhook worker, sweeps), so a level's
-    // CPU per flow can be read net of it
-    const idleBefore = server.cpuMs();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const idleAfter = server.cpuMs();
-    const idlePerSecond = idleBefore === null || idleAfter === null ? null : (idleAfter - idleBefore) / 3;
-    if (idlePerSecond !== null) console.log(`server CPU while idle: ${idlePerSecond.toFixed(0)} ms/s`);
-    for (const concurrency of levels) {
-      const results = {} as Partial<Record<Rail, LevelResult>>;
-      for (const rail of rails) {
-        results[rail] = await runLevel(server, pool, concurrency, rail, flowsPerLevel).catch(
-          (error: unknown) => {
-            console.error(`Server output (last 2000 characters):\n${server.output().slice(-2000)}`);
-            throw error;
-          },
-        );
-      }
-      const summary = rails
-        .map((rail) => {
-          const r = results[rail]!;
-          const cpu = r.cpuPerFlow === null ? "n/a" : `${r.cpuPerFlow.toFixed(1)} ms`;
-          const net =
-            r.cpuPerFlow === null || idlePerSecond === null
-              ? ""
-              : ` (${(r.cpuPerFlow - idlePerSecond / r.flowsPerSec).toFixed(1)} ms net of idle)`;
-          return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow${net}`;
-        })
-        .join("; ");
-      console.log(`\nc=${concurrency}: ${flowsPerLevel} flows each — ${summary}`);
-      console.log(`call             card p50 card p95  crypto p50 crypto p95`);
-      for (const call of ALL_CALLS) {
-        console.log(
-          `${call.padEnd(15)} ${cell(results.card?.calls.get(call))}   ${cell(results.crypto?.calls.get(call))}`,
-        );
-      }
-      for (const rail of rails) printStages(rail, results[rail]!.stages);
+    const fresh = await measureLevels(server, pool);
+    if (volumeArgs && databaseUrl) {
+      const generation = await fillWithVolume(databaseUrl);
+      console.log(`\n--- ${label}, after the volume generator (${generation.toFixed(0)} s) ---`);
+      const filled = await measureLevels(server, await pickVariants(server));
+      printFlatGrowth(fresh, filled, generation);
+    } else if (volumeArgs) {
+      console.log("(--volume: not on PGlite — the generator cannot open the database the server holds)");
     }
   } finally {
     stopProfile();

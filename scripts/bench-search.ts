@@ -3,7 +3,9 @@
 // with the deterministic demo catalog (default 100,000 products). Prints p50/p95/p99 of POST /catalog/search at
 // concurrency 1 over a fixed mix of ≥ 200 queries (scripts/bench/query-mix.ts) and the throughput at concurrency 8.
 // Figures are printed, never asserted. Usage:
-//   npm run bench:search -- [--products N] [--db pglite|postgres|both] [--no-build] [--smoke]
+//   npm run bench:search -- [--products N] [--db pglite|postgres|both] [--no-build] [--smoke] [--volume[=o,i,p]]
+// --volume: on PostgreSQL, measure again after scripts/db-volume.ts added its volume (default 1,000,000 orders,
+// 1,000,000 idempotency records, 500,000 products; or <orders>,<idempotency>,<products>), same queries.
 // --smoke: 2,000 products, PGlite only, one pass — a quick check that the bench works (CI).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,7 +24,10 @@ const { values } = parseArgs({
     db: { type: "string", default: "both" },
     "no-build": { type: "boolean", default: false },
     smoke: { type: "boolean", default: false },
+    volume: { type: "string" },
   },
+  // a bare --volume (default counts) parses as a boolean-like flag
+  args: process.argv.slice(2).map((a) => (a === "--volume" ? "--volume=" : a)),
 });
 const smoke = values.smoke ?? false;
 const products = Number(values.products ?? (smoke ? 2_000 : 100_000));
@@ -212,7 +217,7 @@ const measure = async (db: string, base: string, mix: MixEntry[]): Promise<Figur
   };
 };
 
-const benchOne = async (db: string): Promise<Figures> => {
+const benchOne = async (db: string): Promise<Figures[]> => {
   console.log(`\n▶ ${db}: ${products.toLocaleString("en-US")} products`);
   let pgServer: PostgresServer | undefined;
   let dir: string | undefined;
@@ -233,7 +238,24 @@ const benchOne = async (db: string): Promise<Figures> => {
     child = server.child;
     const sample = await sampleCatalog(server.base);
     const mix = await resolveDeepPages(server.base, buildQueryMix(sample));
-    return await measure(db, server.base, mix);
+    const fresh = await measure(db, server.base, mix);
+    if (values.volume === undefined || db !== "postgres") return [fresh];
+    const [orders, idempotency, volumeProducts] = values.volume.split(",");
+    const counts = Object.entries({ orders, idempotency, products: volumeProducts })
+      .filter(([, n]) => n)
+      .flatMap(([flag, n]) => [`--${flag}`, n!]);
+    // not spawnSync: a blocked event loop misses the server closing its idle keep-alive sockets, and the next
+    // request on one of them fails
+    const started = performance.now();
+    const generator = spawn(TSX, ["scripts/db-volume.ts", ...counts], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const code = await new Promise<number | null>((resolve) => generator.once("exit", resolve));
+    if (code !== 0) throw new Error(`db:volume failed (exit ${code})`);
+    console.log(`  db:volume: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return [fresh, await measure(`${db} + volume`, server.base, mix)];
   } finally {
     if (child) stopServer(child);
     await new Promise((r) => setTimeout(r, 500));
@@ -253,7 +275,7 @@ const main = async (): Promise<void> => {
     if (built.status !== 0) throw new Error("next build failed");
   }
   const results: Figures[] = [];
-  for (const db of dbs) results.push(await benchOne(db));
+  for (const db of dbs) results.push(...(await benchOne(db)));
   console.log(
     `\nPOST /catalog/search over HTTP, ${products.toLocaleString("en-US")} products, ${results[0]?.queries} queries per pass`,
   );
@@ -268,6 +290,14 @@ const main = async (): Promise<void> => {
       "non-200": r.errors,
     })),
   );
+  const fresh = results.find((r) => r.db === "postgres");
+  const filled = results.find((r) => r.db === "postgres + volume");
+  if (fresh && filled) {
+    const x = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+    console.log(
+      `Flat growth (volume / fresh): p50 ${x(filled.p50, fresh.p50)}, p95 ${x(filled.p95, fresh.p95)}, searches/s ${x(filled.rps, fresh.rps)}`,
+    );
+  }
   console.log("p95 ms by query kind (c=1):");
   console.table(
     Object.fromEntries(
@@ -282,7 +312,10 @@ const main = async (): Promise<void> => {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    console.error(
+      error instanceof Error ? error.message : error,
+      (error as { cause?: unknown })?.cause ?? "",
+    );
     process.exit(1);
   },
 );
