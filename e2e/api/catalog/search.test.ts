@@ -171,6 +171,56 @@ describe("search_catalog surfaces", () => {
     );
   });
 
+  test("a stock decrement or an edit of an unsearched column does not rewrite the search document; a change it shows does", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Stock Shop" });
+    const word = `st${randomBytes(3).toString("hex")}`;
+    const p = await seedCatalogProduct(shop, {
+      title: `Slate ${word} Bowl`,
+      variants: [
+        { priceMinor: 2500, inventory: 3 },
+        { priceMinor: 900, inventory: 1 },
+      ],
+    });
+    // xmin changes whenever the row is rewritten (a new row version), even to identical values
+    const version = async () =>
+      (
+        await db.$queryRawUnsafe<{ v: string; available: boolean; price: number | null }[]>(
+          `SELECT xmin::text AS v, available, price_min_available AS price
+           FROM catalog_search_documents WHERE product_id = $1`,
+          p.id,
+        )
+      )[0]!;
+    const variants = await db.variant.findMany({
+      where: { productId: p.id },
+      orderBy: { priceMinor: "desc" },
+    });
+    const [dear, cheap] = [variants[0]!, variants[1]!];
+    const start = await version();
+    assert.deepEqual([start.available, start.price], [true, 900]);
+
+    await db.variant.update({ where: { id: dear.id }, data: { inventory: { decrement: 1 } } });
+    assert.equal((await version()).v, start.v, "3 → 2 in stock changes nothing searchable: not rewritten");
+    await db.variant.update({ where: { id: dear.id }, data: { title: "Renamed variant", weightGrams: 40 } });
+    await db.product.update({ where: { id: p.id }, data: { media: [], url: "/bowl" } });
+    assert.equal((await version()).v, start.v, "columns search does not read: not rewritten");
+
+    await db.variant.update({ where: { id: cheap.id }, data: { inventory: 0 } });
+    const soldOut = await version();
+    assert.notEqual(soldOut.v, start.v);
+    assert.deepEqual([soldOut.available, soldOut.price], [true, 2500], "the cheap variant sold out");
+    const found = await restSearch("/catalog/search", { query: word, filters: { price: { max: 1000 } } });
+    assert.deepEqual(found.products, [], "no longer found at the sold-out variant's price");
+
+    await db.product.update({ where: { id: p.id }, data: { tags: ["stoneware"] } });
+    assert.notEqual((await version()).v, soldOut.v, "a tag is searchable: rewritten");
+    const tagged = await restSearch("/catalog/search", { query: word, filters: { tags: ["stoneware"] } });
+    assert.deepEqual(
+      tagged.products.map((x) => x.id),
+      [p.id],
+    );
+  });
+
   test("per-store REST requires the envelope headers like every /s/ route", async () => {
     const res = await rest("POST", `/s/${store.slug}/catalog/search`, {
       headers: { "request-id": "" },
