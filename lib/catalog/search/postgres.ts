@@ -118,17 +118,34 @@ const filterClauses = (params: Params, request: SearchRequest): string[] => {
   return where;
 };
 
-type Plan = { params: Params; where: string[]; rankSql: string | null };
+/** `tsq`: the SQL of the tsquery; `singleWord`: one word without alternatives (see TITLE_TIER_RANK). */
+type Plan = { params: Params; where: string[]; rankSql: string | null; tsq: string | null; singleWord: boolean };
 
 const plan = (request: SearchRequest, groups: string[][], mode: Mode): Plan => {
   const params: Params = [];
   const where = filterClauses(params, request);
-  if (groups.length === 0) return { params, where, rankSql: null };
+  if (groups.length === 0) return { params, where, rankSql: null, tsq: null, singleWord: false };
   const tsq = tsqueryExpression(params, groups, mode);
   where.push(`d.document @@ (${tsq})`);
   // ts_rank is float4; it travels in cursors as its exact text form
-  return { params, where, rankSql: `ts_rank(d.document, ${tsq})` };
+  return {
+    params,
+    where,
+    rankSql: `ts_rank(d.document, ${tsq})`,
+    tsq,
+    singleWord: groups.length === 1 && groups[0]!.length === 1,
+  };
 };
+
+/**
+ * Ranking a common word used to score every match (31,000 documents for "trail"). For a query of one word (one
+ * lexeme, no alternatives) `ts_rank` with its default weights and normalisation is (w_max + Σ other occurrences'
+ * w/i²) / 1.645 over the lexeme's occurrences: a document with the word in its title (weight A = 1) scores
+ * ≥ 1/1.645 ≈ 0.61, one without (weights ≤ 0.4) < 0.47. So the relevance order is exactly: the title matches
+ * (found by the narrow `title_document` GIN index, 10 % of the matches for common words) ranked, then the
+ * others ranked. The second tier is ranked only when the first runs out on a page.
+ */
+const TITLE_TIER_RANK = 0.5;
 
 const hasAny = async (p: Plan): Promise<boolean> => {
   const db = await getDb();
@@ -185,6 +202,33 @@ const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Para
           ORDER BY ${order} LIMIT ${bind(params, request.limit + 1)}`,
     params,
   };
+};
+
+/** A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. */
+const tieredRelevancePage = async (p: Plan, request: SearchRequest): Promise<Row[] | null> => {
+  if (request.sort !== "relevance" || !p.singleWord || !p.tsq) return null;
+  const db = await getDb();
+  const after = request.after as { r: string; id: string } | null;
+  const want = request.limit + 1;
+  const tier = async (inTitle: boolean, keyset: boolean, limit: number): Promise<Row[]> => {
+    const params = [...p.params];
+    const title = `d.title_document @@ (${p.tsq})`;
+    const where = [...p.where, inTitle ? title : `NOT coalesce(${title}, false)`];
+    const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
+    const position =
+      keyset && after
+        ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
+        : "";
+    return db.$queryRawUnsafe<Row[]>(
+      `SELECT id, k::text AS k FROM (${inner}) m ${position} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, limit)}`,
+      ...params,
+    );
+  };
+  const fromTitle = after === null || Number(after.r) >= TITLE_TIER_RANK;
+  const first = fromTitle ? await tier(true, true, want) : [];
+  if (first.length >= want) return first;
+  // every second-tier rank is below any first-tier position, so a cursor from the first tier bounds nothing there
+  return [...first, ...(await tier(false, !fromTitle, want - first.length))];
 };
 
 type GroupRow = { slug: string; name: string; categories: string[]; payment: string[]; n: number };
@@ -270,7 +314,9 @@ export const postgresEngine: SearchEngine = {
     }
     const page = pageQuery(p, request);
     const [rows, summary] = await Promise.all([
-      db.$queryRawUnsafe<Row[]>(page.sql, ...page.params),
+      tieredRelevancePage(p, request).then(
+        (tiered) => tiered ?? db.$queryRawUnsafe<Row[]>(page.sql, ...page.params),
+      ),
       countAndFacets(p),
     ]);
     const hits = rows.slice(0, request.limit);

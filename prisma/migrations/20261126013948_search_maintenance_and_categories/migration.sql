@@ -5,12 +5,19 @@ CREATE TABLE "catalog_search_categories" (
     CONSTRAINT "catalog_search_categories_pkey" PRIMARY KEY ("category_text")
 );
 
+-- AlterTable
+ALTER TABLE "catalog_search_documents" ADD COLUMN     "title_document" tsvector;
+
+-- CreateIndex
+CREATE INDEX "catalog_search_documents_title_document_idx" ON "catalog_search_documents" USING GIN ("title_document");
+
 -- CreateIndex
 CREATE INDEX "catalog_search_documents_category_text_idx" ON "catalog_search_documents"("category_text");
 
 -- ── Hand-written: the refresh also records category texts; documents are rewritten only when they change ────
 -- (docs/search.md "The search document"). The body is the previous catalog_search_refresh (migration
--- store_accepted_coin_symbols) plus the category insert and the IS DISTINCT FROM guard on the upsert.
+-- store_accepted_coin_symbols) plus `title_document`, the category insert and the IS DISTINCT FROM guard on the
+-- upsert.
 CREATE OR REPLACE FUNCTION catalog_search_refresh(ids text[]) RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -24,7 +31,8 @@ BEGIN
 
   INSERT INTO "catalog_search_documents" AS d (
     "product_id", "store_id", "store_slug", "store_name", "title", "created_at", "currency", "price_min",
-    "price_min_available", "available", "tags", "categories", "category_text", "attributes", "payment", "document"
+    "price_min_available", "available", "tags", "categories", "category_text", "attributes", "payment", "document",
+    "title_document"
   )
   SELECT
     p."id", p."store_id", s."slug", s."name", p."title", p."created_at", v.currency, v.price_min,
@@ -45,7 +53,8 @@ BEGIN
     || setweight(to_tsvector('english', array_to_string(p."tags", ' ') || ' ' ||
                                         array_to_string(p."categories", ' ')), 'B')
     || setweight(to_tsvector('english', coalesce(attr.text, '') || ' ' || s."name"), 'C')
-    || setweight(to_tsvector('english', p."description_text"), 'D')
+    || setweight(to_tsvector('english', p."description_text"), 'D'),
+    to_tsvector('english', p."title")
   FROM "products" p
   JOIN "stores" s ON s."id" = p."store_id"
   LEFT JOIN LATERAL (
@@ -67,16 +76,16 @@ BEGIN
     "price_min" = EXCLUDED."price_min", "price_min_available" = EXCLUDED."price_min_available",
     "available" = EXCLUDED."available", "tags" = EXCLUDED."tags", "categories" = EXCLUDED."categories",
     "category_text" = EXCLUDED."category_text", "attributes" = EXCLUDED."attributes",
-    "payment" = EXCLUDED."payment", "document" = EXCLUDED."document"
+    "payment" = EXCLUDED."payment", "document" = EXCLUDED."document", "title_document" = EXCLUDED."title_document"
   -- a document that comes out identical is not rewritten (no dead row version, no index churn)
   WHERE (d."store_id", d."store_slug", d."store_name", d."title", d."created_at", d."currency", d."price_min",
          d."price_min_available", d."available", d."tags", d."categories", d."category_text", d."attributes",
-         d."payment", d."document")
+         d."payment", d."document", d."title_document")
         IS DISTINCT FROM
         (EXCLUDED."store_id", EXCLUDED."store_slug", EXCLUDED."store_name", EXCLUDED."title", EXCLUDED."created_at",
          EXCLUDED."currency", EXCLUDED."price_min", EXCLUDED."price_min_available", EXCLUDED."available",
          EXCLUDED."tags", EXCLUDED."categories", EXCLUDED."category_text", EXCLUDED."attributes",
-         EXCLUDED."payment", EXCLUDED."document");
+         EXCLUDED."payment", EXCLUDED."document", EXCLUDED."title_document");
 
   INSERT INTO "catalog_search_categories" ("category_text")
   SELECT DISTINCT lower(array_to_string(p."categories", ' | '))
@@ -202,3 +211,6 @@ ON CONFLICT ("category_text") DO NOTHING;
 -- drops the statistics gathered so far (it neither rewrites the table nor rebuilds the index).
 ALTER TABLE "catalog_search_documents" ALTER COLUMN "document" SET STATISTICS 0;
 ALTER TABLE "catalog_search_documents" ALTER COLUMN "document" TYPE tsvector;
+
+-- Title words of the catalog that exists now (the same text the refresh writes).
+UPDATE "catalog_search_documents" SET "title_document" = to_tsvector('english', "title");
