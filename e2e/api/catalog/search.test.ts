@@ -221,6 +221,51 @@ describe("search_catalog surfaces", () => {
     );
   });
 
+  test("one word: title matches first, then body matches, pages in exactly ts_rank order across the boundary", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Rank Shop" });
+    const word = `rk${randomBytes(3).toString("hex")}`;
+    const specs: [string, string, string[]][] = [
+      [`${word} Lantern`, `A ${word} with ${word} inside`, []],
+      [`Brass ${word} Lamp`, "Brass", []],
+      [`${word} ${word} Candle`, "Wax", []],
+      ["Plain Lamp", `A ${word} lamp, ${word} and ${word}`, []],
+      ["Tagged Lamp", "Glass", [word]],
+      ["Quiet Lamp", `One ${word}`, []],
+      ["Loud Lamp", `${word} first, then ${word}`, []],
+    ];
+    for (const [title, description, tags] of specs)
+      await seedCatalogProduct(shop, { title, description, tags });
+    const expected = (
+      await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT product_id AS id FROM catalog_search_documents
+         WHERE store_id = $1 AND document @@ plainto_tsquery('english', $2)
+         ORDER BY ts_rank(document, plainto_tsquery('english', $2)) DESC, product_id`,
+        shop.id,
+        word,
+      )
+    ).map((r) => r.id);
+    assert.equal(expected.length, specs.length);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await restSearch("/catalog/search", {
+        query: word,
+        filters: { seller: shop.slug },
+        pagination: { limit: 2, ...(cursor ? { cursor } : {}) },
+      });
+      paged.push(...page.products.map((p) => p.id));
+      cursor = page.pagination.cursor;
+    } while (cursor);
+    assert.deepEqual(paged, expected, "pages of 2 (tiers crossed mid-page)");
+    const one = await restSearch("/catalog/search", { query: word, filters: { seller: shop.slug } });
+    assert.deepEqual(
+      one.products.map((p) => p.id),
+      expected,
+      "one page",
+    );
+  });
+
   test("per-store REST requires the envelope headers like every /s/ route", async () => {
     const res = await rest("POST", `/s/${store.slug}/catalog/search`, {
       headers: { "request-id": "" },
