@@ -266,6 +266,45 @@ describe("search_catalog surfaces", () => {
     );
   });
 
+  test("words + price_asc / price_desc / newest: pages (walked in sort order, then sorted) equal one sorted list", async () => {
+    const shop = await seedStore({ name: "Sorted Shop" });
+    const word = `so${randomBytes(3).toString("hex")}`;
+    const prices = [700, 300, 300, 900, 100, 500, 300];
+    const matching: { id: string; price: number; at: number }[] = [];
+    for (const [i, priceMinor] of prices.entries()) {
+      const at = Date.UTC(2026, 0, 1 + (i % 4));
+      const p = await seedCatalogProduct(shop, {
+        title: i % 3 === 0 ? `Other Item ${i}` : `${word} Item ${i}`,
+        description: i % 3 === 0 ? "no match" : word,
+        createdAt: new Date(at),
+        variants: [{ priceMinor, inventory: 2 }],
+      });
+      if (i % 3 !== 0) matching.push({ id: p.id, price: priceMinor, at });
+    }
+    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+    const expected: Record<string, string[]> = {
+      price_asc: [...matching].sort((a, b) => a.price - b.price || byId(a, b)).map((x) => x.id),
+      price_desc: [...matching].sort((a, b) => b.price - a.price || byId(b, a)).map((x) => x.id),
+      newest: [...matching].sort((a, b) => b.at - a.at || byId(b, a)).map((x) => x.id),
+    };
+    for (const sort of ["price_asc", "price_desc", "newest"]) {
+      const body = { query: word, sort, filters: { seller: shop.slug } };
+      const one = (await restSearch("/catalog/search", body)).products.map((p) => p.id);
+      assert.deepEqual(one, expected[sort], sort);
+      const paged: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await restSearch("/catalog/search", {
+          ...body,
+          pagination: { limit: 1, ...(cursor ? { cursor } : {}) },
+        });
+        paged.push(...page.products.map((p) => p.id));
+        cursor = page.pagination.cursor;
+      } while (cursor);
+      assert.deepEqual(paged, one, sort);
+    }
+  });
+
   test("per-store REST requires the envelope headers like every /s/ route", async () => {
     const res = await rest("POST", `/s/${store.slug}/catalog/search`, {
       headers: { "request-id": "" },

@@ -118,19 +118,30 @@ const filterClauses = (params: Params, request: SearchRequest): string[] => {
   return where;
 };
 
-/** `tsq`: the SQL of the tsquery; `singleWord`: one word without alternatives (see TITLE_TIER_RANK). */
-type Plan = { params: Params; where: string[]; rankSql: string | null; tsq: string | null; singleWord: boolean };
+/**
+ * `where`: every condition; `filters`: the same without the word match; `tsq`: the SQL of the tsquery;
+ * `singleWord`: one word without alternatives (see TITLE_TIER_RANK).
+ */
+type Plan = {
+  params: Params;
+  where: string[];
+  filters: string[];
+  rankSql: string | null;
+  tsq: string | null;
+  singleWord: boolean;
+};
 
 const plan = (request: SearchRequest, groups: string[][], mode: Mode): Plan => {
   const params: Params = [];
-  const where = filterClauses(params, request);
-  if (groups.length === 0) return { params, where, rankSql: null, tsq: null, singleWord: false };
+  const filters = filterClauses(params, request);
+  if (groups.length === 0)
+    return { params, where: filters, filters, rankSql: null, tsq: null, singleWord: false };
   const tsq = tsqueryExpression(params, groups, mode);
-  where.push(`d.document @@ (${tsq})`);
-  // ts_rank is float4; it travels in cursors as its exact text form
   return {
     params,
-    where,
+    where: [...filters, `d.document @@ (${tsq})`],
+    filters,
+    // ts_rank is float4; it travels in cursors as its exact text form
     rankSql: `ts_rank(d.document, ${tsq})`,
     tsq,
     singleWord: groups.length === 1 && groups[0]!.length === 1,
@@ -158,9 +169,20 @@ const hasAny = async (p: Plan): Promise<boolean> => {
 
 type Row = { id: string; k: string | number };
 
-const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Params } => {
+/** How many documents a sorted page with query words walks in sort order before sorting all matches instead. */
+const SORTED_WALK_ROWS = 500;
+
+type Statement = { sql: string; params: Params };
+
+/**
+ * The page's statement; for a price/newest page with query words also `walk`: the first SORTED_WALK_ROWS
+ * documents in the sort index's order (filters applied) tested for the words. When that finds a full page it is
+ * the page (a common word: "trail" matches 31 % of the catalog); otherwise the GIN-found matches are sorted.
+ */
+const pageQuery = (p: Plan, request: SearchRequest): Statement & { walk: Statement | null } => {
   const params = [...p.params];
   const where = [...p.where];
+  const keyset: string[] = [];
   const after = request.after as Record<string, unknown> | null;
   const price = request.filters.available ? "d.price_min_available" : "d.price_min";
   // With query words, a price or newest page sorts the (GIN-found) matches instead of walking the sort index and
@@ -178,30 +200,65 @@ const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Para
       // order by the float4 rank itself; its exact text form goes into the cursor
       sql: `SELECT id, k::text AS k FROM (${inner}) m ${keyset} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, request.limit + 1)}`,
       params,
+      walk: null,
     };
   }
+  let column: string;
+  let indexOrder: string;
+  let walkOrder: string;
   if (request.sort === "price_asc" || request.sort === "price_desc") {
     const asc = request.sort === "price_asc";
     if (after)
-      where.push(
+      keyset.push(
         `(${price}, d.product_id) ${asc ? ">" : "<"} (${bind(params, after.p)}, ${bind(params, after.id)})`,
       );
     key = price;
+    column = price;
     const by = sortKey(price, "0");
     order = asc ? `${by} ASC, d.product_id ASC` : `${by} DESC, d.product_id DESC`;
+    indexOrder = asc ? `${price} ASC, d.product_id ASC` : `${price} DESC, d.product_id DESC`;
+    walkOrder = asc ? "w.s ASC, w.id ASC" : "w.s DESC, w.id DESC";
   } else {
     if (after)
-      where.push(
+      keyset.push(
         `(d.created_at, d.product_id) < (${bind(params, after.t)}::timestamp(3), ${bind(params, after.id)})`,
       );
     key = "d.created_at::text";
+    column = "d.created_at";
     order = `${sortKey("d.created_at", "interval '0 s'")} DESC, d.product_id DESC`;
+    indexOrder = "d.created_at DESC, d.product_id DESC";
+    walkOrder = "w.s DESC, w.id DESC";
   }
+  const limit = bind(params, request.limit + 1);
+  const walk =
+    p.tsq === null
+      ? null
+      : {
+          // the outer ORDER BY re-sorts at most SORTED_WALK_ROWS rows: the order never rests on a subquery's
+          sql: `SELECT w.id, w.k FROM (
+                  SELECT d.product_id AS id, ${key} AS k, ${column} AS s, d.document @@ (${p.tsq}) AS hit
+                  FROM catalog_search_documents d WHERE ${[...p.filters, ...keyset].join(" AND ")}
+                  ORDER BY ${indexOrder} LIMIT ${SORTED_WALK_ROWS}) w
+                WHERE w.hit
+                ORDER BY ${walkOrder} LIMIT ${limit}`,
+          params,
+        };
   return {
-    sql: `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}
-          ORDER BY ${order} LIMIT ${bind(params, request.limit + 1)}`,
+    sql: `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${[...where, ...keyset].join(" AND ")}
+          ORDER BY ${order} LIMIT ${limit}`,
     params,
+    walk,
   };
+};
+
+/** A price/newest page: the walk first when there is one (see pageQuery), else or then the sorted matches. */
+const sortedPage = async (page: Statement & { walk: Statement | null }, limit: number): Promise<Row[]> => {
+  const db = await getDb();
+  if (page.walk) {
+    const walked = await db.$queryRawUnsafe<Row[]>(page.walk.sql, ...page.walk.params);
+    if (walked.length > limit) return walked;
+  }
+  return db.$queryRawUnsafe<Row[]>(page.sql, ...page.params);
 };
 
 /** A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. */
@@ -314,9 +371,7 @@ export const postgresEngine: SearchEngine = {
     }
     const page = pageQuery(p, request);
     const [rows, summary] = await Promise.all([
-      tieredRelevancePage(p, request).then(
-        (tiered) => tiered ?? db.$queryRawUnsafe<Row[]>(page.sql, ...page.params),
-      ),
+      tieredRelevancePage(p, request).then((tiered) => tiered ?? sortedPage(page, request.limit)),
       countAndFacets(p),
     ]);
     const hits = rows.slice(0, request.limit);
