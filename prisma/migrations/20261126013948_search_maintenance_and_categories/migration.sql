@@ -87,9 +87,10 @@ BEGIN
          EXCLUDED."tags", EXCLUDED."categories", EXCLUDED."category_text", EXCLUDED."attributes",
          EXCLUDED."payment", EXCLUDED."document", EXCLUDED."title_document");
 
+  -- words and category texts of products that have a document: a bulk insert of products then variants splits
+  -- each text once (when the variants arrive), not twice
   INSERT INTO "catalog_search_categories" ("category_text")
-  SELECT DISTINCT lower(array_to_string(p."categories", ' | '))
-  FROM "products" p WHERE p."id" = ANY (ids)
+  SELECT DISTINCT d."category_text" FROM "catalog_search_documents" d WHERE d."product_id" = ANY (ids)
   ON CONFLICT ("category_text") DO NOTHING;
 
   INSERT INTO "catalog_search_terms" ("word")
@@ -101,6 +102,7 @@ BEGIN
           || s."name" || ' ' || p."description_text"),
     '[^[:alnum:]]+') w
   WHERE p."id" = ANY (ids) AND length(w) BETWEEN 3 AND 40
+    AND EXISTS (SELECT 1 FROM "catalog_search_documents" d WHERE d."product_id" = p."id")
   ON CONFLICT ("word") DO NOTHING;
 
   IF (SELECT "outbox_enabled" FROM "catalog_search_state" WHERE "id" = 1) THEN
