@@ -171,6 +171,140 @@ describe("search_catalog surfaces", () => {
     );
   });
 
+  test("a stock decrement or an edit of an unsearched column does not rewrite the search document; a change it shows does", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Stock Shop" });
+    const word = `st${randomBytes(3).toString("hex")}`;
+    const p = await seedCatalogProduct(shop, {
+      title: `Slate ${word} Bowl`,
+      variants: [
+        { priceMinor: 2500, inventory: 3 },
+        { priceMinor: 900, inventory: 1 },
+      ],
+    });
+    // xmin changes whenever the row is rewritten (a new row version), even to identical values
+    const version = async () =>
+      (
+        await db.$queryRawUnsafe<{ v: string; available: boolean; price: number | null }[]>(
+          `SELECT xmin::text AS v, available, price_min_available AS price
+           FROM catalog_search_documents WHERE product_id = $1`,
+          p.id,
+        )
+      )[0]!;
+    const variants = await db.variant.findMany({
+      where: { productId: p.id },
+      orderBy: { priceMinor: "desc" },
+    });
+    const [dear, cheap] = [variants[0]!, variants[1]!];
+    const start = await version();
+    assert.deepEqual([start.available, start.price], [true, 900]);
+
+    await db.variant.update({ where: { id: dear.id }, data: { inventory: { decrement: 1 } } });
+    assert.equal((await version()).v, start.v, "3 → 2 in stock changes nothing searchable: not rewritten");
+    await db.variant.update({ where: { id: dear.id }, data: { title: "Renamed variant", weightGrams: 40 } });
+    await db.product.update({ where: { id: p.id }, data: { media: [], url: "/bowl" } });
+    assert.equal((await version()).v, start.v, "columns search does not read: not rewritten");
+
+    await db.variant.update({ where: { id: cheap.id }, data: { inventory: 0 } });
+    const soldOut = await version();
+    assert.notEqual(soldOut.v, start.v);
+    assert.deepEqual([soldOut.available, soldOut.price], [true, 2500], "the cheap variant sold out");
+    const found = await restSearch("/catalog/search", { query: word, filters: { price: { max: 1000 } } });
+    assert.deepEqual(found.products, [], "no longer found at the sold-out variant's price");
+
+    await db.product.update({ where: { id: p.id }, data: { tags: ["stoneware"] } });
+    assert.notEqual((await version()).v, soldOut.v, "a tag is searchable: rewritten");
+    const tagged = await restSearch("/catalog/search", { query: word, filters: { tags: ["stoneware"] } });
+    assert.deepEqual(
+      tagged.products.map((x) => x.id),
+      [p.id],
+    );
+  });
+
+  test("one word: title matches first, then body matches, pages in exactly ts_rank order across the boundary", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Rank Shop" });
+    const word = `rk${randomBytes(3).toString("hex")}`;
+    const specs: [string, string, string[]][] = [
+      [`${word} Lantern`, `A ${word} with ${word} inside`, []],
+      [`Brass ${word} Lamp`, "Brass", []],
+      [`${word} ${word} Candle`, "Wax", []],
+      ["Plain Lamp", `A ${word} lamp, ${word} and ${word}`, []],
+      ["Tagged Lamp", "Glass", [word]],
+      ["Quiet Lamp", `One ${word}`, []],
+      ["Loud Lamp", `${word} first, then ${word}`, []],
+    ];
+    for (const [title, description, tags] of specs)
+      await seedCatalogProduct(shop, { title, description, tags });
+    const expected = (
+      await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT product_id AS id FROM catalog_search_documents
+         WHERE store_id = $1 AND document @@ plainto_tsquery('english', $2)
+         ORDER BY ts_rank(document, plainto_tsquery('english', $2)) DESC, product_id`,
+        shop.id,
+        word,
+      )
+    ).map((r) => r.id);
+    assert.equal(expected.length, specs.length);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await restSearch("/catalog/search", {
+        query: word,
+        filters: { seller: shop.slug },
+        pagination: { limit: 2, ...(cursor ? { cursor } : {}) },
+      });
+      paged.push(...page.products.map((p) => p.id));
+      cursor = page.pagination.cursor;
+    } while (cursor);
+    assert.deepEqual(paged, expected, "pages of 2 (tiers crossed mid-page)");
+    const one = await restSearch("/catalog/search", { query: word, filters: { seller: shop.slug } });
+    assert.deepEqual(
+      one.products.map((p) => p.id),
+      expected,
+      "one page",
+    );
+  });
+
+  test("words + price_asc / price_desc / newest: pages (walked in sort order, then sorted) equal one sorted list", async () => {
+    const shop = await seedStore({ name: "Sorted Shop" });
+    const word = `so${randomBytes(3).toString("hex")}`;
+    const prices = [700, 300, 300, 900, 100, 500, 300];
+    const matching: { id: string; price: number; at: number }[] = [];
+    for (const [i, priceMinor] of prices.entries()) {
+      const at = Date.UTC(2026, 0, 1 + (i % 4));
+      const p = await seedCatalogProduct(shop, {
+        title: i % 3 === 0 ? `Other Item ${i}` : `${word} Item ${i}`,
+        description: i % 3 === 0 ? "no match" : word,
+        createdAt: new Date(at),
+        variants: [{ priceMinor, inventory: 2 }],
+      });
+      if (i % 3 !== 0) matching.push({ id: p.id, price: priceMinor, at });
+    }
+    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+    const expected: Record<string, string[]> = {
+      price_asc: [...matching].sort((a, b) => a.price - b.price || byId(a, b)).map((x) => x.id),
+      price_desc: [...matching].sort((a, b) => b.price - a.price || byId(b, a)).map((x) => x.id),
+      newest: [...matching].sort((a, b) => b.at - a.at || byId(b, a)).map((x) => x.id),
+    };
+    for (const sort of ["price_asc", "price_desc", "newest"]) {
+      const body = { query: word, sort, filters: { seller: shop.slug } };
+      const one = (await restSearch("/catalog/search", body)).products.map((p) => p.id);
+      assert.deepEqual(one, expected[sort], sort);
+      const paged: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await restSearch("/catalog/search", {
+          ...body,
+          pagination: { limit: 1, ...(cursor ? { cursor } : {}) },
+        });
+        paged.push(...page.products.map((p) => p.id));
+        cursor = page.pagination.cursor;
+      } while (cursor);
+      assert.deepEqual(paged, one, sort);
+    }
+  });
+
   test("per-store REST requires the envelope headers like every /s/ route", async () => {
     const res = await rest("POST", `/s/${store.slug}/catalog/search`, {
       headers: { "request-id": "" },

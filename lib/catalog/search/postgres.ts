@@ -101,8 +101,12 @@ const filterClauses = (params: Params, request: SearchRequest): string[] => {
     const any = f.categories.map((c) => {
       const term = bind(params, c);
       const pattern = bind(params, likePattern(c));
-      return `d.category_text ILIKE ${pattern} OR (NOT EXISTS (SELECT 1 FROM catalog_search_documents x
-        WHERE x.category_text ILIKE ${pattern}) AND ${term} <% d.category_text)`;
+      // "no category contains it" asks the few dozen known category texts (each confirmed by an index probe),
+      // not the documents: a scan of the documents for a text that is common but stored late took ~180 ms
+      return `d.category_text ILIKE ${pattern} OR (NOT EXISTS (SELECT 1 FROM catalog_search_categories c
+        WHERE c.category_text ILIKE ${pattern}
+          AND EXISTS (SELECT 1 FROM catalog_search_documents x WHERE x.category_text = c.category_text))
+        AND ${term} <% d.category_text)`;
     });
     where.push(`(${any.join(" OR ")})`);
   }
@@ -114,17 +118,45 @@ const filterClauses = (params: Params, request: SearchRequest): string[] => {
   return where;
 };
 
-type Plan = { params: Params; where: string[]; rankSql: string | null };
+/**
+ * `where`: every condition; `filters`: the same without the word match; `tsq`: the SQL of the tsquery;
+ * `singleWord`: one word without alternatives (see TITLE_TIER_RANK).
+ */
+type Plan = {
+  params: Params;
+  where: string[];
+  filters: string[];
+  rankSql: string | null;
+  tsq: string | null;
+  singleWord: boolean;
+};
 
 const plan = (request: SearchRequest, groups: string[][], mode: Mode): Plan => {
   const params: Params = [];
-  const where = filterClauses(params, request);
-  if (groups.length === 0) return { params, where, rankSql: null };
+  const filters = filterClauses(params, request);
+  if (groups.length === 0)
+    return { params, where: filters, filters, rankSql: null, tsq: null, singleWord: false };
   const tsq = tsqueryExpression(params, groups, mode);
-  where.push(`d.document @@ (${tsq})`);
-  // ts_rank is float4; it travels in cursors as its exact text form
-  return { params, where, rankSql: `ts_rank(d.document, ${tsq})` };
+  return {
+    params,
+    where: [...filters, `d.document @@ (${tsq})`],
+    filters,
+    // ts_rank is float4; it travels in cursors as its exact text form
+    rankSql: `ts_rank(d.document, ${tsq})`,
+    tsq,
+    singleWord: groups.length === 1 && groups[0]!.length === 1,
+  };
 };
+
+/**
+ * Ranking a common word used to score every match (31,000 documents for "trail"). For a query of one word (one
+ * lexeme, no alternatives) `ts_rank` with its default weights and normalisation is (w_max + Σ other occurrences'
+ * w/i²) / 1.645 over the lexeme's occurrences: a document with the word in its title (weight A = 1) scores
+ * ≥ 1/1.645 ≈ 0.61, one without (weights ≤ 0.4) < 0.47. So the relevance order is exactly: the title matches
+ * (found by the narrow `title_document` GIN index, 10 % of the matches for common words) ranked, then the
+ * others ranked. The second tier is ranked only when the first runs out on a page.
+ */
+const TITLE_TIER_RANK = 0.5;
 
 const hasAny = async (p: Plan): Promise<boolean> => {
   const db = await getDb();
@@ -137,11 +169,27 @@ const hasAny = async (p: Plan): Promise<boolean> => {
 
 type Row = { id: string; k: string | number };
 
-const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Params } => {
+/** How many documents a newest page with query words walks in date order before sorting all matches instead. */
+const SORTED_WALK_ROWS = 500;
+
+type Statement = { sql: string; params: Params };
+
+/**
+ * The page's statement; for a newest page with query words also `walk`: the first SORTED_WALK_ROWS documents in
+ * the date index's order (filters and keyset applied) tested for the words. When that finds a full page it is the
+ * page (a common word — "trail" matches 31 % of the catalog — fills it in under a millisecond); otherwise the
+ * GIN-found matches are sorted.
+ */
+const pageQuery = (p: Plan, request: SearchRequest): Statement & { walk: Statement | null } => {
   const params = [...p.params];
   const where = [...p.where];
+  const keyset: string[] = [];
   const after = request.after as Record<string, unknown> | null;
   const price = request.filters.available ? "d.price_min_available" : "d.price_min";
+  // With query words, a price or newest page sorts the (GIN-found) matches instead of walking the sort index and
+  // testing every row: words that sit at one end of the price range made that walk visit 45,000 rows (490 ms).
+  // `+ 0` keeps the order and the keyset but is not an index expression.
+  const sortKey = (column: string, zero: string) => (p.rankSql ? `(${column} + ${zero})` : column);
   let key: string;
   let order: string;
   if (request.sort === "relevance" && p.rankSql) {
@@ -153,29 +201,94 @@ const pageQuery = (p: Plan, request: SearchRequest): { sql: string; params: Para
       // order by the float4 rank itself; its exact text form goes into the cursor
       sql: `SELECT id, k::text AS k FROM (${inner}) m ${keyset} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, request.limit + 1)}`,
       params,
+      walk: null,
     };
   }
+  let column: string;
+  let indexOrder: string;
+  let walkOrder: string;
   if (request.sort === "price_asc" || request.sort === "price_desc") {
     const asc = request.sort === "price_asc";
     if (after)
-      where.push(
+      keyset.push(
         `(${price}, d.product_id) ${asc ? ">" : "<"} (${bind(params, after.p)}, ${bind(params, after.id)})`,
       );
     key = price;
-    order = asc ? `${price} ASC, d.product_id ASC` : `${price} DESC, d.product_id DESC`;
+    column = price;
+    const by = sortKey(price, "0");
+    order = asc ? `${by} ASC, d.product_id ASC` : `${by} DESC, d.product_id DESC`;
+    indexOrder = asc ? `${price} ASC, d.product_id ASC` : `${price} DESC, d.product_id DESC`;
+    walkOrder = asc ? "w.s ASC, w.id ASC" : "w.s DESC, w.id DESC";
   } else {
     if (after)
-      where.push(
+      keyset.push(
         `(d.created_at, d.product_id) < (${bind(params, after.t)}::timestamp(3), ${bind(params, after.id)})`,
       );
     key = "d.created_at::text";
-    order = "d.created_at DESC, d.product_id DESC";
+    column = "d.created_at";
+    order = `${sortKey("d.created_at", "interval '0 s'")} DESC, d.product_id DESC`;
+    indexOrder = "d.created_at DESC, d.product_id DESC";
+    walkOrder = "w.s DESC, w.id DESC";
   }
+  const limit = bind(params, request.limit + 1);
+  const walk =
+    // price walks were measured to fail four times in five (price follows category in a catalog: the 500 dearest
+    // documents are electronics) and then cost 10-30 ms on top; newest walks fill the page in 0.3-7 ms
+    p.tsq === null || request.sort !== "newest"
+      ? null
+      : {
+          // the outer ORDER BY re-sorts at most SORTED_WALK_ROWS rows: the order never rests on a subquery's
+          sql: `SELECT w.id, w.k FROM (
+                  SELECT d.product_id AS id, ${key} AS k, ${column} AS s, d.document @@ (${p.tsq}) AS hit
+                  FROM catalog_search_documents d WHERE ${[...p.filters, ...keyset].join(" AND ")}
+                  ORDER BY ${indexOrder} LIMIT ${SORTED_WALK_ROWS}) w
+                WHERE w.hit
+                ORDER BY ${walkOrder} LIMIT ${limit}`,
+          params,
+        };
   return {
-    sql: `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}
-          ORDER BY ${order} LIMIT ${bind(params, request.limit + 1)}`,
+    sql: `SELECT d.product_id AS id, ${key} AS k FROM catalog_search_documents d WHERE ${[...where, ...keyset].join(" AND ")}
+          ORDER BY ${order} LIMIT ${limit}`,
     params,
+    walk,
   };
+};
+
+/** A price/newest page: the walk first when there is one (see pageQuery), else or then the sorted matches. */
+const sortedPage = async (page: Statement & { walk: Statement | null }, limit: number): Promise<Row[]> => {
+  const db = await getDb();
+  if (page.walk) {
+    const walked = await db.$queryRawUnsafe<Row[]>(page.walk.sql, ...page.walk.params);
+    if (walked.length > limit) return walked;
+  }
+  return db.$queryRawUnsafe<Row[]>(page.sql, ...page.params);
+};
+
+/** A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. */
+const tieredRelevancePage = async (p: Plan, request: SearchRequest): Promise<Row[] | null> => {
+  if (request.sort !== "relevance" || !p.singleWord || !p.tsq) return null;
+  const db = await getDb();
+  const after = request.after as { r: string; id: string } | null;
+  const want = request.limit + 1;
+  const tier = async (inTitle: boolean, keyset: boolean, limit: number): Promise<Row[]> => {
+    const params = [...p.params];
+    const title = `d.title_document @@ (${p.tsq})`;
+    const where = [...p.where, inTitle ? title : `NOT coalesce(${title}, false)`];
+    const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
+    const position =
+      keyset && after
+        ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
+        : "";
+    return db.$queryRawUnsafe<Row[]>(
+      `SELECT id, k::text AS k FROM (${inner}) m ${position} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, limit)}`,
+      ...params,
+    );
+  };
+  const fromTitle = after === null || Number(after.r) >= TITLE_TIER_RANK;
+  const first = fromTitle ? await tier(true, true, want) : [];
+  if (first.length >= want) return first;
+  // every second-tier rank is below any first-tier position, so a cursor from the first tier bounds nothing there
+  return [...first, ...(await tier(false, !fromTitle, want - first.length))];
 };
 
 type GroupRow = { slug: string; name: string; categories: string[]; payment: string[]; n: number };
@@ -250,7 +363,6 @@ export const postgresEngine: SearchEngine = {
     NewestPosition.safeParse(after).success,
 
   async search(request: SearchRequest): Promise<SearchPage> {
-    const db = await getDb();
     const groups = await expandTerms(request.terms);
     const after = request.after as { m?: Mode } | null;
     let mode: Mode = after?.m ?? "all";
@@ -261,7 +373,7 @@ export const postgresEngine: SearchEngine = {
     }
     const page = pageQuery(p, request);
     const [rows, summary] = await Promise.all([
-      db.$queryRawUnsafe<Row[]>(page.sql, ...page.params),
+      tieredRelevancePage(p, request).then((tiered) => tiered ?? sortedPage(page, request.limit)),
       countAndFacets(p),
     ]);
     const hits = rows.slice(0, request.limit);
