@@ -35,7 +35,7 @@ import { withMandateKey } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
-import { callStats, cell, driveFlows, processCpuMs } from "./bench/flow-driver";
+import { callStats, cell, childrenOf, driveFlows, processCpuMs } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT } from "./lib/paths";
 import {
@@ -110,19 +110,6 @@ type Server = {
   output: () => string;
   /** The serving process's CPU time so far (user + system, ms), or null where /proc cannot tell. */
   cpuMs: () => number | null;
-};
-
-/** The pids of a process's children (Linux). */
-const childrenOf = (pid: number): number[] => {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 };
 
 /** The node process that serves: tsx's child running scripts/serve.ts (its own children are the sandboxes). */

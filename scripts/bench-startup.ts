@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+import { childrenOf } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT } from "./lib/paths";
 import { startPostgres, type PostgresServer } from "./pg-harness";
@@ -78,19 +79,8 @@ const rssKb = (pid: number): number => {
 };
 
 /** The pids of a process's children (the set-up step, the provider sandboxes), recursively. */
-const descendants = (pid: number): number[] => {
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-  return children.flatMap((child) => [child, ...descendants(child)]);
-};
+const descendants = (pid: number): number[] =>
+  childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
 
 const startOnce = async (env: NodeJS.ProcessEnv, profile: boolean): Promise<Start> => {
   const port = await findFreePort();

@@ -4,6 +4,19 @@
 // every call's latency is reported as p50/p95.
 import { readFileSync } from "node:fs";
 
+/** The pids of a process's children (Linux /proc), or none when it is gone. */
+export const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+};
+
 /** User + system CPU time of a process in ms (Linux /proc/<pid>/stat, clock ticks of 10 ms), or null. */
 export const processCpuMs = (pid: number): number | null => {
   try {
