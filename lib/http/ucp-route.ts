@@ -85,7 +85,10 @@ export const ucpRoute =
       // Next passes no params for a route without dynamic segments (/catalog/search in a production build)
       const params = (await context?.params) ?? {};
       const slug = param(params, "store_slug");
-      const store = slug === undefined ? null : await timeStage("store", () => getStoreOrThrow(slug, { forRead: !op.mutates }));
+      const store =
+        slug === undefined
+          ? null
+          : await timeStage("store", () => getStoreOrThrow(slug, { forRead: !op.mutates }));
       const now = new Date();
       const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
       // The caller's credentials are checked before the agent profile is fetched: a bad key or an anonymous
