@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { openAdapter } from "@/lib/config/database";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
+import { formatInt, parseCount } from "./seed/cli-count";
 import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_PRODUCT_COUNT,
@@ -27,19 +28,6 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 
-/** Accepts 100000, 100_000 and 100,000. */
-const parseCount = (flag: string, raw: string | undefined, fallback: number, min: number): number => {
-  if (raw === undefined) return fallback;
-  const cleaned = raw.replace(/[_,]/g, "");
-  if (!/^\d+$/.test(cleaned)) return fail(`${flag} must be a whole number, got "${raw}"`);
-  const value = Number(cleaned);
-  if (!Number.isSafeInteger(value) || value < min)
-    return fail(`${flag} must be at least ${min}, got "${raw}"`);
-  return value;
-};
-
-const formatInt = (n: number): string => n.toLocaleString("en-US");
-
 const main = async (): Promise<void> => {
   const { values } = (() => {
     try {
@@ -60,8 +48,8 @@ const main = async (): Promise<void> => {
     console.log(USAGE);
     return;
   }
-  const products = parseCount("--products", values.products, DEFAULT_PRODUCT_COUNT, 0);
-  const chunkSize = parseCount("--chunk-size", values["chunk-size"], DEFAULT_CHUNK_SIZE, 1);
+  const products = parseCount("--products", values.products, DEFAULT_PRODUCT_COUNT, { min: 0, fail });
+  const chunkSize = parseCount("--chunk-size", values["chunk-size"], DEFAULT_CHUNK_SIZE, { min: 1, fail });
   const strategy = values.strategy ?? INSERT_STRATEGIES[0];
   if (!isInsertStrategy(strategy)) return fail(`--strategy must be one of ${INSERT_STRATEGIES.join(", ")}`);
 

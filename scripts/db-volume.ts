@@ -10,6 +10,7 @@ import { Presets, SingleBar } from "cli-progress";
 import { openAdapter } from "@/lib/config/database";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
+import { formatInt, parseCount } from "../prisma/seed/cli-count";
 import {
   DEFAULT_VOLUME_BATCH,
   generateVolume,
@@ -17,8 +18,6 @@ import {
   VolumeRefused,
   type VolumeCounts,
 } from "../prisma/seed/volume";
-
-const formatInt = (n: number): string => n.toLocaleString("en-US");
 
 const USAGE = `Usage: npm run db:volume -- [--orders N] [--idempotency N] [--products N] [--store <slug>] [--batch N] [--force]
 
@@ -29,20 +28,12 @@ const USAGE = `Usage: npm run db:volume -- [--orders N] [--idempotency N] [--pro
   --batch N         rows per transaction (default ${formatInt(DEFAULT_VOLUME_BATCH)})
   --force           also when the database has a live-mode store (never do this to production data)`;
 
+/** The generator binds its counts as PostgreSQL `int` (prisma/seed/volume.ts). */
+const MAX_COUNT = 2 ** 31 - 1;
+
 const fail = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
   process.exit(2);
-};
-
-/** Accepts 100000, 100_000 and 100,000. */
-const parseCount = (flag: string, raw: string | undefined, fallback: number, min: number): number => {
-  if (raw === undefined) return fallback;
-  const cleaned = raw.replace(/[_,]/g, "");
-  if (!/^\d+$/.test(cleaned)) return fail(`${flag} must be a whole number, got "${raw}"`);
-  const value = Number(cleaned);
-  if (!Number.isSafeInteger(value) || value < min || value > 2 ** 31 - 1)
-    return fail(`${flag} must be between ${min} and ${formatInt(2 ** 31 - 1)}, got "${raw}"`);
-  return value;
 };
 
 const duration = (seconds: number): string =>
@@ -120,11 +111,19 @@ const main = async (): Promise<void> => {
     return;
   }
   const counts = {
-    orders: parseCount("--orders", values.orders, VOLUME_DEFAULTS.orders, 0),
-    idempotency: parseCount("--idempotency", values.idempotency, VOLUME_DEFAULTS.idempotency, 0),
-    products: parseCount("--products", values.products, VOLUME_DEFAULTS.products, 0),
+    orders: parseCount("--orders", values.orders, VOLUME_DEFAULTS.orders, { min: 0, max: MAX_COUNT, fail }),
+    idempotency: parseCount("--idempotency", values.idempotency, VOLUME_DEFAULTS.idempotency, {
+      min: 0,
+      max: MAX_COUNT,
+      fail,
+    }),
+    products: parseCount("--products", values.products, VOLUME_DEFAULTS.products, {
+      min: 0,
+      max: MAX_COUNT,
+      fail,
+    }),
   };
-  const batch = parseCount("--batch", values.batch, DEFAULT_VOLUME_BATCH, 1);
+  const batch = parseCount("--batch", values.batch, DEFAULT_VOLUME_BATCH, { min: 1, max: MAX_COUNT, fail });
 
   const handle = await openAdapter();
   const client = new PrismaClient({ adapter: handle.factory });
