@@ -294,6 +294,21 @@ export const saveCheckout = async (
     const count = await moveCheckout(tx, { id, version, to: status, data });
     if (count !== 1) throw new VersionConflict();
     await tx.checkoutLineItem.deleteMany({ where: { checkoutId: id } });
-    await tx.checkoutLineItem.createMany({ data: lines.map((l) => ({ ...l, checkoutId: id })) });
+    await insertLines(tx, id, lines);
   });
+};
+
+/**
+ * Writes a checkout's lines. One line (most checkouts) goes through create: Prisma reuses create's compiled plan
+ * and compiles createMany's on every call (docs/decisions.md "Plans Prisma can reuse").
+ */
+export const insertLines = async (
+  db: Pick<Prisma.TransactionClient, "checkoutLineItem">,
+  checkoutId: string,
+  lines: readonly LineRow[],
+): Promise<void> => {
+  const data = lines.map((l) => ({ ...l, checkoutId }));
+  const [only] = data;
+  if (only && data.length === 1) await db.checkoutLineItem.create({ data: only, select: { id: true } });
+  else await db.checkoutLineItem.createMany({ data });
 };

@@ -10,7 +10,13 @@ import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { applyRequest } from "./apply-request";
-import { CHECKOUT_TTL_MS, lineRowsOf, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
+import {
+  CHECKOUT_TTL_MS,
+  insertLines,
+  lineRowsOf,
+  loadCheckoutOrThrow,
+  renderCheckout,
+} from "./checkout-record";
 import { EMPTY_FULFILLMENT } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft } from "./price-checkout";
 import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
@@ -167,9 +173,7 @@ export const createCheckout = defineOperation({
         },
         priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
       );
-      await tx.checkoutLineItem.createMany({
-        data: lineRowsOf(priced.lines).map((row) => ({ ...row, checkoutId: id })),
-      });
+      await insertLines(tx, id, lineRowsOf(priced.lines));
       return null;
     });
     if (raced) return reuse(db, ctx, raced);

@@ -64,7 +64,9 @@ export const insertCheckout = async (
   data: Omit<Prisma.CheckoutSessionCreateManyInput, "status">,
   status: Extract<CheckoutStatus, "incomplete" | "ready_for_complete">,
 ): Promise<void> => {
-  await db.checkoutSession.createMany({ data: [{ ...data, status }] });
+  // create, not createMany: Prisma reuses create's compiled plan and compiles createMany's on every call
+  // (docs/decisions.md "Plans Prisma can reuse")
+  await db.checkoutSession.create({ data: { ...data, status }, select: { id: true } });
 };
 
 /** An open session's status from its blocking messages: any error blocks completion. */

@@ -63,23 +63,14 @@ export const withIdempotency = async (
     for (let attempt = 0; attempt < 3 && recordId === null; attempt++) {
       // a fresh key is the common case: claim it in one statement (ON CONFLICT DO NOTHING), read only when taken
       const id = newId("idempotency");
-      const { count } = await db.idempotencyRecord.createMany({
-        data: [
-          {
-            id,
-            scopeHash: hash,
-            principalId: scope.principalId,
-            storeSlug: scope.storeSlug,
-            operation: scope.operation,
-            key: scope.key,
-            requestHash: scope.requestHash,
-            createdAt: now,
-            lockedUntil: lockedUntil(),
-            expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-          },
-        ],
-        skipDuplicates: true,
-      });
+      // Written in SQL: this is Prisma's createMany with skipDuplicates, whose plan Prisma compiles again on every
+      // call (docs/decisions.md "Plans Prisma can reuse"); the adapters write the Dates as UTC, as Prisma does.
+      const count = await db.$executeRaw`
+        INSERT INTO idempotency_records
+          (id, scope_hash, principal_id, store_slug, operation, "key", request_hash, created_at, locked_until, expires_at)
+        VALUES (${id}, ${hash}, ${scope.principalId}, ${scope.storeSlug}, ${scope.operation}, ${scope.key},
+          ${scope.requestHash}, ${now}, ${lockedUntil()}, ${new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS)})
+        ON CONFLICT DO NOTHING`;
       if (count === 1) {
         recordId = id;
         continue;

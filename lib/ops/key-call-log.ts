@@ -67,9 +67,12 @@ const drain = async (): Promise<void> => {
       queue = queue.slice(BATCH);
       try {
         const db = await getDb();
-        await db.apiKeyCall.createMany({
-          data: batch.map(({ call }) => ({ id: newId("keyCall"), ...call })),
-        });
+        const rows = batch.map(({ call }) => ({ id: newId("keyCall"), ...call }));
+        // one call (the usual batch) through create: its compiled plan is reused, createMany's never is
+        // (docs/decisions.md "Plans Prisma can reuse")
+        const [only] = rows;
+        if (only && rows.length === 1) await db.apiKeyCall.create({ data: only, select: { id: true } });
+        else await db.apiKeyCall.createMany({ data: rows });
         for (const keyId of keysToPrune(batch.map((b) => b.call))) await prune(keyId);
       } catch (error) {
         logger().warn(`key call log: ${(error as Error).message}`);

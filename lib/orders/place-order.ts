@@ -171,25 +171,30 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           confirmationMail: buyerEmailOf(checkout.buyer) ? "pending" : null,
         },
       });
-      const lineItems = await tx.orderLineItem.createManyAndReturn({
-        data: checkout.lineItems.map((l, position) => {
-          const v = byId.get(l.variantId);
-          const title = v
-            ? v.title === v.product.title
-              ? v.title
-              : `${v.product.title} — ${v.title}`
-            : l.variantId;
-          return {
-            id: newId("orderLine"),
-            orderId,
-            variantId: l.variantId,
-            title,
-            priceMinor: l.priceMinor,
-            quantity: l.quantity,
-            position,
-          };
-        }),
+      const lineRows = checkout.lineItems.map((l, position) => {
+        const v = byId.get(l.variantId);
+        const title = v
+          ? v.title === v.product.title
+            ? v.title
+            : `${v.product.title} — ${v.title}`
+          : l.variantId;
+        return {
+          id: newId("orderLine"),
+          orderId,
+          variantId: l.variantId,
+          title,
+          priceMinor: l.priceMinor,
+          quantity: l.quantity,
+          position,
+        };
       });
+      // one line (most orders) through create: Prisma reuses create's compiled plan, never createManyAndReturn's
+      // (docs/decisions.md "Plans Prisma can reuse")
+      const [only] = lineRows;
+      const lineItems =
+        only && lineRows.length === 1
+          ? [await tx.orderLineItem.create({ data: only })]
+          : await tx.orderLineItem.createManyAndReturn({ data: lineRows });
       lineItems.sort((a, b) => a.position - b.position);
       const order: OrderRecord = { ...created, lineItems, fulfillmentEvents: [], adjustments: [] };
       // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
