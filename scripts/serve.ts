@@ -5,7 +5,7 @@
 // SELECTs find something missing (scripts/lib/setup-plan.ts), so a start on an existing database is quick.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
 
@@ -22,6 +22,7 @@ import { pagePathForLog, requestScope } from "@/lib/ops/request-scope";
 import { SURFACES } from "@/lib/surfaces";
 
 import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
+import { directRoutes } from "./lib/direct-routes";
 import { committedMigrations, readDemoKey, setUpIfNeeded } from "./lib/setup-plan";
 import { SANDBOXES, startSandbox } from "./lib/start-sandbox";
 
@@ -168,6 +169,13 @@ const main = async (): Promise<void> => {
     ? `private and loopback targets allowed for test-mode stores (${served.OUTBOUND_ALLOW_PRIVATE ? `OUTBOUND_ALLOW_PRIVATE=${served.OUTBOUND_ALLOW_PRIVATE}` : `NODE_ENV=${served.NODE_ENV}`})`
     : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
+  // the shopping REST routes skip Next's request handling (scripts/lib/direct-routes.ts); the URL their Request
+  // carries is built as Next builds it, from the host and port it serves on
+  const answerDirect = directRoutes(ROOT, { host, port: env.PORT });
+  const route = (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
+    const direct = env.DIRECT_ROUTES === "0" ? false : answerDirect(req, res);
+    return direct === false ? handle(req, res) : direct.then((done) => (done ? undefined : handle(req, res)));
+  };
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     lingerOnEarlyClose(req);
     if (!admitRawRequest(req, res)) {
@@ -201,7 +209,7 @@ const main = async (): Promise<void> => {
       );
     });
     requestScope
-      .run(scope, () => handle(req, res))
+      .run(scope, () => route(req, res))
       .catch((error: unknown) => {
         logger().error(
           { stack: error instanceof Error && error.stack ? errorText(error.stack) : undefined },

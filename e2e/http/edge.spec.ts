@@ -145,3 +145,35 @@ test("a second opener (migrations) refuses in one sentence, before opening anyth
     /^Migrating the database failed: The embedded database .* is in use by the server \(pid \d+\): stop the server first/m,
   );
 });
+
+// The shopping REST routes are answered by their handler straight from the HTTP server (scripts/lib/direct-routes.ts).
+// Seen from outside: none of the RSC headers Next adds to what it routes, gzip from 1 KiB when asked, a small
+// answer sent as it is with its length; everything else still through Next.
+test("a shopping call skips Next's request handling: gzip from 1 KiB when asked, small answers plain", async ({
+  request,
+}) => {
+  const big = await request.post("/catalog/search", {
+    headers: { "request-id": "edge-direct-1", "accept-encoding": "gzip" },
+    data: { query: "jacket", pagination: { limit: 10 } },
+  });
+  expect(big.status()).toBe(200);
+  expect(big.headers()["request-id"]).toBe("edge-direct-1");
+  expect(big.headers()["content-encoding"]).toBe("gzip");
+  expect(big.headers()["vary"]).toBe("Accept-Encoding");
+  expect(((await big.json()) as { products: unknown[] }).products.length).toBeGreaterThan(0);
+
+  const small = await request.get("/s/summit-trail-outfitters/carts/cart_missing", {
+    headers: { "request-id": "edge-direct-2", "ucp-agent": `profile="${AGENT}"`, "x-api-key": demoKey() },
+  });
+  // an unknown cart is a business outcome: 200 with a not_found message, well under 1 KiB
+  expect(small.status()).toBe(200);
+  expect(((await small.json()) as ErrorBody).messages[0]?.code).toBe("not_found");
+  expect(small.headers()["content-encoding"]).toBeUndefined();
+  expect(Number(small.headers()["content-length"])).toBe((await small.body()).length);
+  expect(small.headers()["vary"]).toBe("Accept-Encoding");
+
+  // a route Next still answers (OAuth discovery) carries its RSC Vary: the difference is the direct path
+  const viaNext = await request.get("/.well-known/oauth-authorization-server");
+  expect(viaNext.status()).toBe(200);
+  expect(viaNext.headers()["vary"]).toContain("rsc");
+});

@@ -52,6 +52,12 @@ const EnvSchema = z.object({
    */
   OUTBOUND_ALLOW_PRIVATE: z.enum(["1", "0", "true", "false"]).optional(),
   /**
+   * `npm start` answers the shopping REST routes (carts, checkout sessions, orders, catalog, locations) by calling
+   * their handlers directly, without Next's request handling (default `1`; scripts/lib/direct-routes.ts); `0`
+   * sends them through Next like every other route, for a comparison or a Next upgrade that needs it.
+   */
+  DIRECT_ROUTES: z.enum(["1", "0"]).default("1"),
+  /**
    * `npm start` on an empty database: seed the demo stores (`1`) or not (`0`). Default: seed, except in production
    * (NODE_ENV=production), where an empty database stays empty unless the operator asks.
    */

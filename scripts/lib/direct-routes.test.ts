@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { IncomingMessage } from "node:http";
+import { Socket } from "node:net";
+import { test } from "node:test";
+
+import { entriesOf, matchEntry, webRequestOf } from "./direct-routes";
+
+// Which requests the HTTP server answers by calling a shopping route's handler itself, and the Request it hands
+// that handler: everything else, and anything Next would first decode, redirect or normalise, stays with Next.
+
+const MANIFEST: Record<string, string> = {
+  "/s/[store_slug]/carts/[id]/route": "/s/[store_slug]/carts/[id]",
+  // listed after the dynamic one on purpose: the static segment must still win
+  "/s/[store_slug]/carts/mine/route": "/s/[store_slug]/carts/mine",
+  "/s/[store_slug]/carts/route": "/s/[store_slug]/carts",
+  "/s/[store_slug]/checkout-sessions/[id]/complete/route": "/s/[store_slug]/checkout-sessions/[id]/complete",
+  "/catalog/search/route": "/catalog/search",
+  "/s/[store_slug]/[...path]/route": "/s/[store_slug]/[...path]",
+  "/s/[store_slug]/mcp/route": "/s/[store_slug]/mcp",
+  "/s/[store_slug]/cart/[token]/page": "/s/[store_slug]/cart/[token]",
+  "/ucp/oauth2/token/route": "/ucp/oauth2/token",
+};
+
+const pageOf = (pathname: string): string | null =>
+  matchEntry(entriesOf(MANIFEST), pathname)?.entry.page ?? null;
+
+test("only the shopping REST routes are taken: no catch-all, page, MCP or OAuth route", () => {
+  assert.deepEqual(
+    entriesOf(MANIFEST)
+      .map((e) => e.page)
+      .sort(),
+    [
+      "/catalog/search/route",
+      "/s/[store_slug]/carts/[id]/route",
+      "/s/[store_slug]/carts/mine/route",
+      "/s/[store_slug]/carts/route",
+      "/s/[store_slug]/checkout-sessions/[id]/complete/route",
+    ],
+  );
+  assert.equal(pageOf("/s/shop/mcp"), null);
+  assert.equal(pageOf("/s/shop/cart/tok_1"), null);
+  assert.equal(pageOf("/s/shop/anything/else"), null);
+  assert.equal(pageOf("/ucp/oauth2/token"), null);
+});
+
+test("a path's params, and a static segment before a dynamic one whatever the manifest's order", () => {
+  const match = matchEntry(entriesOf(MANIFEST), "/s/summit-trail/checkout-sessions/chk_A1-b_2/complete");
+  assert.equal(match?.entry.page, "/s/[store_slug]/checkout-sessions/[id]/complete/route");
+  assert.deepEqual(match?.params, { store_slug: "summit-trail", id: "chk_A1-b_2" });
+  assert.equal(pageOf("/s/shop/carts/mine"), "/s/[store_slug]/carts/mine/route");
+  assert.equal(pageOf("/s/shop/carts/cart_1"), "/s/[store_slug]/carts/[id]/route");
+  assert.equal(pageOf("/catalog/search"), "/catalog/search/route");
+});
+
+test("what Next would decode, redirect or normalise first is left to Next", () => {
+  for (const pathname of [
+    "/s/shop/carts/", // trailing slash: Next's 308
+    "/s//carts", // empty segment
+    "/s/shop/carts/%41bc", // percent-encoding: Next decodes it (or answers 400)
+    "/s/shop/carts/..", // dot segments: URL parsing removes them
+    "/s/shop/carts/.",
+    "/s/shop/carts/a b",
+    "/S/shop/carts", // another path
+  ]) {
+    assert.equal(pageOf(pathname), null, pathname);
+  }
+});
+
+const requestOf = (headers: Record<string, string>, url = "/s/shop/carts?x=1"): IncomingMessage => {
+  const socket = new Socket();
+  Object.defineProperty(socket, "remoteAddress", { value: "10.1.2.3" });
+  const req = new IncomingMessage(socket);
+  req.method = "GET";
+  req.url = url;
+  req.headers = headers;
+  return req;
+};
+
+test("the Request carries the URL Next builds (this server's host and port, not the Host header)", () => {
+  const request = webRequestOf(requestOf({ host: "evil.example" }), { host: "127.0.0.1", port: 3000 });
+  assert.equal(request.url, "http://127.0.0.1:3000/s/shop/carts?x=1");
+  const v6 = webRequestOf(requestOf({}), { host: "::1", port: 8080 });
+  assert.equal(v6.url, "http://[::1]:8080/s/shop/carts?x=1");
+  const behindTls = webRequestOf(requestOf({ "x-forwarded-proto": "https" }), { host: "0.0.0.0", port: 80 });
+  assert.equal(behindTls.url, "https://0.0.0.0:80/s/shop/carts?x=1");
+});
+
+test("the X-Forwarded-* headers Next adds when absent, and the client's own when sent", () => {
+  const added = webRequestOf(requestOf({ host: "shop.example:3000", "request-id": "r1" }), {
+    host: "127.0.0.1",
+    port: 3000,
+  }).headers;
+  assert.equal(added.get("x-forwarded-host"), "shop.example:3000");
+  assert.equal(added.get("x-forwarded-port"), "3000");
+  assert.equal(added.get("x-forwarded-proto"), "http");
+  assert.equal(added.get("x-forwarded-for"), "10.1.2.3");
+  assert.equal(added.get("request-id"), "r1");
+  const kept = webRequestOf(requestOf({ "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https" }), {
+    host: "127.0.0.1",
+    port: 3000,
+  }).headers;
+  assert.equal(kept.get("x-forwarded-for"), "203.0.113.9");
+  assert.equal(kept.get("x-forwarded-proto"), "https");
+});

@@ -1,0 +1,218 @@
+import { readFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
+
+import { errorText, logger } from "@/lib/core/log";
+
+// The shopping REST routes (carts, checkout sessions, orders, catalog, locations) answered by calling their route
+// handler straight from the HTTP server, without Next's request handling in between. Profiles of the checkout
+// bench put Next's routing, request adaptation and response piping at about a tenth of the server's CPU per call,
+// for work these routes do not need: each is a plain `(Request, { params }) => Response` function that already
+// runs the whole prelude itself (lib/http/prelude.ts). The handler is the one Next built and serves (the same
+// compiled module, loaded through the same Turbopack runtime, so one Prisma client and one set of caches), and
+// anything that is not a plain call of one of these routes still goes to Next: other methods (HEAD, OPTIONS),
+// targets with percent-encoding, empty segments or a trailing slash, and every other path.
+// docs/decisions.md "Shopping calls skip Next's request handling" says what Next did that this must keep doing.
+
+type RouteParams = Record<string, string>;
+type Handler = (request: Request, context: { params: Promise<RouteParams> }) => Promise<Response>;
+type RouteModule = {
+  routeModule?: { ensureUserland?: () => Promise<void>; userland?: Record<string, unknown> };
+};
+
+export type Entry = {
+  /** "/s/[store_slug]/checkout-sessions/[id]/route": the build's name of the route, and its file under .next. */
+  page: string;
+  /** null for a dynamic segment, whose name is in `names` at the same index */
+  statics: (string | null)[];
+  names: (string | null)[];
+  handlers: Promise<Map<string, Handler>> | null;
+};
+
+/** The routes taken directly: the UCP shopping REST routes, on a store and the global catalog. */
+const DIRECT = /^\/(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations)(?:\/|$)/;
+const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+/** A segment the fast path takes as it is: nothing that Next would decode or normalise first (nor `.`, `..`). */
+const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+/**
+ * Answers of a compressible type are gzipped from 1 KiB when the client takes gzip (the `compression` middleware's
+ * threshold; Next, which streams the body, gzipped them at every size, a zlib stream per 300-byte error).
+ */
+const GZIP_MIN_BYTES = 1024;
+const COMPRESSIBLE = /^(?:application\/(?:[a-z0-9.+-]*\+)?json|text\/)/i;
+
+/** The direct routes of a build's app-path-routes manifest ({ "/…/route": "/…" }), most specific first. */
+export const entriesOf = (manifest: Record<string, string>): Entry[] => {
+  const dynamic = (segment: string) => /^\[[^\].]+\]$/.test(segment);
+  // as Next ranks routes: at the first place where they differ, a static segment before a dynamic one
+  const bySpecificity = (a: Entry, b: Entry): number => {
+    for (let i = 0; i < Math.min(a.statics.length, b.statics.length); i++) {
+      const aStatic = a.statics[i] !== null;
+      if (aStatic !== (b.statics[i] !== null)) return aStatic ? -1 : 1;
+    }
+    return 0;
+  };
+  return Object.entries(manifest)
+    .filter(
+      ([page, pathname]) => page.endsWith("/route") && DIRECT.test(pathname) && !pathname.includes("[..."),
+    )
+    .map(([page, pathname]): Entry => {
+      const segments = pathname.split("/").slice(1);
+      return {
+        page,
+        statics: segments.map((s) => (dynamic(s) ? null : s)),
+        names: segments.map((s) => (dynamic(s) ? s.slice(1, -1) : null)),
+        handlers: null,
+      };
+    })
+    .sort((a, b) => a.statics.length - b.statics.length || bySpecificity(a, b));
+};
+
+/** The route a path names and its params, or null when Next must decide (not a plain call of a direct route). */
+export const matchEntry = (
+  entries: Entry[],
+  pathname: string,
+): { entry: Entry; params: RouteParams } | null => {
+  const segments = pathname.split("/").slice(1);
+  for (const entry of entries) {
+    if (entry.statics.length !== segments.length) continue;
+    const params: RouteParams = {};
+    let ok = true;
+    for (let i = 0; i < segments.length && ok; i++) {
+      const segment = segments[i]!;
+      const fixed = entry.statics[i];
+      if (fixed !== null && fixed !== undefined) ok = fixed === segment;
+      else if (PLAIN_SEGMENT.test(segment) && segment !== "." && segment !== "..")
+        params[entry.names[i]!] = segment;
+      else ok = false;
+    }
+    if (ok) return { entry, params };
+  }
+  return null;
+};
+
+/**
+ * The web Request Next would have built: the URL from the host and port this server listens on (not the Host
+ * header), and the X-Forwarded-* headers Next adds when a client sent none.
+ */
+export const webRequestOf = (req: IncomingMessage, origin: { host: string; port: number }): Request => {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const forwardedProto = req.headers["x-forwarded-proto"];
+  const encrypted = "encrypted" in req.socket && req.socket.encrypted === true;
+  const protocol =
+    encrypted || (typeof forwardedProto === "string" && forwardedProto.includes("https")) ? "https" : "http";
+  const hostname = origin.host.includes(":") ? `[${origin.host}]` : origin.host;
+  if (!headers.has("x-forwarded-host")) headers.set("x-forwarded-host", req.headers.host ?? origin.host);
+  if (!headers.has("x-forwarded-port")) headers.set("x-forwarded-port", String(origin.port));
+  if (!headers.has("x-forwarded-proto")) headers.set("x-forwarded-proto", encrypted ? "https" : "http");
+  if (!headers.has("x-forwarded-for") && req.socket.remoteAddress)
+    headers.set("x-forwarded-for", req.socket.remoteAddress);
+  const bodyless = req.method === "GET" || req.method === "HEAD";
+  return new Request(`${protocol}://${hostname}:${origin.port}${req.url}`, {
+    method: req.method,
+    headers,
+    ...(bodyless ? {} : { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" }),
+  } as RequestInit);
+};
+
+const acceptsGzip = (req: IncomingMessage): boolean => {
+  const accept = req.headers["accept-encoding"];
+  if (typeof accept !== "string") return false;
+  return accept.split(",").some((part) => {
+    const [coding, ...options] = part.trim().split(";");
+    if (coding?.trim().toLowerCase() !== "gzip" && coding?.trim() !== "*") return false;
+    const q = options.map((o) => /^\s*q=([0-9.]+)\s*$/.exec(o)?.[1]).find((v) => v !== undefined);
+    return q === undefined || Number(q) > 0;
+  });
+};
+
+/** Writes the handler's answer as Next does for a route: its headers, gzip from 1 KiB when the client takes it. */
+const writeResponse = async (
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+): Promise<void> => {
+  res.statusCode = response.status;
+  for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  let body = response.body === null ? Buffer.alloc(0) : Buffer.from(await response.arrayBuffer());
+  const type = response.headers.get("content-type") ?? "";
+  if (COMPRESSIBLE.test(type) && body.length > 0) {
+    const vary = res.getHeader("vary");
+    if (typeof vary !== "string" || !/accept-encoding|\*/i.test(vary))
+      res.setHeader(
+        "vary",
+        typeof vary === "string" && vary ? `${vary}, Accept-Encoding` : "Accept-Encoding",
+      );
+    const noTransform = /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(response.headers.get("cache-control") ?? "");
+    if (
+      body.length >= GZIP_MIN_BYTES &&
+      !noTransform &&
+      !response.headers.has("content-encoding") &&
+      acceptsGzip(req)
+    ) {
+      body = gzipSync(body);
+      res.setHeader("content-encoding", "gzip");
+    }
+  }
+  res.setHeader("content-length", body.length);
+  res.end(body);
+};
+
+/**
+ * The direct path: returns a function that answers a request of one of these routes and says true, or says false
+ * (leaving the request untouched) for Next to handle. Call it after Next has prepared (its build and runtime
+ * are loaded by then).
+ */
+export const directRoutes = (
+  root: string,
+  origin: { host: string; port: number },
+): ((req: IncomingMessage, res: ServerResponse) => Promise<boolean> | false) => {
+  const manifest = readFileSync(path.join(root, ".next/app-path-routes-manifest.json"), "utf8");
+  const entries = entriesOf(JSON.parse(manifest) as Record<string, string>);
+  const load = createRequire(path.join(root, "package.json"));
+  const handlersOf = (entry: Entry): Promise<Map<string, Handler>> =>
+    (entry.handlers ??= (async () => {
+      try {
+        const mod = load(path.join(root, ".next/server/app", `${entry.page}.js`)) as RouteModule;
+        // Next loads the route's own module lazily; this waits for it as Next does before its first call
+        await mod.routeModule?.ensureUserland?.();
+        const userland = mod.routeModule?.userland ?? {};
+        const handlers = new Map(
+          [...METHODS].flatMap((m) =>
+            typeof userland[m] === "function" ? [[m, userland[m] as Handler]] : [],
+          ),
+        );
+        if (handlers.size === 0) throw new Error("no route handlers in the compiled module");
+        return handlers;
+      } catch (error) {
+        // a build whose route modules have another shape: Next answers these routes, as it does the others
+        logger().warn(`direct routes: ${entry.page} goes through Next (${errorText(error)})`);
+        return new Map<string, Handler>();
+      }
+    })());
+  return (req, res) => {
+    const method = req.method ?? "GET";
+    const url = req.url ?? "/";
+    if (!METHODS.has(method) || !url.startsWith("/")) return false;
+    const query = url.indexOf("?");
+    const match = matchEntry(entries, query === -1 ? url : url.slice(0, query));
+    if (!match) return false;
+    return handlersOf(match.entry).then(async (handlers) => {
+      const handler = handlers.get(method);
+      if (!handler) return false;
+      const response = await handler(webRequestOf(req, origin), { params: Promise.resolve(match.params) });
+      await writeResponse(req, res, response);
+      return true;
+    });
+  };
+};
