@@ -167,19 +167,27 @@ export const draftOf = (session: CheckoutRecord): CheckoutDraft => ({
 });
 
 /** Prices a stored session (frozen when terminal; issue #5's states keep their status) and renders it. */
-export const renderCheckout = async (db: Db, ctx: OperationContext, session: CheckoutRecord) => {
+export const renderCheckout = async (
+  db: Db,
+  ctx: OperationContext,
+  session: CheckoutRecord,
+  known: { orderId?: string } = {},
+) => {
   const store = storeOf(ctx);
   const open = session.status === "incomplete" || session.status === "ready_for_complete";
-  // only a completed session has an order (placeOrder sets both in one transaction): no query otherwise
+  // only a completed session has an order (placeOrder sets both in one transaction): no query otherwise, nor
+  // when the caller just placed it
   const [priced, order] = await Promise.all([
     priceCheckout(db, store, draftOf(session), {
       now: ctx.now,
       frozen: isTerminal(session.status),
       ...(open ? {} : { status: session.status }),
     }),
-    session.status === "completed"
-      ? db.order.findUnique({ where: { checkoutId: session.id }, select: { id: true } })
-      : Promise.resolve(null),
+    session.status !== "completed"
+      ? Promise.resolve(null)
+      : known.orderId
+        ? Promise.resolve({ id: known.orderId })
+        : db.order.findUnique({ where: { checkoutId: session.id }, select: { id: true } }),
   ]);
   return checkoutToWire(
     { ...session, paymentInstruments: storedInstruments(session.paymentInstruments) },

@@ -21,11 +21,19 @@ import type { CryptoSettlement } from "./settle-crypto";
 
 export type CompletionAnswer = { body: Record<string, unknown> };
 
-/** The checkout as it now stands, rendered for this caller. */
-export const renderFinal = async (db: Db, ctx: OperationContext, id: string): Promise<CompletionAnswer> => ({
+/**
+ * The checkout as it now stands, rendered for this caller. `orderId`: the order the finisher just placed for it
+ * (a checkout has one order at most), so the render does not look it up again.
+ */
+export const renderFinal = async (
+  db: Db,
+  ctx: OperationContext,
+  id: string,
+  { orderId }: { orderId?: string } = {},
+): Promise<CompletionAnswer> => ({
   body: await withMerchantAuthorization(
     ctx,
-    await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id)),
+    await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id), { orderId }),
   ),
 });
 
@@ -65,7 +73,9 @@ export const answerSuccess = async (
       ...(finished.cause.path ? { path: finished.cause.path } : {}),
     });
   }
-  const answer = await renderFinal(db, ctx, input.checkoutId);
+  const answer = await renderFinal(db, ctx, input.checkoutId, {
+    orderId: finished.result === "order_placed" ? finished.orderId : undefined,
+  });
   if (finished.result !== "order_placed" && answer.body.status !== "completed") {
     // this payment was superseded by another attempt still under way, and refunded in full
     throw new AppError(

@@ -322,25 +322,28 @@ export const finishPayment = async (
     });
   }
   if (isCard) {
-    // a refund of the current payment that was interrupted (crash between the provider and our record) is
-    // finished, never ordered
-    const current = await db.cardPayment.findFirst({ where: { checkoutId, storeId: store.id } });
-    if (current?.status === "refunding") {
-      await refundUnplacedCardPayment(
-        db,
-        store,
-        checkoutId,
-        current.paymentIntentId ?? paymentIntentId,
-        rail,
-      );
-      return { result: "refunded", reason: "an interrupted refund was finished" };
-    }
-    // record the provider's state (and the PaymentIntent id, when it was never recorded) unless refunded
+    // record the provider's state (and the PaymentIntent id, when it was never recorded) unless a refund is
+    // written; the payment is read only when the write found none to update
     const { count } = await db.cardPayment.updateMany({
       where: { checkoutId, storeId: store.id, status: { notIn: ["refunded", "refunding"] } },
       data: { status: "succeeded", paymentIntentId },
     });
-    if (count === 0) return { result: "ignored", reason: "the payment was refunded" };
+    if (count === 0) {
+      // a refund of the current payment that was interrupted (crash between the provider and our record) is
+      // finished, never ordered
+      const current = await db.cardPayment.findFirst({ where: { checkoutId, storeId: store.id } });
+      if (current?.status === "refunding") {
+        await refundUnplacedCardPayment(
+          db,
+          store,
+          checkoutId,
+          current.paymentIntentId ?? paymentIntentId,
+          rail,
+        );
+        return { result: "refunded", reason: "an interrupted refund was finished" };
+      }
+      return { result: "ignored", reason: "the payment was refunded" };
+    }
   } else {
     const settled = await findAttempt(db, paymentIntentId);
     if (settled?.state === "refunding") {
