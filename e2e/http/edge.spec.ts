@@ -146,7 +146,7 @@ test("a second opener (migrations) refuses in one sentence, before opening anyth
   );
 });
 
-// The shopping REST routes are answered by their handler straight from the HTTP server (scripts/lib/direct-routes.ts).
+// The store REST routes are answered by their handler straight from the HTTP server (scripts/lib/direct-routes.ts).
 // Seen from outside: none of the RSC headers Next adds to what it routes, gzip from 1 KiB when asked, a small
 // answer sent as it is with its length; everything else still through Next.
 test("a shopping call skips Next's request handling: gzip from 1 KiB when asked, small answers plain", async ({

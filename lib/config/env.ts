@@ -52,9 +52,10 @@ const EnvSchema = z.object({
    */
   OUTBOUND_ALLOW_PRIVATE: z.enum(["1", "0", "true", "false"]).optional(),
   /**
-   * `npm start` answers the shopping REST routes (carts, checkout sessions, orders, catalog, locations) by calling
-   * their handlers directly, without Next's request handling (default `1`; scripts/lib/direct-routes.ts); `0`
-   * sends them through Next like every other route, for a comparison or a Next upgrade that needs it.
+   * `npm start` answers the store REST routes (carts, checkout sessions, orders, catalog, locations, order events,
+   * webhook deliveries) and the Stripe webhook by calling their handlers directly, without Next's request handling
+   * (default `1`; scripts/lib/direct-routes.ts); `0` sends them through Next like every other route, for a
+   * comparison or a Next upgrade that needs it.
    */
   DIRECT_ROUTES: z.enum(["1", "0"]).default("1"),
   /**

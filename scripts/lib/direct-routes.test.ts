@@ -19,12 +19,14 @@ const MANIFEST: Record<string, string> = {
   "/s/[store_slug]/mcp/route": "/s/[store_slug]/mcp",
   "/s/[store_slug]/cart/[token]/page": "/s/[store_slug]/cart/[token]",
   "/ucp/oauth2/token/route": "/ucp/oauth2/token",
+  "/s/[store_slug]/stripe/webhook/route": "/s/[store_slug]/stripe/webhook",
+  "/merchant/v1/stores/[store_slug]/[...path]/route": "/merchant/v1/stores/[store_slug]/[...path]",
 };
 
 const pageOf = (pathname: string): string | null =>
   matchEntry(entriesOf(MANIFEST), pathname)?.entry.page ?? null;
 
-test("only the shopping REST routes are taken: no catch-all, page, MCP or OAuth route", () => {
+test("only the store REST routes and the Stripe webhook are taken: no catch-all, page, MCP or OAuth route", () => {
   assert.deepEqual(
     entriesOf(MANIFEST)
       .map((e) => e.page)
@@ -35,12 +37,15 @@ test("only the shopping REST routes are taken: no catch-all, page, MCP or OAuth 
       "/s/[store_slug]/carts/mine/route",
       "/s/[store_slug]/carts/route",
       "/s/[store_slug]/checkout-sessions/[id]/complete/route",
+      "/s/[store_slug]/stripe/webhook/route",
     ],
   );
   assert.equal(pageOf("/s/shop/mcp"), null);
   assert.equal(pageOf("/s/shop/cart/tok_1"), null);
   assert.equal(pageOf("/s/shop/anything/else"), null);
   assert.equal(pageOf("/ucp/oauth2/token"), null);
+  assert.equal(pageOf("/merchant/v1/stores/shop/orders"), null);
+  assert.equal(pageOf("/s/shop/stripe/webhook"), "/s/[store_slug]/stripe/webhook/route");
 });
 
 test("a path's params, and a static segment before a dynamic one whatever the manifest's order", () => {

@@ -7,8 +7,9 @@ import { gzipSync } from "node:zlib";
 
 import { errorText, logger } from "@/lib/core/log";
 
-// The shopping REST routes (carts, checkout sessions, orders, catalog, locations) answered by calling their route
-// handler straight from the HTTP server, without Next's request handling in between. Profiles of the checkout
+// The store REST routes (carts, checkout sessions, orders, catalog, locations, order events, webhook deliveries)
+// and the store's Stripe webhook (one per card payment) answered by calling their route handler straight from
+// the HTTP server, without Next's request handling in between. Profiles of the checkout
 // bench put Next's routing, request adaptation and response piping at about a tenth of the server's CPU per call,
 // for work these routes do not need: each is a plain `(Request, { params }) => Response` function that already
 // runs the whole prelude itself (lib/http/prelude.ts). The handler is the one Next built and serves (the same
@@ -32,8 +33,9 @@ export type Entry = {
   handlers: Promise<Map<string, Handler>> | null;
 };
 
-/** The routes taken directly: the UCP shopping REST routes, on a store and the global catalog. */
-const DIRECT = /^\/(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations)(?:\/|$)/;
+/** The routes taken directly: the UCP REST routes of a store and the global catalog, and the Stripe webhook. */
+const DIRECT =
+  /^\/(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations|order-events|webhook-deliveries|stripe\/webhook)(?:\/|$)/;
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 /** A segment the fast path takes as it is: nothing that Next would decode or normalise first (nor `.`, `..`). */
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
