@@ -35,7 +35,7 @@ import { withMandateKey } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
-import { callStats, cell, childrenOf, driveFlows, processCpuMs } from "./bench/flow-driver";
+import { callStats, cell, childrenOf, driveFlows, flowBenchOptions, processCpuMs } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT } from "./lib/paths";
 import {
@@ -47,7 +47,6 @@ import {
 import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const STORE = "summit-trail-outfitters";
-const CONCURRENCY = [1, 8] as const;
 const RAILS = ["card", "crypto"] as const;
 type Rail = (typeof RAILS)[number];
 /** The calls of each flow, in order (execute: the buyer's wallet on the Sui sandbox, not the service). */
@@ -61,14 +60,10 @@ type Samples = Record<Call, number[]>;
 const noSamples = (): Samples => Object.fromEntries(ALL_CALLS.map((c) => [c, []])) as unknown as Samples;
 
 const argv = process.argv.slice(2);
-const option = (name: string): string | undefined =>
-  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const smoke = argv.includes("--smoke");
-const flowsPerLevel = Number(option("flows") ?? (smoke ? 10 : 200));
+const { option, flowsPerLevel, levels, valid: levelsValid } = flowBenchOptions(argv);
 const dbChoice = option("db") ?? "both";
 const railChoice = option("rail") ?? "both";
 const rails: readonly Rail[] = railChoice === "both" ? RAILS : RAILS.filter((r) => r === railChoice);
-const levels = (option("concurrency") ?? CONCURRENCY.join(",")).split(",").map(Number);
 const cpuProfDir = option("cpu-prof");
 /** The generator's arguments when --volume is given (its counts, when --volume=<orders>,<idempotency>,<products>). */
 const volumeArgs = ((): string[] | null => {
@@ -86,13 +81,7 @@ const volumeArgs = ((): string[] | null => {
   }
   return args;
 })();
-if (
-  !["pglite", "postgres", "both"].includes(dbChoice) ||
-  rails.length === 0 ||
-  levels.some((c) => !Number.isInteger(c) || c < 1) ||
-  !Number.isInteger(flowsPerLevel) ||
-  flowsPerLevel < 1
-) {
+if (!["pglite", "postgres", "both"].includes(dbChoice) || rails.length === 0 || !levelsValid) {
   console.error(
     "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>]",
   );

@@ -28,6 +28,7 @@ import {
   callStats,
   cell,
   driveFlows,
+  flowBenchOptions,
   idleCpuPerSecond,
   levelSummary,
   processCpuMs,
@@ -39,12 +40,7 @@ type Call = (typeof CALLS)[number];
 type Samples = Record<Call, number[]>;
 const noSamples = (): Samples => ({ create: [], update: [], get: [], complete: [] });
 
-const argv = process.argv.slice(2);
-const option = (name: string): string | undefined =>
-  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const smoke = argv.includes("--smoke");
-const flowsPerLevel = Number(option("flows") ?? (smoke ? 10 : 200));
-const levels = (option("concurrency") ?? "1,8").split(",").map(Number);
+const { option, flowsPerLevel, levels, valid: levelsValid } = flowBenchOptions(process.argv.slice(2));
 const referenceDir = option("reference-dir");
 const referenceUrl = option("reference");
 const referencePid = option("reference-pid");
@@ -52,9 +48,7 @@ const referenceData = option("reference-data") ?? (existsSync("/dev/shm") ? "/de
 if (
   (referenceDir === undefined) === (referenceUrl === undefined) ||
   (referencePid !== undefined && !/^\d+$/.test(referencePid)) ||
-  levels.some((c) => !Number.isInteger(c) || c < 1) ||
-  !Number.isInteger(flowsPerLevel) ||
-  flowsPerLevel < 1
+  !levelsValid
 ) {
   console.error(
     "Usage: npm run bench:reference -- (--reference-dir=<dir> | --reference=<url> [--reference-pid=<pid>]) [--flows=<n>] [--concurrency=1,8] [--smoke]",

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { callStats, driveFlows, levelSummary, percentile, processCpuMs } from "./flow-driver";
+import {
+  callStats,
+  driveFlows,
+  flowBenchOptions,
+  levelSummary,
+  percentile,
+  processCpuMs,
+} from "./flow-driver";
 
 test("driveFlows: runs exactly the level's flows with at most `concurrency` in flight, CPU divided by the flows", async () => {
   let started = 0;
@@ -63,4 +70,15 @@ test("processCpuMs: this process's CPU time from /proc, null for a pid that does
   while (Date.now() < until); // burn CPU so the counter moves
   assert.ok(processCpuMs(process.pid)! >= before!);
   assert.equal(processCpuMs(2 ** 30), null);
+});
+
+test("flowBenchOptions: 200 flows at 1 and 8 by default, 10 with --smoke; a non-positive or fractional count is invalid", () => {
+  const defaults = flowBenchOptions([]);
+  assert.deepEqual([defaults.flowsPerLevel, defaults.levels, defaults.valid], [200, [1, 8], true]);
+  assert.equal(flowBenchOptions(["--smoke"]).flowsPerLevel, 10);
+  const given = flowBenchOptions(["--flows=50", "--concurrency=2,4,16", "--db=postgres"]);
+  assert.deepEqual([given.flowsPerLevel, given.levels, given.option("db")], [50, [2, 4, 16], "postgres"]);
+  for (const bad of [["--flows=0"], ["--flows=2.5"], ["--concurrency=1,0"], ["--concurrency=x"]]) {
+    assert.equal(flowBenchOptions(bad).valid, false, bad.join(" "));
+  }
 });

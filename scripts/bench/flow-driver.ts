@@ -4,6 +4,23 @@
 // every call's latency is reported as p50/p95.
 import { readFileSync } from "node:fs";
 
+/**
+ * The options both benches read the same way: `--<name>=<value>`, `--flows=<n>` per level (200; 10 with
+ * `--smoke`) and `--concurrency=1,8`. `valid` is false when the flows or a level is not a positive integer.
+ */
+export const flowBenchOptions = (argv: readonly string[]) => {
+  const option = (name: string): string | undefined =>
+    argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const smoke = argv.includes("--smoke");
+  const flowsPerLevel = Number(option("flows") ?? (smoke ? 10 : 200));
+  const levels = (option("concurrency") ?? "1,8").split(",").map(Number);
+  const valid =
+    levels.every((c) => Number.isInteger(c) && c >= 1) &&
+    Number.isInteger(flowsPerLevel) &&
+    flowsPerLevel >= 1;
+  return { option, smoke, flowsPerLevel, levels, valid };
+};
+
 /** The pids of a process's children (Linux /proc), or none when it is gone. */
 export const childrenOf = (pid: number): number[] => {
   try {
