@@ -1,11 +1,10 @@
 // `npm run db:seed`: fills the configured database (PGlite by default, PostgreSQL when DATABASE_URL is set) with
 // the demo stores and a deterministic catalog. Refuses to touch a non-empty database unless --reset is given.
-import { parseArgs } from "node:util";
 
 import { openAdapter } from "@/lib/config/database";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
-import { formatInt, parseCount } from "./seed/cli-count";
+import { formatInt, parseCount, readCli } from "./seed/cli-count";
 import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_PRODUCT_COUNT,
@@ -23,31 +22,18 @@ const USAGE = `Usage: npm run db:seed -- [--products N] [--reset] [--strategy ${
   --strategy S     bulk insert method (default ${INSERT_STRATEGIES[0]})
   --chunk-size N   products per insert transaction (default ${DEFAULT_CHUNK_SIZE})`;
 
-const fail = (message: string): never => {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
-};
-
 const main = async (): Promise<void> => {
-  const { values } = (() => {
-    try {
-      return parseArgs({
-        options: {
-          products: { type: "string" },
-          reset: { type: "boolean", default: false },
-          strategy: { type: "string" },
-          "chunk-size": { type: "string" },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      });
-    } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
-    }
-  })();
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  const cli = readCli(
+    {
+      products: { type: "string" },
+      reset: { type: "boolean", default: false },
+      strategy: { type: "string" },
+      "chunk-size": { type: "string" },
+    },
+    USAGE,
+  );
+  if (!cli) return;
+  const { values, fail } = cli;
   const products = parseCount("--products", values.products, DEFAULT_PRODUCT_COUNT, { min: 0, fail });
   const chunkSize = parseCount("--chunk-size", values["chunk-size"], DEFAULT_CHUNK_SIZE, { min: 1, fail });
   const strategy = values.strategy ?? INSERT_STRATEGIES[0];

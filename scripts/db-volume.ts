@@ -3,14 +3,13 @@
 // measure whether the service's costs stay flat as data grows (docs/performance.md, "Flat growth"). The rows are
 // made inside the database (prisma/seed/volume.ts). A progress bar on a terminal; plain progress lines otherwise.
 // Refuses a database with a live-mode store unless --force.
-import { parseArgs } from "node:util";
 
 import { Presets, SingleBar } from "cli-progress";
 
 import { openAdapter } from "@/lib/config/database";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
-import { formatInt, parseCount } from "../prisma/seed/cli-count";
+import { formatInt, parseCount, readCli } from "../prisma/seed/cli-count";
 import {
   DEFAULT_VOLUME_BATCH,
   generateVolume,
@@ -30,11 +29,6 @@ const USAGE = `Usage: npm run db:volume -- [--orders N] [--idempotency N] [--pro
 
 /** The generator binds its counts as PostgreSQL `int` (prisma/seed/volume.ts). */
 const MAX_COUNT = 2 ** 31 - 1;
-
-const fail = (message: string): never => {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
-};
 
 const duration = (seconds: number): string =>
   seconds >= 60
@@ -89,27 +83,19 @@ const progressReporter = () => {
 };
 
 const main = async (): Promise<void> => {
-  const { values } = (() => {
-    try {
-      return parseArgs({
-        options: {
-          orders: { type: "string" },
-          idempotency: { type: "string" },
-          products: { type: "string" },
-          store: { type: "string" },
-          batch: { type: "string" },
-          force: { type: "boolean", default: false },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      });
-    } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
-    }
-  })();
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+  const cli = readCli(
+    {
+      orders: { type: "string" },
+      idempotency: { type: "string" },
+      products: { type: "string" },
+      store: { type: "string" },
+      batch: { type: "string" },
+      force: { type: "boolean", default: false },
+    },
+    USAGE,
+  );
+  if (!cli) return;
+  const { values, fail } = cli;
   const counts = {
     orders: parseCount("--orders", values.orders, VOLUME_DEFAULTS.orders, { min: 0, max: MAX_COUNT, fail }),
     idempotency: parseCount("--idempotency", values.idempotency, VOLUME_DEFAULTS.idempotency, {

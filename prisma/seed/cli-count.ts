@@ -1,4 +1,35 @@
-// What the seeding CLIs (prisma/seed.ts, scripts/db-volume.ts) share: reading a count flag and printing one.
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+
+// What the seeding CLIs (prisma/seed.ts, scripts/db-volume.ts) share: reading their flags (a count flag in
+// particular) and printing a count.
+
+/**
+ * The CLI's flags (with `--help`/`-h`), and `fail`: prints a message with the usage and exits 2 (a flag Node's
+ * parser refuses goes there too). `null` when `--help` was given: the usage is printed, there is nothing to do.
+ */
+export const readCli = <const O extends ParseArgsOptionsConfig>(
+  options: O,
+  usage: string,
+): {
+  values: ReturnType<typeof parseArgs<{ options: O }>>["values"];
+  fail: (message: string) => never;
+} | null => {
+  const fail = (message: string): never => {
+    console.error(`${message}\n\n${usage}`);
+    process.exit(2);
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { ...options, help: { type: "boolean", short: "h", default: false } } });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(usage);
+    return null;
+  }
+  return { values: parsed.values as ReturnType<typeof parseArgs<{ options: O }>>["values"], fail };
+};
 
 export const formatInt = (n: number): string => n.toLocaleString("en-US");
 
