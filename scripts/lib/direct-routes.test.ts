@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
-import { IncomingMessage } from "node:http";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { test } from "node:test";
 
-import { entriesOf, matchEntry, webRequestOf } from "./direct-routes";
+import { directRoutes, entriesOf, matchEntry, webRequestOf } from "./direct-routes";
 
 // Which requests the HTTP server answers by calling a shopping route's handler itself, and the Request it hands
 // that handler: everything else, and anything Next would first decode, redirect or normalise, stays with Next.
@@ -106,4 +109,21 @@ test("the X-Forwarded-* headers Next adds when absent, and the client's own when
   }).headers;
   assert.equal(kept.get("x-forwarded-for"), "203.0.113.9");
   assert.equal(kept.get("x-forwarded-proto"), "https");
+});
+
+test("a build it cannot read (no manifest, or a route module of another shape) leaves every request to Next", async () => {
+  const root = mkdtempSync(path.join(tmpdir(), "direct-routes-"));
+  try {
+    const req = requestOf({});
+    const res = new ServerResponse(req);
+    assert.equal(directRoutes(root, { host: "127.0.0.1", port: 3000 })(req, res), false);
+    mkdirSync(path.join(root, ".next"));
+    writeFileSync(path.join(root, ".next/app-path-routes-manifest.json"), JSON.stringify(MANIFEST));
+    const answered = directRoutes(root, { host: "127.0.0.1", port: 3000 })(req, res);
+    assert.notEqual(answered, false, "a route of the manifest is matched");
+    assert.equal(await answered, false, "its compiled module is missing: Next answers");
+    assert.equal(res.headersSent, false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -179,8 +179,16 @@ export const directRoutes = (
   root: string,
   origin: { host: string; port: number },
 ): ((req: IncomingMessage, res: ServerResponse) => Promise<boolean> | false) => {
-  const manifest = readFileSync(path.join(root, ".next/app-path-routes-manifest.json"), "utf8");
-  const entries = entriesOf(JSON.parse(manifest) as Record<string, string>);
+  const entries = ((): Entry[] => {
+    try {
+      const manifest = readFileSync(path.join(root, ".next/app-path-routes-manifest.json"), "utf8");
+      return entriesOf(JSON.parse(manifest) as Record<string, string>);
+    } catch (error) {
+      // a build without this manifest (another Next version): every route goes through Next
+      logger().warn(`direct routes: none, every route goes through Next (${errorText(error)})`);
+      return [];
+    }
+  })();
   const load = createRequire(path.join(root, "package.json"));
   const handlersOf = (entry: Entry): Promise<Map<string, Handler>> =>
     (entry.handlers ??= (async () => {
