@@ -9,6 +9,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 import { getEnv } from "./env";
 import { assertPgliteFree, holdPgliteLock } from "./pglite-lock";
+import { statementNamer } from "./statement-names";
 
 // The two database backends behind one Prisma schema (DECISIONS.md A): PGlite when DATABASE_URL is unset,
 // PostgreSQL through @prisma/adapter-pg when it is a postgres:// URL. Used by the app (lib/config/db.ts), the
@@ -67,7 +68,16 @@ export const openAdapter = async (options: OpenOptions = {}): Promise<AdapterHan
     await held.handle.close();
   }
   if (env.DATABASE_URL) {
-    const factory = new PrismaPg({ connectionString: env.DATABASE_URL, max: 10 });
+    type PgOptions = NonNullable<ConstructorParameters<typeof PrismaPg>[1]>;
+    // each statement prepared once per connection (statement-names.ts); pg sends an unnamed one when the
+    // namer answers undefined, which the adapter's declared type does not admit
+    const statementNameGenerator = env.PG_PREPARED_STATEMENTS
+      ? (statementNamer(env.PG_PREPARED_STATEMENTS) as PgOptions["statementNameGenerator"])
+      : undefined;
+    const factory = new PrismaPg(
+      { connectionString: env.DATABASE_URL, max: 10 },
+      statementNameGenerator ? { statementNameGenerator } : undefined,
+    );
     return {
       kind: "postgres",
       describe: `PostgreSQL ${redact(env.DATABASE_URL)}`,

@@ -168,6 +168,12 @@ const EnvSchema = z.object({
    * after another instance changed them, in ms; 0 turns the cache off. At most 5000 (lib/config/row-cache.ts).
    */
   ROW_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /**
+   * PostgreSQL: how many distinct statements each pool connection keeps prepared, parsed and planned once instead
+   * of on every call (default 500; lib/config/statement-names.ts). `0` prepares none: for a pooler that cannot
+   * carry prepared statements (PgBouncer in transaction mode before 1.21).
+   */
+  PG_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
   /** Requests per window of one anonymous client address (default 120; 1 000 000 under NODE_ENV=test). */
   RATE_LIMIT_ANONYMOUS: z.coerce.number().int().min(1).optional(),
   /** Requests per window of one platform key or client_credentials client (default 1200; 1 000 000 under NODE_ENV=test). */

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 
 import type { JWK } from "jose";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { onSqlStatement } from "@/lib/config/sql-observer";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -312,5 +312,29 @@ describe("SQL statement budgets", () => {
     console.log(
       `statements: cart create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, cancel ${cancelled.sql.length}`,
     );
+  });
+});
+
+describe("prepared statements", () => {
+  test("PostgreSQL: a statement the app repeats is prepared on its connection under one name; PGlite prepares none", async () => {
+    const { client: db, handle } = await getDbHandle();
+    // one transaction: every statement on one pool connection, so its prepared statements are the ones read
+    const prepared = await db.$transaction(async (tx) => {
+      for (let i = 0; i < 2; i++) {
+        const row = await tx.store.findUnique({ where: { id: store.id }, select: { id: true, slug: true } });
+        assert.equal(row?.slug, store.slug);
+      }
+      const all = await tx.$queryRaw<{ name: string; statement: string }[]>`
+        SELECT name, statement FROM pg_prepared_statements`;
+      return all.filter((p) =>
+        p.statement.startsWith('SELECT "t0"."id", "t0"."slug" FROM "public"."stores"'),
+      );
+    });
+    if (handle.kind === "pglite") {
+      assert.deepEqual(prepared, [], "PGlite runs in-process: nothing to prepare");
+      return;
+    }
+    assert.equal(prepared.length, 1, `the store read prepared once: ${JSON.stringify(prepared)}`);
+    assert.match(prepared[0]!.name, /^acs_[0-9a-z]+$/);
   });
 });
