@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { JWK } from "jose";
 
 import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
+import { startAttempt } from "@/lib/checkout/completion/start-attempt";
 import { handleStripeWebhook, SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
 import { returnFromProvider } from "@/lib/checkout/hosted-payment";
 import { getDb } from "@/lib/config/db";
@@ -13,6 +14,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
+import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { stripeSandbox, stripeSignatureHeader, type StripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -392,5 +394,37 @@ test("a good card racing a 3-DS card, the challenge approved late: one order, ne
     assert.equal(orders.length, 1, `run ${run}: ${answers.map((a) => a.text).join(" | ")}`);
     const total = (orders[0]!.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
     assert.equal(netCharged(c.id), total.amount, `run ${run}: net charged = order total`);
+  }
+});
+
+test(`first attempts racing at the card-payment record (${DECLINE_RUNS} runs): one record, one provider key, one PaymentIntent, charged once`, async () => {
+  const db = await getDb();
+  for (let run = 0; run < DECLINE_RUNS; run++) {
+    const c = await readyCheckout();
+    const total = c.totals.find((t) => t.type === "total")!.amount;
+    // the step the completions run once each holds the session, called at once: each creates the record or
+    // finds the one a racer created, and charges with the key of that record's attempt
+    const outcomes = await Promise.all(
+      [1, 2, 3].map(() =>
+        startAttempt(db, {
+          store,
+          checkoutId: c.id,
+          handlerId: "svc.card",
+          adapter: stripeCardRail,
+          amount: total,
+          currency: c.currency,
+          token: "pm_card_visa",
+          returnUrl: `http://127.0.0.1/s/${store.slug}/pay/x`,
+        }),
+      ),
+    );
+    const refs = new Set(outcomes.map((o) => (o.kind === "outcome" ? o.outcome.paymentRef : "retry")));
+    assert.equal(refs.size, 1, `one PaymentIntent for every racer: ${[...refs].join(", ")}`);
+    assert.equal(intentsOf(c.id).length, 1, "one PaymentIntent at the provider");
+    assert.equal(netCharged(c.id), total, "charged once, the total");
+    const records = await db.cardPayment.findMany({ where: { checkoutId: c.id } });
+    assert.equal(records.length, 1);
+    assert.equal(records[0]!.attempt, 1);
+    assert.equal(records[0]!.amount, total);
   }
 });

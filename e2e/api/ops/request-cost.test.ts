@@ -225,7 +225,7 @@ const BUDGET = {
   createCheckout: 8,
   updateCheckout: 7,
   getCheckout: 3,
-  completeCheckout: 36,
+  completeCheckout: 35,
   search: 4,
   createCart: 9,
   updateCart: 10,

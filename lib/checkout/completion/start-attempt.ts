@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
 import { faultPoint } from "@/lib/config/fault-point";
-import type { Store } from "@/lib/generated/prisma/client";
+import type { CardPayment, Store } from "@/lib/generated/prisma/client";
 import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
 
@@ -25,17 +25,38 @@ export const chargeKey = (
     .digest("base64url")
     .slice(0, 16)}`;
 
-/** The card-payment row of the checkout (created on first completion; racing creators share it). */
-const cardPaymentOf = async (db: Db, store: Store, checkoutId: string, amount: number, currency: string) => {
-  const existing = await db.cardPayment.findUnique({ where: { checkoutId } });
-  if (existing) return existing;
-  try {
-    return await db.cardPayment.create({
-      data: { checkoutId, storeId: store.id, status: "pending", amount, currency },
-    });
-  } catch {
-    return db.cardPayment.findUniqueOrThrow({ where: { checkoutId } });
+/**
+ * The card-payment row of the checkout: created on its first completion, in one statement (the common case);
+ * read when it exists already (a later attempt) or a racing completion created it first.
+ */
+const cardPaymentOf = async (
+  db: Db,
+  store: Store,
+  checkoutId: string,
+  amount: number,
+  currency: string,
+): Promise<CardPayment> => {
+  const now = new Date();
+  // written in SQL: Prisma's create would fail on the racing creator's row, and createMany with skipDuplicates is
+  // compiled again on every call (docs/decisions.md "Plans Prisma can reuse")
+  const created = await db.$executeRaw`
+    INSERT INTO card_payments (checkout_id, store_id, attempt, status, amount, currency, created_at, updated_at)
+    VALUES (${checkoutId}, ${store.id}, 1, 'pending', ${amount}, ${currency}, ${now}, ${now})
+    ON CONFLICT (checkout_id) DO NOTHING`;
+  if (created === 1) {
+    return {
+      checkoutId,
+      storeId: store.id,
+      attempt: 1,
+      paymentIntentId: null,
+      status: "pending",
+      amount,
+      currency,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
+  return db.cardPayment.findUniqueOrThrow({ where: { checkoutId } });
 };
 
 export type StartAttemptInput = {
