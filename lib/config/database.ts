@@ -9,6 +9,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 import { getEnv } from "./env";
 import { assertPgliteFree, holdPgliteLock } from "./pglite-lock";
+import { withPreparedStatements } from "./pglite-prepared";
 import { statementNamer } from "./statement-names";
 
 // The two database backends behind one Prisma schema (DECISIONS.md A): PGlite when DATABASE_URL is unset,
@@ -105,7 +106,8 @@ export const openPglite = async (dataDir: string, options: OpenOptions = {}): Pr
   return {
     kind: "pglite",
     describe: `PGlite ${dataDir}`,
-    factory: new PrismaPGlite(client),
+    // each statement parsed and planned once (pglite-prepared.ts)
+    factory: new PrismaPGlite(withPreparedStatements(client, getEnv().PG_PREPARED_STATEMENTS)),
     close: () => client.close(),
     dumpDataDir: () => client.dumpDataDir("none"),
   };

@@ -169,9 +169,9 @@ const EnvSchema = z.object({
    */
   ROW_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
   /**
-   * PostgreSQL: how many distinct statements each pool connection keeps prepared, parsed and planned once instead
-   * of on every call (default 500; lib/config/statement-names.ts). `0` prepares none: for a pooler that cannot
-   * carry prepared statements (PgBouncer in transaction mode before 1.21).
+   * How many distinct statements each database connection keeps prepared, parsed and planned once instead of on
+   * every call, on PostgreSQL and on PGlite (default 500; lib/config/statement-names.ts, pglite-prepared.ts). `0`
+   * prepares none: for a pooler that cannot carry prepared statements (PgBouncer in transaction mode before 1.21).
    */
   PG_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
   /** Requests per window of one anonymous client address (default 120; 1 000 000 under NODE_ENV=test). */

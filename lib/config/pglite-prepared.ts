@@ -1,0 +1,127 @@
+import {
+  parse,
+  protocol,
+  type PGlite,
+  type QueryOptions,
+  type Results,
+  type Transaction,
+} from "@electric-sql/pglite";
+
+// Prepared statements on PGlite. Its `query` speaks the extended protocol as six calls into the WASM backend
+// (parse, describe, bind, describe, execute, sync), unnamed, so every statement is parsed and planned again, in
+// our own process. Here each SQL text is parsed and described once under a name, and a call is then one message
+// (bind, describe, execute, sync), decoded by PGlite's own result parser. What PGlite's `query` guarantees is
+// kept: a call outside a transaction waits for an open one and syncs the data dir after it; a call inside one
+// runs in it; a database error is PGlite's own DatabaseError (what the Prisma adapter maps, the unique violation
+// among them). Bounded like PostgreSQL's (statement-names.ts): texts past `limit` go through PGlite's `query`.
+
+type Prepared = { name: string; paramTypes: number[] };
+
+const { serialize } = protocol;
+
+const concat = (parts: readonly Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+};
+
+/**
+ * `db` with `query` (and `transaction`'s `tx.query`) running prepared statements, for the first `limit` SQL texts;
+ * `limit` 0 returns `db` as it is. Everything else is PGlite's own.
+ */
+export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
+  if (limit <= 0) return db;
+  const prepared = new Map<string, Prepared>();
+  let nextName = 0;
+
+  /** Runs `sql` prepared; the caller holds PGlite's query lock. */
+  const runPrepared = async (
+    sql: string,
+    params: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<Results> => {
+    let statement = prepared.get(sql);
+    if (!statement) {
+      // a name is never reused, even when this Parse fails
+      const name = `acs_${(nextName++).toString(36)}`;
+      const described = await db.execProtocol(
+        concat([
+          serialize.parse({ name, text: sql, ...(options?.paramTypes ? { types: options.paramTypes } : {}) }),
+          serialize.describe({ type: "S", name }),
+          serialize.sync(),
+        ]),
+        { syncToFs: false },
+      );
+      statement = { name, paramTypes: parse.parseDescribeStatementResults(described.messages) };
+      prepared.set(sql, statement);
+    }
+    const { paramTypes } = statement;
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const type = paramTypes[i]!;
+      const serializer = options?.serializers?.[type] ?? db.serializers[type];
+      return serializer ? serializer(value) : String(value);
+    });
+    const { messages } = await db.execProtocol(
+      concat([
+        serialize.bind({ statement: statement.name, values }),
+        serialize.describe({ type: "P" }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
+      { syncToFs: false },
+    );
+    return parse.parseResults(messages, db.parsers, options)[0]!;
+  };
+
+  const takesPrepared = (sql: string): boolean => prepared.has(sql) || prepared.size < limit;
+
+  const query = async <T>(
+    sql: string,
+    params: unknown[] = [],
+    options?: QueryOptions,
+  ): Promise<Results<T>> => {
+    if (!takesPrepared(sql)) return db.query<T>(sql, params, options);
+    // as PGlite's query: after any open transaction, alone on the backend, then the data dir synced
+    return db._runExclusiveTransaction(() =>
+      db._runExclusiveQuery(async () => {
+        const result = await runPrepared(sql, params, options);
+        await db.syncToFs();
+        return result as Results<T>;
+      }),
+    );
+  };
+
+  const inTransaction = (tx: Transaction): Transaction =>
+    new Proxy(tx, {
+      get(target, prop, receiver) {
+        if (prop !== "query") return Reflect.get(target, prop, receiver) as unknown;
+        return async <T>(
+          sql: string,
+          params: unknown[] = [],
+          options?: QueryOptions,
+        ): Promise<Results<T>> => {
+          if (target.closed) throw new Error("Transaction is closed");
+          if (!takesPrepared(sql)) return target.query<T>(sql, params, options);
+          return db._runExclusiveQuery(async () => (await runPrepared(sql, params, options)) as Results<T>);
+        };
+      },
+    });
+
+  const transaction = <T>(callback: (tx: Transaction) => Promise<T>): Promise<T> =>
+    db.transaction((tx) => callback(inTransaction(tx)));
+
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "query") return query;
+      if (prop === "transaction") return transaction;
+      // PGlite's methods use private fields: they run on the instance itself, never on the proxy
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+};
