@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { messages, PGlite } from "@electric-sql/pglite";
 
 import { withPreparedStatements } from "./pglite-prepared";
+import { PLAN_PER_CALL } from "./statement-names";
 
 let raw: PGlite;
 let db: PGlite;
@@ -52,6 +53,12 @@ test("a repeated text is prepared once, under one name, and not again", async ()
   const mine = (await preparedNames()).filter((p) => p.statement === text);
   assert.equal(mine.length, 1);
   assert.match(mine[0]!.name, /^acs_[0-9a-z]+$/);
+});
+
+test("a statement that plans per call answers, unprepared", async () => {
+  const text = `${PLAN_PER_CALL}\nSELECT id FROM t WHERE n >= $1`;
+  assert.deepEqual((await db.query(text, [0])).rows, [{ id: "a" }]);
+  assert.equal((await preparedNames()).filter((p) => p.statement === text).length, 0);
 });
 
 test("past the limit a new text still answers, unprepared", async () => {

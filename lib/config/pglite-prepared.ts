@@ -7,13 +7,16 @@ import {
   type Transaction,
 } from "@electric-sql/pglite";
 
+import { plansPerCall } from "./statement-names";
+
 // Prepared statements on PGlite. Its `query` speaks the extended protocol as six calls into the WASM backend
 // (parse, describe, bind, describe, execute, sync), unnamed, so every statement is parsed and planned again, in
 // our own process. Here each SQL text is parsed and described once under a name, and a call is then one message
 // (bind, describe, execute, sync), decoded by PGlite's own result parser. What PGlite's `query` guarantees is
 // kept: a call outside a transaction waits for an open one and syncs the data dir after it; a call inside one
 // runs in it; a database error is PGlite's own DatabaseError (what the Prisma adapter maps, the unique violation
-// among them). Bounded like PostgreSQL's (statement-names.ts): texts past `limit` go through PGlite's `query`.
+// among them). Bounded like PostgreSQL's (statement-names.ts): texts past `limit`, and those that plan per call,
+// go through PGlite's `query`.
 
 type Prepared = { name: string; paramTypes: number[] };
 
@@ -78,7 +81,8 @@ export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
     return parse.parseResults(messages, db.parsers, options)[0]!;
   };
 
-  const takesPrepared = (sql: string): boolean => prepared.has(sql) || prepared.size < limit;
+  const takesPrepared = (sql: string): boolean =>
+    prepared.has(sql) || (prepared.size < limit && !plansPerCall(sql));
 
   const query = async <T>(
     sql: string,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { statementNamer } from "./statement-names";
+import { PLAN_PER_CALL, statementNamer } from "./statement-names";
 
 test("one stable name per SQL text, distinct texts distinct names", () => {
   const name = statementNamer(10);
@@ -25,4 +25,12 @@ test("past the limit a new text goes unnamed (not prepared) and the known ones k
 test("limit 0 names nothing", () => {
   const name = statementNamer(0);
   assert.equal(name({ sql: "SELECT 1" }), undefined);
+});
+
+test("a statement that plans per call is never named, and takes no place in the bound", () => {
+  const name = statementNamer(1);
+  const search = `${PLAN_PER_CALL}\nSELECT 1 FROM catalog_search_documents WHERE document @@ $1`;
+  assert.equal(name({ sql: search }), undefined);
+  assert.equal(name({ sql: search }), undefined);
+  assert.ok(name({ sql: "SELECT 1" }), "the one place is still free");
 });

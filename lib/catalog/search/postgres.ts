@@ -3,8 +3,9 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 
-import { getDb } from "@/lib/config/db";
+import { getDb, type Db } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
+import { PLAN_PER_CALL } from "@/lib/config/statement-names";
 
 import {
   FACET_LIMIT,
@@ -25,6 +26,13 @@ import { likePattern, sellerStoresSql } from "./seller-match";
 // Levenshtein distance of 1 for 4-letter and 2 for ≥ 5-letter words: trigrams alone miss swapped letters in
 // short words). All words must match; when that finds nothing, any word may match ("any" mode) and ts_rank
 // puts the products matching more of them first. Pagination is keyset (sort key + product id), never OFFSET.
+
+/**
+ * A search statement: planned for its words on every call, never prepared (a rare word and a common one want
+ * different plans; lib/config/statement-names.ts).
+ */
+const searchQuery = <T>(db: Db, sql: string, ...params: unknown[]): Promise<T> =>
+  db.$queryRawUnsafe<T>(`${PLAN_PER_CALL}\n${sql}`, ...params);
 
 const FUZZY_ALTERNATIVES = 3;
 /** How long a search's total_count and facets are reused (0 = never). */
@@ -55,7 +63,8 @@ const NewestPosition = z.object({
 const expandTerms = async (terms: readonly string[]): Promise<string[][]> => {
   if (terms.length === 0) return [];
   const db = await getDb();
-  const rows = await db.$queryRawUnsafe<{ ord: number; term: string; alts: string[] | null }[]>(
+  const rows = await searchQuery<{ ord: number; term: string; alts: string[] | null }[]>(
+    db,
     `SELECT t.ord::int AS ord, t.term,
             CASE WHEN length(t.term) < 3 OR EXISTS (SELECT 1 FROM catalog_search_terms w WHERE w.word = t.term)
                  THEN NULL
@@ -160,7 +169,8 @@ const TITLE_TIER_RANK = 0.5;
 
 const hasAny = async (p: Plan): Promise<boolean> => {
   const db = await getDb();
-  const rows = await db.$queryRawUnsafe<unknown[]>(
+  const rows = await searchQuery<unknown[]>(
+    db,
     `SELECT 1 FROM catalog_search_documents d WHERE ${p.where.join(" AND ")} LIMIT 1`,
     ...p.params,
   );
@@ -258,10 +268,10 @@ const pageQuery = (p: Plan, request: SearchRequest): Statement & { walk: Stateme
 const sortedPage = async (page: Statement & { walk: Statement | null }, limit: number): Promise<Row[]> => {
   const db = await getDb();
   if (page.walk) {
-    const walked = await db.$queryRawUnsafe<Row[]>(page.walk.sql, ...page.walk.params);
+    const walked = await searchQuery<Row[]>(db, page.walk.sql, ...page.walk.params);
     if (walked.length > limit) return walked;
   }
-  return db.$queryRawUnsafe<Row[]>(page.sql, ...page.params);
+  return searchQuery<Row[]>(db, page.sql, ...page.params);
 };
 
 /** A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. */
@@ -279,7 +289,8 @@ const tieredRelevancePage = async (p: Plan, request: SearchRequest): Promise<Row
       keyset && after
         ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
         : "";
-    return db.$queryRawUnsafe<Row[]>(
+    return searchQuery<Row[]>(
+      db,
       `SELECT id, k::text AS k FROM (${inner}) m ${position} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, limit)}`,
       ...params,
     );
@@ -316,7 +327,8 @@ const countAndFacets = async (p: Plan): Promise<Summary> => {
   const cached = ttl > 0 ? summaryCache.get(key) : undefined;
   if (cached) return cached;
   const db = await getDb();
-  const rows = await db.$queryRawUnsafe<GroupRow[]>(
+  const rows = await searchQuery<GroupRow[]>(
+    db,
     `SELECT d.store_slug AS slug, min(d.store_name) AS name, d.categories, d.payment, count(*)::int AS n
      FROM catalog_search_documents d WHERE ${p.where.join(" AND ")}
      GROUP BY d.store_id, d.store_slug, d.categories, d.payment`,
