@@ -10,13 +10,7 @@ import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { applyRequest } from "./apply-request";
-import {
-  CHECKOUT_TTL_MS,
-  insertLines,
-  lineRowsOf,
-  loadCheckoutOrThrow,
-  renderCheckout,
-} from "./checkout-record";
+import { CHECKOUT_TTL_MS, lineRowsOf, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { EMPTY_FULFILLMENT } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft } from "./price-checkout";
 import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
@@ -150,32 +144,28 @@ export const createCheckout = defineOperation({
       ucpVersion: ctx.ucpVersion,
       order: null,
     });
-    // two plain inserts in one transaction (a nested create would also read the row back). From a cart, the
-    // cart's row is locked first and its open checkout looked up again, so two first creates racing for one cart
-    // give one checkout (the loser returns the winner's)
-    const raced = await db.$transaction(async (tx) => {
-      if (input.cart_id) {
-        await tx.cart.updateMany({
-          where: { id: input.cart_id, storeId: store.id },
-          data: { updatedAt: ctx.now },
-        });
-        const winner = await openCheckoutOfCart(tx, ctx, input.cart_id);
-        if (winner) return winner;
-      }
-      await insertCheckout(
-        tx,
-        {
-          ...session,
-          buyer: session.buyer ?? undefined,
-          context: (session.context as object | null) ?? undefined,
-          attribution: session.attribution ?? undefined,
-          mandateTermsHistory: [mandateTerms(body, store.slug)],
-        },
+    const insert = (writer: Parameters<typeof insertCheckout>[0]) =>
+      insertCheckout(
+        writer,
+        { ...session, mandateTermsHistory: [mandateTerms(body, store.slug)] },
         priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
+        lineRowsOf(priced.lines),
       );
-      await insertLines(tx, id, lineRowsOf(priced.lines));
-      return null;
-    });
+    // the session and its lines are one statement. From a cart, the cart's row is locked first and its open
+    // checkout looked up again, in one transaction, so two first creates racing for one cart give one checkout
+    // (the loser returns the winner's)
+    const raced = input.cart_id
+      ? await db.$transaction(async (tx) => {
+          await tx.cart.updateMany({
+            where: { id: input.cart_id!, storeId: store.id },
+            data: { updatedAt: ctx.now },
+          });
+          const winner = await openCheckoutOfCart(tx, ctx, input.cart_id!);
+          if (winner) return winner;
+          await insert(tx);
+          return null;
+        })
+      : await insert(db).then(() => null);
     if (raced) return reuse(db, ctx, raced);
     return { body: await withMerchantAuthorization(ctx, body), status: 201 };
   }),

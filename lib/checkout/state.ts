@@ -58,15 +58,79 @@ export const moveCheckout = async (
   return count;
 };
 
-/** Inserts a new session in its first status (the preflight's verdict). */
+/** A new session as create_checkout builds it (the columns it sets; the others take their defaults). */
+export type NewCheckout = {
+  id: string;
+  storeId: string;
+  cartId: string | null;
+  principalId: string;
+  currency: string;
+  buyer: unknown;
+  fulfillment: unknown;
+  discountCodes: readonly string[];
+  notes: string | null;
+  totals: unknown;
+  agentProfile: string | null;
+  paymentInstruments: unknown;
+  context: unknown;
+  attribution: unknown;
+  mandateTermsHistory: unknown;
+  expiresAt: Date;
+};
+
+/** A line of a new session (checkout_line_items' columns but its checkout). */
+export type NewCheckoutLine = {
+  id: string;
+  variantId: string;
+  quantity: number;
+  priceMinor: number;
+  position: number;
+};
+
+/** A JSON column's parameter: SQL NULL for null or absent (as Prisma writes an absent optional Json). */
+const jsonParam = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);
+
+/**
+ * Inserts a new session in its first status (the preflight's verdict) with its lines, in one statement: atomic
+ * without a transaction, and one text (prepared once) whatever the number of lines, which travel as one JSON
+ * array (arrays travel as JSON so both driver adapters bind them alike). Written in SQL: Prisma's nested create
+ * reads the row back, and a create per table needs a transaction around them.
+ */
 export const insertCheckout = async (
-  db: CheckoutWriter,
-  data: Omit<Prisma.CheckoutSessionCreateManyInput, "status">,
+  db: Pick<Prisma.TransactionClient, "$executeRaw">,
+  session: NewCheckout,
   status: Extract<CheckoutStatus, "incomplete" | "ready_for_complete">,
+  lines: readonly NewCheckoutLine[],
 ): Promise<void> => {
-  // create, not createMany: Prisma reuses create's compiled plan and compiles createMany's on every call
-  // (docs/decisions.md "Plans Prisma can reuse")
-  await db.checkoutSession.create({ data: { ...data, status }, select: { id: true } });
+  const now = new Date();
+  const rows = JSON.stringify(
+    lines.map((l) => ({
+      id: l.id,
+      variant_id: l.variantId,
+      quantity: l.quantity,
+      price_minor: l.priceMinor,
+      position: l.position,
+    })),
+  );
+  await db.$executeRaw`
+    WITH checkout AS (
+      INSERT INTO checkout_sessions (id, store_id, cart_id, principal_id, status, currency, buyer, fulfillment,
+        discount_codes, notes, totals, agent_profile, payment_instruments, context, attribution,
+        mandate_terms_history, expires_at, created_at, updated_at)
+      VALUES (${session.id}, ${session.storeId}, ${session.cartId}, ${session.principalId},
+        CAST(${status} AS checkout_status), ${session.currency}, CAST(${jsonParam(session.buyer)} AS jsonb),
+        CAST(${jsonParam(session.fulfillment)} AS jsonb),
+        ARRAY(SELECT jsonb_array_elements_text(CAST(${JSON.stringify(session.discountCodes)} AS jsonb))),
+        ${session.notes}, CAST(${jsonParam(session.totals) ?? "[]"} AS jsonb), ${session.agentProfile},
+        CAST(${jsonParam(session.paymentInstruments) ?? "[]"} AS jsonb), CAST(${jsonParam(session.context)} AS jsonb),
+        CAST(${jsonParam(session.attribution)} AS jsonb),
+        CAST(${jsonParam(session.mandateTermsHistory) ?? "[]"} AS jsonb), ${session.expiresAt}, ${now}, ${now})
+      RETURNING id)
+    INSERT INTO checkout_line_items (id, checkout_id, variant_id, quantity, price_minor, position)
+    SELECT l.id, checkout.id, l.variant_id, l.quantity, l.price_minor, l.position
+    FROM checkout, jsonb_to_recordset(CAST(${rows} AS jsonb))
+      AS l(id text, variant_id text, quantity int, price_minor int, position int)`;
 };
 
 /** An open session's status from its blocking messages: any error blocks completion. */

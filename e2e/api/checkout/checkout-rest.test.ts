@@ -126,6 +126,69 @@ describe("POST /s/:slug/checkout-sessions — create and the preflight", () => {
     assert.equal(c.fulfillment.methods[0]?.line_item_ids[0], c.line_items[0]?.id);
   });
 
+  test("the stored session and its lines hold every field of the create, typed as the schema says", async () => {
+    const before = new Date();
+    const res = await create({
+      line_items: [
+        { item: { id: socks.id }, quantity: 2 },
+        { item: { id: boots.id }, quantity: 1 },
+      ],
+      buyer: BUYER,
+      shipping_address: SEED_ADDRESS,
+      shipping_method_id: "standard",
+      discounts: { codes: ["SAVE10", "FIVE"] },
+      notes: "leave at the door",
+      context: { locale: "en-US", nested: { n: 1 } },
+      attribution: { utm_source: "agent" },
+    });
+    assert.equal(res.status, 201, res.text);
+    const c = res.body;
+    const row = await (
+      await getDb()
+    ).checkoutSession.findUniqueOrThrow({
+      where: { id: c.id },
+      include: { lineItems: { orderBy: { position: "asc" } } },
+    });
+    assert.equal(row.status, c.status);
+    assert.equal(row.storeId, store.id);
+    assert.equal(row.cartId, null);
+    assert.equal(row.currency, store.currency);
+    assert.deepEqual(row.discountCodes, ["SAVE10", "FIVE"]);
+    assert.equal(row.notes, "leave at the door");
+    assert.deepEqual(row.context, { locale: "en-US", nested: { n: 1 } });
+    assert.deepEqual(row.attribution, { utm_source: "agent" });
+    assert.equal((row.buyer as { email?: string }).email, BUYER.email);
+    assert.deepEqual(
+      row.totals,
+      c.totals.map(({ type, amount, display_text }) => ({ type, amount, display_text })),
+    );
+    assert.equal((row.mandateTermsHistory as unknown[]).length, 1);
+    assert.deepEqual(row.paymentInstruments, []);
+    assert.equal(row.version, 0);
+    assert.ok(
+      row.createdAt >= new Date(before.getTime() - 1000) &&
+        row.createdAt.getTime() === row.updatedAt.getTime(),
+    );
+    assert.equal(
+      row.expiresAt.getTime(),
+      new Date((c as Checkout & { expires_at: string }).expires_at).getTime(),
+    );
+    assert.deepEqual(
+      row.lineItems.map((l) => [l.id, l.variantId, l.quantity, l.priceMinor, l.position]),
+      [
+        [c.line_items[0]!.id, socks.id, 2, 1450, 0],
+        [c.line_items[1]!.id, boots.id, 1, 11999, 1],
+      ],
+    );
+    // an empty context and no attribution store SQL NULL, as an absent optional field
+    const bare = await create({ line_items: [{ item: { id: socks.id }, quantity: 1 }] });
+    const bareRow = await (await getDb()).checkoutSession.findUniqueOrThrow({ where: { id: bare.body.id } });
+    assert.equal(bareRow.context, null);
+    assert.equal(bareRow.attribution, null);
+    assert.equal(bareRow.buyer, null);
+    assert.deepEqual(bareRow.discountCodes, []);
+  });
+
   test("one update fixes every blocker (seed shipping_address + shipping_method_id) → ready_for_complete", async () => {
     const created = await create({ line_items: [{ item: { id: boots.id }, quantity: 1 }] });
     const res = await update(created.body.id, {
