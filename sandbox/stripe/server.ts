@@ -125,6 +125,8 @@ export type StripeSandbox = {
   paymentIntents: () => PaymentIntent[];
   /** Number of create/confirm requests that actually ran (replays excluded). */
   executed: () => number;
+  /** Retrievals of one PaymentIntent by a server (GET /v1/payment_intents/:id with a secret key). */
+  retrievals: (paymentIntentId: string) => number;
   /** Registered webhook endpoints, events generated and deliveries made (tests read them). */
   webhookEndpoints: () => SandboxWebhookEndpoint[];
   events: () => SandboxEvent[];
@@ -236,6 +238,7 @@ export const startStripeSandbox = async ({
   const inflight = new Set<Promise<void>>();
   let deliver = true;
   let executed = 0;
+  const retrieved = new Map<string, number>();
   let base = "";
 
   const post = async (event: SandboxEvent, endpoint: SandboxWebhookEndpoint): Promise<void> => {
@@ -477,7 +480,10 @@ export const startStripeSandbox = async ({
       return error(404, "invalid_request_error", `No such payment_intent: '${id}'`, {
         code: "resource_missing",
       });
-    if (method === "GET" && !action) return { status: 200, body: pi };
+    if (method === "GET" && !action) {
+      retrieved.set(pi.id, (retrieved.get(pi.id) ?? 0) + 1);
+      return { status: 200, body: pi };
+    }
     if (method === "POST" && action === "confirm") {
       if (pi.status === "succeeded" || pi.status === "canceled") {
         return error(400, "invalid_request_error", `This PaymentIntent's status is ${pi.status}.`, {
@@ -755,6 +761,7 @@ export const startStripeSandbox = async ({
     protocol: "http",
     paymentIntents: () => [...intents.values()],
     executed: () => executed,
+    retrievals: (paymentIntentId) => retrieved.get(paymentIntentId) ?? 0,
     webhookEndpoints: () => [...endpoints.values()],
     events: () => [...events],
     deliveries: () => [...deliveries],

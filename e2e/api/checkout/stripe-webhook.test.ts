@@ -126,9 +126,17 @@ test("payment_intent.succeeded after 3-DS outside the API places the order once;
   assert.ok(read.body.order?.id);
   const again = await send(payload, sign(payload));
   assert.deepEqual(again.body, { received: true, duplicate: true });
-  // the same outcome in a new event (Stripe may send several) still gives one order
+  // the same outcome in a new event (Stripe may send several) still gives one order, and asks the provider
+  // nothing: the card is read only by the finisher that records the success
+  const retrievedBefore = (await stripeSandbox()).retrievals(pi.id);
+  assert.ok(retrievedBefore >= 1, "the event that placed the order read the card from the provider");
   const other = eventFor("payment_intent.succeeded", succeeded);
   assert.equal((await send(other, sign(other))).status, 200);
+  assert.equal(
+    (await stripeSandbox()).retrievals(pi.id),
+    retrievedBefore,
+    "a late event asks the provider nothing",
+  );
   const db = await getDb();
   assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
   assert.equal((await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } })).paymentRef, pi.id);

@@ -254,9 +254,20 @@ export const finishPayment = async (
     now = new Date(),
     rail = stripeCardRail,
     method,
-  }: { now?: Date; rail?: PaymentRail; method?: PaymentMethodSummary } = {},
+  }: {
+    now?: Date;
+    rail?: PaymentRail;
+    /**
+     * The card behind the payment (receipt), or how to fetch it: called only when this finisher records the
+     * success, never when the order or a refund already settled it (a late webhook asks the provider nothing).
+     */
+    method?: PaymentMethodSummary | (() => Promise<PaymentMethodSummary | undefined>);
+  } = {},
 ): Promise<FinishedPayment> => {
-  const card = method ? { cardBrand: method.brand, cardLast4: method.last4 } : {};
+  const cardDetails = async (): Promise<{ cardBrand?: string; cardLast4?: string }> => {
+    const known = typeof method === "function" ? await method() : method;
+    return known ? { cardBrand: known.brand, cardLast4: known.last4 } : {};
+  };
   const isCard = rail.id === RAIL_HANDLER_IDS.card;
   const refund = (reason: string) =>
     refundSupersededPayment(db, store, { checkoutId, providerRef: paymentIntentId, rail, reason });
@@ -313,12 +324,15 @@ export const finishPayment = async (
         currency: checkout.currency,
         state: "succeeded",
       });
-      if (method) await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
+      const card = await cardDetails();
+      if (card.cardBrand !== undefined || card.cardLast4 !== undefined) {
+        await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
+      }
     }
   } else {
     await db.paymentAttempt.updateMany({
       where: { id: attempt.id, state: { notIn: ["refunding", "refunded"] } },
-      data: { state: "succeeded", ...card },
+      data: { state: "succeeded", ...(await cardDetails()) },
     });
   }
   if (isCard) {

@@ -6,7 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { errorText, logger } from "@/lib/core/log";
 import type { Store } from "@/lib/generated/prisma/client";
 import { updateAttemptState } from "@/lib/payments/attempts";
-import { SANDBOX_SECRET_KEY, SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
+import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
 import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import type { PaymentMethodSummary } from "@/lib/payments/rail";
@@ -54,8 +54,8 @@ export const handleStripeWebhook = async (
   if (!secret) return { status: 400, body: { error: "no Stripe webhook secret configured for this store" } };
   let event: Stripe.Event;
   try {
-    const stripe = new Stripe((account.kind === "stripe" && account.secretKey) || SANDBOX_SECRET_KEY);
-    event = stripe.webhooks.constructEvent(rawBody, signature ?? "", secret);
+    // the signature needs only the webhook secret: no client (and no API key) to build per event
+    event = Stripe.webhooks.constructEvent(rawBody, signature ?? "", secret);
   } catch {
     return { status: 400, body: { error: "invalid Stripe-Signature" } };
   }
@@ -99,7 +99,7 @@ export const handleStripeWebhook = async (
         // payment is never turned into an order by a late event
         await finishPayment(db, store, checkoutId, intent.id, {
           now,
-          method: await cardOf(store, intent.id),
+          method: () => cardOf(store, intent.id),
         });
       } else if (event.type === "payment_intent.payment_failed") {
         await updateAttemptState(db, intent.id, "declined");
