@@ -273,7 +273,9 @@ const timed = async (
   samples[call].push(performance.now() - started);
   noteServerTiming(call, res.headers.get("server-timing"));
   if (res.status >= 300 || (body.ucp as { status?: string } | undefined)?.status === "error") {
-    if (res.status < 300 && /out_of_stock|out of stock/.test(JSON.stringify(body.messages))) {
+    // the last units taken by another flow: at create (a message) or, racing at c=8, at completion (an
+    // out_of_stock error, the payment refunded); either way the flow moves to another variant
+    if (/out_of_stock|out of stock/.test(JSON.stringify(body.messages))) {
       throw new OutOfStock(JSON.stringify(body.messages));
     }
     throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
