@@ -7,7 +7,7 @@ import {
   type Transaction,
 } from "@electric-sql/pglite";
 
-import { plansPerCall } from "./statement-names";
+import { statementNamer } from "./statement-names";
 
 // Prepared statements on PGlite. Its `query` speaks the extended protocol as six calls into the WASM backend
 // (parse, describe, bind, describe, execute, sync), unnamed, so every statement is parsed and planned again, in
@@ -15,10 +15,8 @@ import { plansPerCall } from "./statement-names";
 // (bind, describe, execute, sync), decoded by PGlite's own result parser. What PGlite's `query` guarantees is
 // kept: a call outside a transaction waits for an open one and syncs the data dir after it; a call inside one
 // runs in it; a database error is PGlite's own DatabaseError (what the Prisma adapter maps, the unique violation
-// among them). Bounded like PostgreSQL's (statement-names.ts): texts past `limit`, and those that plan per call,
-// go through PGlite's `query`.
-
-type Prepared = { name: string; paramTypes: number[] };
+// among them). Named by the namer PostgreSQL's adapter uses (statement-names.ts): texts it leaves unnamed (past
+// `limit`, or planned per call) go through PGlite's `query`.
 
 const { serialize } = protocol;
 
@@ -38,40 +36,46 @@ const concat = (parts: readonly Uint8Array[]): Uint8Array => {
  */
 export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
   if (limit <= 0) return db;
-  const prepared = new Map<string, Prepared>();
-  let nextName = 0;
+  const nameOf = statementNamer(limit);
+  /** The parameter types of each statement prepared in this session, by name. */
+  const paramTypesOf = new Map<string, number[]>();
 
-  /** Runs `sql` prepared; the caller holds PGlite's query lock. */
+  /**
+   * Parses and describes `sql` as `name`; its parameter types. The name is closed first (a no-op, unless an earlier
+   * try parsed it and then failed), so it is never prepared twice.
+   */
+  const prepare = async (name: string, sql: string, options?: QueryOptions): Promise<number[]> => {
+    const described = await db.execProtocol(
+      concat([
+        serialize.close({ type: "S", name }),
+        serialize.parse({ name, text: sql, ...(options?.paramTypes ? { types: options.paramTypes } : {}) }),
+        serialize.describe({ type: "S", name }),
+        serialize.sync(),
+      ]),
+      { syncToFs: false },
+    );
+    const types = parse.parseDescribeStatementResults(described.messages);
+    paramTypesOf.set(name, types);
+    return types;
+  };
+
+  /** Runs `sql` as the prepared statement `name`; the caller holds PGlite's query lock. */
   const runPrepared = async (
+    name: string,
     sql: string,
     params: readonly unknown[],
     options?: QueryOptions,
   ): Promise<Results> => {
-    let statement = prepared.get(sql);
-    if (!statement) {
-      // a name is never reused, even when this Parse fails
-      const name = `acs_${(nextName++).toString(36)}`;
-      const described = await db.execProtocol(
-        concat([
-          serialize.parse({ name, text: sql, ...(options?.paramTypes ? { types: options.paramTypes } : {}) }),
-          serialize.describe({ type: "S", name }),
-          serialize.sync(),
-        ]),
-        { syncToFs: false },
-      );
-      statement = { name, paramTypes: parse.parseDescribeStatementResults(described.messages) };
-      prepared.set(sql, statement);
-    }
-    const { paramTypes } = statement;
+    const types = paramTypesOf.get(name) ?? (await prepare(name, sql, options));
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
-      const type = paramTypes[i]!;
+      const type = types[i]!;
       const serializer = options?.serializers?.[type] ?? db.serializers[type];
       return serializer ? serializer(value) : String(value);
     });
     const { messages } = await db.execProtocol(
       concat([
-        serialize.bind({ statement: statement.name, values }),
+        serialize.bind({ statement: name, values }),
         serialize.describe({ type: "P" }),
         serialize.execute({}),
         serialize.sync(),
@@ -81,19 +85,17 @@ export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
     return parse.parseResults(messages, db.parsers, options)[0]!;
   };
 
-  const takesPrepared = (sql: string): boolean =>
-    prepared.has(sql) || (prepared.size < limit && !plansPerCall(sql));
-
   const query = async <T>(
     sql: string,
     params: unknown[] = [],
     options?: QueryOptions,
   ): Promise<Results<T>> => {
-    if (!takesPrepared(sql)) return db.query<T>(sql, params, options);
+    const name = nameOf({ sql });
+    if (name === undefined) return db.query<T>(sql, params, options);
     // as PGlite's query: after any open transaction, alone on the backend, then the data dir synced
     return db._runExclusiveTransaction(() =>
       db._runExclusiveQuery(async () => {
-        const result = await runPrepared(sql, params, options);
+        const result = await runPrepared(name, sql, params, options);
         await db.syncToFs();
         return result as Results<T>;
       }),
@@ -110,8 +112,11 @@ export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
           options?: QueryOptions,
         ): Promise<Results<T>> => {
           if (target.closed) throw new Error("Transaction is closed");
-          if (!takesPrepared(sql)) return target.query<T>(sql, params, options);
-          return db._runExclusiveQuery(async () => (await runPrepared(sql, params, options)) as Results<T>);
+          const name = nameOf({ sql });
+          if (name === undefined) return target.query<T>(sql, params, options);
+          return db._runExclusiveQuery(
+            async () => (await runPrepared(name, sql, params, options)) as Results<T>,
+          );
         };
       },
     });
