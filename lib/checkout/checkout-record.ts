@@ -14,7 +14,7 @@ import {
   type StoredInstrument,
 } from "./price-checkout";
 import type { BuyerInput } from "./schemas";
-import { isTerminal, moveCheckout } from "./state";
+import { isTerminal, moveCheckout, type NewCheckoutLine } from "./state";
 import { checkoutToWire } from "./to-wire";
 
 // Reading, rendering and writing a stored checkout session. Writes are optimistic: a write names the version it
@@ -237,13 +237,8 @@ const escalationOf = async (
   };
 };
 
-export type LineRow = {
-  id: string;
-  variantId: string;
-  quantity: number;
-  priceMinor: number;
-  position: number;
-};
+/** A stored line's columns but its checkout (the row a new session is inserted with: lib/checkout/state.ts). */
+export type LineRow = NewCheckoutLine;
 
 /** The line rows a priced checkout stores: ids, variants, quantities and the unit prices charged, in order. */
 export const lineRowsOf = (lines: readonly PricedCheckoutLine[]): LineRow[] =>

@@ -264,9 +264,10 @@ export const finishPayment = async (
     method?: PaymentMethodSummary | (() => Promise<PaymentMethodSummary | undefined>);
   } = {},
 ): Promise<FinishedPayment> => {
-  const cardDetails = async (): Promise<{ cardBrand?: string; cardLast4?: string }> => {
+  /** The receipt's card columns, or null when the card is not known. */
+  const cardDetails = async (): Promise<{ cardBrand: string; cardLast4: string } | null> => {
     const known = typeof method === "function" ? await method() : method;
-    return known ? { cardBrand: known.brand, cardLast4: known.last4 } : {};
+    return known ? { cardBrand: known.brand, cardLast4: known.last4 } : null;
   };
   const isCard = rail.id === RAIL_HANDLER_IDS.card;
   const refund = (reason: string) =>
@@ -325,9 +326,7 @@ export const finishPayment = async (
         state: "succeeded",
       });
       const card = await cardDetails();
-      if (card.cardBrand !== undefined || card.cardLast4 !== undefined) {
-        await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
-      }
+      if (card) await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
     }
   } else {
     await db.paymentAttempt.updateMany({
