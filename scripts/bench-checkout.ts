@@ -451,7 +451,9 @@ const flowOn = async (server: Server, variantId: string, samples: Samples) => {
     }),
   );
   if (completed.status !== "completed") {
-    throw new Error(`completion did not complete: ${JSON.stringify(completed).slice(0, 500)}`);
+    throw new Error(
+      `completion did not complete: status ${String(completed.status)}, messages ${JSON.stringify(completed.messages)}`,
+    );
   }
   return true;
 };
