@@ -11,7 +11,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
-import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
+import { appendNewOrderEvents } from "@/lib/webhooks/append-order-event";
 
 import { buyerEmailOf } from "./confirmation-mail";
 import { ORDER_INCLUDE, orderToWire, type OrderFulfillmentSnapshot, type OrderRecord } from "./to-wire";
@@ -74,18 +74,17 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           { path: "$.status" },
         );
       }
-      const variants = await tx.variant.findMany({
-        where: { id: { in: checkout.lineItems.map((l) => l.variantId) }, storeId: input.storeId },
-        include: { product: { select: { title: true } } },
-      });
-      const byId = new Map(variants.map((v) => [v.id, v]));
+      // the conditional decrement is the last stock check (seed: inventory is checked again at completion), and
+      // it answers the titles the order's lines keep, so the variants are not read separately
+      const titles: string[] = [];
       for (const [i, line] of checkout.lineItems.entries()) {
-        // seed: inventory is checked again at completion; the conditional decrement is the check
-        const { count } = await tx.variant.updateMany({
-          where: { id: line.variantId, storeId: input.storeId, inventory: { gte: line.quantity } },
-          data: { inventory: { decrement: line.quantity } },
-        });
-        if (count !== 1) {
+        const [taken] = await tx.$queryRaw<{ title: string; product_title: string }[]>`
+          UPDATE variants AS v SET inventory = v.inventory - ${line.quantity}, updated_at = ${input.now}
+          FROM products AS p
+          WHERE v.id = ${line.variantId} AND v.store_id = ${input.storeId} AND v.inventory >= ${line.quantity}
+            AND p.id = v.product_id
+          RETURNING v.title, p.title AS product_title`;
+        if (!taken) {
           throw new AppError(
             "out_of_stock",
             `Line ${i} is no longer in stock for quantity ${line.quantity}`,
@@ -94,6 +93,9 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
             },
           );
         }
+        titles.push(
+          taken.title === taken.product_title ? taken.title : `${taken.product_title} — ${taken.title}`,
+        );
       }
       const { destination, selectedOptionId } = readFulfillmentState(checkout.fulfillment);
       const rate = selectedOptionId
@@ -171,23 +173,15 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           confirmationMail: buyerEmailOf(checkout.buyer) ? "pending" : null,
         },
       });
-      const lineRows = checkout.lineItems.map((l, position) => {
-        const v = byId.get(l.variantId);
-        const title = v
-          ? v.title === v.product.title
-            ? v.title
-            : `${v.product.title} — ${v.title}`
-          : l.variantId;
-        return {
-          id: newId("orderLine"),
-          orderId,
-          variantId: l.variantId,
-          title,
-          priceMinor: l.priceMinor,
-          quantity: l.quantity,
-          position,
-        };
-      });
+      const lineRows = checkout.lineItems.map((l, position) => ({
+        id: newId("orderLine"),
+        orderId,
+        variantId: l.variantId,
+        title: titles[position]!,
+        priceMinor: l.priceMinor,
+        quantity: l.quantity,
+        position,
+      }));
       // one line (most orders) through create: Prisma reuses create's compiled plan, never createManyAndReturn's
       // (docs/decisions.md "Plans Prisma can reuse")
       const [only] = lineRows;
@@ -211,21 +205,15 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
       // issue #7: the order events commit with the order (transactional outbox); each payload is the snapshot
       const store = input.store ?? (await tx.store.findUniqueOrThrow({ where: { id: input.storeId } }));
       const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
-      // a paid order still tells its story in two events: placed (the snapshot before the payment), then paid
-      await appendOrderEvent(tx, {
+      // a paid order still tells its story in two events, written in one statement: placed (the snapshot before
+      // the payment), then paid
+      await appendNewOrderEvents(tx, {
         storeId: input.storeId,
         orderId: order.id,
-        kind: "order.placed",
-        payload: orderToWire({ ...order, status: "placed" }, wire),
-        sequence: 1,
-      });
-      if (!input.paymentRef) return order;
-      await appendOrderEvent(tx, {
-        storeId: input.storeId,
-        orderId: order.id,
-        kind: "order.paid",
-        payload: orderToWire(order, wire),
-        sequence: 2,
+        events: [
+          { kind: "order.placed", payload: orderToWire({ ...order, status: "placed" }, wire) },
+          ...(input.paymentRef ? [{ kind: "order.paid" as const, payload: orderToWire(order, wire) }] : []),
+        ],
       });
       return order;
     });

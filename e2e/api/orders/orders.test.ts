@@ -115,6 +115,79 @@ describe("placeOrder (called by completion)", () => {
     await db.variant.update({ where: { id: boots.id }, data: { inventory: 3 } });
   });
 
+  test("the lines keep the product and variant titles, and a paid order's events are placed then paid", async () => {
+    const db = await getDb();
+    const jacket = (
+      await seedProduct(store, {
+        title: "Rain Jacket",
+        variants: [
+          { title: "Small", priceMinor: 8900, inventory: 4 },
+          { title: "Large", priceMinor: 9100, inventory: 4 },
+        ],
+      })
+    ).variants[1]!;
+    const checkout = await readyCheckout([
+      { item: { id: jacket.id }, quantity: 1 },
+      { item: { id: socks.id }, quantity: 1 },
+    ]);
+    const before = (await db.variant.findUniqueOrThrow({ where: { id: jacket.id } })).updatedAt;
+    const now = new Date();
+    const order = await placeOrder(db, {
+      checkoutId: checkout.id,
+      storeId: store.id,
+      handlerId: "svc.card",
+      paymentRef: "pi_titles",
+      now,
+    });
+    const stored = await db.orderLineItem.findMany({
+      where: { orderId: order.id },
+      orderBy: { position: "asc" },
+    });
+    assert.deepEqual(
+      stored.map((l) => l.title),
+      ["Rain Jacket — Large", "Wool Socks"],
+    );
+    assert.deepEqual(
+      order.lineItems.map((l) => l.title),
+      ["Rain Jacket — Large", "Wool Socks"],
+    );
+    const jacketNow = await db.variant.findUniqueOrThrow({ where: { id: jacket.id } });
+    assert.equal(jacketNow.inventory, 3);
+    assert.ok(jacketNow.updatedAt > before, "the decrement stamps the variant's updated_at");
+    const events = await db.orderEvent.findMany({
+      where: { orderId: order.id },
+      orderBy: { position: "asc" },
+    });
+    assert.deepEqual(
+      events.map((e) => [e.sequence, e.kind, (e.payload as { id?: string }).id, e.storeId]),
+      [
+        [1, "order.placed", order.id, store.id],
+        [2, "order.paid", order.id, store.id],
+      ],
+    );
+    assert.equal(events[0]!.fannedOutAt, null);
+    assert.deepEqual(
+      (events[1]!.payload as { line_items: { item: { title: string } }[] }).line_items.map(
+        (l) => l.item.title,
+      ),
+      ["Rain Jacket — Large", "Wool Socks"],
+    );
+
+    // an order placed unpaid tells one event
+    const unpaid = await readyCheckout([{ item: { id: socks.id }, quantity: 1 }]);
+    const placed = await placeOrder(db, {
+      checkoutId: unpaid.id,
+      storeId: store.id,
+      handlerId: "svc.card",
+      paymentRef: null,
+      now,
+    });
+    assert.deepEqual(
+      (await db.orderEvent.findMany({ where: { orderId: placed.id } })).map((e) => [e.sequence, e.kind]),
+      [[1, "order.placed"]],
+    );
+  });
+
   test("two concurrent completions place one order and take the stock once", async () => {
     const db = await getDb();
     const checkout = await readyCheckout([{ item: { id: socks.id }, quantity: 2 }]);
