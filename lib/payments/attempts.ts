@@ -48,6 +48,13 @@ export type RecordAttemptInput = {
    * Default true.
    */
   current?: boolean;
+  /**
+   * The provider most likely created this payment just now (the caller's charge): the first round goes straight
+   * to the transaction without looking the reference up. When it was known after all (an idempotent replay, a
+   * racing completion), the transaction's insert fails on the unique reference, rolls back, and the next round
+   * looks it up.
+   */
+  likelyNew?: boolean;
 };
 
 export type RecordedAttempt = {
@@ -69,10 +76,10 @@ export const currentAttempt = (db: Db, checkoutId: string): Promise<PaymentAttem
  */
 export const recordAttempt = async (
   db: Db,
-  { current = true, ...input }: RecordAttemptInput,
+  { current = true, likelyNew = false, ...input }: RecordAttemptInput,
 ): Promise<RecordedAttempt> => {
   for (let round = 0; ; round++) {
-    const known = await findAttempt(db, input.providerRef);
+    const known = likelyNew && current && round === 0 ? null : await findAttempt(db, input.providerRef);
     if (known) {
       const { count } = await db.paymentAttempt.updateMany({
         where: { id: known.id, state: { notIn: [...SETTLED_STATES, "succeeded"] } },

@@ -397,7 +397,7 @@ test("a good card racing a 3-DS card, the challenge approved late: one order, ne
   }
 });
 
-test(`first attempts racing at the card-payment record (${DECLINE_RUNS} runs): one record, one provider key, one PaymentIntent, charged once`, async () => {
+test(`first attempts racing at the card-payment record (${DECLINE_RUNS} runs): one record, one provider key, one PaymentIntent, one current attempt, charged once`, async () => {
   const db = await getDb();
   for (let run = 0; run < DECLINE_RUNS; run++) {
     const c = await readyCheckout();
@@ -426,5 +426,11 @@ test(`first attempts racing at the card-payment record (${DECLINE_RUNS} runs): o
     assert.equal(records.length, 1);
     assert.equal(records[0]!.attempt, 1);
     assert.equal(records[0]!.amount, total);
+    // each racer records the payment as if the provider had just created it: one attempt row, current, succeeded
+    const attempts = await db.paymentAttempt.findMany({ where: { checkoutId: c.id } });
+    assert.deepEqual(
+      attempts.map((a) => [a.providerRef, a.isCurrent, a.state, a.amount]),
+      [[[...refs][0], true, "succeeded", total]],
+    );
   }
 });

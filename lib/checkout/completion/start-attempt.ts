@@ -134,6 +134,8 @@ export const startAttempt = async (
       currency: input.currency,
       state: outcome.kind,
       current: outcome.kind !== "declined",
+      // a reused payment of this attempt (known above) is recorded already
+      likelyNew: known === null,
     });
     await cancelSuperseded(db, store, adapter, superseded);
   }
