@@ -127,6 +127,8 @@ export type StripeSandbox = {
   executed: () => number;
   /** Retrievals of one PaymentIntent by a server (GET /v1/payment_intents/:id with a secret key). */
   retrievals: (paymentIntentId: string) => number;
+  /** The secret key a PaymentIntent was created with (which account's key the server used). */
+  createdWith: (paymentIntentId: string) => string | undefined;
   /** Registered webhook endpoints, events generated and deliveries made (tests read them). */
   webhookEndpoints: () => SandboxWebhookEndpoint[];
   events: () => SandboxEvent[];
@@ -239,6 +241,7 @@ export const startStripeSandbox = async ({
   let deliver = true;
   let executed = 0;
   const retrieved = new Map<string, number>();
+  const creators = new Map<string, string>();
   let base = "";
 
   const post = async (event: SandboxEvent, endpoint: SandboxWebhookEndpoint): Promise<void> => {
@@ -471,6 +474,7 @@ export const startStripeSandbox = async ({
       };
       pi.client_secret = `${pi.id}_secret_${randomBytes(8).toString("hex")}`;
       intents.set(pi.id, pi);
+      creators.set(pi.id, request.secretKey);
       if (pi.payment_method && params.confirm === "true") return confirm(pi, undefined, null, request);
       if (pi.payment_method) pi.status = "requires_confirmation";
       return { status: 200, body: pi };
@@ -762,6 +766,7 @@ export const startStripeSandbox = async ({
     paymentIntents: () => [...intents.values()],
     executed: () => executed,
     retrievals: (paymentIntentId) => retrieved.get(paymentIntentId) ?? 0,
+    createdWith: (paymentIntentId) => creators.get(paymentIntentId),
     webhookEndpoints: () => [...endpoints.values()],
     events: () => [...events],
     deliveries: () => [...deliveries],

@@ -130,6 +130,27 @@ test("a test-mode store with Stripe test keys charges on Stripe's test mode with
   assert.equal(intentsOn(sandbox, c.id).length, 0, "nothing on the local sandbox");
 });
 
+test("new Stripe keys for the store are used from its next payment on", async () => {
+  const first = await completeWith(withKeys, "pm_card_visa");
+  assert.equal(first.completed.body.status, "completed", first.completed.text);
+  const [before] = intentsOn(stripeTest, first.c.id);
+  assert.equal(stripeTest.createdWith(before!.id), SECRET_KEY);
+  const rotated = "sk_test_merchantacct43";
+  await setStripeKeys(withKeys.slug, { secretKey: rotated });
+  try {
+    const second = await completeWith(withKeys, "pm_card_visa");
+    assert.equal(second.completed.body.status, "completed", second.completed.text);
+    const [after] = intentsOn(stripeTest, second.c.id);
+    assert.equal(
+      stripeTest.createdWith(after!.id),
+      rotated,
+      "the rotated key, not a client built for the old one",
+    );
+  } finally {
+    await setStripeKeys(withKeys.slug, { secretKey: SECRET_KEY });
+  }
+});
+
 test("its hosted page runs Stripe.js with the store's test publishable key; the sandbox's own card form is unavailable", async () => {
   const { c, completed } = await completeWith(withKeys, null);
   assert.equal(completed.body.status, "requires_escalation", completed.text);
