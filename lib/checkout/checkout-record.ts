@@ -181,6 +181,7 @@ export const renderCheckout = async (
     priceCheckout(db, store, draftOf(session), {
       now: ctx.now,
       frozen: isTerminal(session.status),
+      storedTotals: session.totals,
       ...(open ? {} : { status: session.status }),
     }),
     session.status !== "completed"

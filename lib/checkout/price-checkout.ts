@@ -52,6 +52,18 @@ export const selectedHandler = (instruments: readonly StoredInstrument[]): strin
   (instruments.find((i) => i.selected) ?? (instruments.length === 1 ? instruments[0] : undefined))
     ?.handler_id ?? null;
 
+/** A stored totals list (the session's `totals` column): entries of a type and an integer amount. */
+const isTotals = (value: unknown): value is Total[] =>
+  Array.isArray(value) &&
+  value.length > 0 &&
+  value.every(
+    (t) =>
+      typeof t === "object" &&
+      t !== null &&
+      typeof (t as Total).type === "string" &&
+      Number.isInteger((t as Total).amount),
+  );
+
 export const priceCheckout = async (
   db: Db,
   store: Store,
@@ -59,11 +71,17 @@ export const priceCheckout = async (
   {
     now,
     frozen = false,
+    storedTotals,
     status,
   }: {
     now: Date;
     /** Terminal sessions: stored unit prices, no live stock messages and no preflight. */
     frozen?: boolean;
+    /**
+     * Frozen only: the totals stored with the session (what was charged or held). They are the totals shown, and
+     * the selected shipping option shows the stored shipping amount, whatever the store's rates are now.
+     */
+    storedTotals?: unknown;
     /** Keep this status instead of deriving the open status from the blockers (states issue #5 enters). */
     status?: CheckoutStatus;
   },
@@ -108,13 +126,21 @@ export const priceCheckout = async (
           goodsAfterDiscount: goods - discount.total,
         })
       : null;
-  const selectedOption = options?.find((o) => o.id === draft.fulfillment.selectedOptionId) ?? null;
-  const totals = checkoutTotals({
-    goods,
-    discount: discount.total,
-    fulfillment: selectedOption?.amount ?? null,
-    taxRateBps: store.taxRateBps,
-  });
+  const kept = frozen && isTotals(storedTotals) ? storedTotals : null;
+  const keptShipping = kept?.find((t) => t.type === "fulfillment")?.amount;
+  const shown =
+    options && keptShipping !== undefined
+      ? options.map((o) => (o.id === draft.fulfillment.selectedOptionId ? { ...o, amount: keptShipping } : o))
+      : options;
+  const selectedOption = shown?.find((o) => o.id === draft.fulfillment.selectedOptionId) ?? null;
+  const totals =
+    kept ??
+    checkoutTotals({
+      goods,
+      discount: discount.total,
+      fulfillment: selectedOption?.amount ?? null,
+      taxRateBps: store.taxRateBps,
+    });
   const messages = frozen
     ? []
     : [
@@ -132,7 +158,7 @@ export const priceCheckout = async (
   return {
     lines,
     discounts: { codes, applied: discount.applied },
-    options,
+    options: shown,
     selectedOption,
     totals,
     messages,

@@ -161,6 +161,50 @@ describe("REST POST /s/<slug>/checkout-sessions/<id>/complete", () => {
     assert.equal(await orderCount(c.id), 1);
   });
 
+  test("a completed checkout keeps the totals it was charged: a later change of the shipping rate does not move them", async () => {
+    const s = await seedStore({ taxRateBps: 1000 });
+    const v = (await seedProduct(s, { variants: [{ priceMinor: 1450, inventory: 10 }] })).variants[0]!;
+    await seedShippingRates(s, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+    const c = await readyCheckout(s, v.id, 1);
+    const res = await complete(s, c.id, {
+      payment: card("pm_card_visa"),
+      ap2: { checkout_mandate: await mandateFor(c, s) },
+    });
+    assert.equal(res.body.status, "completed", res.text);
+    const [intent] = await intentsFor(c.id);
+    // 1450 + 500 shipping = 1950, +10 % tax = 2145
+    assert.equal(intent!.amount, 2145);
+    assert.equal(totalOf(res.body, "total"), intent!.amount);
+    const db = await getDb();
+    await db.shippingRate.updateMany({ where: { storeId: s.id }, data: { priceMinor: 900 } });
+    const read = await rest<Checkout>("GET", `/s/${s.slug}/checkout-sessions/${c.id}`, {
+      headers: headers(),
+    });
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.body.totals, res.body.totals, "what get_checkout shows is what was charged");
+    const shipping = read.body.fulfillment.methods[0]?.groups[0]?.options.find((o) => o.id === "standard");
+    assert.equal(shipping?.totals.find((t) => t.type === "total")?.amount, 500, "the shipping charged");
+    const mcp = await connectMcpClient(`/s/${s.slug}/mcp`, { headers: { "x-api-key": key } });
+    try {
+      const viaMcp = await mcp.callTool({
+        name: "get_checkout",
+        arguments: { meta: { "ucp-agent": { profile: signedProfile } }, id: c.id },
+      });
+      assert.deepEqual(
+        (viaMcp.structuredContent as Checkout).totals,
+        res.body.totals,
+        JSON.stringify(viaMcp),
+      );
+    } finally {
+      await mcp.close();
+    }
+    const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+    assert.equal(
+      (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")?.amount,
+      2145,
+    );
+  });
+
   test("the completion answer is signed by the store (RFC 9421 over @status, content-digest, content-type)", async () => {
     const c = await readyCheckout();
     const res = await complete(store, c.id, {
