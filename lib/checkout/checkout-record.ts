@@ -166,12 +166,16 @@ export const draftOf = (session: CheckoutRecord): CheckoutDraft => ({
   instruments: storedInstruments(session.paymentInstruments),
 });
 
-/** Prices a stored session (frozen when terminal; issue #5's states keep their status) and renders it. */
+/**
+ * Prices a stored session (frozen when terminal; issue #5's states keep their status) and renders it. `forRead`:
+ * the call changes nothing (get_checkout), so the shipping rates may come from the row cache, as they may for a
+ * frozen session, whose totals are the stored ones.
+ */
 export const renderCheckout = async (
   db: Db,
   ctx: OperationContext,
   session: CheckoutRecord,
-  known: { orderId?: string } = {},
+  known: { orderId?: string; forRead?: boolean } = {},
 ) => {
   const store = storeOf(ctx);
   const open = session.status === "incomplete" || session.status === "ready_for_complete";
@@ -182,6 +186,7 @@ export const renderCheckout = async (
       now: ctx.now,
       frozen: isTerminal(session.status),
       storedTotals: session.totals,
+      ratesForRead: known.forRead === true || isTerminal(session.status),
       ...(open ? {} : { status: session.status }),
     }),
     session.status !== "completed"

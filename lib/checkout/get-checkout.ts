@@ -31,7 +31,9 @@ export const getCheckout = defineOperation({
   },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input) => {
     const db = await getDb();
-    const body = await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, input.id));
+    const body = await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, input.id), {
+      forRead: true,
+    });
     return { body: await withMerchantAuthorization(ctx, body) };
   }),
 });

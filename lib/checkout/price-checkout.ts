@@ -4,6 +4,7 @@ import { priceLines, type PricedLine } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import type { UcpMessage } from "@/lib/core/envelope";
 import type { CheckoutStatus, Store } from "@/lib/generated/prisma/client";
+import { ratesForCountry } from "@/lib/stores/shipping-rates";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
 import { evaluateDiscounts, normalizeCode, type AppliedDiscount } from "./discounts";
@@ -72,6 +73,7 @@ export const priceCheckout = async (
     now,
     frozen = false,
     storedTotals,
+    ratesForRead = false,
     status,
   }: {
     now: Date;
@@ -82,6 +84,11 @@ export const priceCheckout = async (
      * the selected shipping option shows the stored shipping amount, whatever the store's rates are now.
      */
     storedTotals?: unknown;
+    /**
+     * The price is only shown, never charged or stored (a read, or a frozen session's answer): the shipping rates
+     * may come from the row cache (lib/stores/shipping-rates.ts).
+     */
+    ratesForRead?: boolean;
     /** Keep this status instead of deriving the open status from the blockers (states issue #5 enters). */
     status?: CheckoutStatus;
   },
@@ -97,8 +104,8 @@ export const priceCheckout = async (
       ? db.discountCode.findMany({ where: { storeId: store.id, code: { in: codes } } })
       : Promise.resolve([]),
     draft.fulfillment.destination?.address_country
-      ? db.shippingRate.findMany({
-          where: { storeId: store.id, country: { in: [draft.fulfillment.destination.address_country, "*"] } },
+      ? ratesForCountry(db, store.id, draft.fulfillment.destination.address_country, {
+          forRead: ratesForRead,
         })
       : Promise.resolve(null),
   ]);

@@ -3,8 +3,9 @@ import "server-only";
 import { z } from "zod";
 
 import { parseMajor } from "@/lib/catalog/admin/major-units";
-import { getDb } from "@/lib/config/db";
+import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { rowCache } from "@/lib/config/row-cache";
 import { AppError } from "@/lib/core/errors";
 import type { ShippingRate, Store } from "@/lib/generated/prisma/client";
 
@@ -81,6 +82,23 @@ export const createShippingRateInputSchema = (currency: string) =>
 export type CreateShippingRateInput = z.input<ReturnType<typeof createShippingRateInputSchema>>;
 
 export const DeleteShippingRateInputSchema = z.strictObject({ id: z.string().min(1).max(64) });
+
+// Rates that may serve a destination, for an answer that changes nothing stored (get_checkout, a completed
+// checkout's answer): from the row cache, as a read takes its store (lib/stores/get-store-or-throw.ts). A change
+// made in this process is seen at once, elsewhere within ROW_CACHE_TTL_MS (at most 5 s); pricing what is charged
+// or held reads them fresh.
+const cachedRates = rowCache<ShippingRate[]>("shipping_rates");
+
+/** The store's rates for `country` and for anywhere ("*"); `forRead`: from the row cache (see above). */
+export const ratesForCountry = async (
+  db: Pick<Db, "shippingRate">,
+  storeId: string,
+  country: string,
+  { forRead = false }: { forRead?: boolean } = {},
+): Promise<readonly ShippingRate[]> => {
+  const read = () => db.shippingRate.findMany({ where: { storeId, country: { in: [country, "*"] } } });
+  return forRead ? ((await cachedRates.get(`${storeId} ${country}`, read)) ?? []) : read();
+};
 
 /** The store's shipping rates, by destination then code. */
 export const listShippingRates = async (store: Store): Promise<ShippingRate[]> =>

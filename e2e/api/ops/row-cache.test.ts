@@ -7,15 +7,15 @@ import { getEnv } from "@/lib/config/env";
 import { revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import type { Store } from "@/lib/generated/prisma/client";
 
-import { seedPlatformKey, seedProduct, seedStore } from "../../factories";
+import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
-import type { Checkout } from "../checkout/helpers";
+import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
 
-// The rows the service keeps in memory (lib/config/row-cache.ts: platform keys by prefix; stores never) are
-// never staler than the stated bound: a change made through this instance is seen by its next call, and a change
-// made elsewhere (another instance: here a connection that bypasses this process's Prisma client) within
-// ROW_CACHE_TTL_MS. The bound is short here so the test need not wait the production 2 s.
+// The rows the service keeps in memory (lib/config/row-cache.ts: platform keys by prefix; stores and shipping rates
+// for reads only) are never staler than the stated bound: a change made through this instance is seen by its next
+// call, and a change made elsewhere (another instance: here a connection that bypasses this process's Prisma client)
+// within ROW_CACHE_TTL_MS. The bound is short here so the test need not wait the production 2 s.
 
 const TTL_MS = 300;
 process.env.ROW_CACHE_TTL_MS = String(TTL_MS);
@@ -109,4 +109,43 @@ test("a store changed elsewhere: every call that writes sees it at once; a read 
   assert.ok(took <= TTL_MS + 500, `store_not_found after ${Math.round(took)} ms`);
   assert.equal((await createCheckout(key)).status, 404, "a write never used the cached store");
   await elsewhere(`UPDATE stores SET slug = '${store.slug}' WHERE id = '${store.id}'`);
+});
+
+test("shipping rates: a change here is seen at once; one made elsewhere at once by a call that prices, within the bound by get_checkout", async () => {
+  const { key } = await seedPlatformKey();
+  await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+  const shipment = {
+    buyer: BUYER,
+    shipping_address: SEED_ADDRESS,
+    shipping_method_id: "standard",
+  };
+  const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
+    headers: { "x-api-key": key, "idempotency-key": randomUUID() },
+    body: { line_items: [{ item: { id: sock.id }, quantity: 1 }], ...shipment },
+  });
+  assert.equal(created.status, 201, created.text);
+  const shippingOf = (c: Checkout) => c.totals.find((t) => t.type === "fulfillment")?.amount;
+  assert.equal(shippingOf(created.body), 500);
+  const path = `/s/${store.slug}/checkout-sessions/${created.body.id}`;
+  const get = () => rest<Checkout>("GET", path, { headers: { "x-api-key": key } });
+  assert.equal(shippingOf((await get()).body), 500); // the rates are in this instance's cache now
+  await (await getDb()).shippingRate.updateMany({ where: { storeId: store.id }, data: { priceMinor: 600 } });
+  assert.equal(shippingOf((await get()).body), 600, "this instance sees its own change at once");
+
+  assert.equal(shippingOf((await get()).body), 600); // cached again
+  await elsewhere(`UPDATE shipping_rates SET price_minor = 700 WHERE store_id = '${store.id}'`);
+  // an update prices what will be charged: the rates are read fresh
+  const updated = await rest<Checkout>("PUT", path, {
+    headers: { "x-api-key": key, "idempotency-key": randomUUID() },
+    body: shipment,
+  });
+  assert.equal(updated.status, 200, updated.text);
+  assert.equal(
+    shippingOf(updated.body),
+    700,
+    "another instance's change is seen at once by a call that prices",
+  );
+  // a read may answer from the cached rates, for at most the bound
+  const took = await seenWithin(get, (r) => shippingOf(r.body) === 700, TTL_MS + 500);
+  assert.ok(took <= TTL_MS + 500, `the new rate after ${Math.round(took)} ms`);
 });
