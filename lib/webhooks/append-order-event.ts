@@ -25,15 +25,9 @@ export const appendOrderEvent = async (
     orderId: string;
     kind: OrderEventKind;
     payload: Record<string, unknown>;
-    /**
-     * The event's number when the caller knows it: the events of an order created in this same transaction are
-     * 1, 2, … (the unique (order, sequence) index would refuse a wrong guess, rolling the transaction back).
-     */
-    sequence?: number;
   },
 ): Promise<{ id: string; sequence: number }> => {
   const sequence =
-    event.sequence ??
     ((
       await tx.orderEvent.findFirst({
         where: { orderId: event.orderId },
@@ -56,8 +50,9 @@ export const appendOrderEvent = async (
 };
 
 /**
- * The first events of an order created in this same transaction, numbered 1, 2, … in the order given, written in
- * one statement (a paid order's placed and paid). SQL rather than Prisma's createMany, whose plan Prisma compiles
+ * The first events of an order created in this same transaction, numbered 1, 2, … in the order given (the unique
+ * (order, sequence) index would refuse a wrong guess, rolling the transaction back), written in one statement (a
+ * paid order's placed and paid). SQL rather than Prisma's createMany, whose plan Prisma compiles
  * again on every call (docs/decisions.md "Plans Prisma can reuse"); `position` follows the rows' order.
  */
 export const appendNewOrderEvents = async (
