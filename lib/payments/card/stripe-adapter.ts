@@ -20,14 +20,15 @@ import { stripeAccountOf } from "./stripe-account";
 // with our idempotency key forwarded.
 
 /**
- * SDK clients by what configures them (key, endpoint, timeout). A client holds no per-call state, and building one
- * instantiates every resource of the API (~0.15 ms of CPU and a few hundred objects per payment call, measured), so
- * each configuration gets one. A rotated key is another configuration; the least recently used go past the bound.
+ * SDK clients by what configures them (the key and the options: endpoint, timeout, retries). A client holds no
+ * per-call state, and building one instantiates every resource of the API (~0.15 ms of CPU and a few hundred
+ * objects per payment call, measured), so each configuration gets one. A rotated key is another configuration; the
+ * least recently used go past the bound.
  */
 const clients = new LRUCache<string, Stripe>({ max: 256 });
 
 const clientOf = (secretKey: string, config: Stripe.StripeConfig): Stripe => {
-  const id = JSON.stringify([secretKey, config.host, config.port, config.protocol, config.timeout]);
+  const id = JSON.stringify([secretKey, config]);
   const known = clients.get(id);
   if (known) return known;
   const client = new Stripe(secretKey, config);
