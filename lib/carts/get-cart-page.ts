@@ -1,5 +1,6 @@
 import "server-only";
 
+import { itemTitle } from "@/lib/catalog/item-title";
 import { getDb } from "@/lib/config/db";
 import { isValidStoreSlug } from "@/lib/stores/get-store-or-throw";
 
@@ -62,7 +63,7 @@ export const getCartPage = async (
     const media = l.variant.product.media;
     const url = Array.isArray(media) ? ((media[0] as MediaItem | undefined)?.url ?? null) : null;
     return {
-      title: l.variant.title === title ? title : `${title} — ${l.variant.title}`,
+      title: itemTitle(title, l.variant.title),
       quantity: l.quantity,
       unitPriceMinor: l.variant.priceMinor,
       amountMinor: l.variant.priceMinor * l.quantity,

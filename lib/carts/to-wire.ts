@@ -1,3 +1,4 @@
+import { itemTitle } from "@/lib/catalog/item-title";
 import { successEnvelope } from "@/lib/core/envelope";
 import type { Store } from "@/lib/generated/prisma/client";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
@@ -38,7 +39,7 @@ export const cartToWire = (
       id: cart.lineIds[i] ?? `line_${i}`,
       item: {
         id: line.variant.id,
-        title: `${line.variant.product.title}${line.variant.title === line.variant.product.title ? "" : ` — ${line.variant.title}`}`,
+        title: itemTitle(line.variant.product.title, line.variant.title),
         price: line.variant.priceMinor,
         ...(image ? { image_url: image } : {}),
       },

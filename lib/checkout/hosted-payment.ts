@@ -1,5 +1,6 @@
 import "server-only";
 
+import { itemTitle } from "@/lib/catalog/item-title";
 import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
@@ -103,10 +104,7 @@ export const getPaymentPage = async (
     mode: session.store.mode,
     currency: session.currency,
     lines: priced.lines.map((l) => ({
-      title:
-        l.variant.title === l.variant.product.title
-          ? l.variant.title
-          : `${l.variant.product.title} — ${l.variant.title}`,
+      title: itemTitle(l.variant.product.title, l.variant.title),
       quantity: l.quantity,
       amountMinor: l.amount,
     })),

@@ -1,3 +1,4 @@
+import { itemTitle } from "@/lib/catalog/item-title";
 import { successEnvelope } from "@/lib/core/envelope";
 import type { CheckoutSession, Store } from "@/lib/generated/prisma/client";
 import { paymentHandlers } from "@/lib/stores/store-profile";
@@ -83,7 +84,7 @@ export const checkoutToWire = (
         id: line.id,
         item: {
           id: line.variant.id,
-          title: `${productTitle}${line.variant.title === productTitle ? "" : ` — ${line.variant.title}`}`,
+          title: itemTitle(productTitle, line.variant.title),
           price: line.unitPrice,
           ...(image ? { image_url: image } : {}),
         },

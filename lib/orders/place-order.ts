@@ -1,5 +1,6 @@
 import "server-only";
 
+import { itemTitle } from "@/lib/catalog/item-title";
 import { readFulfillmentState } from "@/lib/checkout/fulfillment";
 import { moveCheckout } from "@/lib/checkout/state";
 import type { Db } from "@/lib/config/db";
@@ -93,9 +94,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
             },
           );
         }
-        titles.push(
-          taken.title === taken.product_title ? taken.title : `${taken.product_title} — ${taken.title}`,
-        );
+        titles.push(itemTitle(taken.product_title, taken.title));
       }
       const { destination, selectedOptionId } = readFulfillmentState(checkout.fulfillment);
       const rate = selectedOptionId

@@ -2,6 +2,7 @@ import "server-only";
 
 import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
 import type { BuyerAccount } from "@/lib/buyers/sign-in-buyer";
+import { itemTitle } from "@/lib/catalog/item-title";
 import { getDb, type Db } from "@/lib/config/db";
 import { isOAuthTestMode } from "@/lib/config/env";
 import { AppError } from "@/lib/core/errors";
@@ -107,7 +108,7 @@ export const getGroupWalletPage = async (input: {
   const titleOf = (variantId: string) => {
     const v = variants.find((x) => x.id === variantId);
     if (!v) return variantId;
-    return v.title === v.product.title ? v.title : `${v.product.title} — ${v.title}`;
+    return itemTitle(v.product.title, v.title);
   };
   const head = stores.find((s) => s.id === entries[0]?.store_id);
   const quote = group.quote as unknown as WireQuote;

@@ -2,6 +2,7 @@ import "server-only";
 
 import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
 import type { BuyerAccount } from "@/lib/buyers/sign-in-buyer";
+import { itemTitle } from "@/lib/catalog/item-title";
 import { getDb, type Db } from "@/lib/config/db";
 import { isOAuthTestMode } from "@/lib/config/env";
 import { AppError, toAppError } from "@/lib/core/errors";
@@ -305,10 +306,7 @@ export const getWalletPage = async (input: {
     checkoutId: session.id,
     currency: session.currency,
     lines: priced.lines.map((l) => ({
-      title:
-        l.variant.title === l.variant.product.title
-          ? l.variant.title
-          : `${l.variant.product.title} — ${l.variant.title}`,
+      title: itemTitle(l.variant.product.title, l.variant.title),
       quantity: l.quantity,
       amountMinor: l.amount,
     })),
