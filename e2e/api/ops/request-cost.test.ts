@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import type { JWK } from "jose";
+import Stripe from "stripe";
 
 import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
@@ -12,6 +13,8 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms, type MandateCheckout } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { parseServerTiming, STAGES } from "@/lib/ops/server-timing";
+import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
+import { SANDBOX_SECRET_KEY, stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
@@ -230,6 +233,7 @@ const BUDGET = {
   updateCheckout: 7,
   getCheckout: 2,
   completeCheckout: 31,
+  stripeWebhook: 4,
   search: 4,
   createCart: 9,
   updateCart: 10,
@@ -262,8 +266,37 @@ describe("SQL statement budgets", () => {
     const completed = await statementsOf(() => completeCheckout(mandated));
     assert.equal(completed.result.body.status, "completed", completed.result.text);
     withinBudget("complete checkout", completed.sql, BUDGET.completeCheckout);
+
+    // the provider's payment_intent.succeeded for the payment the completion just finished (a new event id, as
+    // Stripe sends one per delivery attempt): acknowledged, nothing placed twice
+    const intent = (await stripeSandbox()).paymentIntents().find((p) => p.metadata.checkout_id === id)!;
+    assert.equal(intent.status, "succeeded");
+    const payload = JSON.stringify({
+      id: `evt_${randomUUID().replaceAll("-", "")}`,
+      object: "event",
+      type: "payment_intent.succeeded",
+      api_version: "2026-01-28",
+      created: 1,
+      data: { object: intent },
+    });
+    const signature = new Stripe(SANDBOX_SECRET_KEY).webhooks.generateTestHeaderString({
+      payload,
+      secret: SANDBOX_WEBHOOK_SECRET,
+    });
+    await warm();
+    const webhook = await statementsOf(() =>
+      callApp("POST", `/s/${store.slug}/stripe/webhook`, {
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+        rawBody: payload,
+      }),
+    );
+    assert.equal(webhook.result.status, 200);
+    assert.deepEqual(await webhook.result.json(), { received: true });
+    withinBudget("stripe webhook", webhook.sql, BUDGET.stripeWebhook);
+    const db = await getDb();
+    assert.equal(await db.order.count({ where: { checkoutId: id } }), 1);
     console.log(
-      `statements: create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, complete ${completed.sql.length}`,
+      `statements: create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, complete ${completed.sql.length}, stripe webhook ${webhook.sql.length}`,
     );
   });
 

@@ -254,9 +254,15 @@ export const finishPayment = async (
     now = new Date(),
     rail = stripeCardRail,
     method,
+    attempt: read,
   }: {
     now?: Date;
     rail?: PaymentRail;
+    /**
+     * The attempt of `paymentIntentId` as the caller read it just before this call (the Stripe webhook looks it
+     * up to find the checkout), taken as this finisher's own first read; read here when not given.
+     */
+    attempt?: PaymentAttempt;
     /**
      * The card behind the payment (receipt), or how to fetch it: called only when this finisher records the
      * success, never when the order or a refund already settled it (a late webhook asks the provider nothing).
@@ -272,7 +278,7 @@ export const finishPayment = async (
   const isCard = rail.id === RAIL_HANDLER_IDS.card;
   const refund = (reason: string) =>
     refundSupersededPayment(db, store, { checkoutId, providerRef: paymentIntentId, rail, reason });
-  let attempt = await findAttempt(db, paymentIntentId);
+  let attempt = read?.providerRef === paymentIntentId ? read : await findAttempt(db, paymentIntentId);
   if (attempt?.state === "refunded" || attempt?.state === "refunding") {
     if (attempt.state === "refunding" && !attempt.isCurrent)
       return refund("an interrupted refund was finished");

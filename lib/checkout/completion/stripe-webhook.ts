@@ -69,23 +69,32 @@ export const handleStripeWebhook = async (
   try {
     if (event.type === "payment_intent.succeeded" || event.type === "payment_intent.payment_failed") {
       const intent = event.data.object;
-      // the payment by its recorded PaymentIntent; else (the process died right after Stripe answered, so the id
-      // was never recorded) the first attempt of the checkout named in the PaymentIntent's metadata
-      const payment =
-        (await db.cardPayment.findFirst({ where: { storeId: store.id, paymentIntentId: intent.id } })) ??
-        (intent.metadata?.checkout_id
-          ? await db.cardPayment.findFirst({
-              where: { storeId: store.id, checkoutId: intent.metadata.checkout_id, paymentIntentId: null },
-            })
-          : null);
-      // a PaymentIntent that is not the checkout's recorded one: a superseded attempt (its 3-DS answered after
-      // the agent paid with another card), known by its attempt row or by the checkout in its metadata
+      const succeeded = event.type === "payment_intent.succeeded";
+      // the attempt of this PaymentIntent: a known one names its checkout, and the finisher takes this read as its
+      // own (it decides on nothing older); a superseded attempt (its 3-DS answered after the agent paid with
+      // another card) is known this way too
       const attempt = await db.paymentAttempt.findFirst({
         where: { storeId: store.id, providerRef: intent.id },
       });
+      // the card payment by its recorded PaymentIntent; else (the process died right after Stripe answered, so
+      // the id was never recorded) the first attempt of the checkout named in the PaymentIntent's metadata. A
+      // success of a known attempt needs neither: the attempt names the checkout
+      const payment =
+        succeeded && attempt
+          ? null
+          : ((await db.cardPayment.findFirst({ where: { storeId: store.id, paymentIntentId: intent.id } })) ??
+            (intent.metadata?.checkout_id
+              ? await db.cardPayment.findFirst({
+                  where: {
+                    storeId: store.id,
+                    checkoutId: intent.metadata.checkout_id,
+                    paymentIntentId: null,
+                  },
+                })
+              : null));
       const checkoutId =
-        payment?.checkoutId ??
         attempt?.checkoutId ??
+        payment?.checkoutId ??
         (intent.metadata?.checkout_id
           ? (
               await db.checkoutSession.findFirst({
@@ -94,12 +103,13 @@ export const handleStripeWebhook = async (
               })
             )?.id
           : undefined);
-      if (checkoutId && event.type === "payment_intent.succeeded") {
+      if (checkoutId && succeeded) {
         // the one finisher: the order for the current payment, a full refund for any other success; a refunded
         // payment is never turned into an order by a late event
         await finishPayment(db, store, checkoutId, intent.id, {
           now,
           method: () => cardOf(store, intent.id),
+          ...(attempt ? { attempt } : {}),
         });
       } else if (event.type === "payment_intent.payment_failed") {
         await updateAttemptState(db, intent.id, "declined");
