@@ -9,15 +9,18 @@ import { hashApiKey, isSameHash, parseApiKeyPrefix } from "@/lib/credentials/api
 // records them (method, route pattern, status, error code, Request-Id, time; never a body, a query or a
 // credential). Chosen over hourly counters because a developer debugging an agent wants the failing call itself
 // with its Request-Id, and the newest hundred calls per key are enough for that. The write stays off the request's
-// path and bounded: it starts after the answer is made; calls that arrive while a write is running wait for the
-// next one and go in together (one INSERT for many calls under load, none added when idle); past MAX_QUEUED waiting
-// calls new ones are dropped, never queued; and every PRUNE_EVERY-th call of a key deletes what is past its newest
-// KEEP_PER_KEY.
+// path and bounded: it starts after the answer is made; a call after a quiet spell is written at once, and calls
+// arriving within WRITE_EVERY_MS of the last write wait for the next one and go in together (one INSERT a
+// WRITE_EVERY_MS under steady traffic instead of one per call, and none when idle; a full BATCH is written
+// without waiting); past MAX_QUEUED waiting calls new ones are dropped, never queued; and a key whose calls since
+// its last prune reached PRUNE_EVERY has what is past its newest KEEP_PER_KEY deleted, in one statement.
 
 export const KEEP_PER_KEY = 100;
 const PRUNE_EVERY = 20;
-const MAX_QUEUED = 256;
-const BATCH = 100;
+const MAX_QUEUED = 1000;
+const BATCH = 200;
+/** At most one write this often, unless a whole batch waits: a developer sees a call within this bound. */
+export const WRITE_EVERY_MS = 500;
 
 export type KeyCall = {
   keyId: string;
@@ -30,18 +33,19 @@ export type KeyCall = {
 };
 
 let queue: { call: KeyCall; written: () => void }[] = [];
-let draining = false;
+let writing = false;
+let lastWriteAt = 0;
+let timer: NodeJS.Timeout | null = null;
 const sinceLastPrune = new Map<string, number>();
 
+/** Deletes what is past the key's newest KEEP_PER_KEY calls (newest by time, then id, as listKeyCalls orders). */
 const prune = async (keyId: string): Promise<void> => {
   const db = await getDb();
-  const boundary = await db.apiKeyCall.findFirst({
-    where: { keyId },
-    orderBy: [{ at: "desc" }, { id: "desc" }],
-    skip: KEEP_PER_KEY - 1,
-    select: { at: true },
-  });
-  if (boundary) await db.apiKeyCall.deleteMany({ where: { keyId, at: { lt: boundary.at } } });
+  await db.$executeRaw`
+    DELETE FROM api_key_calls
+    WHERE key_id = ${keyId} AND at < (
+      SELECT at FROM api_key_calls WHERE key_id = ${keyId}
+      ORDER BY at DESC, id DESC OFFSET ${KEEP_PER_KEY - 1} LIMIT 1)`;
 };
 
 /** The keys whose count of calls since their last prune reached PRUNE_EVERY (a key's first call prunes too). */
@@ -59,29 +63,43 @@ const keysToPrune = (calls: readonly KeyCall[]): string[] => {
   return due;
 };
 
-const drain = async (): Promise<void> => {
-  draining = true;
+/** Writes the waiting calls, a BATCH at a time, then schedules the next write if more arrived meanwhile. */
+const write = async (): Promise<void> => {
+  writing = true;
+  lastWriteAt = Date.now();
+  const batch = queue.slice(0, BATCH);
+  queue = queue.slice(BATCH);
   try {
-    while (queue.length > 0) {
-      const batch = queue.slice(0, BATCH);
-      queue = queue.slice(BATCH);
-      try {
-        const db = await getDb();
-        const rows = batch.map(({ call }) => ({ id: newId("keyCall"), ...call }));
-        // one call (the usual batch) through create: its compiled plan is reused, createMany's never is
-        // (docs/decisions.md "Plans Prisma can reuse")
-        const [only] = rows;
-        if (only && rows.length === 1) await db.apiKeyCall.create({ data: only, select: { id: true } });
-        else await db.apiKeyCall.createMany({ data: rows });
-        for (const keyId of keysToPrune(batch.map((b) => b.call))) await prune(keyId);
-      } catch (error) {
-        logger().warn(`key call log: ${(error as Error).message}`);
-      } finally {
-        for (const { written } of batch) written();
-      }
-    }
+    const db = await getDb();
+    const rows = batch.map(({ call }) => ({ id: newId("keyCall"), ...call }));
+    // one call through create: its compiled plan is reused, createMany's never is (docs/decisions.md "Plans
+    // Prisma can reuse")
+    const [only] = rows;
+    if (only && rows.length === 1) await db.apiKeyCall.create({ data: only, select: { id: true } });
+    else await db.apiKeyCall.createMany({ data: rows });
+    for (const keyId of keysToPrune(batch.map((b) => b.call))) await prune(keyId);
+  } catch (error) {
+    logger().warn(`key call log: ${(error as Error).message}`);
   } finally {
-    draining = false;
+    writing = false;
+    for (const { written } of batch) written();
+    schedule();
+  }
+};
+
+/** Starts a write now (a quiet spell before it, or a full batch waiting), else once WRITE_EVERY_MS has passed. */
+const schedule = (): void => {
+  if (writing || queue.length === 0) return;
+  const wait = queue.length >= BATCH ? 0 : lastWriteAt + WRITE_EVERY_MS - Date.now();
+  if (wait <= 0) {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    void write();
+  } else {
+    timer ??= setTimeout(() => {
+      timer = null;
+      schedule();
+    }, wait);
   }
 };
 
@@ -92,7 +110,7 @@ const drain = async (): Promise<void> => {
 export const recordKeyCall = (call: KeyCall): Promise<void> => {
   if (queue.length >= MAX_QUEUED) return Promise.resolve();
   const written = new Promise<void>((resolve) => queue.push({ call, written: resolve }));
-  if (!draining) void drain();
+  schedule();
   return written;
 };
 

@@ -6,7 +6,7 @@ import { createAccount } from "@/lib/accounts/accounts";
 import { getDb } from "@/lib/config/db";
 import { onSqlStatement } from "@/lib/config/sql-observer";
 import { createApiKey } from "@/lib/credentials/create-api-key";
-import { KEEP_PER_KEY, listKeyCalls, recordKeyCall } from "@/lib/ops/key-call-log";
+import { KEEP_PER_KEY, listKeyCalls, recordKeyCall, WRITE_EVERY_MS } from "@/lib/ops/key-call-log";
 
 import { seedStore } from "../../factories";
 import { callApp, envelopeHeaders } from "../../helpers/app-client";
@@ -103,8 +103,8 @@ test("a call and an error made with a key are in its developer's log, with route
 test("a key's log is pruned to its newest calls", async () => {
   const keyId = `key_${randomUUID()}`;
   const start = Date.now();
-  for (let i = 0; i < KEEP_PER_KEY + 25; i++) {
-    await recordKeyCall({
+  const call = (i: number) =>
+    recordKeyCall({
       keyId,
       method: "GET",
       route: "/catalog/product",
@@ -113,11 +113,47 @@ test("a key's log is pruned to its newest calls", async () => {
       requestId: `r${i}`,
       at: new Date(start + i * 1000),
     });
-  }
+  // a first call, then a stream of them: the first is written alone, the rest together after it
+  await Promise.all(Array.from({ length: KEEP_PER_KEY + 25 }, (_, i) => call(i)));
   const rows = await (await getDb()).apiKeyCall.findMany({ where: { keyId }, orderBy: { at: "asc" } });
-  assert.ok(rows.length <= KEEP_PER_KEY + 20, `${rows.length} rows kept`);
+  assert.equal(rows.length, KEEP_PER_KEY, `${rows.length} rows kept`);
   assert.equal(rows.at(-1)?.requestId, `r${KEEP_PER_KEY + 24}`, "the newest call is kept");
-  assert.ok(!rows.some((r) => r.requestId === "r0"), "the oldest are gone");
+  assert.equal(rows[0]?.requestId, "r25", "the oldest are gone");
+});
+
+test("calls that trickle in are written together, at most one write per interval", async () => {
+  const keyId = `key_${randomUUID()}`;
+  const inserts: string[] = [];
+  const stop = onSqlStatement(({ sql }) => {
+    if (/insert into "?(public"?\.)?"?api_key_calls/i.test(sql)) inserts.push(sql);
+  });
+  const call = (i: number) =>
+    recordKeyCall({
+      keyId,
+      method: "GET",
+      route: "/catalog/search",
+      status: 200,
+      errorCode: null,
+      requestId: `t${i}`,
+      at: new Date(),
+    });
+  await new Promise((resolve) => setTimeout(resolve, WRITE_EVERY_MS)); // the previous test's writes are past
+  try {
+    const started = Date.now();
+    await call(0); // after a quiet spell: written at once
+    assert.ok(Date.now() - started < WRITE_EVERY_MS, "the first call did not wait");
+    const pending: Promise<void>[] = [];
+    for (let i = 1; i <= 5; i++) {
+      pending.push(call(i));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    await Promise.all(pending);
+    assert.ok(Date.now() - started >= WRITE_EVERY_MS, "the second write waited for the interval");
+  } finally {
+    stop();
+  }
+  assert.equal(await (await getDb()).apiKeyCall.count({ where: { keyId } }), 6);
+  assert.equal(inserts.length, 2, `${inserts.length} INSERTs for a call and five more 40 ms apart`);
 });
 
 test("calls that arrive together are written together: one INSERT for many, none lost below the bound", async () => {
@@ -145,6 +181,7 @@ test("calls that arrive together are written together: one INSERT for many, none
   }
   const rows = await (await getDb()).apiKeyCall.count({ where: { keyId } });
   assert.equal(rows, 60);
-  // the first call starts a write alone; the 59 that arrive meanwhile go in one more
+  // the first call starts a write alone (all 60 wait for one write when the last was under WRITE_EVERY_MS ago);
+  // the 59 that arrive meanwhile go in one more
   assert.ok(inserts.length >= 1 && inserts.length <= 3, `${inserts.length} INSERTs for 60 calls`);
 });
