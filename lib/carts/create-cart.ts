@@ -26,6 +26,7 @@ export const createCart = defineOperation({
   input: CreateCartInputSchema,
   output: CartOutputSchema,
   mutates: true,
+  storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: {

@@ -25,6 +25,7 @@ export const updateCart = defineOperation({
   input: UpdateCartInputSchema,
   output: CartOutputSchema,
   mutates: true,
+  storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: {

@@ -86,6 +86,7 @@ export const createCheckout = defineOperation({
   input: CreateCheckoutInputSchema,
   output: CheckoutOutputSchema,
   mutates: true,
+  storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: {
@@ -111,7 +112,8 @@ export const createCheckout = defineOperation({
       instruments: [],
     };
     const draft = applyRequest(store, empty, { ...input, line_items: lineItems, discounts });
-    const priced = await priceCheckout(db, store, draft, { now: ctx.now });
+    // the store and rates may be up to the row cache's bound old: the completion prices again on fresh ones
+    const priced = await priceCheckout(db, store, draft, { now: ctx.now, ratesForRead: true });
     if (priced.lines.length === 0) {
       // as create_cart: when no line can be sold, the error envelope and no session
       throw new AppError(

@@ -85,8 +85,8 @@ export const priceCheckout = async (
      */
     storedTotals?: unknown;
     /**
-     * The price is only shown, never charged or stored (a read, or a frozen session's answer): the shipping rates
-     * may come from the row cache (lib/stores/shipping-rates.ts).
+     * The price is not what is charged (a read, a frozen session's answer, or a create or update whose totals the
+     * completion prices again): the shipping rates may come from the row cache (lib/stores/shipping-rates.ts).
      */
     ratesForRead?: boolean;
     /** Keep this status instead of deriving the open status from the blockers (states issue #5 enters). */

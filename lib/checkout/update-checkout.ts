@@ -9,6 +9,7 @@ import { defineOperation, storeOf } from "@/lib/core/operation";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { recordTerms } from "@/lib/mandates/terms-history";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { applyRequest } from "./apply-request";
@@ -44,6 +45,7 @@ export const updateCheckout = defineOperation({
   input: UpdateCheckoutInputSchema,
   output: CheckoutOutputSchema,
   mutates: true,
+  storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
   mcp: {
@@ -53,13 +55,20 @@ export const updateCheckout = defineOperation({
   },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: UpdateCheckoutInput) => {
     const db = await getDb();
-    const store = storeOf(ctx);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const session = await loadCheckoutOrThrow(db, ctx, input.id);
       assertModifiable(session.id, session.status, "update");
+      // the store and the shipping rates may be up to the row cache's bound old (the completion prices again on
+      // fresh ones), except for a session whose payment is under way (the buyer's step): that one is priced fresh
+      const held = session.status === "requires_escalation";
+      const store = held ? await getStoreOrThrow(storeOf(ctx).slug) : storeOf(ctx);
       const draft = applyRequest(store, draftOf(session), input);
-      const keepStatus = session.status === "requires_escalation" ? { status: session.status } : {};
-      const priced = await priceCheckout(db, store, draft, { now: ctx.now, ...keepStatus });
+      const keepStatus = held ? { status: session.status } : {};
+      const priced = await priceCheckout(db, store, draft, {
+        now: ctx.now,
+        ratesForRead: !held,
+        ...keepStatus,
+      });
       const body = checkoutToWire(
         {
           ...session,

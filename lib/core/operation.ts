@@ -61,6 +61,12 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   output: z.ZodType;
   /** State-changing: goes through withIdempotency and needs an idempotency key. */
   mutates: boolean;
+  /**
+   * A state-changing call that moves no money (it charges, refunds and cancels no payment) may take its store
+   * from the row cache, as a read does (lib/stores/get-store-or-throw.ts): the call that pays reads it fresh and
+   * prices again. Default false: a mutating call reads its store fresh.
+   */
+  storeFromCache?: boolean;
   tier: TrustTier;
   /** What a platform key needs (its permissions: purchase:complete, orders:read). */
   permission?: string;

@@ -7,12 +7,14 @@ import type { Store } from "@/lib/generated/prisma/client";
 
 const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
-// A store is read fresh for every call that changes something: its mode decides where money goes (test mode pays
-// the sandbox, live mode the merchant's Stripe account and the Sui mainnet), so an instance serving a store from
-// memory for even a second after it went live elsewhere could take a sandbox payment for a live order, and its tax
-// rate and rails price what is charged. Reads (catalog search and lookups, get_checkout, get_cart, get_order) may
-// take it from the row cache (lib/config/row-cache.ts: a change made here is seen at once, elsewhere within
-// ROW_CACHE_TTL_MS, at most 5 s): what they answer changes nothing stored, and the call that pays reads it again.
+// A store is read fresh for every call that moves money (completion, cancellation, a crypto prepare, an order's
+// refund): its mode decides where money goes (test mode pays the sandbox, live mode the merchant's Stripe account
+// and the Sui mainnet), so an instance serving a store from memory for even a second after it went live elsewhere
+// could take a sandbox payment for a live order, and its tax rate and rails price what is charged. Every other call
+// may take it from the row cache (lib/config/row-cache.ts: a change made here is seen at once, elsewhere within
+// ROW_CACHE_TTL_MS, at most 5 s): the reads (catalog search and lookups, get_checkout, get_cart, get_order), and
+// the writes that move no money (creating and updating a checkout or a cart, `storeFromCache` on the operation):
+// what they price is priced again, on a fresh store, by the call that pays.
 
 const cachedStores = rowCache<Store>("stores");
 

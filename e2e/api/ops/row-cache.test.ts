@@ -2,12 +2,17 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
+import type { JWK } from "jose";
+
 import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import type { Store } from "@/lib/generated/prisma/client";
+import { mandateTerms } from "@/lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
@@ -85,13 +90,12 @@ test("a key revoked by another instance is refused within the bound", async () =
   assert.ok(took <= TTL_MS + 500, `refused after ${Math.round(took)} ms`);
 });
 
-test("a store changed elsewhere: every call that writes sees it at once; a read sees it within the bound", async () => {
+test("a store changed elsewhere: a call that moves money sees it at once; every other call within the bound", async () => {
   const { key } = await seedPlatformKey();
   assert.equal(taxOf((await createCheckout(key)).body), 0);
   await (await getDb()).store.update({ where: { id: store.id }, data: { taxRateBps: 1000 } });
   assert.equal(taxOf((await createCheckout(key)).body), 100, "this instance sees its own change at once");
 
-  // a store's mode decides where money goes, so a call that changes anything reads the store fresh
   const product = () =>
     rest<{ product?: { id: string } }>("POST", `/s/${store.slug}/catalog/product`, {
       headers: { "x-api-key": key },
@@ -100,18 +104,30 @@ test("a store changed elsewhere: every call that writes sees it at once; a read 
   assert.equal((await product()).status, 200); // the store is in this instance's cache now
   assert.match(store.id, /^[\w-]+$/);
   await elsewhere(`UPDATE stores SET tax_rate_bps = 2000 WHERE id = '${store.id}'`);
-  assert.equal(taxOf((await createCheckout(key)).body), 200, "another instance's change is seen at once");
+  // creating a checkout moves no money (the completion prices it again on a fresh store): within the bound
+  const taxed = await seenWithin(
+    () => createCheckout(key),
+    (r) => taxOf(r.body) === 200,
+    TTL_MS + 500,
+  );
+  assert.ok(taxed <= TTL_MS + 500, `another instance's tax rate after ${Math.round(taxed)} ms`);
 
-  // a read may answer from the cached store, for at most the bound: a store removed elsewhere is a
-  // store_not_found for reads within it too
+  // a store's mode decides where money goes, so a call that moves money (cancel: it cancels a payment under
+  // way) reads the store fresh; a store removed elsewhere is a store_not_found for it at once, for the others
+  // within the bound
+  const open = (await createCheckout(key)).body.id; // the store is in this instance's cache again
   await elsewhere(`UPDATE stores SET slug = slug || '-moved' WHERE id = '${store.id}'`);
+  const cancel = await rest("POST", `/s/${store.slug}/checkout-sessions/${open}/cancel`, {
+    headers: { "x-api-key": key, "idempotency-key": randomUUID() },
+  });
+  assert.equal(cancel.status, 404, `a call that moves money never uses the cached store: ${cancel.text}`);
   const took = await seenWithin(product, (r) => r.status === 404, TTL_MS + 500);
   assert.ok(took <= TTL_MS + 500, `store_not_found after ${Math.round(took)} ms`);
-  assert.equal((await createCheckout(key)).status, 404, "a write never used the cached store");
+  assert.equal((await createCheckout(key)).status, 404);
   await elsewhere(`UPDATE stores SET slug = '${store.slug}' WHERE id = '${store.id}'`);
 });
 
-test("shipping rates: a change here is seen at once; one made elsewhere at once by a call that prices, within the bound by get_checkout", async () => {
+test("shipping rates: a change here is seen at once; one made elsewhere within the bound by get_checkout and update_checkout", async () => {
   const { key } = await seedPlatformKey();
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
   const shipment = {
@@ -134,18 +150,83 @@ test("shipping rates: a change here is seen at once; one made elsewhere at once 
 
   assert.equal(shippingOf((await get()).body), 600); // cached again
   await elsewhere(`UPDATE shipping_rates SET price_minor = 700 WHERE store_id = '${store.id}'`);
-  // an update prices what will be charged: the rates are read fresh
-  const updated = await rest<Checkout>("PUT", path, {
-    headers: { "x-api-key": key, "idempotency-key": randomUUID() },
-    body: shipment,
-  });
-  assert.equal(updated.status, 200, updated.text);
-  assert.equal(
-    shippingOf(updated.body),
-    700,
-    "another instance's change is seen at once by a call that prices",
-  );
-  // a read may answer from the cached rates, for at most the bound
+  // a read, and an update (the completion prices again on fresh rates), may answer from the cached rates, for at
+  // most the bound
   const took = await seenWithin(get, (r) => shippingOf(r.body) === 700, TTL_MS + 500);
   assert.ok(took <= TTL_MS + 500, `the new rate after ${Math.round(took)} ms`);
+  const update = () =>
+    rest<Checkout>("PUT", path, {
+      headers: { "x-api-key": key, "idempotency-key": randomUUID() },
+      body: shipment,
+    });
+  assert.equal(shippingOf((await update()).body), 700);
+  await elsewhere(`UPDATE shipping_rates SET price_minor = 800 WHERE store_id = '${store.id}'`);
+  const updatedWithin = await seenWithin(update, (r) => shippingOf(r.body) === 800, TTL_MS + 500);
+  assert.ok(
+    updatedWithin <= TTL_MS + 500,
+    `an update priced the new rate after ${Math.round(updatedWithin)} ms`,
+  );
+});
+
+test("the completion prices on a fresh store: a tax rate changed elsewhere after a create priced from the cache fails the mandate signed over the old total", async () => {
+  const { key } = await seedPlatformKey(["purchase:complete"]);
+  const shop = await seedStore({ taxRateBps: 0 });
+  const item = (await seedProduct(shop, { variants: [{ priceMinor: 1000, inventory: 100 }] })).variants[0]!;
+  await seedShippingRates(shop, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+  const profiles = await profileServer();
+  const agentKey = profiles.agentKey as { kid: string; privateJwk: JWK };
+  const headers = () => ({
+    "x-api-key": key,
+    "ucp-agent": `profile="${profiles.url("signed")}"`,
+    "idempotency-key": randomUUID(),
+  });
+  const create = () =>
+    rest<Checkout>("POST", `/s/${shop.slug}/checkout-sessions`, {
+      headers: headers(),
+      body: {
+        line_items: [{ item: { id: item.id }, quantity: 1 }],
+        buyer: BUYER,
+        shipping_address: SEED_ADDRESS,
+        shipping_method_id: "standard",
+      },
+    });
+  const checkout = (await create()).body;
+  assert.equal(checkout.status, "ready_for_complete", JSON.stringify(checkout.messages));
+  assert.equal(taxOf(checkout), 0);
+  const mandate = await signCheckoutMandate(mandateTerms(checkout, shop.slug), {
+    privateJwk: agentKey.privateJwk,
+    kid: agentKey.kid,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  // the store is in this instance's cache (the create took it from there); changed elsewhere, then completed at once
+  await elsewhere(`UPDATE stores SET tax_rate_bps = 1000 WHERE id = '${shop.id}'`);
+  const completed = await rest<Checkout>(
+    "POST",
+    `/s/${shop.slug}/checkout-sessions/${checkout.id}/complete`,
+    {
+      headers: headers(),
+      body: {
+        payment: {
+          instruments: [
+            {
+              id: "card-1",
+              handler_id: "svc.card",
+              type: "card",
+              selected: true,
+              credential: { type: "stripe_token", token: "pm_card_visa" },
+            },
+          ],
+        },
+        ap2: { checkout_mandate: mandate },
+      },
+    },
+  );
+  assert.notEqual(completed.body.status, "completed", completed.text);
+  const code = (completed.body as { messages?: { code?: string }[] }).messages?.[0]?.code;
+  assert.equal(code, "mandate_invalid_signature", completed.text);
+  assert.equal(
+    await (await getDb()).order.count({ where: { checkoutId: checkout.id } }),
+    0,
+    "nothing charged",
+  );
 });
