@@ -99,13 +99,19 @@ export const recordAttempt = async (
     }
     try {
       return await db.$transaction(async (tx) => {
-        const previous = await tx.paymentAttempt.findMany({
-          where: { checkoutId: input.checkoutId, isCurrent: true },
-        });
+        // the current attempt (at most one: the index) stops being current; its row comes back as it was
+        const previous = (
+          await tx.paymentAttempt.updateManyAndReturn({
+            where: { checkoutId: input.checkoutId, isCurrent: true },
+            data: { isCurrent: false },
+          })
+        ).map((p) => ({ ...p, isCurrent: true }));
         // a payment that already succeeded stays current against one that has not (yet): money already taken
-        // is what pays for the order; the newcomer is recorded not current, to be canceled (or refunded if it
-        // succeeds)
-        if (previous.some((p) => p.state === "succeeded") && input.state !== "succeeded") {
+        // is what pays for the order (it is made current again, in this transaction); the newcomer is recorded
+        // not current, to be canceled (or refunded if it succeeds)
+        const paid = previous.find((p) => p.state === "succeeded");
+        if (paid && input.state !== "succeeded") {
+          await tx.paymentAttempt.update({ where: { id: paid.id }, data: { isCurrent: true } });
           const attempt = await tx.paymentAttempt.create({
             data: { id: newId("paymentAttempt"), ...input, isCurrent: false },
           });
@@ -114,10 +120,6 @@ export const recordAttempt = async (
             superseded: (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
           };
         }
-        await tx.paymentAttempt.updateMany({
-          where: { checkoutId: input.checkoutId, isCurrent: true },
-          data: { isCurrent: false },
-        });
         const attempt = await tx.paymentAttempt.create({
           data: { id: newId("paymentAttempt"), ...input, isCurrent: true },
         });
