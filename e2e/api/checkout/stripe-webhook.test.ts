@@ -7,6 +7,7 @@ import Stripe from "stripe";
 
 import { SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
 import { getDb } from "@/lib/config/db";
+import { onSqlStatement } from "@/lib/config/sql-observer";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
@@ -36,7 +37,7 @@ before(async () => {
   signedProfile = profiles.url("signed");
   agentKey = profiles.agentKey as never;
   store = await seedStore();
-  sock = (await seedProduct(store, { variants: [{ priceMinor: 800, inventory: 10 }] })).variants[0]!;
+  sock = (await seedProduct(store, { variants: [{ priceMinor: 800, inventory: 50 }] })).variants[0]!;
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 0 }]);
   key = (await seedPlatformKey(["purchase:complete"])).key;
 });
@@ -143,6 +144,76 @@ test("payment_intent.succeeded after 3-DS outside the API places the order once;
   // the receipt's card, read from the provider: the event itself never carries it
   const attempt = await db.paymentAttempt.findUniqueOrThrow({ where: { providerRef: pi.id } });
   assert.deepEqual([attempt.cardBrand, attempt.cardLast4], ["visa", "3220"]);
+});
+
+test("the same success delivered three times at once (8 runs): one order, and one finisher does the work while the others wait for it and find the order", async () => {
+  for (let run = 0; run < 8; run++) {
+    const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
+      headers: headers(),
+      body: {
+        line_items: [{ item: { id: sock.id }, quantity: 1 }],
+        buyer: BUYER,
+        shipping_address: SEED_ADDRESS,
+        shipping_method_id: "standard",
+      },
+    });
+    const c = created.body;
+    const mandate = await signCheckoutMandate(mandateTerms(c, store.slug), {
+      privateJwk: agentKey.privateJwk,
+      kid: agentKey.kid,
+      exp: Math.floor(Date.now() / 1000) + 600,
+    });
+    const escalated = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions/${c.id}/complete`, {
+      headers: headers(),
+      body: {
+        payment: {
+          instruments: [
+            {
+              handler_id: "svc.card",
+              selected: true,
+              credential: { type: "stripe_token", token: "pm_card_threeDSecure2Required" },
+            },
+          ],
+        },
+        ap2: { checkout_mandate: mandate },
+      },
+    });
+    assert.equal(escalated.body.status, "requires_escalation", escalated.text);
+    const pi = (await stripeSandbox()).paymentIntents().find((p) => p.metadata.checkout_id === c.id)!;
+    await answerSandboxChallenge(pi.id, true);
+    const succeeded = (await stripeSandbox()).paymentIntents().find((p) => p.id === pi.id)!;
+    const stockBefore = (await (await getDb()).variant.findUniqueOrThrow({ where: { id: sock.id } }))
+      .inventory;
+    // Stripe may send one outcome in several events; here they arrive together (on PGlite its one connection
+    // already puts them in turn; on PostgreSQL the finishers would race for the order without waiting for each other)
+    const transactions: string[] = [];
+    const stop = onSqlStatement(({ sql }) => {
+      if (/^\s*UPDATE variants/i.test(sql)) transactions.push(sql);
+    });
+    try {
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => {
+          const payload = eventFor("payment_intent.succeeded", succeeded);
+          return send(payload, sign(payload));
+        }),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200],
+      );
+    } finally {
+      stop();
+    }
+    const db = await getDb();
+    assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
+    assert.equal(
+      transactions.length,
+      1,
+      `run ${run}: stock taken once, by the one order's transaction (no finisher lost a race for it)`,
+    );
+    const { inventory } = await db.variant.findUniqueOrThrow({ where: { id: sock.id } });
+    assert.equal(inventory, stockBefore - 1, `run ${run}: one unit taken`);
+  }
 });
 
 test("live store: set-stripe-keys validates and stores the webhook secret the route then verifies with", async () => {

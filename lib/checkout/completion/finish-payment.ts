@@ -241,34 +241,71 @@ const placeOrderRetrying = async (db: Db, input: Parameters<typeof placeOrder>[1
   }
 };
 
+type FinishOptions = {
+  now?: Date;
+  rail?: PaymentRail;
+  /**
+   * The attempt of `paymentIntentId` as the caller read it just before this call (the Stripe webhook looks it
+   * up to find the checkout), taken as this finisher's own first read when no other finisher of the checkout
+   * ran in between; read here otherwise.
+   */
+  attempt?: PaymentAttempt;
+  /**
+   * The card behind the payment (receipt), or how to fetch it: called only when this finisher records the
+   * success, never when the order or a refund already settled it (a late webhook asks the provider nothing).
+   */
+  method?: PaymentMethodSummary | (() => Promise<PaymentMethodSummary | undefined>);
+};
+
+/**
+ * The finishers of each payment under way in this process, one after the other. A completion and the provider's
+ * event for its payment usually arrive together (the provider sends the event as it answers): run at once, both
+ * found no order, and the one that lost the order's transaction had taken stock, was rolled back and looked the
+ * order up, about ten statements for nothing. In turn, the second finds the order the first placed (two reads).
+ * Finishers of different payments of one checkout still run side by side (an extra payment's refund is written on
+ * the order the other one is placing). Only an economy: across instances the database decides, as it always does
+ * (placeOrder, the attempts' index).
+ */
+const finishing = new Map<string, Promise<unknown>>();
+
 /**
  * The one finisher of a payment that succeeded at the provider (see above). Nothing here charges.
  * @throws AppError payment_provider_error (the refund could not be asked: the next finisher retries it)
  */
-export const finishPayment = async (
+export const finishPayment = (
   db: Db,
   store: Store,
   checkoutId: string,
   paymentIntentId: string,
-  {
-    now = new Date(),
-    rail = stripeCardRail,
-    method,
-    attempt: read,
-  }: {
-    now?: Date;
-    rail?: PaymentRail;
-    /**
-     * The attempt of `paymentIntentId` as the caller read it just before this call (the Stripe webhook looks it
-     * up to find the checkout), taken as this finisher's own first read; read here when not given.
-     */
-    attempt?: PaymentAttempt;
-    /**
-     * The card behind the payment (receipt), or how to fetch it: called only when this finisher records the
-     * success, never when the order or a refund already settled it (a late webhook asks the provider nothing).
-     */
-    method?: PaymentMethodSummary | (() => Promise<PaymentMethodSummary | undefined>);
-  } = {},
+  options: FinishOptions = {},
+): Promise<FinishedPayment> => {
+  const key = `${checkoutId} ${paymentIntentId}`;
+  const before = finishing.get(key);
+  const mine = (before ?? Promise.resolve()).then(
+    () =>
+      finishNow(
+        db,
+        store,
+        checkoutId,
+        paymentIntentId,
+        before ? { ...options, attempt: undefined } : options,
+      ),
+    () => finishNow(db, store, checkoutId, paymentIntentId, { ...options, attempt: undefined }),
+  );
+  finishing.set(key, mine);
+  const forget = () => {
+    if (finishing.get(key) === mine) finishing.delete(key);
+  };
+  mine.then(forget, forget);
+  return mine;
+};
+
+const finishNow = async (
+  db: Db,
+  store: Store,
+  checkoutId: string,
+  paymentIntentId: string,
+  { now = new Date(), rail = stripeCardRail, method, attempt: read }: FinishOptions = {},
 ): Promise<FinishedPayment> => {
   /** The receipt's card columns, or null when the card is not known. */
   const cardDetails = async (): Promise<{ cardBrand: string; cardLast4: string } | null> => {
