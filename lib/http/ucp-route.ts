@@ -88,7 +88,9 @@ export const ucpRoute =
       const store =
         slug === undefined
           ? null
-          : await timeStage("store", () => getStoreOrThrow(slug, { forRead: !op.mutates || op.storeFromCache === true }));
+          : await timeStage("store", () =>
+              getStoreOrThrow(slug, { forRead: !op.mutates || op.storeFromCache === true }),
+            );
       const now = new Date();
       const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
       // The caller's credentials are checked before the agent profile is fetched: a bad key or an anonymous
