@@ -246,7 +246,7 @@ type FinishOptions = {
   rail?: PaymentRail;
   /**
    * The attempt of `paymentIntentId` as the caller read it just before this call (the Stripe webhook looks it
-   * up to find the checkout), taken as this finisher's own first read when no other finisher of the checkout
+   * up to find the checkout), taken as this finisher's own first read when no other finisher of the payment
    * ran in between; read here otherwise.
    */
   attempt?: PaymentAttempt;
