@@ -76,7 +76,11 @@ test("bad or missing signatures are refused before anything is read; nothing cha
   assert.equal(await (await getDb()).stripeWebhookEvent.count({ where: { id } }), 0);
 });
 
-test("payment_intent.succeeded after 3-DS outside the API places the order once; a repeat is a duplicate", async () => {
+/**
+ * A checkout whose card payment needed 3-DS (the completion answered requires_escalation) and whose buyer then
+ * approved it at the provider, outside any completion call: its PaymentIntent has succeeded, no order yet.
+ */
+const approvedOutsideCompletion = async () => {
   const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
     headers: headers(),
     body: {
@@ -111,6 +115,12 @@ test("payment_intent.succeeded after 3-DS outside the API places the order once;
   const pi = (await stripeSandbox()).paymentIntents().find((p) => p.metadata.checkout_id === c.id)!;
   await answerSandboxChallenge(pi.id, true);
   const succeeded = (await stripeSandbox()).paymentIntents().find((p) => p.id === pi.id)!;
+  return { c, succeeded };
+};
+
+test("payment_intent.succeeded after 3-DS outside the API places the order once; a repeat is a duplicate", async () => {
+  const { c, succeeded } = await approvedOutsideCompletion();
+  const pi = succeeded;
   assert.equal(succeeded.status, "succeeded");
 
   const ignored = eventFor("charge.refunded", { id: "ch_1", object: "charge" });
@@ -148,40 +158,7 @@ test("payment_intent.succeeded after 3-DS outside the API places the order once;
 
 test("the same success delivered three times at once (8 runs): one order, and one finisher does the work while the others wait for it and find the order", async () => {
   for (let run = 0; run < 8; run++) {
-    const created = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions`, {
-      headers: headers(),
-      body: {
-        line_items: [{ item: { id: sock.id }, quantity: 1 }],
-        buyer: BUYER,
-        shipping_address: SEED_ADDRESS,
-        shipping_method_id: "standard",
-      },
-    });
-    const c = created.body;
-    const mandate = await signCheckoutMandate(mandateTerms(c, store.slug), {
-      privateJwk: agentKey.privateJwk,
-      kid: agentKey.kid,
-      exp: Math.floor(Date.now() / 1000) + 600,
-    });
-    const escalated = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions/${c.id}/complete`, {
-      headers: headers(),
-      body: {
-        payment: {
-          instruments: [
-            {
-              handler_id: "svc.card",
-              selected: true,
-              credential: { type: "stripe_token", token: "pm_card_threeDSecure2Required" },
-            },
-          ],
-        },
-        ap2: { checkout_mandate: mandate },
-      },
-    });
-    assert.equal(escalated.body.status, "requires_escalation", escalated.text);
-    const pi = (await stripeSandbox()).paymentIntents().find((p) => p.metadata.checkout_id === c.id)!;
-    await answerSandboxChallenge(pi.id, true);
-    const succeeded = (await stripeSandbox()).paymentIntents().find((p) => p.id === pi.id)!;
+    const { c, succeeded } = await approvedOutsideCompletion();
     const stockBefore = (await (await getDb()).variant.findUniqueOrThrow({ where: { id: sock.id } }))
       .inventory;
     // Stripe may send one outcome in several events; here they arrive together (on PGlite its one connection
