@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 
 import type { JWK } from "jose";
 import Stripe from "stripe";
 
+import { whileCharging } from "@/lib/checkout/completion/charges-under-way";
+import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
 import { getDb } from "@/lib/config/db";
 import { onSqlStatement } from "@/lib/config/sql-observer";
@@ -191,6 +194,45 @@ test("the same success delivered three times at once (8 runs): one order, and on
     const { inventory } = await db.variant.findUniqueOrThrow({ where: { id: sock.id } });
     assert.equal(inventory, stockBefore - 1, `run ${run}: one unit taken`);
   }
+});
+
+test("a success arriving while this process's completion of the checkout is finishing waits for it: one order, with the card the completion knows, and no call to the provider for the card", async () => {
+  const { c, succeeded } = await approvedOutsideCompletion();
+  const db = await getDb();
+  const retrievedBefore = (await stripeSandbox()).retrievals(succeeded.id);
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  // a completion's charge as completeCheckout runs it: the provider has answered with the card, and its finisher
+  // runs when the gate opens
+  const charging = whileCharging(c.id, async () => {
+    await gate;
+    return finishPayment(db, store, c.id, succeeded.id, {
+      method: { kind: "card", brand: "mastercard", last4: "4444" },
+    });
+  });
+  const payload = eventFor("payment_intent.succeeded", succeeded);
+  let answered = false;
+  const delivered = send(payload, sign(payload)).then((answer) => {
+    answered = true;
+    return answer;
+  });
+  await sleep(300);
+  assert.equal(answered, false, "the event waits for the charge under way");
+  assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 0);
+  open();
+  const [finished, answer] = await Promise.all([charging, delivered]);
+  assert.equal(finished.result, "order_placed");
+  assert.equal(answer.status, 200);
+  assert.deepEqual(answer.body, { received: true });
+  assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
+  assert.equal((await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } })).paymentRef, succeeded.id);
+  assert.equal(
+    (await stripeSandbox()).retrievals(succeeded.id),
+    retrievedBefore,
+    "the webhook asked the provider nothing",
+  );
+  const attempt = await db.paymentAttempt.findUniqueOrThrow({ where: { providerRef: succeeded.id } });
+  assert.deepEqual([attempt.cardBrand, attempt.cardLast4], ["mastercard", "4444"]);
 });
 
 test("live store: set-stripe-keys validates and stores the webhook secret the route then verifies with", async () => {

@@ -25,6 +25,7 @@ import {
   answerSuccess,
   renderFinal,
 } from "./answer-outcome";
+import { whileCharging } from "./charges-under-way";
 import { chooseRail } from "./choose-rail";
 import { holdSession } from "./hold-session";
 import { priceForCompletion } from "./price-for-completion";
@@ -203,43 +204,47 @@ export const completeCheckout = defineOperation({
         });
         return answerCryptoSettlement(db, ctx, session.id, settled, rail.index);
       }
-      let started;
-      try {
-        started = await startAttempt(db, {
-          store,
-          checkoutId: session.id,
-          handlerId: rail.handlerId,
-          adapter,
-          amount: hold.amount - couponOff,
-          currency: session.currency,
-          token: rail.instrument?.credential?.token ?? null,
-          returnUrl: continueUrlOf(store, ctx.baseUrl, hold.continueToken),
-        });
-      } catch (error) {
-        // nothing charged: reopen the session for another try
-        if (error instanceof AppError && error.code === "payment_provider_error") {
-          await moveCheckout(db, {
-            id: session.id,
-            from: ["complete_in_progress"],
-            to: "ready_for_complete",
+      // 6.–7. as this process's charge of the checkout: a webhook of its payment waits for it (charges-under-way.ts)
+      const charged = await whileCharging(session.id, async () => {
+        let started;
+        try {
+          started = await startAttempt(db, {
+            store,
+            checkoutId: session.id,
+            handlerId: rail.handlerId,
+            adapter,
+            amount: hold.amount - couponOff,
+            currency: session.currency,
+            token: rail.instrument?.credential?.token ?? null,
+            returnUrl: continueUrlOf(store, ctx.baseUrl, hold.continueToken),
           });
+        } catch (error) {
+          // nothing charged: reopen the session for another try
+          if (error instanceof AppError && error.code === "payment_provider_error") {
+            await moveCheckout(db, {
+              id: session.id,
+              from: ["complete_in_progress"],
+              to: "ready_for_complete",
+            });
+          }
+          throw error;
         }
-        throw error;
-      }
-      if (started.kind === "retry") continue;
-      // 7.
-      const { outcome } = started;
-      if (outcome.kind === "succeeded") {
+        if (started.kind === "retry" || started.outcome.kind !== "succeeded") return { started };
         const answer = await answerSuccess(db, ctx, {
           store,
           checkoutId: session.id,
-          paymentRef: outcome.paymentRef,
+          paymentRef: started.outcome.paymentRef,
           adapter,
-          method: outcome.method,
+          method: started.outcome.method,
         });
-        if (answer === "retry") continue;
-        return answer;
-      }
+        return { started, answer };
+      });
+      if (charged.answer === "retry") continue;
+      if (charged.answer) return charged.answer;
+      const { started } = charged;
+      if (started.kind === "retry") continue;
+      // 7.
+      const { outcome } = started;
       if (outcome.kind === "declined") {
         return answerDecline(db, ctx, {
           checkoutId: session.id,

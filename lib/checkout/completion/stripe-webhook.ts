@@ -12,6 +12,7 @@ import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import type { PaymentMethodSummary } from "@/lib/payments/rail";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 
+import { chargeSettled } from "./charges-under-way";
 import { finishPayment } from "./finish-payment";
 
 // Inbound Stripe webhooks (issue #5 §2) at POST /s/<slug>/stripe/webhook. The signature is verified with
@@ -104,12 +105,16 @@ export const handleStripeWebhook = async (
             )?.id
           : undefined);
       if (checkoutId && succeeded) {
+        // the completion that charged this payment is usually still finishing here: it places the order with the
+        // card it knows, and this finisher then only finds it (no call to the provider for the card); the read
+        // above is older than what that completion wrote, so the finisher reads again
+        const waited = await chargeSettled(checkoutId);
         // the one finisher: the order for the current payment, a full refund for any other success; a refunded
         // payment is never turned into an order by a late event
         await finishPayment(db, store, checkoutId, intent.id, {
           now,
           method: () => cardOf(store, intent.id),
-          ...(attempt ? { attempt } : {}),
+          ...(attempt && !waited ? { attempt } : {}),
         });
       } else if (event.type === "payment_intent.payment_failed") {
         await updateAttemptState(db, intent.id, "declined");
