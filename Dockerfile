@@ -35,4 +35,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains requests in flight and stops the webhook worker before exiting (docs/decisions.md).
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "scripts/serve.ts"]
+CMD ["node", "--max-semi-space-size=8", "--import", "tsx", "scripts/serve.ts"]

@@ -35,9 +35,9 @@ import { withMandateKey } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
-import { callStats, cell, childrenOf, driveFlows, flowBenchOptions, processCpuMs } from "./bench/flow-driver";
+import { callStats, cell, driveFlows, flowBenchOptions, processCpuMs } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT } from "./lib/paths";
+import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
 import {
   linkSandboxBuyer,
   sandboxIntentMandate,
@@ -101,18 +101,6 @@ type Server = {
   cpuMs: () => number | null;
 };
 
-/** The node process that serves: tsx's child running scripts/serve.ts (its own children are the sandboxes). */
-const servingPid = (tsxPid: number): number | null => {
-  for (const pid of childrenOf(tsxPid)) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("scripts/serve.ts")) return pid;
-    } catch {
-      // exited
-    }
-  }
-  return null;
-};
-
 /** Starts scripts/serve.ts (migrate, seed, build if needed, serve) on a fresh database and waits until ready. */
 const startServer = async (
   label: string,
@@ -145,15 +133,11 @@ const startServer = async (
   }
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const child: ChildProcess = spawn(
-    path.join(REPO_ROOT, "node_modules/.bin/tsx"),
-    ["scripts/serve.ts", ...(build ? ["--build"] : [])],
-    {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(build ? ["--build"] : [])], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -182,7 +166,8 @@ const startServer = async (
   const adminEnv = databaseUrl
     ? { DATABASE_URL: databaseUrl, OAUTH_TEST_MODE: "true" }
     : { DATABASE_URL: undefined, PGLITE_DIR: env.PGLITE_DIR, OAUTH_TEST_MODE: "true" };
-  const pid = child.pid === undefined ? null : servingPid(child.pid);
+  // the serving process itself, started as `npm start` starts it (its children are the sandboxes)
+  const pid = child.pid ?? null;
   const cpuMs = () => (pid === null ? null : processCpuMs(pid));
   return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output, cpuMs };
 };

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 
 import { buildQueryMix, type CatalogSample, type MixEntry, type MixKind } from "./bench/query-mix";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT } from "./lib/paths";
+import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
 import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const { values } = parseArgs({
@@ -67,7 +67,7 @@ const analyze = async (env: Record<string, string>): Promise<void> => {
 
 const startServer = async (env: Record<string, string>): Promise<{ base: string; child: ChildProcess }> => {
   const port = await findFreePort();
-  const child = spawn(TSX, ["scripts/serve.ts", "--no-setup"], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, "--no-setup"], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -10,7 +10,7 @@ import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
 
 import { envOf, parseDockerfile, type Instruction } from "./lib/dockerfile";
-import { REPO_ROOT } from "./lib/paths";
+import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
 
 // The deployment files, checked without Docker (none can run here): the Dockerfile's instructions (stages, a
 // non-root user, the health check, the port, the start command = `npm start`'s), its health check command run
@@ -73,8 +73,11 @@ test("Dockerfile: runs as a non-root user, exposes the port it listens on, start
   assert.equal(one("EXPOSE").args, runtimeEnv.PORT);
   const cmd = one("CMD").exec;
   assert.ok(cmd, "CMD in exec form, so the server gets SIGTERM itself");
-  const start = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts.start;
-  assert.deepEqual(cmd, start!.split(" "), "the CMD is npm start's command");
+  const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
+  assert.deepEqual(cmd, scripts.start!.split(" "), "the CMD is npm start's command");
+  // the benches start the server as these do (the same node flags)
+  assert.deepEqual(cmd, ["node", ...SERVER_NODE_ARGS]);
+  assert.equal(scripts.serve, `node ${SERVER_NODE_ARGS.join(" ")} --no-setup`);
   assert.equal(one("STOPSIGNAL").args, "SIGTERM");
 });
 
