@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
-import { checkoutMandate, startAgentProfileServer } from "@agent-commerce/agent-kit";
+import { startAgentProfileServer } from "@agent-commerce/agent-kit";
 
 import { revokeLinkedAgent } from "@/lib/buyers/consents";
 import { getDb } from "@/lib/config/db";
@@ -14,6 +14,7 @@ import { refundOrder } from "@/lib/orders/refund-order";
 
 import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
+import { cardCompletionBody } from "../../helpers/card-completion";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   completeWithDigest as complete,
@@ -342,35 +343,14 @@ describe("REST spend caps: other currencies and faults", () => {
 
 describe("REST spend caps on the card rail", () => {
   /** A card completion with the platform key (seed §5 rule 1), with or without the buyer's allowance. */
-  const completeCard = async (slug: string, checkout: Checkout, intent: string | null) =>
-    rest<Completed>("POST", `/s/${slug}/checkout-sessions/${checkout.id}/complete`, {
-      headers: {
-        "x-api-key": apiKey,
-        "ucp-agent": `profile="${(await signedProfile()).url}"`,
-        "idempotency-key": randomUUID(),
-      },
-      body: {
-        payment: {
-          instruments: [
-            {
-              id: "card-1",
-              handler_id: "svc.card",
-              type: "card",
-              selected: true,
-              credential: { type: "stripe_token", token: "pm_card_visa" },
-            },
-          ],
-        },
-        ap2: {
-          checkout_mandate: await checkoutMandate(
-            checkout as Parameters<typeof checkoutMandate>[0],
-            slug,
-            (await signedProfile()).signer,
-          ),
-          ...(intent ? { intent_mandate: intent } : {}),
-        },
-      },
+  const completeCard = async (slug: string, checkout: Checkout, intent: string | null) => {
+    const { url, signer } = await signedProfile();
+    const body = await cardCompletionBody(checkout, slug, signer, "pm_card_visa");
+    return rest<Completed>("POST", `/s/${slug}/checkout-sessions/${checkout.id}/complete`, {
+      headers: { "x-api-key": apiKey, "ucp-agent": `profile="${url}"`, "idempotency-key": randomUUID() },
+      body: intent ? { ...body, ap2: { ...body.ap2, intent_mandate: intent } } : body,
     });
+  };
 
   test("a card completion carrying ap2.intent_mandate is checked and debited in the order's transaction; over the limit spend_cap_exceeded before any charge; without one nothing is counted; a revoked agent's allowance is refused", async () => {
     const shop = await seedCryptoStore({ card: true });

@@ -10,8 +10,6 @@ import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { onSqlStatement } from "@/lib/config/sql-observer";
 import type { Store } from "@/lib/generated/prisma/client";
-import { mandateTerms, type MandateCheckout } from "@/lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { parseServerTiming, STAGES } from "@/lib/ops/server-timing";
 import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
 import { SANDBOX_SECRET_KEY, stripeSandbox } from "@/sandbox/stripe/server";
@@ -19,6 +17,7 @@ import { SANDBOX_SECRET_KEY, stripeSandbox } from "@/sandbox/stripe/server";
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { callApp, mcpCall, rest } from "../../helpers/app-client";
+import { cardCompletionBody } from "../../helpers/card-completion";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
 
@@ -71,29 +70,7 @@ const getCheckout = (id: string) =>
 const completeCheckout = async (checkout: Checkout) =>
   rest<Checkout>("POST", `${checkouts()}/${checkout.id}/complete`, {
     headers: headers(),
-    body: {
-      payment: {
-        instruments: [
-          {
-            id: "card-1",
-            handler_id: "svc.card",
-            type: "card",
-            selected: true,
-            credential: { type: "stripe_token", token: "pm_card_visa" },
-          },
-        ],
-      },
-      ap2: {
-        checkout_mandate: await signCheckoutMandate(
-          mandateTerms(checkout as unknown as MandateCheckout, store.slug),
-          {
-            privateJwk: agentKey.privateJwk,
-            kid: agentKey.kid,
-            exp: Math.floor(Date.now() / 1000) + 600,
-          },
-        ),
-      },
-    },
+    body: await cardCompletionBody(checkout, store.slug, agentKey, "pm_card_visa"),
   });
 
 /** The stages of an answer's Server-Timing header, checked against the documented names. */

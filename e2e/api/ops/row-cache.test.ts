@@ -8,12 +8,11 @@ import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import type { Store } from "@/lib/generated/prisma/client";
-import { mandateTerms } from "@/lib/mandates/mandate-terms";
-import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
+import { cardCompletionBody } from "../../helpers/card-completion";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
 
@@ -193,11 +192,7 @@ test("the completion prices on a fresh store: a tax rate changed elsewhere after
   const checkout = (await create()).body;
   assert.equal(checkout.status, "ready_for_complete", JSON.stringify(checkout.messages));
   assert.equal(taxOf(checkout), 0);
-  const mandate = await signCheckoutMandate(mandateTerms(checkout, shop.slug), {
-    privateJwk: agentKey.privateJwk,
-    kid: agentKey.kid,
-    exp: Math.floor(Date.now() / 1000) + 600,
-  });
+  const body = await cardCompletionBody(checkout, shop.slug, agentKey, "pm_card_visa");
   // the store is in this instance's cache (the create took it from there); changed elsewhere, then completed at once
   await elsewhere(`UPDATE stores SET tax_rate_bps = 1000 WHERE id = '${shop.id}'`);
   const completed = await rest<Checkout>(
@@ -205,20 +200,7 @@ test("the completion prices on a fresh store: a tax rate changed elsewhere after
     `/s/${shop.slug}/checkout-sessions/${checkout.id}/complete`,
     {
       headers: headers(),
-      body: {
-        payment: {
-          instruments: [
-            {
-              id: "card-1",
-              handler_id: "svc.card",
-              type: "card",
-              selected: true,
-              credential: { type: "stripe_token", token: "pm_card_visa" },
-            },
-          ],
-        },
-        ap2: { checkout_mandate: mandate },
-      },
+      body,
     },
   );
   assert.notEqual(completed.body.status, "completed", completed.text);
