@@ -1,6 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import { query, sql } from "@/lib/config/sql";
 import type { UcpMessage } from "@/lib/core/envelope";
 import type { Store } from "@/lib/generated/prisma/client";
 
@@ -34,15 +35,17 @@ type VariantRow = {
 
 /**
  * The store's variants among `ids`, each with its product, in one round trip (a Prisma `include` costs a second
- * query on every cart and checkout call; these run on every request of the checkout flow).
+ * query on every cart and checkout call; these run on every request of the checkout flow, so the statement goes
+ * without Prisma's client: lib/config/sql.ts). Pricing reads outside any transaction: the order's transaction
+ * takes the stock with its own conditional UPDATE.
  */
-const loadVariants = async (db: Db, storeId: string, ids: readonly string[]): Promise<PricedVariant[]> => {
+const loadVariants = async (storeId: string, ids: readonly string[]): Promise<PricedVariant[]> => {
   if (ids.length === 0) return [];
-  const rows = await db.$queryRaw<VariantRow[]>`
+  const rows = await query<VariantRow>(sql`
     SELECT v.id, v.title, v.price_minor, v.inventory, v.weight_grams,
            p.title AS product_title, p.media AS product_media
     FROM variants v JOIN products p ON p.id = v.product_id
-    WHERE v.store_id = ${storeId} AND v.id = ANY(${[...ids]}::text[])`;
+    WHERE v.store_id = ${storeId} AND v.id = ANY(${[...ids]}::text[])`);
   return rows.map((r) => ({
     id: r.id,
     title: r.title,
@@ -85,7 +88,7 @@ export const priceLines = async (
   lines: readonly LineItemInput[],
 ): Promise<{ lines: PricedLine[]; messages: UcpMessage[] }> => {
   const ids = [...new Set(lines.map((l) => l.item.id))];
-  const variants = await loadVariants(db, store.id, ids);
+  const variants = await loadVariants(store.id, ids);
   const byId = new Map(variants.map((v) => [v.id, v]));
   const products = await productVariantsOf(
     db,

@@ -2,6 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { execute, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 
 import { scopeHash } from "./request-hash";
@@ -64,13 +65,14 @@ export const withIdempotency = async (
       // a fresh key is the common case: claim it in one statement (ON CONFLICT DO NOTHING), read only when taken
       const id = newId("idempotency");
       // Written in SQL: this is Prisma's createMany with skipDuplicates, whose plan Prisma compiles again on every
-      // call (docs/decisions.md "Plans Prisma can reuse"); the adapters write the Dates as UTC, as Prisma does.
-      const count = await db.$executeRaw`
+      // call (docs/decisions.md "Plans Prisma can reuse"); sent without Prisma's client, as every mutating call
+      // sends it (lib/config/sql.ts); the adapters write the Dates as UTC, as Prisma does.
+      const count = await execute(sql`
         INSERT INTO idempotency_records
           (id, scope_hash, principal_id, store_slug, operation, "key", request_hash, created_at, locked_until, expires_at)
         VALUES (${id}, ${hash}, ${scope.principalId}, ${scope.storeSlug}, ${scope.operation}, ${scope.key},
           ${scope.requestHash}, ${now}, ${lockedUntil()}, ${new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS)})
-        ON CONFLICT DO NOTHING`;
+        ON CONFLICT DO NOTHING`);
       if (count === 1) {
         recordId = id;
         continue;
@@ -120,9 +122,8 @@ export const withIdempotency = async (
     await db.idempotencyRecord.delete({ where: { id: recordId } }).catch(() => undefined);
     throw error;
   }
-  await db.idempotencyRecord.update({
-    where: { id: recordId },
-    data: { state: "done", responseStatus: outcome.status, responseBody: outcome.bodyText },
-  });
+  await execute(sql`
+    UPDATE idempotency_records SET state = 'done', response_status = ${outcome.status}, response_body = ${outcome.bodyText}
+    WHERE id = ${recordId}`);
   return { ...outcome, replayed: false };
 };

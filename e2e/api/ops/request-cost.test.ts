@@ -232,6 +232,12 @@ describe("SQL statement budgets", () => {
     const created = await statementsOf(createCheckout);
     assert.equal(created.result.status, 201, created.result.text);
     withinBudget("create checkout", created.sql, BUDGET.createCheckout);
+    // the statements sent without Prisma's client (lib/config/sql.ts) are counted too
+    assert.ok(
+      created.sql.some((s) => s.includes("INSERT INTO idempotency_records")) &&
+        created.sql.some((s) => s.includes("FROM variants v JOIN products p")),
+      created.sql.join("\n"),
+    );
     const id = created.result.body.id;
     await warm();
     const updated = await statementsOf(() => updateCheckout(id));
