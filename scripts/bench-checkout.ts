@@ -232,6 +232,13 @@ const withWallet = <T>(run: () => Promise<T>): Promise<T> => {
  */
 class OutOfStock extends Error {}
 
+/**
+ * The same race seen by the completion's own pricing, before any charge: it answers `incomplete` with the line's
+ * out_of_stock message rather than an error, and the flow moves on too.
+ */
+const soldOutAtCompletion = (answer: Record<string, unknown>): boolean =>
+  answer.status === "incomplete" && /out_of_stock|item_unavailable/.test(JSON.stringify(answer.messages));
+
 /** Server-Timing stages summed per call (ms, and how many answers carried the header). */
 type StageSums = Map<string, Map<string, number>>;
 let stageSums: StageSums = new Map();
@@ -372,6 +379,7 @@ const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples)
       }),
     }),
   );
+  if (soldOutAtCompletion(completed)) return false;
   if (completed.status !== "completed") {
     throw new Error(`crypto completion did not complete: ${JSON.stringify(completed).slice(0, 500)}`);
   }
@@ -435,6 +443,7 @@ const flowOn = async (server: Server, variantId: string, samples: Samples) => {
       }),
     }),
   );
+  if (soldOutAtCompletion(completed)) return false;
   if (completed.status !== "completed") {
     throw new Error(
       `completion did not complete: status ${String(completed.status)}, messages ${JSON.stringify(completed.messages)}`,
