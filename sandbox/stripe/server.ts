@@ -157,7 +157,11 @@ const TEST_CARDS: Record<string, { brand: string; last4: string }> = {
   [SANDBOX_PAYMENT_METHODS.succeeds]: { brand: "visa", last4: "4242" },
   [SANDBOX_PAYMENT_METHODS.requires3ds]: { brand: "visa", last4: "3220" },
   [SANDBOX_PAYMENT_METHODS.declined]: { brand: "visa", last4: "0002" },
+  pm_card_mastercard: { brand: "mastercard", last4: "4444" },
 };
+
+/** Test payment methods that behave as another one: a second card that succeeds (two good cards racing). */
+const BEHAVES_AS: Record<string, string> = { pm_card_mastercard: SANDBOX_PAYMENT_METHODS.succeeds };
 
 /** Stripe's documented test card numbers (what a buyer types into Stripe.js) → the test payment method. */
 const TEST_CARD_NUMBERS: Record<string, { method: string; last4: string }> = {
@@ -330,7 +334,7 @@ export const startStripeSandbox = async ({
     pi.return_url = returnUrl ?? pi.return_url;
     pi.last_payment_error = null;
     const behaves = pi.payment_method
-      ? (typedCards.get(pi.payment_method)?.method ?? pi.payment_method)
+      ? (typedCards.get(pi.payment_method)?.method ?? BEHAVES_AS[pi.payment_method] ?? pi.payment_method)
       : null;
     switch (behaves) {
       case SANDBOX_PAYMENT_METHODS.succeeds:

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import type { JWK } from "jose";
 
+import { finishPayment } from "@/lib/checkout/completion/finish-payment";
 import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
 import { startAttempt } from "@/lib/checkout/completion/start-attempt";
 import { handleStripeWebhook, SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
@@ -13,6 +14,7 @@ import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
+import { findAttempt, recordAttempt } from "@/lib/payments/attempts";
 import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import { stripeSandbox, stripeSignatureHeader, type StripeSandbox } from "@/sandbox/stripe/server";
@@ -295,6 +297,74 @@ test(`a declined card racing a good one (${DECLINE_RUNS} runs): never "completed
     const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
     const total = (order.totals as { type: string; amount: number }[]).find((t) => t.type === "total")!;
     assert.equal(netCharged(c.id), total.amount, `run ${run}: charged once`);
+  }
+});
+
+test("a finisher handed its attempt as recorded, superseded since by another instance's card (every ordering): one order, paid by the current attempt; the other payment refunded; net charged = order total", async () => {
+  // the completion gives the finisher the attempt it has just recorded instead of reading it back; another
+  // instance's completion with another card, which read the card-payment record before this charge was written
+  // on it, may charge and make its payment current in between (this process's serialisation of charges does not
+  // reach it): what the finisher holds then says "current" when it no longer is
+  const db = await getDb();
+  const orderings = [["stale", "fresh"], ["fresh", "stale"], ["together"]] as const;
+  for (const ordering of orderings) {
+    const c = await readyCheckout();
+    const total = c.totals.find((t) => t.type === "total")!.amount;
+    const started = await startAttempt(db, {
+      store,
+      checkoutId: c.id,
+      handlerId: "svc.card",
+      adapter: stripeCardRail,
+      amount: total,
+      currency: c.currency,
+      token: "pm_card_visa",
+      returnUrl: `http://127.0.0.1/s/${store.slug}/pay/x`,
+    });
+    assert.ok(started.kind === "outcome" && started.outcome.kind === "succeeded" && started.attempt);
+    const mine = { ref: started.outcome.paymentRef!, attempt: started.attempt };
+    assert.equal(mine.attempt.isCurrent, true);
+    // the other instance's charge and its record, as its completion makes them
+    const theirs = await stripeCardRail.start({
+      store,
+      checkoutId: c.id,
+      amount: total,
+      currency: c.currency,
+      credential: { type: "card_token", token: "pm_card_mastercard" },
+      idempotencyKey: `acs-${c.id}-other-instance`,
+      returnUrl: `http://127.0.0.1/s/${store.slug}/pay/x`,
+    });
+    assert.equal(theirs.kind, "succeeded");
+    await recordAttempt(db, {
+      checkoutId: c.id,
+      storeId: store.id,
+      rail: "svc.card",
+      providerRef: theirs.paymentRef!,
+      amount: total,
+      currency: c.currency,
+      state: "succeeded",
+      likelyNew: true,
+    });
+    assert.equal((await findAttempt(db, mine.ref))?.isCurrent, false, "the attempt handed over is stale");
+    const finishStale = () => finishPayment(db, store, c.id, mine.ref, { attempt: mine.attempt });
+    const finishFresh = () => finishPayment(db, store, c.id, theirs.paymentRef!);
+    if (ordering[0] === "together") await Promise.all([finishStale(), finishFresh()]);
+    else if (ordering[0] === "stale") await finishStale().then(finishFresh);
+    else await finishFresh().then(finishStale);
+    const label = ordering.join(" then ");
+    assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1, label);
+    const order = await db.order.findUniqueOrThrow({ where: { checkoutId: c.id } });
+    assert.equal(intentsOf(c.id).length, 2, label);
+    assert.equal(netCharged(c.id), total, `${label}: net charged = order total`);
+    const attempts = await db.paymentAttempt.findMany({ where: { checkoutId: c.id } });
+    assert.deepEqual(
+      attempts.filter((a) => a.isCurrent).map((a) => a.providerRef),
+      [order.paymentRef],
+      `${label}: the order's payment is the one current attempt`,
+    );
+    const other = [mine.ref, theirs.paymentRef].find((ref) => ref !== order.paymentRef)!;
+    assert.equal(attempts.find((a) => a.providerRef === other)?.state, "refunded", label);
+    const pi = intentsOf(c.id).find((p) => p.id === other)!;
+    assert.equal(pi.amount_refunded, pi.amount, `${label}: the other payment refunded in full`);
   }
 });
 

@@ -6,7 +6,7 @@ import type { Db } from "@/lib/config/db";
 import { faultPoint } from "@/lib/config/fault-point";
 import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
-import type { Store } from "@/lib/generated/prisma/client";
+import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 
@@ -52,6 +52,8 @@ export const answerSuccess = async (
     paymentRef: string;
     adapter: PaymentRail;
     method?: PaymentMethodSummary;
+    /** The payment's attempt as the completion just recorded it (the finisher's first read). */
+    attempt?: PaymentAttempt;
   },
 ): Promise<CompletionAnswer | "retry"> => {
   // the crash test's moment (scripts/crash-test-card.ts): the charge is recorded, the order is not placed yet
@@ -62,6 +64,7 @@ export const answerSuccess = async (
       now: ctx.now,
       rail: input.adapter,
       method: input.method,
+      attempt: input.attempt,
     });
   } catch (error) {
     if (error instanceof AppError && error.code === "conflict") return "retry";

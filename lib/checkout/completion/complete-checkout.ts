@@ -236,6 +236,7 @@ export const completeCheckout = defineOperation({
           paymentRef: started.outcome.paymentRef,
           adapter,
           method: started.outcome.method,
+          attempt: started.attempt,
         });
         return { started, answer };
       });

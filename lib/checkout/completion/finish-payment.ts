@@ -246,8 +246,10 @@ type FinishOptions = {
   rail?: PaymentRail;
   /**
    * The attempt of `paymentIntentId` as the caller read it just before this call (the Stripe webhook looks it
-   * up to find the checkout), taken as this finisher's own first read when no other finisher of the payment
-   * ran in between; read here otherwise.
+   * up to find the checkout) or wrote it (the completion records it), taken as this finisher's own first read
+   * when no other finisher of the payment ran in between in this process; read here otherwise. A change another
+   * instance made since is decided as the database decides every race here: placeOrder's transaction and the
+   * attempts' conditional writes.
    */
   attempt?: PaymentAttempt;
   /**

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
 import { faultPoint } from "@/lib/config/fault-point";
-import type { CardPayment, Store } from "@/lib/generated/prisma/client";
+import type { CardPayment, PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
 
@@ -78,12 +78,14 @@ export type StartAttemptInput = {
  * completions and retries after a crash reach the same provider payment. The answer becomes the checkout's one
  * current attempt (B12; a decline never supersedes a payment racing it) and the previous one is canceled at the
  * provider, or left to the sweep when it cannot be. `retry`: an interrupted refund was finished first; go round.
+ * `attempt`: the attempt row as this call recorded it (absent for an outcome without a provider reference), which
+ * the finisher takes as its first read instead of reading it back.
  * @throws AppError payment_provider_error (nothing was charged)
  */
 export const startAttempt = async (
   db: Db,
   input: StartAttemptInput,
-): Promise<{ kind: "retry" } | { kind: "outcome"; outcome: ChargeOutcome }> => {
+): Promise<{ kind: "retry" } | { kind: "outcome"; outcome: ChargeOutcome; attempt?: PaymentAttempt }> => {
   const { store, checkoutId, adapter, amount } = input;
   const payment = await cardPaymentOf(db, store, checkoutId, amount, input.currency);
   if (payment.status === "refunding" && payment.paymentIntentId) {
@@ -125,7 +127,7 @@ export const startAttempt = async (
     });
   }
   if (outcome.paymentRef) {
-    const { superseded } = await recordAttempt(db, {
+    const { attempt, superseded } = await recordAttempt(db, {
       checkoutId,
       storeId: store.id,
       rail: input.handlerId,
@@ -138,6 +140,7 @@ export const startAttempt = async (
       likelyNew: known === null,
     });
     await cancelSuperseded(db, store, adapter, superseded);
+    return { kind: "outcome", outcome, attempt };
   }
   return { kind: "outcome", outcome };
 };
