@@ -10,6 +10,7 @@ import { AppError } from "@/lib/core/errors";
 import { redeemCoupon } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
+import { ratesForCountry } from "@/lib/stores/shipping-rates";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendNewOrderEvents } from "@/lib/webhooks/append-order-event";
@@ -97,11 +98,19 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         titles.push(itemTitle(taken.product_title, taken.title));
       }
       const { destination, selectedOptionId } = readFulfillmentState(checkout.fulfillment);
+      // the option's title as pricing showed it: the rates of the destination, from the row cache (loaded in this
+      // transaction when absent: on PGlite's one connection a read beside the open transaction would wait for it)
+      const country = destination?.address_country;
       const rate = selectedOptionId
-        ? await tx.shippingRate.findFirst({
+        ? ((country
+            ? (await ratesForCountry(tx, input.storeId, country, { forRead: true })).find(
+                (r) => r.code === selectedOptionId,
+              )
+            : undefined) ??
+          (await tx.shippingRate.findFirst({
             where: { storeId: input.storeId, code: selectedOptionId },
             select: { title: true },
-          })
+          })))
         : null;
       const fulfillment: OrderFulfillmentSnapshot = {
         destination: destination as Record<string, string> | null,

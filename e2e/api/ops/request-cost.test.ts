@@ -212,7 +212,7 @@ const BUDGET = {
   createCheckout: 4,
   updateCheckout: 5,
   getCheckout: 2,
-  completeCheckout: 30,
+  completeCheckout: 28,
   stripeWebhook: 4,
   search: 4,
   createCart: 8,

@@ -88,6 +88,11 @@ describe("placeOrder (called by completion)", () => {
     const order = await placeOrder(db, input);
     assert.equal(order.checkoutId, checkout.id);
     assert.deepEqual(order.totals, checkout.totals);
+    // the selected option's title as the store names it (looked up inside the order's transaction)
+    assert.deepEqual((order.fulfillment as { option: unknown }).option, {
+      id: "standard",
+      title: "Standard",
+    });
     assert.deepEqual(
       order.lineItems.map((l) => [l.variantId, l.priceMinor, l.quantity]),
       [
