@@ -1,6 +1,7 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import { query, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { storeOf, type OperationContext } from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
@@ -38,6 +39,86 @@ export class VersionConflict extends Error {
   }
 }
 
+type CheckoutRow = {
+  id: string;
+  store_id: string;
+  cart_id: string | null;
+  principal_id: string;
+  status: CheckoutStatus;
+  currency: string;
+  buyer: Prisma.JsonValue | null;
+  fulfillment: Prisma.JsonValue | null;
+  discount_codes: string[];
+  notes: string | null;
+  totals: Prisma.JsonValue;
+  continue_token: string | null;
+  agent_profile: string | null;
+  payment_instruments: Prisma.JsonValue;
+  context: Prisma.JsonValue | null;
+  attribution: Prisma.JsonValue | null;
+  mandate_terms_history: Prisma.JsonValue;
+  bound_principal_id: string | null;
+  coupon_grant_id: string | null;
+  version: number;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  line_items: CheckoutRecord["lineItems"];
+};
+
+/**
+ * The session `id` of the store that `principalId` created or is bound to, with its lines in order: one statement
+ * sent without Prisma's client (lib/config/sql.ts), as every call of the checkout flow reads it once or twice;
+ * the same record as `findFirst({ include: INCLUDE })` (asserted in e2e/api/checkout/checkout-record.test.ts).
+ */
+export const readCheckout = async (
+  storeId: string,
+  id: string,
+  principalId: string,
+): Promise<CheckoutRecord | null> => {
+  const [row] = await query<CheckoutRow>(sql`
+    SELECT c.id, c.store_id, c.cart_id, c.principal_id, c.status::text AS status, c.currency, c.buyer,
+           c.fulfillment, c.discount_codes, c.notes, c.totals, c.continue_token, c.agent_profile,
+           c.payment_instruments, c.context, c.attribution, c.mandate_terms_history, c.bound_principal_id,
+           c.coupon_grant_id, c.version, c.expires_at, c.created_at, c.updated_at,
+           COALESCE((SELECT json_agg(json_build_object('id', l.id, 'checkoutId', l.checkout_id,
+                                                       'variantId', l.variant_id, 'quantity', l.quantity,
+                                                       'priceMinor', l.price_minor, 'position', l.position)
+                                     ORDER BY l.position)
+                     FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS line_items
+    FROM checkout_sessions c
+    WHERE c.id = ${id} AND c.store_id = ${storeId}
+      AND (c.principal_id = ${principalId} OR c.bound_principal_id = ${principalId})
+    LIMIT 1`);
+  if (!row) return null;
+  return {
+    id: row.id,
+    storeId: row.store_id,
+    cartId: row.cart_id,
+    principalId: row.principal_id,
+    status: row.status,
+    currency: row.currency,
+    buyer: row.buyer,
+    fulfillment: row.fulfillment,
+    discountCodes: row.discount_codes,
+    notes: row.notes,
+    totals: row.totals,
+    continueToken: row.continue_token,
+    agentProfile: row.agent_profile,
+    paymentInstruments: row.payment_instruments,
+    context: row.context,
+    attribution: row.attribution,
+    mandateTermsHistory: row.mandate_terms_history,
+    boundPrincipalId: row.bound_principal_id,
+    couponGrantId: row.coupon_grant_id,
+    version: row.version,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lineItems: row.line_items,
+  };
+};
+
 /**
  * The caller's checkout in this store. Another store's or another principal's checkout is `not_found` (ids leak
  * nothing across tenants). An open session past `expires_at` is canceled on read (UCP §7.2: expiry cancels).
@@ -51,10 +132,7 @@ export const loadCheckoutOrThrow = async (
 ): Promise<CheckoutRecord> => {
   const me = ctx.principal.id;
   const storeId = storeOf(ctx).id;
-  let session = await db.checkoutSession.findFirst({
-    where: { id, storeId, OR: [{ principalId: me }, { boundPrincipalId: me }] },
-    include: INCLUDE,
-  });
+  let session = await readCheckout(storeId, id, me);
   if (!session && bindBuyer && ctx.principal.kind === "buyer") session = await bindToBuyer(db, ctx, id);
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
   if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
