@@ -233,8 +233,9 @@ const withWallet = <T>(run: () => Promise<T>): Promise<T> => {
 class OutOfStock extends Error {}
 
 /**
- * The same race seen by the completion's own pricing, before any charge: it answers `incomplete` with the line's
- * out_of_stock message rather than an error, and the flow moves on too.
+ * The same race seen by the completion's own pricing: it answers `incomplete` with the line's out_of_stock message
+ * rather than an error, and the flow moves on too. A card is not charged then; a crypto payment's transaction was
+ * already executed on the chain, and what becomes of it is the crypto rail's business, not the bench's.
  */
 const soldOutAtCompletion = (answer: Record<string, unknown>): boolean =>
   answer.status === "incomplete" && /out_of_stock|item_unavailable/.test(JSON.stringify(answer.messages));

@@ -129,6 +129,19 @@ const deliverWebhook = async (paymentIntentId: string) => {
 
 const sweep = () => reconcileCardPayments({ now: new Date(Date.now() + 3 * 60_000), storeId: store.id });
 
+/** The completion's attempt step for `c`, charging `total` to the test visa, as a completion calls it. */
+const startVisaAttempt = async (c: Checkout, total: number) =>
+  startAttempt(await getDb(), {
+    store,
+    checkoutId: c.id,
+    handlerId: "svc.card",
+    adapter: stripeCardRail,
+    amount: total,
+    currency: c.currency,
+    token: "pm_card_visa",
+    returnUrl: `http://127.0.0.1/s/${store.slug}/pay/x`,
+  });
+
 type LateEvent = "webhook" | "return" | "sweep";
 const permutations = <T>(items: readonly T[]): T[][] =>
   items.length <= 1
@@ -310,16 +323,7 @@ test("a finisher handed its attempt as recorded, superseded since by another ins
   for (const ordering of orderings) {
     const c = await readyCheckout();
     const total = c.totals.find((t) => t.type === "total")!.amount;
-    const started = await startAttempt(db, {
-      store,
-      checkoutId: c.id,
-      handlerId: "svc.card",
-      adapter: stripeCardRail,
-      amount: total,
-      currency: c.currency,
-      token: "pm_card_visa",
-      returnUrl: `http://127.0.0.1/s/${store.slug}/pay/x`,
-    });
+    const started = await startVisaAttempt(c, total);
     assert.ok(started.kind === "outcome" && started.outcome.kind === "succeeded" && started.attempt);
     const mine = { ref: started.outcome.paymentRef!, attempt: started.attempt };
     assert.equal(mine.attempt.isCurrent, true);
@@ -474,20 +478,7 @@ test(`first attempts racing at the card-payment record (${DECLINE_RUNS} runs): o
     const total = c.totals.find((t) => t.type === "total")!.amount;
     // the step the completions run once each holds the session, called at once: each creates the record or
     // finds the one a racer created, and charges with the key of that record's attempt
-    const outcomes = await Promise.all(
-      [1, 2, 3].map(() =>
-        startAttempt(db, {
-          store,
-          checkoutId: c.id,
-          handlerId: "svc.card",
-          adapter: stripeCardRail,
-          amount: total,
-          currency: c.currency,
-          token: "pm_card_visa",
-          returnUrl: `http://127.0.0.1/s/${store.slug}/pay/x`,
-        }),
-      ),
-    );
+    const outcomes = await Promise.all([1, 2, 3].map(() => startVisaAttempt(c, total)));
     const refs = new Set(outcomes.map((o) => (o.kind === "outcome" ? o.outcome.paymentRef : "retry")));
     assert.equal(refs.size, 1, `one PaymentIntent for every racer: ${[...refs].join(", ")}`);
     assert.equal(intentsOf(c.id).length, 1, "one PaymentIntent at the provider");
