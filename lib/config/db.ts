@@ -56,6 +56,12 @@ export const closeDb = closeSharedDb;
 
 export type Db = PrismaClient;
 
-/** A write refused by a unique index (Prisma P2002): the row another writer won the race to create. */
-export const isUniqueViolation = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
+/**
+ * A write refused by a unique index: the row another writer won the race to create. Prisma's client reports it
+ * as P2002; a statement sent through the driver adapter (lib/config/sql.ts) as the adapter's own error.
+ */
+export const isUniqueViolation = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, name, cause } = error as { code?: unknown; name?: unknown; cause?: { kind?: unknown } };
+  return code === "P2002" || (name === "DriverAdapterError" && cause?.kind === "UniqueConstraintViolation");
+};

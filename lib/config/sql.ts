@@ -6,6 +6,7 @@ import {
   type SqlQuery,
   type SqlQueryable,
   type SqlResultSet,
+  type Transaction,
 } from "@prisma/driver-adapter-utils";
 
 import { getDbHandle } from "./db";
@@ -14,8 +15,9 @@ import { getDbHandle } from "./db";
 // same way: Server-Timing's `db` stage, the statement budgets, the row cache's invalidation), without Prisma's
 // client in between. Measured on PostgreSQL here, our CPU per statement: 190–250 µs for a model query, 130–210 µs
 // for $queryRaw, 70–100 µs through the adapter (docs/performance.md, eighth pass). Only for the few statements
-// every call of the checkout flow sends, outside any transaction: everything else stays on Prisma's client,
-// whose typed queries are worth their cost where a statement is not on every call.
+// every call of the checkout flow sends (and the small transactions among them, `transaction` below):
+// everything else stays on Prisma's client, whose typed queries are worth their cost where a statement is not on
+// every call.
 //
 // Values are bound as parameters ($1, $2, …), never spliced into the text. Results are decoded as Prisma's
 // $queryRaw decodes them (json parsed, timestamps as Dates, int8 as bigint); a column of a type not decoded here
@@ -102,3 +104,47 @@ export const query = async <T>(statement: Statement): Promise<T[]> =>
 /** Runs `statement` outside any transaction; answers the number of rows it changed. */
 export const execute = async (statement: Statement): Promise<number> =>
   (await (await getDbHandle()).adapter()).executeRaw(statement);
+
+const CONTROL = (text: "COMMIT" | "ROLLBACK"): Statement => ({ sql: text, args: [], argTypes: [] });
+
+/** Ends `tx` as Prisma's client ends its own: the driver does it (PGlite), or COMMIT/ROLLBACK is sent (pg). */
+const end = async (tx: Transaction, outcome: "COMMIT" | "ROLLBACK"): Promise<void> => {
+  if (tx.options.usePhantomQuery) {
+    await (outcome === "COMMIT" ? tx.commit() : tx.rollback());
+    return;
+  }
+  if (outcome === "ROLLBACK") {
+    try {
+      await tx.executeRaw(CONTROL("ROLLBACK"));
+    } finally {
+      await tx.rollback();
+    }
+    return;
+  }
+  try {
+    await tx.executeRaw(CONTROL("COMMIT"));
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  await tx.commit();
+};
+
+/**
+ * Runs `work` in one transaction on the driver adapter (BEGIN … COMMIT; ROLLBACK when it throws, and the error is
+ * thrown on). Every statement of `work` must go through the queryable it is given: on PGlite's one connection a
+ * statement sent beside the open transaction would wait for it. A database error is the adapter's
+ * DriverAdapterError (isUniqueViolation in lib/config/db.ts knows both forms of a unique violation).
+ */
+export const transaction = async <T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T> => {
+  const tx = await (await (await getDbHandle()).adapter()).startTransaction();
+  let result: T;
+  try {
+    result = await work(tx);
+  } catch (error) {
+    await end(tx, "ROLLBACK");
+    throw error;
+  }
+  await end(tx, "COMMIT");
+  return result;
+};
