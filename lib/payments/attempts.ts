@@ -2,6 +2,7 @@ import "server-only";
 
 import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { queryWith, sql, transaction } from "@/lib/config/sql";
 import { errorText, logger } from "@/lib/core/log";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 
@@ -63,6 +64,42 @@ export type RecordedAttempt = {
   superseded: PaymentAttempt[];
 };
 
+/** A payment_attempts row as the driver adapter answers it (RETURNING *). */
+type AttemptRow = {
+  id: string;
+  checkout_id: string;
+  store_id: string;
+  rail: string;
+  provider_ref: string | null;
+  amount: number;
+  currency: string;
+  state: string;
+  is_current: boolean;
+  refund_ref: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The row as Prisma's client answers it. */
+const attemptOf = (row: AttemptRow): PaymentAttempt => ({
+  id: row.id,
+  checkoutId: row.checkout_id,
+  storeId: row.store_id,
+  rail: row.rail,
+  providerRef: row.provider_ref,
+  amount: row.amount,
+  currency: row.currency,
+  state: row.state,
+  isCurrent: row.is_current,
+  refundRef: row.refund_ref,
+  cardBrand: row.card_brand,
+  cardLast4: row.card_last4,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
 export const findAttempt = (db: Db, providerRef: string): Promise<PaymentAttempt | null> =>
   db.paymentAttempt.findUnique({ where: { providerRef } });
 
@@ -98,31 +135,45 @@ export const recordAttempt = async (
       return { attempt: (await findAttempt(db, input.providerRef))!, superseded: [] };
     }
     try {
-      return await db.$transaction(async (tx) => {
+      // through the driver adapter (lib/config/sql.ts): a new attempt's transaction runs on every card completion
+      return await transaction(async (tx) => {
+        const now = new Date();
         // the current attempt (at most one: the index) stops being current; its row comes back as it was
         const previous = (
-          await tx.paymentAttempt.updateManyAndReturn({
-            where: { checkoutId: input.checkoutId, isCurrent: true },
-            data: { isCurrent: false },
-          })
-        ).map((p) => ({ ...p, isCurrent: true }));
+          await queryWith<AttemptRow>(
+            tx,
+            sql`UPDATE payment_attempts SET is_current = false, updated_at = ${now}
+                WHERE checkout_id = ${input.checkoutId} AND is_current
+                RETURNING *`,
+          )
+        ).map((row) => ({ ...attemptOf(row), isCurrent: true }));
         // a payment that already succeeded stays current against one that has not (yet): money already taken
         // is what pays for the order (it is made current again, in this transaction); the newcomer is recorded
         // not current, to be canceled (or refunded if it succeeds)
         const paid = previous.find((p) => p.state === "succeeded");
-        if (paid && input.state !== "succeeded") {
-          await tx.paymentAttempt.update({ where: { id: paid.id }, data: { isCurrent: true } });
-          const attempt = await tx.paymentAttempt.create({
-            data: { id: newId("paymentAttempt"), ...input, isCurrent: false },
-          });
+        const keepsPaid = paid !== undefined && input.state !== "succeeded";
+        if (keepsPaid) {
+          await tx.executeRaw(
+            sql`UPDATE payment_attempts SET is_current = true, updated_at = ${now} WHERE id = ${paid.id}`,
+          );
+        }
+        const [row] = await queryWith<AttemptRow>(
+          tx,
+          sql`INSERT INTO payment_attempts
+                (id, checkout_id, store_id, rail, provider_ref, amount, currency, state, is_current, created_at,
+                 updated_at)
+              VALUES (${newId("paymentAttempt")}, ${input.checkoutId}, ${input.storeId}, ${input.rail},
+                      ${input.providerRef}, ${input.amount}, ${input.currency}, ${input.state}, ${!keepsPaid},
+                      ${now}, ${now})
+              RETURNING *`,
+        );
+        const attempt = attemptOf(row!);
+        if (keepsPaid) {
           return {
             attempt,
             superseded: (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
           };
         }
-        const attempt = await tx.paymentAttempt.create({
-          data: { id: newId("paymentAttempt"), ...input, isCurrent: true },
-        });
         return {
           attempt,
           superseded: previous.filter((p) => (OPEN_STATES as readonly string[]).includes(p.state)),

@@ -31,13 +31,21 @@ const record = async (checkoutId: string, state: AttemptState, likelyNew = false
 const rowsOf = async (checkoutId: string) =>
   (await getDb()).paymentAttempt.findMany({ where: { checkoutId }, orderBy: { createdAt: "asc" } });
 
+/** The attempt as Prisma's client reads it back (the recorder answers what it wrote, every column). */
+const storedAttempt = async (id: string) =>
+  (await getDb()).paymentAttempt.findUniqueOrThrow({ where: { id } });
+
 test("a new payment becomes current; the open one it replaces stops being current and is returned to be canceled", async () => {
   const checkoutId = `chk_${randomUUID()}`;
   const first = await record(checkoutId, "requires_action", true);
   assert.equal(first.attempt.isCurrent, true);
   assert.deepEqual(first.superseded, []);
+  assert.deepEqual(first.attempt, await storedAttempt(first.attempt.id), "the recorded row, as stored");
   const second = await record(checkoutId, "pending", true);
   assert.equal(second.attempt.isCurrent, true);
+  assert.deepEqual(second.attempt, await storedAttempt(second.attempt.id));
+  // the replaced attempt is handed back as it was until now (current), with its row's other columns as stored
+  assert.deepEqual(second.superseded, [{ ...(await storedAttempt(first.attempt.id)), isCurrent: true }]);
   assert.deepEqual(
     second.superseded.map((a) => a.providerRef),
     [first.attempt.providerRef],
@@ -58,6 +66,8 @@ test("a payment that succeeded stays current against a newcomer that has not; a 
   const paid = await record(checkoutId, "succeeded", true);
   const late = await record(checkoutId, "pending", true);
   assert.equal(late.attempt.isCurrent, false, "the newcomer is recorded not current");
+  assert.deepEqual(late.attempt, await storedAttempt(late.attempt.id));
+  assert.equal((await storedAttempt(paid.attempt.id)).isCurrent, true);
   assert.deepEqual(
     late.superseded.map((a) => a.providerRef),
     [late.attempt.providerRef],

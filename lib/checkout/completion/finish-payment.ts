@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
+import { execute, query, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
 import { couponFaceOf } from "@/lib/coupons/redeem";
@@ -323,7 +324,11 @@ const finishNow = async (
       return refund("an interrupted refund was finished");
     if (attempt.state === "refunded") return { result: "ignored", reason: "the payment was refunded" };
   }
-  const order = await db.order.findUnique({ where: { checkoutId }, select: { id: true, paymentRef: true } });
+  // this statement and the two writes of a success below go through the driver adapter (lib/config/sql.ts): a
+  // card completion sends them every time
+  const [order] = await query<{ id: string; paymentRef: string | null }>(
+    sql`SELECT id, payment_ref AS "paymentRef" FROM orders WHERE checkout_id = ${checkoutId}`,
+  );
   if (order) {
     if (order.paymentRef === paymentIntentId) return { result: "order_placed", orderId: order.id };
     return refund(`the order ${order.id} was already paid with ${order.paymentRef ?? "another payment"}`);
@@ -374,18 +379,20 @@ const finishNow = async (
       if (card) await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
     }
   } else {
-    await db.paymentAttempt.updateMany({
-      where: { id: attempt.id, state: { notIn: ["refunding", "refunded"] } },
-      data: { state: "succeeded", ...(await cardDetails()) },
-    });
+    const card = await cardDetails();
+    await execute(sql`
+      UPDATE payment_attempts
+      SET state = 'succeeded', card_brand = COALESCE(${card?.cardBrand ?? null}, card_brand),
+          card_last4 = COALESCE(${card?.cardLast4 ?? null}, card_last4), updated_at = ${new Date()}
+      WHERE id = ${attempt.id} AND state NOT IN ('refunding', 'refunded')`);
   }
   if (isCard) {
     // record the provider's state (and the PaymentIntent id, when it was never recorded) unless a refund is
     // written; the payment is read only when the write found none to update
-    const { count } = await db.cardPayment.updateMany({
-      where: { checkoutId, storeId: store.id, status: { notIn: ["refunded", "refunding"] } },
-      data: { status: "succeeded", paymentIntentId },
-    });
+    const count = await execute(sql`
+      UPDATE card_payments SET status = 'succeeded', payment_intent_id = ${paymentIntentId},
+          updated_at = ${new Date()}
+      WHERE checkout_id = ${checkoutId} AND store_id = ${store.id} AND status NOT IN ('refunded', 'refunding')`);
     if (count === 0) {
       // a refund of the current payment that was interrupted (crash between the provider and our record) is
       // finished, never ordered

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
 import { faultPoint } from "@/lib/config/fault-point";
+import { execute, sql } from "@/lib/config/sql";
 import type { CardPayment, PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 import { cancelSuperseded, recordAttempt } from "@/lib/payments/attempts";
 import type { ChargeOutcome, PaymentRail } from "@/lib/payments/rail";
@@ -37,12 +38,13 @@ const cardPaymentOf = async (
   currency: string,
 ): Promise<CardPayment> => {
   const now = new Date();
-  // written in SQL: Prisma's create would fail on the racing creator's row, and createMany with skipDuplicates is
-  // compiled again on every call (docs/decisions.md "Plans Prisma can reuse")
-  const created = await db.$executeRaw`
+  // written in SQL, through the driver adapter (lib/config/sql.ts): Prisma's create would fail on the racing
+  // creator's row, and createMany with skipDuplicates is compiled again on every call (docs/decisions.md "Plans
+  // Prisma can reuse")
+  const created = await execute(sql`
     INSERT INTO card_payments (checkout_id, store_id, attempt, status, amount, currency, created_at, updated_at)
     VALUES (${checkoutId}, ${store.id}, 1, 'pending', ${amount}, ${currency}, ${now}, ${now})
-    ON CONFLICT (checkout_id) DO NOTHING`;
+    ON CONFLICT (checkout_id) DO NOTHING`);
   if (created === 1) {
     return {
       checkoutId,
@@ -111,14 +113,11 @@ export const startAttempt = async (
         });
   // the crash test's moment: the provider charged, the PaymentIntent is not recorded yet
   if (outcome.kind === "succeeded") faultPoint("crash-after-provider");
-  await db.cardPayment.updateMany({
-    where: { checkoutId, attempt: payment.attempt },
-    data: {
-      status: outcome.kind === "declined" ? "declined" : outcome.kind,
-      paymentIntentId: outcome.paymentRef,
-      amount,
-    },
-  });
+  await execute(sql`
+    UPDATE card_payments
+    SET status = ${outcome.kind}, payment_intent_id = ${outcome.paymentRef}, amount = ${amount},
+        updated_at = ${new Date()}
+    WHERE checkout_id = ${checkoutId} AND attempt = ${payment.attempt}`);
   if (outcome.kind === "declined") {
     // the next attempt gets a new provider key (another card may be tried)
     await db.cardPayment.updateMany({
