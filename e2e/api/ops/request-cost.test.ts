@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
@@ -8,7 +7,6 @@ import Stripe from "stripe";
 
 import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
-import { onSqlStatement } from "@/lib/config/sql-observer";
 import type { Store } from "@/lib/generated/prisma/client";
 import { parseServerTiming, STAGES } from "@/lib/ops/server-timing";
 import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
@@ -18,6 +16,7 @@ import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../.
 import { profileServer } from "../../helpers/agent-profile-server";
 import { callApp, mcpCall, rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
+import { statementsOf } from "../../helpers/sql-statements";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
 
@@ -147,20 +146,6 @@ describe("Server-Timing", () => {
 // ── SQL statement budgets ────────────────────────────────────────────────────────────────────────────────────
 
 /** The SQL statements issued on behalf of one call (its own async context only, not other work in the process). */
-const statementsOf = async <T>(run: () => Promise<T>): Promise<{ result: T; sql: string[] }> => {
-  const mine = new AsyncLocalStorage<true>();
-  const sql: string[] = [];
-  const stop = onSqlStatement((statement) => {
-    if (mine.getStore()) sql.push(statement.sql);
-  });
-  try {
-    const result = await mine.run(true, run);
-    return { result, sql };
-  } finally {
-    stop();
-  }
-};
-
 const withinBudget = (label: string, sql: string[], budget: number) => {
   assert.ok(
     sql.length <= budget,

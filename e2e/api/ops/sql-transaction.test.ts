@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { queryWith, sql, transaction } from "@/lib/config/sql";
-import { onSqlStatement } from "@/lib/config/sql-observer";
 
+import { statementsOf, statementsOfFailure } from "../../helpers/sql-statements";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // A transaction sent through the driver adapter without Prisma's client (lib/config/sql.ts `transaction`), on both
@@ -17,23 +16,8 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 before(prepareTestDatabase);
 after(closeTestDatabase);
 
-/** The statements `run` sends, in order. */
-const statementsOf = async <T>(
-  run: () => Promise<T>,
-): Promise<{ result?: T; error?: unknown; sql: string[] }> => {
-  const mine = new AsyncLocalStorage<true>();
-  const sent: string[] = [];
-  const stop = onSqlStatement((statement) => {
-    if (mine.getStore()) sent.push(statement.sql.trim().split(/\s+/).slice(0, 3).join(" "));
-  });
-  try {
-    return { result: await mine.run(true, run), sql: sent };
-  } catch (error) {
-    return { error, sql: sent };
-  } finally {
-    stop();
-  }
-};
+/** Each statement's first three words: enough to tell them apart here. */
+const heads = (sql: string[]) => sql.map((s) => s.trim().split(/\s+/).slice(0, 3).join(" "));
 
 /** A payment_attempts row: a table with a unique column and no foreign key, enough to write and collide. */
 const insertAttempt = (providerRef: string, checkoutId = `chk_${randomUUID()}`) => {
@@ -60,7 +44,7 @@ test("a transaction that returns is committed: its writes are there, BEGIN and C
     }),
   );
   assert.deepEqual(sent.result, refs, "the work's answer is returned");
-  assert.deepEqual(sent.sql, [
+  assert.deepEqual(heads(sent.sql), [
     "BEGIN",
     "INSERT INTO payment_attempts",
     "INSERT INTO payment_attempts",
@@ -72,14 +56,14 @@ test("a transaction that returns is committed: its writes are there, BEGIN and C
 test("a transaction that throws is rolled back: nothing it wrote stays, the error is thrown on, ROLLBACK observed once", async () => {
   const ref = `pi_${randomUUID()}`;
   const failure = new Error("the work failed after its write");
-  const sent = await statementsOf(() =>
+  const sent = await statementsOfFailure(() =>
     transaction(async (tx) => {
       await queryWith(tx, insertAttempt(ref));
       throw failure;
     }),
   );
   assert.equal(sent.error, failure);
-  assert.deepEqual(sent.sql, ["BEGIN", "INSERT INTO payment_attempts", "ROLLBACK"]);
+  assert.deepEqual(heads(sent.sql), ["BEGIN", "INSERT INTO payment_attempts", "ROLLBACK"]);
   assert.equal(await stored(ref), 0, "the write before the failure is rolled back");
 });
 
@@ -90,14 +74,14 @@ test("a unique violation inside is known as one and rolls back the transaction's
   // would leave the last ones waiting forever
   for (let i = 0; i < 15; i++) {
     const before = `pi_${randomUUID()}`;
-    const sent = await statementsOf(() =>
+    const sent = await statementsOfFailure(() =>
       transaction(async (tx) => {
         await queryWith(tx, insertAttempt(before));
         await queryWith(tx, insertAttempt(taken));
       }),
     );
     assert.ok(isUniqueViolation(sent.error), `round ${i}: ${String(sent.error)}`);
-    assert.equal(sent.sql.at(-1), "ROLLBACK");
+    assert.deepEqual(heads(sent.sql).at(-1), "ROLLBACK");
     assert.equal(await stored(before), 0, `round ${i}: the write before the violation is rolled back`);
   }
   assert.equal(await stored(taken), 1);
