@@ -82,18 +82,24 @@ const productVariantsOf = async (db: Db, storeId: string, ids: string[]) => {
   return found;
 };
 
+/**
+ * Prices `lines` on the live catalog. `known`: variants of this store read moments ago in the caller's own
+ * statement (a checkout session's lines, read with the session: lib/checkout/checkout-record.ts); only the other
+ * ids are read here.
+ */
 export const priceLines = async (
   db: Db,
   store: Store,
   lines: readonly LineItemInput[],
+  known: readonly PricedVariant[] = [],
 ): Promise<{ lines: PricedLine[]; messages: UcpMessage[] }> => {
-  const ids = [...new Set(lines.map((l) => l.item.id))];
-  const variants = await loadVariants(store.id, ids);
-  const byId = new Map(variants.map((v) => [v.id, v]));
+  const byId = new Map(known.map((v) => [v.id, v]));
+  const missing = [...new Set(lines.map((l) => l.item.id))].filter((id) => !byId.has(id));
+  for (const v of await loadVariants(store.id, missing)) byId.set(v.id, v);
   const products = await productVariantsOf(
     db,
     store.id,
-    ids.filter((id) => !byId.has(id)),
+    missing.filter((id) => !byId.has(id)),
   );
   const messages: UcpMessage[] = [];
   const priced: PricedLine[] = [];

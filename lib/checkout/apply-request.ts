@@ -68,4 +68,5 @@ export const applyRequest = (
   fulfillment: mergeFulfillment(draft.fulfillment, input),
   discountCodes: input.discounts?.codes ?? draft.discountCodes,
   instruments: input.payment ? toStoredInstruments(store, input.payment) : draft.instruments,
+  ...(draft.variants ? { variants: draft.variants } : {}),
 });

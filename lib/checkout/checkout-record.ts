@@ -1,5 +1,6 @@
 import "server-only";
 
+import type { PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import { query, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
@@ -29,7 +30,10 @@ const INCLUDE = {
   lineItems: { orderBy: { position: "asc" } },
 } as const satisfies Prisma.CheckoutSessionInclude;
 
-export type CheckoutRecord = Prisma.CheckoutSessionGetPayload<{ include: typeof INCLUDE }>;
+export type CheckoutRecord = Prisma.CheckoutSessionGetPayload<{ include: typeof INCLUDE }> & {
+  /** The lines' variants with their products, read in the same statement as the session (`readCheckout`). */
+  variants?: readonly PricedVariant[];
+};
 
 /** Thrown by saveCheckout when the row's version moved since it was read. */
 export class VersionConflict extends Error {
@@ -64,12 +68,15 @@ type CheckoutRow = {
   created_at: Date;
   updated_at: Date;
   line_items: CheckoutRecord["lineItems"];
+  variants: PricedVariant[];
 };
 
 /**
- * The session `id` of the store that `principalId` created or is bound to, with its lines in order: one statement
- * sent without Prisma's client (lib/config/sql.ts), as every call of the checkout flow reads it once or twice;
- * the same record as `findFirst({ include: INCLUDE })` (asserted in e2e/api/checkout/checkout-record.test.ts).
+ * The session `id` of the store that `principalId` created or is bound to, with its lines in order and their
+ * variants as pricing reads them: one statement sent without Prisma's client (lib/config/sql.ts), as every call
+ * of the checkout flow reads the session once or twice and prices it after; the same record as
+ * `findFirst({ include: INCLUDE })` and the same variants as pricing's own read (asserted in
+ * e2e/api/checkout/checkout-record.test.ts).
  */
 export const readCheckout = async (
   storeId: string,
@@ -85,7 +92,15 @@ export const readCheckout = async (
                                                        'variantId', l.variant_id, 'quantity', l.quantity,
                                                        'priceMinor', l.price_minor, 'position', l.position)
                                      ORDER BY l.position)
-                     FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS line_items
+                     FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS line_items,
+           COALESCE((SELECT json_agg(json_build_object('id', v.id, 'title', v.title, 'priceMinor', v.price_minor,
+                                                       'inventory', v.inventory, 'weightGrams', v.weight_grams,
+                                                       'product', json_build_object('title', p.title,
+                                                                                    'media', p.media)))
+                     FROM variants v JOIN products p ON p.id = v.product_id
+                     WHERE v.store_id = c.store_id
+                       AND v.id IN (SELECT l.variant_id FROM checkout_line_items l WHERE l.checkout_id = c.id)),
+                    '[]'::json) AS variants
     FROM checkout_sessions c
     WHERE c.id = ${id} AND c.store_id = ${storeId}
       AND (c.principal_id = ${principalId} OR c.bound_principal_id = ${principalId})
@@ -116,6 +131,7 @@ export const readCheckout = async (
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     lineItems: row.line_items,
+    variants: row.variants,
   };
 };
 
@@ -242,6 +258,7 @@ export const draftOf = (session: CheckoutRecord): CheckoutDraft => ({
   fulfillment: readFulfillmentState(session.fulfillment),
   discountCodes: session.discountCodes,
   instruments: storedInstruments(session.paymentInstruments),
+  ...(session.variants ? { variants: session.variants } : {}),
 });
 
 /**

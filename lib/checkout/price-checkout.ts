@@ -1,6 +1,6 @@
 import "server-only";
 
-import { priceLines, type PricedLine } from "@/lib/carts/price-lines";
+import { priceLines, type PricedLine, type PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import type { UcpMessage } from "@/lib/core/envelope";
 import type { CheckoutStatus, Store } from "@/lib/generated/prisma/client";
@@ -28,6 +28,11 @@ export type CheckoutDraft = {
   fulfillment: FulfillmentState;
   discountCodes: readonly string[];
   instruments: readonly StoredInstrument[];
+  /**
+   * Variants read with the stored session, in the same statement (lib/checkout/checkout-record.ts): pricing
+   * reads only the lines' other variants.
+   */
+  variants?: readonly PricedVariant[];
 };
 
 export type PricedCheckoutLine = PricedLine & { id: string; unitPrice: number; amount: number };
@@ -99,6 +104,7 @@ export const priceCheckout = async (
       db,
       store,
       draft.lines.map((l) => ({ item: { id: l.variantId }, quantity: l.quantity })),
+      draft.variants,
     ),
     codes.length > 0
       ? db.discountCode.findMany({ where: { storeId: store.id, code: { in: codes } } })

@@ -48,6 +48,32 @@ const prismaRead = (id: string) =>
     db.checkoutSession.findFirst({ where: { id }, include: { lineItems: { orderBy: { position: "asc" } } } }),
   );
 
+/** The variants of `ids` as pricing uses them, read by Prisma's client, by id. */
+const prismaVariants = async (ids: string[]) =>
+  (
+    await (
+      await getDb()
+    ).variant.findMany({
+      where: { id: { in: ids } },
+      select: {
+        id: true,
+        title: true,
+        priceMinor: true,
+        inventory: true,
+        weightGrams: true,
+        product: { select: { title: true, media: true } },
+      },
+    })
+  ).sort((a, b) => a.id.localeCompare(b.id));
+
+/** readCheckout's answer split in the record Prisma reads and the variants read with it (by id). */
+const split = (read: Awaited<ReturnType<typeof readCheckout>>) => {
+  assert.ok(read);
+  const { variants, ...record } = read;
+  assert.ok(variants, "the lines' variants come with the session");
+  return { record, variants: [...variants].sort((a, b) => a.id.localeCompare(b.id)) };
+};
+
 test("readCheckout answers Prisma's record: bare, full, with lines out of insertion order, nulls and JSON of every shape", async () => {
   const db = await getDb();
   const bare = await create({ line_items: [{ item: { id: variants[0]!.id }, quantity: 1 }] });
@@ -81,12 +107,19 @@ test("readCheckout answers Prisma's record: bare, full, with lines out of insert
   for (const [i, line] of lines.entries()) {
     await db.checkoutLineItem.update({ where: { id: line.id }, data: { position: 10 + lines.length - i } });
   }
+  // the variants as they are now, not as the session was priced: a new price and stock, a product's media
+  await db.variant.update({ where: { id: variants[1]!.id }, data: { priceMinor: 415, inventory: 2 } });
+  await db.product.updateMany({
+    where: { variants: { some: { id: variants[2]!.id } } },
+    data: { media: [{ type: "image", url: "https://img.example/boot.jpg", alt_text: "Boot — 🥾", w: 640 }] },
+  });
   for (const id of [bare, full]) {
     const expected = await prismaRead(id);
     assert.ok(expected);
-    const read = await readCheckout(store.id, id, expected.principalId);
-    assert.deepEqual(read, expected, id);
-    assert.ok(read!.expiresAt instanceof Date && read!.updatedAt instanceof Date);
+    const read = split(await readCheckout(store.id, id, expected.principalId));
+    assert.deepEqual(read.record, expected, id);
+    assert.ok(read.record.expiresAt instanceof Date && read.record.updatedAt instanceof Date);
+    assert.deepEqual(read.variants, await prismaVariants(expected.lineItems.map((l) => l.variantId)), id);
   }
   const fullRecord = (await prismaRead(full))!;
   assert.deepEqual(
@@ -94,7 +127,11 @@ test("readCheckout answers Prisma's record: bare, full, with lines out of insert
     [variants[1]!.id, variants[0]!.id, variants[2]!.id],
     "the lines come back by position",
   );
-  assert.deepEqual(await readCheckout(store.id, full, "buyer:b1:agent-a"), fullRecord, "the bound principal");
+  assert.deepEqual(
+    split(await readCheckout(store.id, full, "buyer:b1:agent-a")).record,
+    fullRecord,
+    "the bound principal",
+  );
 });
 
 test("readCheckout finds nothing for another principal, another store or another id", async () => {
