@@ -2,7 +2,7 @@ import "server-only";
 
 import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { queryWith, sql, transaction } from "@/lib/config/sql";
+import { query, queryWith, sql, transaction } from "@/lib/config/sql";
 import { errorText, logger } from "@/lib/core/log";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 
@@ -100,8 +100,18 @@ const attemptOf = (row: AttemptRow): PaymentAttempt => ({
   updatedAt: row.updated_at,
 });
 
-export const findAttempt = (db: Db, providerRef: string): Promise<PaymentAttempt | null> =>
-  db.paymentAttempt.findUnique({ where: { providerRef } });
+/**
+ * The attempt of a provider reference (unique), in `storeId` when given: read on every card webhook and by the
+ * finisher, so sent without Prisma's client (lib/config/sql.ts); the record Prisma's client reads.
+ */
+export const findAttempt = async (providerRef: string, storeId?: string): Promise<PaymentAttempt | null> => {
+  const [row] = await query<AttemptRow>(
+    storeId === undefined
+      ? sql`SELECT * FROM payment_attempts WHERE provider_ref = ${providerRef}`
+      : sql`SELECT * FROM payment_attempts WHERE provider_ref = ${providerRef} AND store_id = ${storeId}`,
+  );
+  return row ? attemptOf(row) : null;
+};
 
 export const currentAttempt = (db: Db, checkoutId: string): Promise<PaymentAttempt | null> =>
   db.paymentAttempt.findFirst({ where: { checkoutId, isCurrent: true } });
@@ -116,7 +126,7 @@ export const recordAttempt = async (
   { current = true, likelyNew = false, ...input }: RecordAttemptInput,
 ): Promise<RecordedAttempt> => {
   for (let round = 0; ; round++) {
-    const known = likelyNew && current && round === 0 ? null : await findAttempt(db, input.providerRef);
+    const known = likelyNew && current && round === 0 ? null : await findAttempt(input.providerRef);
     if (known) {
       const { count } = await db.paymentAttempt.updateMany({
         where: { id: known.id, state: { notIn: [...SETTLED_STATES, "succeeded"] } },
@@ -132,7 +142,7 @@ export const recordAttempt = async (
         data: [{ id: newId("paymentAttempt"), ...input, isCurrent: false }],
         skipDuplicates: true,
       });
-      return { attempt: (await findAttempt(db, input.providerRef))!, superseded: [] };
+      return { attempt: (await findAttempt(input.providerRef))!, superseded: [] };
     }
     try {
       // through the driver adapter (lib/config/sql.ts): a new attempt's transaction runs on every card completion

@@ -1,7 +1,7 @@
 import "server-only";
 
-import { getDb } from "@/lib/config/db";
 import { rowCache } from "@/lib/config/row-cache";
+import { query, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 
@@ -18,6 +18,23 @@ const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 const cachedStores = rowCache<Store>("stores");
 
+/**
+ * The store of `slug` as Prisma's client reads it, every column: one statement sent without Prisma's client
+ * (lib/config/sql.ts), as every call that moves money reads its store fresh (asserted equal to Prisma's record
+ * in e2e/api/stores/read-store.test.ts).
+ */
+export const readStore = async (slug: string): Promise<Store | null> => {
+  const [store] = await query<Store>(sql`
+    SELECT id, slug, name, description, mode::text AS mode, currency, country, tax_rate_bps AS "taxRateBps",
+           card_enabled AS "cardEnabled", card_brands AS "cardBrands", stripe_secret_key AS "stripeSecretKey",
+           stripe_webhook_secret AS "stripeWebhookSecret", stripe_publishable_key AS "stripePublishableKey",
+           crypto_enabled AS "cryptoEnabled", accepted_coins AS "acceptedCoins", sui_network AS "suiNetwork",
+           sui_recipient AS "suiRecipient", webhook_url AS "webhookUrl", created_at AS "createdAt",
+           updated_at AS "updatedAt"
+    FROM stores WHERE slug = ${slug}`);
+  return store ?? null;
+};
+
 export const isValidStoreSlug = (slug: string): boolean => SLUG_PATTERN.test(slug);
 
 /**
@@ -31,7 +48,7 @@ export const getStoreOrThrow = async (
   const notFound = () =>
     new AppError("store_not_found", `No store with slug "${slug}"`, { path: "$.store_slug" });
   if (!isValidStoreSlug(slug)) throw notFound();
-  const read = async () => (await getDb()).store.findUnique({ where: { slug } });
+  const read = () => readStore(slug);
   const store = forRead ? await cachedStores.get(slug, read) : await read();
   if (!store) throw notFound();
   return store;

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
-import { recordAttempt, type AttemptState } from "@/lib/payments/attempts";
+import { findAttempt, recordAttempt, type AttemptState } from "@/lib/payments/attempts";
 
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -41,6 +41,12 @@ test("a new payment becomes current; the open one it replaces stops being curren
   assert.equal(first.attempt.isCurrent, true);
   assert.deepEqual(first.superseded, []);
   assert.deepEqual(first.attempt, await storedAttempt(first.attempt.id), "the recorded row, as stored");
+  // the read by provider reference (webhooks, the finisher) answers Prisma's record, in its store only
+  const ref = first.attempt.providerRef!;
+  assert.deepEqual(await findAttempt(ref), await storedAttempt(first.attempt.id));
+  assert.deepEqual(await findAttempt(ref, "store_attempts"), await storedAttempt(first.attempt.id));
+  assert.equal(await findAttempt(ref, "store_other"), null);
+  assert.equal(await findAttempt(`${ref}x`), null);
   const second = await record(checkoutId, "pending", true);
   assert.equal(second.attempt.isCurrent, true);
   assert.deepEqual(second.attempt, await storedAttempt(second.attempt.id));

@@ -348,7 +348,7 @@ test("a finisher handed its attempt as recorded, superseded since by another ins
       state: "succeeded",
       likelyNew: true,
     });
-    assert.equal((await findAttempt(db, mine.ref))?.isCurrent, false, "the attempt handed over is stale");
+    assert.equal((await findAttempt(mine.ref))?.isCurrent, false, "the attempt handed over is stale");
     const finishStale = () => finishPayment(db, store, c.id, mine.ref, { attempt: mine.attempt });
     const finishFresh = () => finishPayment(db, store, c.id, theirs.paymentRef!);
     if (ordering[0] === "together") await Promise.all([finishStale(), finishFresh()]);

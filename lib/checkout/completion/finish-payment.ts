@@ -107,7 +107,7 @@ export const refundSupersededPayment = async (
   input: { checkoutId: string; providerRef: string; rail?: PaymentRail; reason: string },
 ): Promise<FinishedPayment> => {
   const rail = input.rail ?? stripeCardRail;
-  const attempt = await findAttempt(db, input.providerRef);
+  const attempt = await findAttempt(input.providerRef);
   if (attempt?.state === "refunded") return { result: "refunded", reason: input.reason };
   // the intent, before the provider is asked (a crash from here on is finished with the same key)
   if (attempt) {
@@ -318,7 +318,7 @@ const finishNow = async (
   const isCard = rail.id === RAIL_HANDLER_IDS.card;
   const refund = (reason: string) =>
     refundSupersededPayment(db, store, { checkoutId, providerRef: paymentIntentId, rail, reason });
-  let attempt = read?.providerRef === paymentIntentId ? read : await findAttempt(db, paymentIntentId);
+  let attempt = read?.providerRef === paymentIntentId ? read : await findAttempt(paymentIntentId);
   if (attempt?.state === "refunded" || attempt?.state === "refunding") {
     if (attempt.state === "refunding" && !attempt.isCurrent)
       return refund("an interrupted refund was finished");
@@ -410,7 +410,7 @@ const finishNow = async (
       return { result: "ignored", reason: "the payment was refunded" };
     }
   } else {
-    const settled = await findAttempt(db, paymentIntentId);
+    const settled = await findAttempt(paymentIntentId);
     if (settled?.state === "refunding") {
       await refundUnplacedCardPayment(db, store, checkoutId, paymentIntentId, rail);
       return { result: "refunded", reason: "an interrupted refund was finished" };

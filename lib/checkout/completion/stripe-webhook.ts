@@ -5,7 +5,7 @@ import Stripe from "stripe";
 import { getDb } from "@/lib/config/db";
 import { errorText, logger } from "@/lib/core/log";
 import type { Store } from "@/lib/generated/prisma/client";
-import { updateAttemptState } from "@/lib/payments/attempts";
+import { findAttempt, updateAttemptState } from "@/lib/payments/attempts";
 import { SANDBOX_WEBHOOK_SECRET } from "@/lib/payments/card/sandbox-client";
 import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
@@ -74,9 +74,7 @@ export const handleStripeWebhook = async (
       // the attempt of this PaymentIntent: a known one names its checkout, and the finisher takes this read as its
       // own (it decides on nothing older); a superseded attempt (its 3-DS answered after the agent paid with
       // another card) is known this way too
-      const attempt = await db.paymentAttempt.findFirst({
-        where: { storeId: store.id, providerRef: intent.id },
-      });
+      const attempt = await findAttempt(intent.id, store.id);
       // the card payment by its recorded PaymentIntent; else (the process died right after Stripe answered, so
       // the id was never recorded) the first attempt of the checkout named in the PaymentIntent's metadata. A
       // success of a known attempt needs neither: the attempt names the checkout
