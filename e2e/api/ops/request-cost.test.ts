@@ -145,7 +145,6 @@ describe("Server-Timing", () => {
 
 // ── SQL statement budgets ────────────────────────────────────────────────────────────────────────────────────
 
-/** The SQL statements issued on behalf of one call (its own async context only, not other work in the process). */
 const withinBudget = (label: string, sql: string[], budget: number) => {
   assert.ok(
     sql.length <= budget,
@@ -190,9 +189,9 @@ const warm = async () => {
  * took the store (and an update the shipping rates) from the cache; the Stripe webhook of a completed payment was 6
  * before it read the attempt once; complete was 31 before a new attempt's transaction demoted the current one with
  * UPDATE … RETURNING instead of reading it first; update, get and complete were 5, 2 and 28 before a session's
- * read brought its lines' variants for pricing (a statement fewer per read). Lower one when a change saves statements; raising one needs a
- * reason (docs/performance.md). A call that moves money reads its store fresh: a store's mode decides where money
- * goes (lib/stores/get-store-or-throw.ts).
+ * read brought its lines' variants for pricing (a statement fewer per read). Lower one when a change saves
+ * statements; raising one needs a reason (docs/performance.md). A call that moves money reads its store fresh: a
+ * store's mode decides where money goes (lib/stores/get-store-or-throw.ts).
  */
 const BUDGET = {
   createCheckout: 4,
