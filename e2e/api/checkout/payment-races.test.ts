@@ -369,7 +369,38 @@ test("a finisher handed its attempt as recorded, superseded since by another ins
     assert.equal(attempts.find((a) => a.providerRef === other)?.state, "refunded", label);
     const pi = intentsOf(c.id).find((p) => p.id === other)!;
     assert.equal(pi.amount_refunded, pi.amount, `${label}: the other payment refunded in full`);
+    // a finisher that comes after the order writes no success (its writes are guarded by the order's absence):
+    // the card-payment record keeps naming the payment that paid. (Run together, both finishers may write theirs
+    // before either places the order, and the record names the last one written.)
+    if (ordering[0] !== "together") {
+      assert.equal(
+        (await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } })).paymentIntentId,
+        order.paymentRef,
+        label,
+      );
+    }
   }
+});
+
+test("a finisher handed its current attempt while the card-payment record is being refunded (a crash after the refund's intent): the refund is finished, never ordered, charged nothing net", async () => {
+  const db = await getDb();
+  const c = await readyCheckout();
+  const total = c.totals.find((t) => t.type === "total")!.amount;
+  const started = await startVisaAttempt(c, total);
+  assert.ok(started.kind === "outcome" && started.outcome.kind === "succeeded" && started.attempt);
+  assert.equal(started.attempt.isCurrent, true);
+  await db.cardPayment.update({ where: { checkoutId: c.id }, data: { status: "refunding" } });
+  const finished = await finishPayment(db, store, c.id, started.outcome.paymentRef!, {
+    attempt: started.attempt,
+    method: { kind: "card", brand: "visa", last4: "1111" },
+  });
+  assert.equal(finished.result, "refunded", JSON.stringify(finished));
+  assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 0, "never ordered");
+  assert.equal(netCharged(c.id), 0, "refunded in full, once");
+  assert.equal((await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } })).status, "refunded");
+  // the receipt's card was written with the success, as it always was before the record is looked at
+  const attempt = await findAttempt(started.outcome.paymentRef!);
+  assert.equal(attempt?.cardLast4, "1111");
 });
 
 test("a superseded success whose refund was interrupted after its intent (attempt refunding) is finished by the sweep with the same key: refunded once, shown once", () =>

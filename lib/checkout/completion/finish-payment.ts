@@ -324,11 +324,39 @@ const finishNow = async (
       return refund("an interrupted refund was finished");
     if (attempt.state === "refunded") return { result: "ignored", reason: "the payment was refunded" };
   }
-  // this statement and the two writes of a success below go through the driver adapter (lib/config/sql.ts): a
-  // card completion sends them every time
-  const [order] = await query<{ id: string; paymentRef: string | null }>(
-    sql`SELECT id, payment_ref AS "paymentRef" FROM orders WHERE checkout_id = ${checkoutId}`,
-  );
+  // The order's lookup and the two writes of a success go through the driver adapter (lib/config/sql.ts): a card
+  // completion sends them every time. A current card attempt whose card is known without asking the provider (a
+  // completion's own charge) needs nothing decided between them, so they are one statement: the attempt and the
+  // card-payment record are marked succeeded only when no order exists, as the three statements did in turn (a
+  // late finisher of a placed order writes nothing; a webhook asks the provider for the card only when it writes).
+  const together = isCard && attempt?.isCurrent === true && typeof method !== "function" ? attempt : null;
+  let order: { id: string; paymentRef: string | null } | undefined;
+  let recorded: number | undefined;
+  if (together) {
+    const card = await cardDetails();
+    const now = new Date();
+    const [row] = await query<{ orderId: string | null; paymentRef: string | null; recorded: number }>(sql`
+      WITH placed AS (SELECT id, payment_ref FROM orders WHERE checkout_id = ${checkoutId}),
+      paid_attempt AS (
+        UPDATE payment_attempts
+        SET state = 'succeeded', card_brand = COALESCE(${card?.cardBrand ?? null}, card_brand),
+            card_last4 = COALESCE(${card?.cardLast4 ?? null}, card_last4), updated_at = ${now}
+        WHERE id = ${together.id} AND state NOT IN ('refunding', 'refunded') AND NOT EXISTS (SELECT FROM placed)
+        RETURNING id),
+      paid_record AS (
+        UPDATE card_payments SET status = 'succeeded', payment_intent_id = ${paymentIntentId}, updated_at = ${now}
+        WHERE checkout_id = ${checkoutId} AND store_id = ${store.id} AND status NOT IN ('refunded', 'refunding')
+          AND NOT EXISTS (SELECT FROM placed)
+        RETURNING checkout_id)
+      SELECT (SELECT id FROM placed) AS "orderId", (SELECT payment_ref FROM placed) AS "paymentRef",
+             CAST((SELECT count(*) FROM paid_record) AS int) AS recorded`);
+    order = row?.orderId ? { id: row.orderId, paymentRef: row.paymentRef } : undefined;
+    recorded = row?.recorded;
+  } else {
+    [order] = await query<{ id: string; paymentRef: string | null }>(
+      sql`SELECT id, payment_ref AS "paymentRef" FROM orders WHERE checkout_id = ${checkoutId}`,
+    );
+  }
   if (order) {
     if (order.paymentRef === paymentIntentId) return { result: "order_placed", orderId: order.id };
     return refund(`the order ${order.id} was already paid with ${order.paymentRef ?? "another payment"}`);
@@ -378,7 +406,7 @@ const finishNow = async (
       const card = await cardDetails();
       if (card) await db.paymentAttempt.updateMany({ where: { providerRef: paymentIntentId }, data: card });
     }
-  } else {
+  } else if (!together) {
     const card = await cardDetails();
     await execute(sql`
       UPDATE payment_attempts
@@ -389,10 +417,12 @@ const finishNow = async (
   if (isCard) {
     // record the provider's state (and the PaymentIntent id, when it was never recorded) unless a refund is
     // written; the payment is read only when the write found none to update
-    const count = await execute(sql`
-      UPDATE card_payments SET status = 'succeeded', payment_intent_id = ${paymentIntentId},
-          updated_at = ${new Date()}
-      WHERE checkout_id = ${checkoutId} AND store_id = ${store.id} AND status NOT IN ('refunded', 'refunding')`);
+    const count =
+      recorded ??
+      (await execute(sql`
+        UPDATE card_payments SET status = 'succeeded', payment_intent_id = ${paymentIntentId},
+            updated_at = ${new Date()}
+        WHERE checkout_id = ${checkoutId} AND store_id = ${store.id} AND status NOT IN ('refunded', 'refunding')`));
     if (count === 0) {
       // a refund of the current payment that was interrupted (crash between the provider and our record) is
       // finished, never ordered
