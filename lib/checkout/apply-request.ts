@@ -69,4 +69,5 @@ export const applyRequest = (
   discountCodes: input.discounts?.codes ?? draft.discountCodes,
   instruments: input.payment ? toStoredInstruments(store, input.payment) : draft.instruments,
   ...(draft.variants ? { variants: draft.variants } : {}),
+  ...(draft.rates ? { rates: draft.rates } : {}),
 });

@@ -5,7 +5,7 @@ import type { Db } from "@/lib/config/db";
 import { query, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { storeOf, type OperationContext } from "@/lib/core/operation";
-import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
+import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
 
 import { readFulfillmentState } from "./fulfillment";
@@ -14,9 +14,17 @@ import {
   type CheckoutDraft,
   type PricedCheckoutLine,
   type StoredInstrument,
+  type StoredRates,
 } from "./price-checkout";
 import type { BuyerInput } from "./schemas";
-import { isTerminal, moveCheckout, type NewCheckoutLine } from "./state";
+import {
+  isTerminal,
+  moveCheckout,
+  moveCheckoutNow,
+  type NewCheckoutLine,
+  type SessionWrite,
+  type Transition,
+} from "./state";
 import { checkoutToWire } from "./to-wire";
 
 // Reading, rendering and writing a stored checkout session. Writes are optimistic: a write names the version it
@@ -33,6 +41,8 @@ const INCLUDE = {
 export type CheckoutRecord = Prisma.CheckoutSessionGetPayload<{ include: typeof INCLUDE }> & {
   /** The lines' variants with their products, read in the same statement as the session (`readCheckout`). */
   variants?: readonly PricedVariant[];
+  /** The store's shipping rates for the stored destination's country, read with the session when asked. */
+  rates?: StoredRates;
 };
 
 /** Thrown by saveCheckout when the row's version moved since it was read. */
@@ -69,6 +79,8 @@ type CheckoutRow = {
   updated_at: Date;
   line_items: CheckoutRecord["lineItems"];
   variants: PricedVariant[];
+  rates_country: string | null;
+  rates: ShippingRate[] | null;
 };
 
 /**
@@ -82,6 +94,7 @@ export const readCheckout = async (
   storeId: string,
   id: string,
   principalId: string,
+  { withRates = false }: { withRates?: boolean } = {},
 ): Promise<CheckoutRecord | null> => {
   const [row] = await query<CheckoutRow>(sql`
     SELECT c.id, c.store_id, c.cart_id, c.principal_id, c.status::text AS status, c.currency, c.buyer,
@@ -100,7 +113,23 @@ export const readCheckout = async (
                      FROM variants v JOIN products p ON p.id = v.product_id
                      WHERE v.store_id = c.store_id
                        AND v.id IN (SELECT l.variant_id FROM checkout_line_items l WHERE l.checkout_id = c.id)),
-                    '[]'::json) AS variants
+                    '[]'::json) AS variants,
+           c.fulfillment #>> '{destination,address_country}' AS rates_country,
+           (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'storeId', r.store_id, 'code', r.code,
+                                                       'title', r.title, 'description', r.description,
+                                                       'carrier', r.carrier, 'country', r.country,
+                                                       'region', r.region, 'minWeightGrams', r.min_weight_grams,
+                                                       'maxWeightGrams', r.max_weight_grams,
+                                                       'minSubtotalMinor', r.min_subtotal_minor,
+                                                       'maxSubtotalMinor', r.max_subtotal_minor,
+                                                       'priceMinor', r.price_minor,
+                                                       'freeOverMinor', r.free_over_minor, 'minDays', r.min_days,
+                                                       'maxDays', r.max_days, 'position', r.position)
+                                     ORDER BY r.position, r.id), '[]'::json)
+            FROM shipping_rates r
+            WHERE ${withRates} AND r.store_id = c.store_id
+              AND r.country IN (c.fulfillment #>> '{destination,address_country}', '*')
+            HAVING ${withRates}) AS rates
     FROM checkout_sessions c
     WHERE c.id = ${id} AND c.store_id = ${storeId}
       AND (c.principal_id = ${principalId} OR c.bound_principal_id = ${principalId})
@@ -132,6 +161,7 @@ export const readCheckout = async (
     updatedAt: row.updated_at,
     lineItems: row.line_items,
     variants: row.variants,
+    ...(row.rates && row.rates_country ? { rates: { country: row.rates_country, rows: row.rates } } : {}),
   };
 };
 
@@ -144,11 +174,18 @@ export const loadCheckoutOrThrow = async (
   db: Db,
   ctx: OperationContext,
   id: string,
-  { bindBuyer = false }: { bindBuyer?: boolean } = {},
+  {
+    bindBuyer = false,
+    withRates = false,
+  }: {
+    bindBuyer?: boolean;
+    /** Read the store's shipping rates for the stored destination with the session (fresh, for pricing). */
+    withRates?: boolean;
+  } = {},
 ): Promise<CheckoutRecord> => {
   const me = ctx.principal.id;
   const storeId = storeOf(ctx).id;
-  let session = await readCheckout(storeId, id, me);
+  let session = await readCheckout(storeId, id, me, { withRates });
   if (!session && bindBuyer && ctx.principal.kind === "buyer") session = await bindToBuyer(db, ctx, id);
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
   if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
@@ -259,6 +296,7 @@ export const draftOf = (session: CheckoutRecord): CheckoutDraft => ({
   discountCodes: session.discountCodes,
   instruments: storedInstruments(session.paymentInstruments),
   ...(session.variants ? { variants: session.variants } : {}),
+  ...(session.rates ? { rates: session.rates } : {}),
 });
 
 /**
@@ -384,18 +422,20 @@ export const saveCheckout = async (
     version: number;
     /** The status the session moves to (through the state machine). */
     status: CheckoutStatus;
-    data: Omit<Prisma.CheckoutSessionUpdateManyMutationInput, "status" | "version">;
+    data: SessionWrite;
     /** The new line rows, or null when the stored rows are still exact. */
     lines: LineRow[] | null;
   },
 ): Promise<void> => {
   if (lines === null) {
-    const count = await moveCheckout(db, { id, version, to: status, data });
+    // every update and every completion's hold: sent without Prisma's client
+    const count = await moveCheckoutNow({ id, version, to: status, data });
     if (count !== 1) throw new VersionConflict();
     return;
   }
   await db.$transaction(async (tx) => {
-    const count = await moveCheckout(tx, { id, version, to: status, data });
+    // the same columns through the transaction's client (the callers' values are JSON values, never null)
+    const count = await moveCheckout(tx, { id, version, to: status, data: data as Transition["data"] });
     if (count !== 1) throw new VersionConflict();
     await tx.checkoutLineItem.deleteMany({ where: { checkoutId: id } });
     await insertLines(tx, id, lines);

@@ -3,7 +3,7 @@ import "server-only";
 import { priceLines, type PricedLine, type PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import type { UcpMessage } from "@/lib/core/envelope";
-import type { CheckoutStatus, Store } from "@/lib/generated/prisma/client";
+import type { CheckoutStatus, ShippingRate, Store } from "@/lib/generated/prisma/client";
 import { ratesForCountry } from "@/lib/stores/shipping-rates";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
@@ -33,7 +33,12 @@ export type CheckoutDraft = {
    * reads only the lines' other variants.
    */
   variants?: readonly PricedVariant[];
+  /** The rates of the stored destination's country, read with the session (a completion's fresh rates). */
+  rates?: StoredRates;
 };
+
+/** A store's shipping rates for one destination country (and anywhere, "*"), ordered by position then id. */
+export type StoredRates = { country: string; rows: readonly ShippingRate[] };
 
 export type PricedCheckoutLine = PricedLine & { id: string; unitPrice: number; amount: number };
 
@@ -110,9 +115,11 @@ export const priceCheckout = async (
       ? db.discountCode.findMany({ where: { storeId: store.id, code: { in: codes } } })
       : Promise.resolve([]),
     draft.fulfillment.destination?.address_country
-      ? ratesForCountry(db, store.id, draft.fulfillment.destination.address_country, {
-          forRead: ratesForRead,
-        })
+      ? draft.rates?.country === draft.fulfillment.destination.address_country
+        ? Promise.resolve(draft.rates.rows)
+        : ratesForCountry(db, store.id, draft.fulfillment.destination.address_country, {
+            forRead: ratesForRead,
+          })
       : Promise.resolve(null),
   ]);
   const byVariant = new Map(draft.lines.map((l) => [l.variantId, l]));

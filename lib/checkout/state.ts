@@ -1,3 +1,4 @@
+import { execute, statementOf } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
 
@@ -50,12 +51,76 @@ export const moveCheckout = async (
   db: CheckoutWriter,
   { id, to, version, from, data }: Transition,
 ): Promise<number> => {
-  const allowed = from ? from.filter((s) => ALLOWED_FROM[to].includes(s)) : ALLOWED_FROM[to];
+  const allowed = allowedFrom(to, from);
   const { count } = await db.checkoutSession.updateMany({
     where: { id, status: { in: [...allowed] }, ...(version === undefined ? {} : { version }) },
     data: { ...data, status: to, version: { increment: 1 } },
   });
   return count;
+};
+
+/** The statuses `to` may be entered from, narrowed to `from` when given (never wider than the machine). */
+const allowedFrom = (to: CheckoutStatus, from?: readonly CheckoutStatus[]): readonly CheckoutStatus[] =>
+  from ? from.filter((s) => ALLOWED_FROM[to].includes(s)) : ALLOWED_FROM[to];
+
+/** The columns an update's write and a completion's hold set with the status, and how each is bound. */
+const SESSION_COLUMNS = {
+  buyer: { column: "buyer", kind: "json" },
+  fulfillment: { column: "fulfillment", kind: "json" },
+  discountCodes: { column: "discount_codes", kind: "text[]" },
+  notes: { column: "notes", kind: "text" },
+  totals: { column: "totals", kind: "json" },
+  continueToken: { column: "continue_token", kind: "text" },
+  paymentInstruments: { column: "payment_instruments", kind: "json" },
+  context: { column: "context", kind: "json" },
+  attribution: { column: "attribution", kind: "json" },
+  mandateTermsHistory: { column: "mandate_terms_history", kind: "json" },
+} as const;
+
+/** What `moveCheckoutNow` writes besides the status: absent (undefined) columns are left as they are. */
+export type SessionWrite = {
+  [K in keyof typeof SESSION_COLUMNS]?: (typeof SESSION_COLUMNS)[K]["kind"] extends "json"
+    ? unknown
+    : (typeof SESSION_COLUMNS)[K]["kind"] extends "text[]"
+      ? readonly string[]
+      : string | null;
+};
+
+/**
+ * moveCheckout outside any transaction, sent without Prisma's client (lib/config/sql.ts): the same one conditional
+ * UPDATE (status allowed, version when given, the version bumped, updated_at now), for the write every update and
+ * every completion's hold make. JSON travels as text cast to jsonb and the discount codes as a JSON array (arrays
+ * bind alike on both driver adapters); a JSON column set to null becomes SQL NULL.
+ */
+export const moveCheckoutNow = async ({
+  id,
+  to,
+  version,
+  from,
+  data = {},
+}: Omit<Transition, "data"> & { data?: SessionWrite }): Promise<number> => {
+  const values: unknown[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const sets = Object.entries(data)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => {
+      const { column, kind } = SESSION_COLUMNS[key as keyof typeof SESSION_COLUMNS];
+      if (kind === "json")
+        return `${column} = CAST(${param(value === null ? null : JSON.stringify(value))} AS jsonb)`;
+      if (kind === "text[]") {
+        return `${column} = ARRAY(SELECT jsonb_array_elements_text(CAST(${param(JSON.stringify(value))} AS jsonb)))`;
+      }
+      return `${column} = ${param(value)}`;
+    });
+  sets.push(`status = CAST(${param(to)} AS checkout_status)`, "version = version + 1");
+  sets.push(`updated_at = ${param(new Date())}`);
+  const allowed = JSON.stringify(allowedFrom(to, from));
+  const text = `UPDATE checkout_sessions SET ${sets.join(", ")}
+    WHERE id = ${param(id)}
+      AND status::text IN (SELECT jsonb_array_elements_text(CAST(${param(allowed)} AS jsonb)))${
+        version === undefined ? "" : ` AND version = ${param(version)}`
+      }`;
+  return execute(statementOf(text, values));
 };
 
 /** A new session as create_checkout builds it (the columns it sets; the others take their defaults). */

@@ -47,17 +47,27 @@ const argTypeOf = (value: unknown): ArgType => {
   }
 };
 
-/** The statement a template describes: each interpolated value a parameter (objects as JSON text). */
-export const sql = (strings: TemplateStringsArray, ...values: unknown[]): Statement => {
+/**
+ * A statement whose text is put together at run time (a list of columns): `$1`…`$n` in `text` are `values`, bound
+ * as `sql` binds them. The text must come from the code, never from input.
+ */
+export const statementOf = (text: string, values: readonly unknown[]): Statement => {
   const argTypes = values.map(argTypeOf);
   return {
-    sql: strings.reduce((text, part, i) => `${text}$${i}${part}`),
+    sql: text,
     args: values.map((value, i) =>
       value === undefined ? null : argTypes[i]!.scalarType === "json" ? JSON.stringify(value) : value,
     ),
     argTypes,
   };
 };
+
+/** The statement a template describes: each interpolated value a parameter (objects as JSON text). */
+export const sql = (strings: TemplateStringsArray, ...values: unknown[]): Statement =>
+  statementOf(
+    strings.reduce((text, part, i) => `${text}$${i}${part}`),
+    values,
+  );
 
 const decoders: Partial<Record<number, (value: unknown) => unknown>> = {
   [ColumnTypeEnum.Int32]: Number,

@@ -96,7 +96,13 @@ export const ratesForCountry = async (
   country: string,
   { forRead = false }: { forRead?: boolean } = {},
 ): Promise<readonly ShippingRate[]> => {
-  const read = () => db.shippingRate.findMany({ where: { storeId, country: { in: [country, "*"] } } });
+  // ordered as a session's read orders them (lib/checkout/checkout-record.ts): options tied on position and price
+  // are listed the same way whichever read priced them
+  const read = () =>
+    db.shippingRate.findMany({
+      where: { storeId, country: { in: [country, "*"] } },
+      orderBy: [{ position: "asc" }, { id: "asc" }],
+    });
   return forRead ? ((await cachedRates.get(`${storeId} ${country}`, read)) ?? []) : read();
 };
 

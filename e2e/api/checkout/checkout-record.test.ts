@@ -142,3 +142,51 @@ test("readCheckout finds nothing for another principal, another store or another
   assert.equal(await readCheckout(otherStore.id, id, principalId), null);
   assert.equal(await readCheckout(store.id, `${id}x`, principalId), null);
 });
+
+test("readCheckout withRates: the store's rates for the stored destination's country and anywhere, as Prisma reads them (by position, then id)", async () => {
+  const db = await getDb();
+  const country = SEED_ADDRESS.country;
+  await seedShippingRates(store, [
+    {
+      code: "express",
+      title: "Exprès — 🚚",
+      country,
+      region: "CA",
+      priceMinor: 1500,
+      freeOverMinor: 20000,
+      minWeightGrams: 10,
+      maxWeightGrams: 5000,
+      minSubtotalMinor: 100,
+      maxSubtotalMinor: 90000,
+      minDays: 1,
+      maxDays: 2,
+      position: 5,
+    },
+    { code: "world", title: "Worldwide", country: "*", priceMinor: 2500, position: 5 },
+    { code: "tied", title: "Tied", country, priceMinor: 700, position: 5 },
+    { code: "elsewhere", title: "Elsewhere", country: "DE", priceMinor: 900 },
+  ]);
+  await db.shippingRate.updateMany({
+    where: { storeId: store.id, code: "express" },
+    data: { description: "Next day", carrier: "UPS" },
+  });
+  await seedShippingRates(otherStore, [{ code: "theirs", country, priceMinor: 100 }]);
+  const shipped = await create({
+    line_items: [{ item: { id: variants[0]!.id }, quantity: 1 }],
+    shipping_address: SEED_ADDRESS,
+  });
+  const bare = await create({ line_items: [{ item: { id: variants[0]!.id }, quantity: 1 }] });
+  const { principalId } = (await prismaRead(shipped))!;
+  const expected = await db.shippingRate.findMany({
+    where: { storeId: store.id, country: { in: [country, "*"] } },
+    orderBy: [{ position: "asc" }, { id: "asc" }],
+  });
+  assert.ok(expected.length >= 4, "the seeded rates and the file's standard rate");
+  const read = await readCheckout(store.id, shipped, principalId, { withRates: true });
+  assert.deepEqual(read?.rates, { country, rows: expected });
+  const { rates: _rates, ...record } = read!;
+  assert.deepEqual(split(record).record, await prismaRead(shipped), "the record is unchanged by the rates");
+  // without a destination there is no country to price: no rates; and none unless asked
+  assert.equal((await readCheckout(store.id, bare, principalId, { withRates: true }))?.rates, undefined);
+  assert.equal((await readCheckout(store.id, shipped, principalId))?.rates, undefined);
+});

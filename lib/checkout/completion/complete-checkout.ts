@@ -129,8 +129,12 @@ export const completeCheckout = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
-      // 1. (a buyer's crypto completion binds a platform-key checkout to that buyer and agent: B17)
-      const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: paysWithCrypto(input) });
+      // 1. (a buyer's crypto completion binds a platform-key checkout to that buyer and agent: B17; the shipping
+      // rates step 3 prices with are read fresh with the session)
+      const session = await loadCheckoutOrThrow(db, ctx, input.id, {
+        bindBuyer: paysWithCrypto(input),
+        withRates: true,
+      });
       if (session.status === "completed") {
         await judgeExtraCryptoPayment(db, ctx, store, session.id, input);
         return renderFinal(db, ctx, session.id);
