@@ -105,8 +105,7 @@ export const moveCheckoutNow = async ({
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       const { column, kind } = SESSION_COLUMNS[key as keyof typeof SESSION_COLUMNS];
-      if (kind === "json")
-        return `${column} = CAST(${param(value === null ? null : JSON.stringify(value))} AS jsonb)`;
+      if (kind === "json") return `${column} = CAST(${param(jsonParam(value))} AS jsonb)`;
       if (kind === "text[]") {
         return `${column} = ARRAY(SELECT jsonb_array_elements_text(CAST(${param(JSON.stringify(value))} AS jsonb)))`;
       }
