@@ -15,9 +15,9 @@ import { getDbHandle } from "./db";
 // same way: Server-Timing's `db` stage, the statement budgets, the row cache's invalidation), without Prisma's
 // client in between. Measured on PostgreSQL here, our CPU per statement: 190–250 µs for a model query, 130–210 µs
 // for $queryRaw, 70–100 µs through the adapter (docs/performance.md, eighth pass). Only for the few statements
-// every call of the checkout flow sends (and the small transactions among them, `transaction` below):
-// everything else stays on Prisma's client, whose typed queries are worth their cost where a statement is not on
-// every call.
+// every checkout flow sends, in its calls and in the webhook worker's poll after its order (the fan-out, the
+// deliveries, the confirmation mail), and the small transactions among them (`transaction` below): everything
+// else stays on Prisma's client, whose typed queries are worth their cost where a statement is not on every flow.
 //
 // Values are bound as parameters ($1, $2, …), never spliced into the text. Results are decoded as Prisma's
 // $queryRaw decodes them (json parsed, timestamps as Dates, int8 as bigint); a column of a type not decoded here

@@ -6,7 +6,6 @@ import { getDb } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
-import type { Prisma } from "@/lib/generated/prisma/client";
 
 // The mail port: password resets and order confirmations go out through SMTP (nodemailer) when SMTP_URL is set;
 // otherwise they are kept in the database (the local capture), which the admin shows, so the embedded demo and
@@ -16,7 +15,8 @@ export type Mail = { to: string; subject: string; text: string };
 
 export type SentMail = { via: "smtp"; messageId: string } | { via: "capture"; id: string };
 
-type CaptureWrite = (tx: Pick<Prisma.TransactionClient, "capturedMail">) => Promise<void>;
+/** The local capture of one message, as stored (captured_mail). */
+export type CapturedMessage = Mail & { id: string };
 
 /**
  * Sends (or captures) one message.
@@ -31,17 +31,14 @@ export const sendMail = async (
   }: {
     smtpUrl?: string;
     from?: string;
-    /** Runs the capture's write inside the caller's transaction (a mail that must be kept with a state change). */
-    capture?: (write: CaptureWrite) => Promise<void>;
+    /** Stores the captured message itself (a mail that must be kept with a state change, in one write). */
+    capture?: (message: CapturedMessage) => Promise<void>;
   } = {},
 ): Promise<SentMail> => {
   if (!smtpUrl) {
     const id = newId("capturedMail");
-    const write: CaptureWrite = async (tx) => {
-      await tx.capturedMail.create({ data: { id, ...mail } });
-    };
-    if (capture) await capture(write);
-    else await write(await getDb());
+    if (capture) await capture({ id, ...mail });
+    else await (await getDb()).capturedMail.create({ data: { id, ...mail } });
     return { via: "capture", id };
   }
   const transport = nodemailer.createTransport(smtpUrl, {

@@ -1,8 +1,8 @@
 import "server-only";
 
 import { formatMajor } from "@/lib/catalog/admin/major-units";
-import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
+import { execute, query, sql, statementOf } from "@/lib/config/sql";
 import { toAppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
 import { sendMail, type Mail } from "@/lib/mail/send-mail";
@@ -60,6 +60,39 @@ export const confirmationMailOf = (
   };
 };
 
+type ClaimedOrder = {
+  id: string;
+  buyer: unknown;
+  currency: string;
+  totals: unknown;
+  lineItems: { title: string; quantity: number; priceMinor: number }[];
+  storeName: string;
+  storeSlug: string;
+};
+
+/**
+ * The claim, with what the message needs: only the worker whose update matched the lock it read sends this mail.
+ */
+const claim = async (id: string, lockedUntil: Date | null, now: Date): Promise<ClaimedOrder | null> => {
+  const [order] = await query<ClaimedOrder>(sql`
+    UPDATE orders o SET confirmation_mail_locked_until = ${new Date(now.getTime() + CONFIRMATION_CLAIM_MS)},
+                        updated_at = ${new Date()}
+    FROM stores s
+    WHERE o.id = ${id} AND o.confirmation_mail = 'pending'
+      AND o.confirmation_mail_locked_until IS NOT DISTINCT FROM ${lockedUntil}::timestamp(3)
+      AND s.id = o.store_id
+    RETURNING o.id, o.buyer, o.currency, o.totals, s.name AS "storeName", s.slug AS "storeSlug",
+      COALESCE((SELECT json_agg(json_build_object('title', l.title, 'quantity', l.quantity,
+                                                  'priceMinor', l.price_minor) ORDER BY l.position)
+                FROM order_line_items l WHERE l.order_id = o.id), '[]'::json) AS "lineItems"`);
+  return order ?? null;
+};
+
+const markOrder = (id: string, mark: "sent" | null) =>
+  execute(sql`
+    UPDATE orders SET confirmation_mail = ${mark}, updated_at = ${new Date()}
+    WHERE id = ${id} AND confirmation_mail = 'pending'`);
+
 /**
  * Sends the pending confirmation mails (of one store when `storeId` is given); returns the ids of the orders whose
  * mail went out. A failed send stays pending and is retried once its claim lapses.
@@ -68,52 +101,41 @@ export const sendDueConfirmationMails = async (
   now = new Date(),
   { storeId, limit = 20 }: { storeId?: string; limit?: number } = {},
 ): Promise<string[]> => {
-  const db = await getDb();
-  const due = await db.order.findMany({
-    where: {
-      confirmationMail: "pending",
-      OR: [{ confirmationMailLockedUntil: null }, { confirmationMailLockedUntil: { lt: now } }],
-      ...(storeId ? { storeId } : {}),
-    },
-    select: { id: true, confirmationMailLockedUntil: true },
-    orderBy: { createdAt: "asc" },
-    take: limit,
-  });
+  const due = await query<{ id: string; lockedUntil: Date | null }>(
+    statementOf(
+      `SELECT id, confirmation_mail_locked_until AS "lockedUntil" FROM orders
+       WHERE confirmation_mail = 'pending'
+         AND (confirmation_mail_locked_until IS NULL OR confirmation_mail_locked_until < $1)${
+           storeId === undefined ? "" : " AND store_id = $3"
+         }
+       ORDER BY created_at
+       LIMIT $2`,
+      storeId === undefined ? [now, limit] : [now, limit, storeId],
+    ),
+  );
   const sent: string[] = [];
   for (const candidate of due) {
-    // the claim: only the worker whose update matched the lock it read sends this mail
-    const { count } = await db.order.updateMany({
-      where: {
-        id: candidate.id,
-        confirmationMail: "pending",
-        confirmationMailLockedUntil: candidate.confirmationMailLockedUntil,
-      },
-      data: { confirmationMailLockedUntil: new Date(now.getTime() + CONFIRMATION_CLAIM_MS) },
-    });
-    if (count !== 1) continue;
-    const order = await db.order.findUniqueOrThrow({
-      where: { id: candidate.id },
-      include: { lineItems: { orderBy: { position: "asc" } }, store: true },
-    });
+    const order = await claim(candidate.id, candidate.lockedUntil, now);
+    if (!order) continue;
     const to = buyerEmailOf(order.buyer);
     if (!to) {
-      await db.order.update({ where: { id: order.id }, data: { confirmationMail: null } });
+      await markOrder(order.id, null);
       continue;
     }
-    const mail = confirmationMailOf(order, order.store, to);
+    const mail = confirmationMailOf(order, { name: order.storeName, slug: order.storeSlug }, to);
     try {
-      await sendMail(mail, {
-        // the local capture is written with the mark: one transaction, one message
-        capture: async (write) =>
-          db.$transaction(async (tx) => {
-            await write(tx);
-            await tx.order.update({ where: { id: order.id }, data: { confirmationMail: "sent" } });
-          }),
+      const outcome = await sendMail(mail, {
+        // the local capture is written with the mark: one statement, one message
+        capture: ({ id, to, subject, text }) =>
+          execute(sql`
+            WITH captured AS (
+              INSERT INTO captured_mail (id, "to", subject, text, created_at)
+              VALUES (${id}, ${to}, ${subject}, ${text}, ${new Date()}))
+            UPDATE orders SET confirmation_mail = 'sent', updated_at = ${new Date()} WHERE id = ${order.id}`).then(
+            () => {},
+          ),
       });
-      await db.order.updateMany({
-        where: { id: order.id, confirmationMail: "pending" },
-        data: { confirmationMail: "sent" },
-      });
+      if (outcome.via === "smtp") await markOrder(order.id, "sent");
       sent.push(order.id);
     } catch (thrown) {
       logger().warn(

@@ -4,6 +4,7 @@ import { getAgentProfile } from "@/lib/agents/agent-profile";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl, getEnv } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
+import { execute, query, sql, statementOf } from "@/lib/config/sql";
 import type { WebhookDelivery, WebhookEndpoint } from "@/lib/generated/prisma/client";
 import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
@@ -42,7 +43,15 @@ export type AttemptOutcome = { deliveryId: string; ok: boolean; status: number |
 
 type Target = { url: string } | { error: string };
 
-const resolveTarget = async (endpoint: WebhookEndpoint, allowPrivate: boolean): Promise<Target> => {
+/** What an attempt needs of its delivery (the row as the claim returns it). */
+export type DeliveryToAttempt = Pick<
+  WebhookDelivery,
+  "id" | "endpointId" | "storeId" | "body" | "timestamp" | "attempts"
+>;
+type EndpointState = Pick<WebhookEndpoint, "id" | "target" | "url" | "consecutiveFailures" | "failingSince">;
+type AttemptContext = { endpoint: EndpointState; store: { slug: string; mode: string } };
+
+const resolveTarget = async (endpoint: EndpointState, allowPrivate: boolean): Promise<Target> => {
   if (endpoint.target === "store") return { url: endpoint.url };
   try {
     const profile = await getAgentProfile(endpoint.url, { allowPrivate });
@@ -57,34 +66,78 @@ const resolveTarget = async (endpoint: WebhookEndpoint, allowPrivate: boolean): 
 const signingKeyOf = async (storeId: string): Promise<SigningKeyRow | null> =>
   currentSigningKey(await getDb(), { storeId });
 
-const isDue = async (delivery: WebhookDelivery): Promise<boolean> => {
-  const db = await getDb();
-  const earlier = await db.webhookDelivery.findFirst({
-    where: {
-      endpointId: delivery.endpointId,
-      orderId: delivery.orderId,
-      sequence: { lt: delivery.sequence },
-      state: "pending",
-    },
-    select: { id: true },
-  });
-  return earlier === null;
+// The endpoint and store columns an attempt reads, as both statements below return them.
+const CONTEXT_COLUMNS = `w.target::text AS target, w.url, w.consecutive_failures AS "consecutiveFailures",
+  w.failing_since AS "failingSince", s.slug, s.mode::text AS mode`;
+
+type ContextRow = {
+  target: string;
+  url: string;
+  consecutiveFailures: number;
+  failingSince: Date | null;
+  slug: string;
+  mode: string;
 };
 
-const claim = async (id: string, now: Date): Promise<boolean> => {
-  const db = await getDb();
-  const { count } = await db.webhookDelivery.updateMany({
-    where: { id, state: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lte: now } }] },
-    data: { lockedUntil: new Date(now.getTime() + claimMs()) },
-  });
-  return count === 1;
+const contextOf = (endpointId: string, row: ContextRow): AttemptContext => ({
+  endpoint: {
+    id: endpointId,
+    target: row.target as WebhookEndpoint["target"],
+    url: row.url,
+    consecutiveFailures: row.consecutiveFailures,
+    failingSince: row.failingSince,
+  },
+  store: { slug: row.slug, mode: row.mode },
+});
+
+/**
+ * The claim, with what the attempt needs: only the worker whose update matched holds the delivery, and only while
+ * no earlier event of its order is still pending for its endpoint (receivers see an order's snapshots in order).
+ */
+const claim = async (
+  id: string,
+  now: Date,
+): Promise<{ delivery: DeliveryToAttempt; context: AttemptContext } | null> => {
+  const [row] = await query<DeliveryToAttempt & ContextRow>(
+    statementOf(
+      `UPDATE webhook_deliveries d SET locked_until = $1
+       FROM webhook_endpoints w, stores s
+       WHERE d.id = $2 AND d.state = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= $3)
+         AND w.id = d.endpoint_id AND s.id = d.store_id
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                         WHERE e.endpoint_id = d.endpoint_id AND e.order_id = d.order_id
+                           AND e.sequence < d.sequence AND e.state = 'pending')
+       RETURNING d.id, d.endpoint_id AS "endpointId", d.store_id AS "storeId", d.body, d.timestamp, d.attempts,
+                 ${CONTEXT_COLUMNS}`,
+      [new Date(now.getTime() + claimMs()), id, now],
+    ),
+  );
+  if (!row) return null;
+  const { endpointId, storeId, body, timestamp, attempts } = row;
+  return {
+    delivery: { id, endpointId, storeId, body, timestamp, attempts },
+    context: contextOf(endpointId, row),
+  };
+};
+
+const readContext = async (delivery: DeliveryToAttempt): Promise<AttemptContext> => {
+  const [row] = await query<ContextRow>(
+    statementOf(
+      `SELECT ${CONTEXT_COLUMNS} FROM webhook_endpoints w, stores s WHERE w.id = $1 AND s.id = $2`,
+      [delivery.endpointId, delivery.storeId],
+    ),
+  );
+  if (!row) throw new Error(`Webhook delivery ${delivery.id}: its endpoint or store is gone`);
+  return contextOf(delivery.endpointId, row);
 };
 
 /** One attempt of a claimed delivery; records it and schedules what follows. */
-export const attemptDelivery = async (delivery: WebhookDelivery, now: Date): Promise<AttemptOutcome> => {
-  const db = await getDb();
-  const endpoint = await db.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpointId } });
-  const store = await db.store.findUniqueOrThrow({ where: { id: delivery.storeId } });
+export const attemptDelivery = async (
+  delivery: DeliveryToAttempt,
+  now: Date,
+  context?: AttemptContext,
+): Promise<AttemptOutcome> => {
+  const { endpoint, store } = context ?? (await readContext(delivery));
   const allowPrivate = outboundAllowsPrivate(store);
   const started = performance.now();
   let status: number | null = null;
@@ -93,7 +146,7 @@ export const attemptDelivery = async (delivery: WebhookDelivery, now: Date): Pro
   let targetUrl = "";
 
   const target = await resolveTarget(endpoint, allowPrivate);
-  const key = await signingKeyOf(store.id);
+  const key = await signingKeyOf(delivery.storeId);
   if ("error" in target) error = target.error;
   else if (!key) error = "the store has no signing key";
   else {
@@ -131,36 +184,24 @@ export const attemptDelivery = async (delivery: WebhookDelivery, now: Date): Pro
   const attempts = delivery.attempts + 1;
   const delay = ok ? null : retryDelayMs(attempts);
 
-  await db.$transaction([
-    db.webhookAttempt.create({
-      data: {
-        id: newId("webhookAttempt"),
-        deliveryId: delivery.id,
-        startedAt: now,
-        targetUrl,
-        status,
-        error,
-        latencyMs,
-        responseSnippet: snippet,
-      },
-    }),
-    db.webhookDelivery.update({
-      where: { id: delivery.id },
-      data: ok
-        ? { state: "delivered", attempts, deliveredAt: now, lockedUntil: null }
-        : {
-            state: delay === null ? "dead" : "pending",
-            attempts,
-            lockedUntil: null,
-            nextAttemptAt: new Date(now.getTime() + (delay ?? 0)),
-          },
-    }),
-  ]);
+  // the attempt's log line and the delivery's next state in one statement
+  await execute(sql`
+    WITH attempt AS (
+      INSERT INTO webhook_attempts (id, delivery_id, started_at, target_url, status, error, latency_ms,
+        response_snippet)
+      VALUES (${newId("webhookAttempt")}, ${delivery.id}, ${now}, ${targetUrl}, ${status}, ${error}, ${latencyMs},
+        ${snippet}))
+    UPDATE webhook_deliveries
+    SET state = CAST(${ok ? "delivered" : delay === null ? "dead" : "pending"} AS webhook_delivery_state),
+        attempts = ${attempts}, locked_until = NULL,
+        delivered_at = COALESCE(${ok ? now : null}::timestamp(3), delivered_at),
+        next_attempt_at = COALESCE(${ok ? null : new Date(now.getTime() + (delay ?? 0))}::timestamp(3), next_attempt_at)
+    WHERE id = ${delivery.id}`);
   await recordEndpointHealth(endpoint, ok, now);
   return { deliveryId: delivery.id, ok, status, error };
 };
 
-const recordEndpointHealth = async (endpoint: WebhookEndpoint, ok: boolean, now: Date): Promise<void> => {
+const recordEndpointHealth = async (endpoint: EndpointState, ok: boolean, now: Date): Promise<void> => {
   const db = await getDb();
   if (ok) {
     if (endpoint.consecutiveFailures > 0) {
@@ -196,24 +237,22 @@ export const runDueDeliveries = async (
   now: Date,
   { storeId, limit = 20 }: { storeId?: string; limit?: number } = {},
 ): Promise<AttemptOutcome[]> => {
-  const db = await getDb();
-  const candidates = await db.webhookDelivery.findMany({
-    where: {
-      ...(storeId ? { storeId } : {}),
-      state: "pending",
-      nextAttemptAt: { lte: now },
-      OR: [{ lockedUntil: null }, { lockedUntil: { lte: now } }],
-      endpoint: { disabledAt: null },
-    },
-    orderBy: [{ nextAttemptAt: "asc" }, { sequence: "asc" }],
-    take: limit * 3,
-  });
+  const candidates = await query<{ id: string }>(
+    statementOf(
+      `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+       WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+         AND w.disabled_at IS NULL${storeId === undefined ? "" : " AND d.store_id = $3"}
+       ORDER BY d.next_attempt_at, d.sequence
+       LIMIT $2`,
+      storeId === undefined ? [now, limit * 3] : [now, limit * 3, storeId],
+    ),
+  );
   const outcomes: AttemptOutcome[] = [];
-  for (const delivery of candidates) {
+  for (const { id } of candidates) {
     if (outcomes.length >= limit) break;
-    if (!(await isDue(delivery))) continue;
-    if (!(await claim(delivery.id, now))) continue;
-    outcomes.push(await attemptDelivery(delivery, now));
+    const claimed = await claim(id, now);
+    if (!claimed) continue;
+    outcomes.push(await attemptDelivery(claimed.delivery, now, claimed.context));
   }
   return outcomes;
 };

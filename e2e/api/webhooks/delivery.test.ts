@@ -15,6 +15,7 @@ import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import { seedStore } from "../../factories";
 import { TEST_BASE_URL } from "../../helpers/app-client";
+import { statementsOf } from "../../helpers/sql-statements";
 import {
   servePlatformProfile,
   startWebhookReceiver,
@@ -265,6 +266,91 @@ describe("webhook delivery", () => {
     assert.deepEqual(paths, ["/platform-hooks", "/store-hooks"]);
     assert.ok(receivedFor(order.id).every((r) => r.verified));
     profile.close();
+  });
+
+  test("a poll's cost: one read and one write for the fan-out, one read and two statements per delivery and per mail", async () => {
+    receiver.setMode("ok");
+    const profile = await servePlatformProfile(receiver.url("/platform-hooks"));
+    const store = await webhookStore(receiver.url("/store-hooks"));
+    const db = await getDb();
+    const placeOrder = async (email: string) => {
+      const order = await seedOrder(store, profile.url);
+      await db.order.update({
+        where: { id: order.id },
+        data: { buyer: { email }, confirmationMail: "pending", totals: [{ type: "total", amount: 1250 }] },
+      });
+      await emit(store, order.id, "order.placed", "placed");
+      await emit(store, order.id, "order.paid", "paid");
+      return order;
+    };
+    // warm: the endpoints recorded, the profile and the signing key read once
+    const first = await placeOrder("first@example.com");
+    await webhookWorkerStep(new Date(), forStore(store));
+    assert.equal(receivedFor(first.id).length, 4);
+
+    const orders = [await placeOrder("a@example.com"), await placeOrder("b@example.com")];
+    const step = await statementsOf(() => webhookWorkerStep(new Date(), forStore(store)));
+    // two orders × two events × two targets, each event after its predecessor at the same target
+    assert.deepEqual(
+      step.result.map((o) => o.ok),
+      Array(8).fill(true),
+    );
+    for (const order of orders) {
+      for (const path of ["/store-hooks", "/platform-hooks"]) {
+        const statuses = receivedFor(order.id)
+          .filter((r) => r.path === path)
+          .map((r) => (JSON.parse(r.body) as { status: string }).status);
+        assert.deepEqual(statuses, ["placed", "paid"], `${order.id} at ${path}`);
+      }
+    }
+    const mails = await db.capturedMail.findMany({
+      where: { to: { in: ["a@example.com", "b@example.com"] } },
+    });
+    assert.equal(mails.length, 2);
+    assert.ok(
+      mails.every((m) => m.subject.includes("is confirmed") && m.text.includes("12.50")),
+      mails[0]?.text,
+    );
+    assert.equal(
+      await db.order.count({ where: { id: { in: orders.map((o) => o.id) }, confirmationMail: "sent" } }),
+      2,
+    );
+    // fan-out 2, mails 1 + 2 × 2, deliveries 1 + 8 × 2; before: about 7 per event, 7 per mail and 9 per delivery
+    const budget = 2 + (1 + 2 * 2) + (1 + 8 * 2);
+    assert.ok(
+      step.sql.length <= budget,
+      `${step.sql.length} statements, budget ${budget}:\n${step.sql.map((s) => `  ${s.slice(0, 120)}`).join("\n")}`,
+    );
+    profile.close();
+  });
+
+  test("two workers polling at once: every event fanned out once, every delivery and mail sent once", async () => {
+    receiver.setMode("ok");
+    const store = await webhookStore(receiver.url("/store-hooks"));
+    const db = await getDb();
+    const orders = [];
+    for (let i = 0; i < 4; i++) {
+      const order = await seedOrder(store);
+      await db.order.update({
+        where: { id: order.id },
+        data: { buyer: { email: `twice${i}@example.com` }, confirmationMail: "pending" },
+      });
+      await emit(store, order.id, "order.placed", "placed");
+      orders.push(order);
+    }
+    const now = new Date();
+    await Promise.all([webhookWorkerStep(now, forStore(store)), webhookWorkerStep(now, forStore(store))]);
+    await webhookWorkerStep(now, forStore(store)); // what either left to the other (a claim it lost) is done
+    for (const order of orders) {
+      assert.equal(
+        await db.webhookDelivery.count({ where: { orderId: order.id } }),
+        1,
+        "one delivery per event",
+      );
+      assert.equal(receivedFor(order.id).length, 1, "posted once");
+    }
+    const mails = await db.capturedMail.count({ where: { to: { startsWith: "twice" } } });
+    assert.equal(mails, 4, "one confirmation per order");
   });
 
   test("redirects, huge bodies and private targets of live stores have clear logged outcomes", async () => {
