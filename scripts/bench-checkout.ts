@@ -10,7 +10,10 @@
 // wallet (as one real wallet would be) and only that pair; the other calls run at the level's concurrency.
 // Prints flows/s per rail and the p50/p95 latency of each call, card and crypto side by side, and the server's own
 // CPU time per flow: the serving process's user+system time over the level (Linux /proc; the sandboxes, the
-// database and this driver are other processes, so their cost is not counted) divided by the completed flows.
+// database and this driver are other processes, so their cost is not counted) divided by the completed flows. On
+// PostgreSQL it then waits until the webhook worker's poll has done what the flows' orders left it (events fanned
+// out, confirmation mails sent, no webhook delivery due) and prints the CPU per flow again with that work counted
+// ("with its outbox drained"); the warm-up's outbox is drained before the idle CPU is read.
 // With the server's Server-Timing headers it also prints where each call's time went, per stage (mean ms).
 // Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n per level>]
@@ -30,6 +33,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import type { JWK } from "jose";
+import pg from "pg";
 
 import { withMandateKey } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
@@ -457,8 +461,45 @@ type LevelResult = {
   flowsPerSec: number;
   /** The server's CPU time per completed flow (ms), null where it could not be read. */
   cpuPerFlow: number | null;
+  /** The same, until the work the flows left to the background poll was done too (PostgreSQL only). */
+  drained: { cpuPerFlow: number | null; seconds: number } | null;
   calls: Map<Call, { n: number; p50: number; p95: number }>;
   stages: StageSums;
+};
+
+/**
+ * What the flows left to the server's background poll: its orders' events not yet fanned out, confirmation mails
+ * not yet sent, webhook deliveries due. Read beside the server on PostgreSQL; null on PGlite, which the server holds.
+ */
+const outboxLeft = async (server: Server): Promise<number | null> => {
+  const url = server.adminEnv.DATABASE_URL;
+  if (!url) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ left: number }>(`
+      SELECT (SELECT count(*) FROM order_events WHERE fanned_out_at IS NULL)
+           + (SELECT count(*) FROM orders WHERE confirmation_mail = 'pending')
+           + (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+              WHERE d.state = 'pending' AND w.disabled_at IS NULL
+                AND d.next_attempt_at <= (now() AT TIME ZONE 'UTC'))::int AS left`);
+    return Number(rows[0]!.left);
+  } finally {
+    await client.end();
+  }
+};
+
+/** Waits until the background poll has done what the flows left (at most 120 s); the seconds it took, or null. */
+const drainOutbox = async (server: Server): Promise<number | null> => {
+  const started = performance.now();
+  for (;;) {
+    const left = await outboxLeft(server);
+    if (left === null) return null;
+    const seconds = (performance.now() - started) / 1000;
+    if (left === 0) return seconds;
+    if (seconds > 120) throw new Error(`the server's outbox still holds ${left} items after 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 };
 
 const runLevel = async (
@@ -470,13 +511,24 @@ const runLevel = async (
 ): Promise<LevelResult> => {
   const samples = noSamples();
   stageSums = new Map();
+  const cpuBefore = server.cpuMs();
   const { flowsPerSec, cpuPerFlow } = await driveFlows(
     concurrency,
     flows,
     () => flow(server, pool, samples, rail),
     server.cpuMs,
   );
-  return { flowsPerSec, cpuPerFlow, calls: callStats(CALLS[rail], samples), stages: stageSums };
+  // the webhook worker's fan-out, deliveries and confirmation mails of these orders are part of what a flow costs
+  const seconds = await drainOutbox(server);
+  const cpuAfter = server.cpuMs();
+  const drained =
+    seconds === null
+      ? null
+      : {
+          seconds,
+          cpuPerFlow: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / flows,
+        };
+  return { flowsPerSec, cpuPerFlow, drained, calls: callStats(CALLS[rail], samples), stages: stageSums };
 };
 
 const STAGE_COLUMNS = [
@@ -513,6 +565,7 @@ type Sizes = { idlePerSecond: number | null; levels: Map<number, Partial<Record<
 const measureLevels = async (server: Server, pool: string[]): Promise<Sizes> => {
   // warm-up: compile routes, fill caches (agent profile, prepared statements)
   for (const rail of rails) for (let i = 0; i < 5; i++) await flow(server, pool, noSamples(), rail);
+  await drainOutbox(server);
   // what the server spends with no request at all (its background loops: webhook worker, sweeps), so a level's
   // CPU per flow can be read net of it
   const idleBefore = server.cpuMs();
@@ -540,7 +593,15 @@ const measureLevels = async (server: Server, pool: string[]): Promise<Sizes> => 
           r.cpuPerFlow === null || idlePerSecond === null
             ? ""
             : ` (${(r.cpuPerFlow - idlePerSecond / r.flowsPerSec).toFixed(1)} ms net of idle)`;
-        return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow${net}`;
+        const drained =
+          r.drained?.cpuPerFlow == null
+            ? ""
+            : `, ${r.drained.cpuPerFlow.toFixed(1)} ms/flow with its outbox drained (${r.drained.seconds.toFixed(1)} s after${
+                idlePerSecond === null
+                  ? ""
+                  : `; ${(r.drained.cpuPerFlow - (idlePerSecond * (flowsPerLevel / r.flowsPerSec + r.drained.seconds)) / flowsPerLevel).toFixed(1)} ms net of idle`
+              })`;
+        return `${rail} ${r.flowsPerSec.toFixed(1)} flows/s, server CPU ${cpu}/flow${net}${drained}`;
       })
       .join("; ");
     console.log(`\nc=${concurrency}: ${flowsPerLevel} flows each — ${summary}`);

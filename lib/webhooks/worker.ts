@@ -8,20 +8,22 @@ import { fanOutEvents } from "./fan-out";
 import { periodicJobs, type PeriodicJob } from "./periodic-jobs";
 
 // The outbox poller: one step fans new order events out to deliveries and attempts what is due. The server runs
-// it every POLL_INTERVAL_MS (scripts/serve.ts); tests call webhookWorkerStep with their own clock. Steps never
-// overlap within a process; across processes, claims (deliver.ts) keep two workers off the same delivery.
+// it every POLL_INTERVAL_MS (instrumentation.ts), step after step while they find full batches; tests call
+// webhookWorkerStep with their own clock. Steps never overlap within a process; across processes, claims (deliver.ts) keep two workers off the same delivery.
 
 export const POLL_INTERVAL_MS = 1_000;
 
-/** One poll: fan out, send the pending order confirmations, then attempt what is due (of one store when `storeId` is given: the admin CLI, tests). */
-export const webhookWorkerStep = async (
-  now = new Date(),
-  scope: { storeId?: string } = {},
-): Promise<AttemptOutcome[]> => {
-  await fanOutEvents(now, scope);
+/** Items of each kind one step takes on (events fanned out, confirmation mails, delivery attempts). */
+const BATCH = { events: 50, mails: 20, deliveries: 20 } as const;
+
+const step = async (
+  now: Date,
+  scope: { storeId?: string },
+): Promise<{ outcomes: AttemptOutcome[]; full: boolean }> => {
+  const fanned = await fanOutEvents(now, { ...scope, limit: BATCH.events });
   // the buyers' order confirmations ride the same outbox poll (written with the order, sent once)
-  await sendDueConfirmationMails(now, scope);
-  const outcomes = await runDueDeliveries(now, scope);
+  const mailed = await sendDueConfirmationMails(now, { ...scope, limit: BATCH.mails });
+  const outcomes = await runDueDeliveries(now, { ...scope, limit: BATCH.deliveries });
   if (outcomes.length > 0) {
     const delivered = outcomes.filter((o) => o.ok).length;
     logger().info(
@@ -29,7 +31,33 @@ export const webhookWorkerStep = async (
       `webhook worker: ${delivered} delivered, ${outcomes.length - delivered} failed (retried later)`,
     );
   }
-  return outcomes;
+  const full = fanned >= BATCH.events || mailed.length >= BATCH.mails || outcomes.length >= BATCH.deliveries;
+  return { outcomes, full };
+};
+
+/** One poll: fan out, send the pending order confirmations, then attempt what is due (of one store when `storeId` is given: the admin CLI, tests). */
+export const webhookWorkerStep = async (
+  now = new Date(),
+  scope: { storeId?: string } = {},
+): Promise<AttemptOutcome[]> => (await step(now, scope)).outcomes;
+
+/**
+ * Steps until one leaves no full batch behind: under load the orders' events, mails and deliveries arrive faster
+ * than one batch a poll (a card flow leaves an order with two events, a mail and up to four deliveries), and a
+ * backlog that only grows is a webhook that arrives minutes late. Each step yields to the event loop first, so
+ * the server's requests go on between them; `stopping` ends the run after its current step.
+ */
+export const webhookWorkerRun = async (
+  scope: { storeId?: string } = {},
+  { stopping = () => false, clock = () => new Date() } = {},
+): Promise<AttemptOutcome[]> => {
+  const outcomes: AttemptOutcome[] = [];
+  for (;;) {
+    const result = await step(clock(), scope);
+    outcomes.push(...result.outcomes);
+    if (!result.full || stopping()) return outcomes;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 };
 
 const logWorkerError = (error: unknown): void => {
@@ -50,11 +78,12 @@ export const startWebhookWorker = ({
   periodic = [] as PeriodicJob[],
 } = {}): (() => Promise<void>) => {
   let running: Promise<unknown> | null = null;
+  let stopping = false;
   const jobs = periodicJobs(periodic, onError);
   const timer = setInterval(() => {
     jobs.tick(Date.now());
     if (running) return;
-    running = webhookWorkerStep()
+    running = webhookWorkerRun({}, { stopping: () => stopping })
       .catch(onError)
       .finally(() => {
         running = null;
@@ -62,6 +91,7 @@ export const startWebhookWorker = ({
   }, intervalMs);
   timer.unref();
   return async () => {
+    stopping = true;
     clearInterval(timer);
     await Promise.all([running, jobs.idle()]);
   };

@@ -11,7 +11,7 @@ import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-ord
 import { attemptDelivery } from "@/lib/webhooks/deliver";
 import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
 import { CLAIM_MS, MAX_ATTEMPTS, RETRY_DELAYS_S } from "@/lib/webhooks/schedule";
-import { webhookWorkerStep } from "@/lib/webhooks/worker";
+import { webhookWorkerRun, webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import { seedStore } from "../../factories";
 import { TEST_BASE_URL } from "../../helpers/app-client";
@@ -351,6 +351,29 @@ describe("webhook delivery", () => {
     }
     const mails = await db.capturedMail.count({ where: { to: { startsWith: "twice" } } });
     assert.equal(mails, 4, "one confirmation per order");
+  });
+
+  test("a backlog larger than one poll's batch is worked off in one run, not one batch a second", async () => {
+    receiver.setMode("ok");
+    const store = await webhookStore(receiver.url("/store-hooks"));
+    const db = await getDb();
+    const orders = [];
+    for (let i = 0; i < 25; i++) {
+      const order = await seedOrder(store);
+      await db.order.update({
+        where: { id: order.id },
+        data: { buyer: { email: `backlog${i}@example.com` }, confirmationMail: "pending" },
+      });
+      await emit(store, order.id, "order.placed", "placed");
+      orders.push(order);
+    }
+    // 25 mails and 25 deliveries: more than one step's 20 of each
+    const outcomes = await webhookWorkerRun(forStore(store));
+    assert.equal(outcomes.length, 25);
+    assert.ok(outcomes.every((o) => o.ok));
+    assert.equal(await db.capturedMail.count({ where: { to: { startsWith: "backlog" } } }), 25);
+    for (const order of orders) assert.equal(receivedFor(order.id).length, 1, "posted once");
+    assert.deepEqual(await webhookWorkerRun(forStore(store)), [], "nothing left");
   });
 
   test("redirects, huge bodies and private targets of live stores have clear logged outcomes", async () => {
