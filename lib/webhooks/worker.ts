@@ -49,7 +49,7 @@ export const webhookWorkerStep = async (
  */
 export const webhookWorkerRun = async (
   scope: { storeId?: string } = {},
-  { stopping = () => false, clock = () => new Date() } = {},
+  { stopping = () => false, clock = () => new Date() }: { stopping?: () => boolean; clock?: () => Date } = {},
 ): Promise<AttemptOutcome[]> => {
   const outcomes: AttemptOutcome[] = [];
   for (;;) {
