@@ -9,7 +9,8 @@ import { periodicJobs, type PeriodicJob } from "./periodic-jobs";
 
 // The outbox poller: one step fans new order events out to deliveries and attempts what is due. The server runs
 // it every POLL_INTERVAL_MS (instrumentation.ts), step after step while they find full batches; tests call
-// webhookWorkerStep with their own clock. Steps never overlap within a process; across processes, claims (deliver.ts) keep two workers off the same delivery.
+// webhookWorkerStep with their own clock. Steps never overlap within a process; across processes, claims
+// (deliver.ts, confirmation-mail.ts) keep two workers off the same delivery or mail.
 
 export const POLL_INTERVAL_MS = 1_000;
 
@@ -44,8 +45,8 @@ export const webhookWorkerStep = async (
 /**
  * Steps until one leaves no full batch behind: under load the orders' events, mails and deliveries arrive faster
  * than one batch a poll (a card flow leaves an order with two events, a mail and up to four deliveries), and a
- * backlog that only grows is a webhook that arrives minutes late. Each step yields to the event loop first, so
- * the server's requests go on between them; `stopping` ends the run after its current step.
+ * backlog that only grows is a webhook that arrives minutes late. Between steps the run yields to the event loop,
+ * so the server's requests go on meanwhile; `stopping` ends the run after its current step.
  */
 export const webhookWorkerRun = async (
   scope: { storeId?: string } = {},
