@@ -87,6 +87,22 @@ const emit = async (store: Store, orderId: string, kind: OrderEventKind, status:
   );
 };
 
+/** `n` orders, each with its placed event and its confirmation mail pending (to <prefix><i>@example.com). */
+const placedOrders = async (store: Store, n: number, prefix: string) => {
+  const db = await getDb();
+  const orders = [];
+  for (let i = 0; i < n; i++) {
+    const order = await seedOrder(store);
+    await db.order.update({
+      where: { id: order.id },
+      data: { buyer: { email: `${prefix}${i}@example.com` }, confirmationMail: "pending" },
+    });
+    await emit(store, order.id, "order.placed", "placed");
+    orders.push(order);
+  }
+  return orders;
+};
+
 const at = (start: Date, seconds: number) => new Date(start.getTime() + seconds * 1000);
 const forStore = (store: Store) => ({ storeId: store.id });
 const receivedFor = (orderId: string) => receiver.received.filter((r) => r.body.includes(orderId));
@@ -328,16 +344,7 @@ describe("webhook delivery", () => {
     receiver.setMode("ok");
     const store = await webhookStore(receiver.url("/store-hooks"));
     const db = await getDb();
-    const orders = [];
-    for (let i = 0; i < 4; i++) {
-      const order = await seedOrder(store);
-      await db.order.update({
-        where: { id: order.id },
-        data: { buyer: { email: `twice${i}@example.com` }, confirmationMail: "pending" },
-      });
-      await emit(store, order.id, "order.placed", "placed");
-      orders.push(order);
-    }
+    const orders = await placedOrders(store, 4, "twice");
     const now = new Date();
     await Promise.all([webhookWorkerStep(now, forStore(store)), webhookWorkerStep(now, forStore(store))]);
     await webhookWorkerStep(now, forStore(store)); // what either left to the other (a claim it lost) is done
@@ -357,16 +364,7 @@ describe("webhook delivery", () => {
     receiver.setMode("ok");
     const store = await webhookStore(receiver.url("/store-hooks"));
     const db = await getDb();
-    const orders = [];
-    for (let i = 0; i < 25; i++) {
-      const order = await seedOrder(store);
-      await db.order.update({
-        where: { id: order.id },
-        data: { buyer: { email: `backlog${i}@example.com` }, confirmationMail: "pending" },
-      });
-      await emit(store, order.id, "order.placed", "placed");
-      orders.push(order);
-    }
+    const orders = await placedOrders(store, 25, "backlog");
     // 25 mails and 25 deliveries: more than one step's 20 of each
     const outcomes = await webhookWorkerRun(forStore(store));
     assert.equal(outcomes.length, 25);
