@@ -151,13 +151,19 @@ test("a JSON-RPC error on HTTP 200 and a REST non-2xx both throw with the code a
 
 test("a service that never answers: each attempt times out, the retries keep the key, then the call fails", async () => {
   const keys: unknown[] = [];
+  // a request left open holds the process as a real one's socket does: the transport's timeout alone does not
+  // (AbortSignal.timeout's timer is unref'd), and without it the runner may find the event loop empty mid-test
   const hanging = (_url: string, init: RequestInit) =>
     new Promise<Response>((_resolve, reject) => {
       const body = JSON.parse(String(init.body)) as {
         params: { arguments: { meta: Record<string, unknown> } };
       };
       keys.push(body.params.arguments.meta["idempotency-key"]);
-      init.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+      const socket = setInterval(() => {}, 1_000);
+      init.signal?.addEventListener("abort", () => {
+        clearInterval(socket);
+        reject(init.signal?.reason);
+      });
     });
   const t = createUcpTransport({
     baseUrl: "http://svc.test",
