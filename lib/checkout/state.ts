@@ -1,4 +1,4 @@
-import { execute, statementOf } from "@/lib/config/sql";
+import { execute, jsonParam, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
 
@@ -75,6 +75,7 @@ const SESSION_COLUMNS = {
   context: { column: "context", kind: "json" },
   attribution: { column: "attribution", kind: "json" },
   mandateTermsHistory: { column: "mandate_terms_history", kind: "json" },
+  couponGrantId: { column: "coupon_grant_id", kind: "text" },
 } as const;
 
 /** What `moveCheckoutNow` writes besides the status: absent (undefined) columns are left as they are. */
@@ -87,18 +88,19 @@ export type SessionWrite = {
 };
 
 /**
- * moveCheckout outside any transaction, sent without Prisma's client (lib/config/sql.ts): the same one conditional
- * UPDATE (status allowed, version when given, the version bumped, updated_at now), for the write every update and
- * every completion's hold make. JSON travels as text cast to jsonb and the discount codes as a JSON array (arrays
- * bind alike on both driver adapters); a JSON column set to null becomes SQL NULL.
+ * moveCheckout as one statement for the driver adapter (lib/config/sql.ts), without Prisma's client: the same one
+ * conditional UPDATE (status allowed, version when given, the version bumped, updated_at now), for the write every
+ * update and every completion's hold make (`moveCheckoutNow`) and the order's transaction (lib/orders/place-order.ts).
+ * JSON travels as text cast to jsonb and the discount codes as a JSON array (arrays bind alike on both driver
+ * adapters); a JSON column set to null becomes SQL NULL.
  */
-export const moveCheckoutNow = async ({
+export const moveCheckoutStatement = ({
   id,
   to,
   version,
   from,
   data = {},
-}: Omit<Transition, "data"> & { data?: SessionWrite }): Promise<number> => {
+}: Omit<Transition, "data"> & { data?: SessionWrite }): Statement => {
   const values: unknown[] = [];
   const param = (value: unknown): string => `$${values.push(value)}`;
   const sets = Object.entries(data)
@@ -119,8 +121,12 @@ export const moveCheckoutNow = async ({
       AND status::text IN (SELECT jsonb_array_elements_text(CAST(${param(allowed)} AS jsonb)))${
         version === undefined ? "" : ` AND version = ${param(version)}`
       }`;
-  return execute(statementOf(text, values));
+  return statementOf(text, values);
 };
+
+/** moveCheckout outside any transaction (`moveCheckoutStatement`). Returns 1 when it moved, 0 otherwise. */
+export const moveCheckoutNow = (transition: Parameters<typeof moveCheckoutStatement>[0]): Promise<number> =>
+  execute(moveCheckoutStatement(transition));
 
 /** A new session as create_checkout builds it (the columns it sets; the others take their defaults). */
 export type NewCheckout = {
@@ -150,10 +156,6 @@ export type NewCheckoutLine = {
   priceMinor: number;
   position: number;
 };
-
-/** A JSON column's parameter: SQL NULL for null or absent (as Prisma writes an absent optional Json). */
-const jsonParam = (value: unknown): string | null =>
-  value === null || value === undefined ? null : JSON.stringify(value);
 
 /**
  * Inserts a new session in its first status (the preflight's verdict) with its lines, in one statement: atomic

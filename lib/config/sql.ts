@@ -16,7 +16,8 @@ import { getDbHandle } from "./db";
 // client in between. Measured on PostgreSQL here, our CPU per statement: 190–250 µs for a model query, 130–210 µs
 // for $queryRaw, 70–100 µs through the adapter (docs/performance.md, eighth pass). Only for the few statements
 // every checkout flow sends, in its calls and in the webhook worker's poll after its order (the fan-out, the
-// deliveries, the confirmation mail), and the small transactions among them (`transaction` below): everything
+// deliveries, the confirmation mail), and the transactions among them (`transaction` below: a new payment attempt,
+// the order's own in lib/orders/place-order.ts): everything
 // else stays on Prisma's client, whose typed queries are worth their cost where a statement is not on every flow.
 //
 // Values are bound as parameters ($1, $2, …), never spliced into the text. Results are decoded as Prisma's
@@ -61,6 +62,11 @@ export const statementOf = (text: string, values: readonly unknown[]): Statement
     argTypes,
   };
 };
+
+/** A JSON column's parameter, cast to jsonb in the text: SQL NULL for null or absent (as Prisma writes an absent
+ * optional Json), else the value as JSON text. */
+export const jsonParam = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);
 
 /** The statement a template describes: each interpolated value a parameter (objects as JSON text). */
 export const sql = (strings: TemplateStringsArray, ...values: unknown[]): Statement =>

@@ -1,7 +1,10 @@
 import "server-only";
 
+import type { SqlQueryable } from "@prisma/driver-adapter-utils";
+
 import type { Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { queryWith, sql } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
@@ -12,6 +15,27 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 // receipts + payable = order total. A coupon is never worth the whole total: a payment is never zero or negative.
 
 type Tx = Prisma.TransactionClient;
+
+/** A grant as the checks below read it: when it was redeemed, and its coupon's face value and currency. */
+type GrantFace = { redeemedAt: Date | null; amountMinor: number; currency: string };
+
+/** couponOffOrThrow's checks on a grant already read (null: no such grant). */
+const couponOffOf = (grant: GrantFace | null, grantId: string, currency: string, total: number): number => {
+  if (!grant || grant.currency !== currency) return 0;
+  if (grant.redeemedAt) {
+    throw new AppError("coupon_used", `Coupon ${grantId} was already redeemed on another order`, {
+      path: "$.coupon_id",
+    });
+  }
+  if (grant.amountMinor >= total) {
+    throw new AppError(
+      "coupon_exceeds_total",
+      `The coupon (${grant.amountMinor} minor units) is not less than the total (${total}): nothing was charged`,
+      { path: "$.coupon_id" },
+    );
+  }
+  return grant.amountMinor;
+};
 
 /**
  * What the applied coupon takes off a card charge of `total` (0 without one). Checked again on the live total
@@ -29,20 +53,16 @@ export const couponOffOrThrow = async (
     where: { id: session.couponGrantId },
     include: { coupon: true },
   });
-  if (!grant || grant.coupon.currency !== session.currency) return 0;
-  if (grant.redeemedAt) {
-    throw new AppError("coupon_used", `Coupon ${grant.id} was already redeemed on another order`, {
-      path: "$.coupon_id",
-    });
-  }
-  if (grant.coupon.amountMinor >= total) {
-    throw new AppError(
-      "coupon_exceeds_total",
-      `The coupon (${grant.coupon.amountMinor} minor units) is not less than the total (${total}): nothing was charged`,
-      { path: "$.coupon_id" },
-    );
-  }
-  return grant.coupon.amountMinor;
+  return couponOffOf(
+    grant && {
+      redeemedAt: grant.redeemedAt,
+      amountMinor: grant.coupon.amountMinor,
+      currency: grant.coupon.currency,
+    },
+    session.couponGrantId,
+    session.currency,
+    total,
+  );
 };
 
 /**
@@ -65,13 +85,14 @@ export const couponFaceOf = async (db: Db | Tx, checkoutId: string): Promise<num
 };
 
 /**
- * In the order's transaction: marks the checkout's grant redeemed (once: the conditional update is the check) and
- * records the payable to the merchant. Returns the amount the service funded (0 without a coupon).
+ * In the order's transaction (on the driver adapter: lib/orders/place-order.ts): marks the checkout's grant
+ * redeemed (once: the conditional update is the check) and records the payable to the merchant. Returns the amount
+ * the service funded (0 without a coupon).
  * @throws AppError coupon_used, coupon_exceeds_total (the transaction rolls back; the caller's finisher refunds
  *   the charge as it does for any order that cannot be placed)
  */
 export const redeemCoupon = async (
-  tx: Tx,
+  tx: SqlQueryable,
   input: {
     grantId: string;
     storeId: string;
@@ -83,31 +104,27 @@ export const redeemCoupon = async (
     now: Date;
   },
 ): Promise<number> => {
-  const face = await couponOffOrThrow(
+  const [grant] = await queryWith<GrantFace>(
     tx,
-    { couponGrantId: input.grantId, currency: input.currency },
-    input.total,
+    sql`SELECT g.redeemed_at AS "redeemedAt", c.amount_minor AS "amountMinor", c.currency
+        FROM coupon_grants g JOIN service_coupons c ON c.id = g.coupon_id
+        WHERE g.id = ${input.grantId}`,
   );
+  const face = couponOffOf(grant ?? null, input.grantId, input.currency, input.total);
   const amount = input.paid === undefined ? face : Math.min(face, Math.max(0, input.total - input.paid));
   if (amount === 0) return 0;
-  const { count } = await tx.couponGrant.updateMany({
-    where: { id: input.grantId, redeemedAt: null },
-    data: { redeemedAt: input.now },
-  });
+  const count = await tx.executeRaw(
+    sql`UPDATE coupon_grants SET redeemed_at = ${input.now} WHERE id = ${input.grantId} AND redeemed_at IS NULL`,
+  );
   if (count !== 1) {
     throw new AppError("coupon_used", `Coupon ${input.grantId} was already redeemed on another order`, {
       path: "$.coupon_id",
     });
   }
-  await tx.couponPayable.create({
-    data: {
-      id: newId("couponPayable"),
-      storeId: input.storeId,
-      orderId: input.orderId,
-      grantId: input.grantId,
-      amountMinor: amount,
-      currency: input.currency,
-    },
-  });
+  await tx.executeRaw(
+    sql`INSERT INTO coupon_payables (id, store_id, order_id, grant_id, amount_minor, currency, status, created_at)
+        VALUES (${newId("couponPayable")}, ${input.storeId}, ${input.orderId}, ${input.grantId}, ${amount},
+                ${input.currency}, 'open', ${new Date()})`,
+  );
   return amount;
 };

@@ -1,7 +1,10 @@
 import "server-only";
 
+import type { SqlQueryable } from "@prisma/driver-adapter-utils";
+
 import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { queryWith, sql, statementOf } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { IntentMandate, Prisma, SpendEntry } from "@/lib/generated/prisma/client";
 
@@ -266,14 +269,22 @@ export const releaseExpiredSpend = async (now: Date = new Date()): Promise<numbe
 export const heldReservationOf = async (db: LedgerDb, scope: SpendScope): Promise<SpendEntry | null> =>
   db.spendEntry.findFirst({ where: { ...heldKey(scope), state: "held" } });
 
+/** spend_entries' columns as Prisma's SpendEntry names them, for the statements sent through the driver adapter. */
+const SPEND_ENTRY_COLUMNS = `id, allowance_id AS "allowanceId", kind, state, amount, consumed,
+  origin_amount AS "originAmount", origin_currency AS "originCurrency", checkout_id AS "checkoutId",
+  group_id AS "groupId", store_id AS "storeId", order_id AS "orderId", parent_id AS "parentId",
+  held_checkout_id AS "heldCheckoutId", held_group_id AS "heldGroupId", debit_order_id AS "debitOrderId",
+  adjustment_id AS "adjustmentId", window_at AS "windowAt", expires_at AS "expiresAt", created_at AS "createdAt"`;
+
 /**
  * Debits an order, in the transaction that creates it: consumes the checkout's held reservation (else its group's,
  * one leg's share at the reservation's rate; else the last reservation of the checkout that expired before the
  * payment arrived: the money moved under it, so it is recorded). No reservation → nothing to debit (a card
  * completion without an intent mandate is the platform's own responsibility), returns null. Idempotent per order.
+ * Sent through the driver adapter (lib/config/sql.ts), in the order's transaction on it (lib/orders/place-order.ts).
  */
 export const debitSpend = async (
-  tx: LedgerDb,
+  tx: SqlQueryable,
   input: {
     checkoutId: string;
     groupId?: string | null;
@@ -285,77 +296,86 @@ export const debitSpend = async (
     now: Date;
   },
 ): Promise<SpendEntry | null> => {
+  const groupId = input.groupId ?? null;
   // one read for the common cases (what an order's transaction pays for, since it runs on every completion): the
   // order's debit if written already, the checkout's or group's held reservation, the checkout's past reservations
-  const candidates = await tx.spendEntry.findMany({
-    where: {
-      OR: [
-        { debitOrderId: input.orderId },
-        { heldCheckoutId: input.checkoutId },
-        ...(input.groupId ? [{ heldGroupId: input.groupId }] : []),
-        { kind: "reservation", checkoutId: input.checkoutId },
-      ],
-    },
-    orderBy: { createdAt: "desc" },
-  });
+  const candidates = await queryWith<SpendEntry>(
+    tx,
+    statementOf(
+      `SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries
+       WHERE debit_order_id = $1 OR held_checkout_id = $2 OR (kind = 'reservation' AND checkout_id = $2)
+          OR ($3::text IS NOT NULL AND held_group_id = $3)
+       ORDER BY created_at DESC`,
+      [input.orderId, input.checkoutId, groupId],
+    ),
+  );
   const done = candidates.find((e) => e.debitOrderId === input.orderId);
   if (done) return done;
   const isPast = (e: SpendEntry) =>
     e.kind === "reservation" && (e.state === "released" || e.state === "consumed");
   const reservation =
     candidates.find((e) => e.state === "held" && e.heldCheckoutId === input.checkoutId) ??
-    (input.groupId
-      ? candidates.find((e) => e.state === "held" && e.heldGroupId === input.groupId)
-      : undefined) ??
+    (groupId ? candidates.find((e) => e.state === "held" && e.heldGroupId === groupId) : undefined) ??
     // else the last reservation that expired before the payment arrived (a group's: read apart, the rare path
     // of a combined payment that came late, since group_id has no index)
-    (input.groupId
-      ? await tx.spendEntry.findFirst({
-          where: {
-            kind: "reservation",
-            state: { in: ["released", "consumed"] },
-            OR: [{ checkoutId: input.checkoutId }, { groupId: input.groupId }],
-          },
-          orderBy: { createdAt: "desc" },
-        })
+    (groupId
+      ? (
+          await queryWith<SpendEntry>(
+            tx,
+            statementOf(
+              `SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries
+               WHERE kind = 'reservation' AND state IN ('released', 'consumed')
+                 AND (checkout_id = $1 OR group_id = $2)
+               ORDER BY created_at DESC LIMIT 1`,
+              [input.checkoutId, groupId],
+            ),
+          )
+        )[0]
       : candidates.find((e) => isPast(e) && e.checkoutId === input.checkoutId));
   if (!reservation) return null;
-  await lockAllowance(tx, reservation.allowanceId);
+  // the allowance's row lock (lockAllowance's), then the reservation read again under it
+  await tx.queryRaw(sql`SELECT id FROM intent_mandates WHERE id = ${reservation.allowanceId} FOR UPDATE`);
   const amount = atRecordedRate(input.originAmount, reservation, "up");
-  const fresh = await tx.spendEntry.findUniqueOrThrow({ where: { id: reservation.id } });
+  const [fresh] = await queryWith<SpendEntry>(
+    tx,
+    statementOf(`SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries WHERE id = $1`, [reservation.id]),
+  );
+  if (!fresh) throw new Error(`Spend entry ${reservation.id} vanished under its allowance's lock`);
   if (fresh.state === "held") {
     const consumed = fresh.consumed + amount;
     const whole = fresh.heldCheckoutId !== null || consumed >= fresh.amount;
-    await tx.spendEntry.update({
-      where: { id: fresh.id },
-      data: whole
-        ? {
-            state: "consumed",
-            consumed: Math.min(consumed, fresh.amount),
-            heldCheckoutId: null,
-            heldGroupId: null,
-          }
-        : { consumed },
-    });
+    await tx.executeRaw(
+      whole
+        ? sql`UPDATE spend_entries SET state = 'consumed', consumed = ${Math.min(consumed, fresh.amount)},
+                held_checkout_id = NULL, held_group_id = NULL
+              WHERE id = ${fresh.id}`
+        : sql`UPDATE spend_entries SET consumed = ${consumed} WHERE id = ${fresh.id}`,
+    );
   }
-  return tx.spendEntry.create({
-    data: {
-      id: newId("spendEntry"),
-      allowanceId: reservation.allowanceId,
-      kind: "debit",
-      state: "done",
-      amount,
-      originAmount: input.originAmount,
-      originCurrency: input.originCurrency.toUpperCase(),
-      checkoutId: input.checkoutId,
-      groupId: reservation.groupId,
-      storeId: input.storeId,
-      orderId: input.orderId,
-      parentId: reservation.id,
-      debitOrderId: input.orderId,
-      windowAt: input.now,
-    },
-  });
+  const [debit] = await queryWith<SpendEntry>(
+    tx,
+    statementOf(
+      `INSERT INTO spend_entries (id, allowance_id, kind, state, amount, consumed, origin_amount, origin_currency,
+         checkout_id, group_id, store_id, order_id, parent_id, debit_order_id, window_at, created_at)
+       VALUES ($1, $2, 'debit', 'done', $3, 0, $4, $5, $6, $7, $8, $9, $10, $9, $11, $12)
+       RETURNING ${SPEND_ENTRY_COLUMNS}`,
+      [
+        newId("spendEntry"),
+        reservation.allowanceId,
+        amount,
+        input.originAmount,
+        input.originCurrency.toUpperCase(),
+        input.checkoutId,
+        reservation.groupId,
+        input.storeId,
+        input.orderId,
+        reservation.id,
+        input.now,
+        new Date(),
+      ],
+    ),
+  );
+  return debit!;
 };
 
 /**

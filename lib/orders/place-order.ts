@@ -2,15 +2,15 @@ import "server-only";
 
 import { itemTitle } from "@/lib/catalog/item-title";
 import { readFulfillmentState } from "@/lib/checkout/fulfillment";
-import { moveCheckout } from "@/lib/checkout/state";
+import { moveCheckoutStatement } from "@/lib/checkout/state";
 import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
+import { jsonParam, queryWith, sql, transaction } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { redeemCoupon } from "@/lib/coupons/redeem";
-import type { Store } from "@/lib/generated/prisma/client";
+import type { CheckoutStatus, Prisma, Store } from "@/lib/generated/prisma/client";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
-import { ratesForCountry } from "@/lib/stores/shipping-rates";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendNewOrderEvents } from "@/lib/webhooks/append-order-event";
@@ -48,6 +48,22 @@ export type PlaceOrderInput = {
 
 export type PlacedOrder = OrderRecord;
 
+/** What the order's transaction reads of the session (one statement). */
+type PlacingCheckout = {
+  id: string;
+  status: CheckoutStatus;
+  version: number;
+  currency: string;
+  buyer: Prisma.JsonValue | null;
+  fulfillment: Prisma.JsonValue | null;
+  totals: Prisma.JsonValue;
+  principalId: string;
+  boundPrincipalId: string | null;
+  couponGrantId: string | null;
+  lineItems: { variantId: string; quantity: number; priceMinor: number }[];
+  optionTitle: string | null;
+};
+
 const loadOrder = (db: Pick<Db, "order">, where: { checkoutId: string }) =>
   db.order.findUnique({ where, include: ORDER_INCLUDE });
 
@@ -62,13 +78,33 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
     const existing = await loadOrder(db, { checkoutId: input.checkoutId });
     if (existing) return existing;
   }
+  // the store the order events' snapshots name, read before the transaction when the caller has none (on PGlite's
+  // one connection a statement sent beside the open transaction would wait for it)
+  const store = input.store ?? (await db.store.findUnique({ where: { id: input.storeId } })) ?? undefined;
   try {
-    return await db.$transaction(async (tx) => {
-      const checkout = await tx.checkoutSession.findFirst({
-        where: { id: input.checkoutId, storeId: input.storeId },
-        include: { lineItems: { orderBy: { position: "asc" } } },
-      });
-      if (!checkout) throw new AppError("not_found", `No checkout "${input.checkoutId}" in this store`);
+    // on the driver adapter (lib/config/sql.ts): every completion runs this transaction, and Prisma's interactive
+    // transaction with its model queries cost several times the statements' own work (docs/performance.md)
+    return await transaction(async (tx) => {
+      // the session with its lines, and the title of its selected shipping option as the store lists it now: the
+      // destination's rates first, then the store's others of that code (a destination changed since)
+      const [checkout] = await queryWith<PlacingCheckout>(
+        tx,
+        sql`SELECT c.id, c.status::text AS status, c.version, c.currency, c.buyer, c.fulfillment, c.totals,
+                   c.principal_id AS "principalId", c.bound_principal_id AS "boundPrincipalId",
+                   c.coupon_grant_id AS "couponGrantId",
+                   COALESCE((SELECT json_agg(json_build_object('variantId', l.variant_id, 'quantity', l.quantity,
+                                                               'priceMinor', l.price_minor) ORDER BY l.position)
+                             FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS "lineItems",
+                   (SELECT r.title FROM shipping_rates r
+                    WHERE r.store_id = c.store_id AND r.code = c.fulfillment ->> 'selectedOptionId'
+                    ORDER BY r.country IN (c.fulfillment #>> '{destination,address_country}', '*') DESC NULLS LAST,
+                             r.position, r.id
+                    LIMIT 1) AS "optionTitle"
+            FROM checkout_sessions c
+            WHERE c.id = ${input.checkoutId} AND c.store_id = ${input.storeId}`,
+      );
+      if (!checkout || !store)
+        throw new AppError("not_found", `No checkout "${input.checkoutId}" in this store`);
       if (!(PLACEABLE as readonly string[]).includes(checkout.status)) {
         throw new AppError(
           "checkout_not_modifiable",
@@ -80,12 +116,14 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
       // it answers the titles the order's lines keep, so the variants are not read separately
       const titles: string[] = [];
       for (const [i, line] of checkout.lineItems.entries()) {
-        const [taken] = await tx.$queryRaw<{ title: string; product_title: string }[]>`
-          UPDATE variants AS v SET inventory = v.inventory - ${line.quantity}, updated_at = ${input.now}
-          FROM products AS p
-          WHERE v.id = ${line.variantId} AND v.store_id = ${input.storeId} AND v.inventory >= ${line.quantity}
-            AND p.id = v.product_id
-          RETURNING v.title, p.title AS product_title`;
+        const [taken] = await queryWith<{ title: string; product_title: string }>(
+          tx,
+          sql`UPDATE variants AS v SET inventory = v.inventory - ${line.quantity}, updated_at = ${input.now}
+              FROM products AS p
+              WHERE v.id = ${line.variantId} AND v.store_id = ${input.storeId} AND v.inventory >= ${line.quantity}
+                AND p.id = v.product_id
+              RETURNING v.title, p.title AS product_title`,
+        );
         if (!taken) {
           throw new AppError(
             "out_of_stock",
@@ -98,23 +136,11 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         titles.push(itemTitle(taken.product_title, taken.title));
       }
       const { destination, selectedOptionId } = readFulfillmentState(checkout.fulfillment);
-      // the option's title as pricing showed it: the rates of the destination, from the row cache (loaded in this
-      // transaction when absent: on PGlite's one connection a read beside the open transaction would wait for it)
-      const country = destination?.address_country;
-      const rate = selectedOptionId
-        ? ((country
-            ? (await ratesForCountry(tx, input.storeId, country, { forRead: true })).find(
-                (r) => r.code === selectedOptionId,
-              )
-            : undefined) ??
-          (await tx.shippingRate.findFirst({
-            where: { storeId: input.storeId, code: selectedOptionId },
-            select: { title: true },
-          })))
-        : null;
       const fulfillment: OrderFulfillmentSnapshot = {
         destination: destination as Record<string, string> | null,
-        option: selectedOptionId ? { id: selectedOptionId, title: rate?.title ?? selectedOptionId } : null,
+        option: selectedOptionId
+          ? { id: selectedOptionId, title: checkout.optionTitle ?? selectedOptionId }
+          : null,
       };
       const checkoutTotal =
         (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
@@ -125,25 +151,27 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
       const cryptoPaid =
         checkout.couponGrantId !== null && input.handlerId === RAIL_HANDLER_IDS.crypto
           ? ((
-              await tx.paymentAttempt.findFirst({
-                where: { checkoutId: checkout.id, isCurrent: true },
-                select: { amount: true },
-              })
-            )?.amount ?? checkoutTotal)
+              await queryWith<{ amount: number }>(
+                tx,
+                sql`SELECT amount FROM payment_attempts WHERE checkout_id = ${checkout.id} AND is_current LIMIT 1`,
+              )
+            )[0]?.amount ?? checkoutTotal)
           : undefined;
       const redeems =
         checkout.couponGrantId !== null &&
         (input.handlerId === RAIL_HANDLER_IDS.card ||
           (input.handlerId === RAIL_HANDLER_IDS.crypto && cryptoPaid! < checkoutTotal));
-      const count = await moveCheckout(tx, {
-        id: checkout.id,
-        version: checkout.version,
-        to: "completed",
-        data: {
-          continueToken: null,
-          ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
-        },
-      });
+      const count = await tx.executeRaw(
+        moveCheckoutStatement({
+          id: checkout.id,
+          version: checkout.version,
+          to: "completed",
+          data: {
+            continueToken: null,
+            ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
+          },
+        }),
+      );
       if (count !== 1)
         throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
       const orderId = newId("order");
@@ -159,46 +187,61 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
             now: input.now,
           })
         : 0;
-      // written as it will be read: the order (paid at once when the rail charged before it was placed), then its
-      // lines, each one statement; the record the caller gets is put together from what was written rather
-      // than read back (a new order has no fulfilment events or adjustments yet)
-      const created = await tx.order.create({
-        data: {
-          id: orderId,
-          serviceCouponMinor,
-          storeId: input.storeId,
-          checkoutId: checkout.id,
-          principalId: checkout.principalId,
-          boundPrincipalId: checkout.boundPrincipalId,
-          status: input.paymentRef ? "paid" : "placed",
-          currency: checkout.currency,
-          buyer: checkout.buyer ?? undefined,
-          totals: checkout.totals ?? [],
-          fulfillment,
-          handlerId: input.handlerId,
-          paymentRef: input.paymentRef,
-          // the buyer's confirmation mail commits with the order (sent by the worker: confirmation-mail.ts)
-          confirmationMail: buyerEmailOf(checkout.buyer) ? "pending" : null,
-        },
-      });
+      // the order (paid at once when the rail charged before it was placed) and its lines in one statement; the
+      // record the caller gets is what was written (a new order has no fulfilment events or adjustments yet)
+      const created = new Date();
+      // the buyer's confirmation mail commits with the order (sent by the worker: confirmation-mail.ts)
+      const confirmationMail = buyerEmailOf(checkout.buyer) ? "pending" : null;
       const lineRows = checkout.lineItems.map((l, position) => ({
         id: newId("orderLine"),
-        orderId,
-        variantId: l.variantId,
-        title: titles[position]!,
-        priceMinor: l.priceMinor,
+        variant_id: l.variantId,
+        title: titles[position],
+        price_minor: l.priceMinor,
         quantity: l.quantity,
         position,
       }));
-      // one line (most orders) through create: Prisma reuses create's compiled plan, never createManyAndReturn's
-      // (docs/decisions.md "Plans Prisma can reuse")
-      const [only] = lineRows;
-      const lineItems =
-        only && lineRows.length === 1
-          ? [await tx.orderLineItem.create({ data: only })]
-          : await tx.orderLineItem.createManyAndReturn({ data: lineRows });
-      lineItems.sort((a, b) => a.position - b.position);
-      const order: OrderRecord = { ...created, lineItems, fulfillmentEvents: [], adjustments: [] };
+      const [written] = await queryWith<OrderRecord>(
+        tx,
+        sql`WITH placed AS (
+              INSERT INTO orders (id, store_id, checkout_id, principal_id, bound_principal_id, status, currency,
+                                  buyer, totals, fulfillment, handler_id, payment_ref, confirmation_mail,
+                                  service_coupon_minor, created_at, updated_at)
+              VALUES (${orderId}, ${input.storeId}, ${checkout.id}, ${checkout.principalId},
+                      ${checkout.boundPrincipalId}, CAST(${input.paymentRef ? "paid" : "placed"} AS order_status),
+                      ${checkout.currency}, CAST(${jsonParam(checkout.buyer)} AS jsonb),
+                      CAST(${jsonParam(checkout.totals) ?? "[]"} AS jsonb),
+                      CAST(${JSON.stringify(fulfillment)} AS jsonb), ${input.handlerId}, ${input.paymentRef},
+                      ${confirmationMail}, ${serviceCouponMinor}, ${created}, ${created})
+              RETURNING *),
+            lines AS (
+              INSERT INTO order_line_items (id, order_id, variant_id, title, price_minor, quantity, position)
+              SELECT l.id, placed.id, l.variant_id, l.title, l.price_minor, l.quantity, l.position
+              FROM placed, jsonb_to_recordset(CAST(${JSON.stringify(lineRows)} AS jsonb))
+                AS l(id text, variant_id text, title text, price_minor int, quantity int, position int)
+              RETURNING *)
+            SELECT placed.id, placed.store_id AS "storeId", placed.checkout_id AS "checkoutId",
+                   placed.principal_id AS "principalId", placed.bound_principal_id AS "boundPrincipalId",
+                   placed.status::text AS status, placed.currency, placed.buyer, placed.totals, placed.fulfillment,
+                   placed.handler_id AS "handlerId", placed.payment_ref AS "paymentRef",
+                   placed.confirmation_mail AS "confirmationMail",
+                   placed.confirmation_mail_locked_until AS "confirmationMailLockedUntil",
+                   placed.service_coupon_minor AS "serviceCouponMinor", placed.created_at AS "createdAt",
+                   placed.updated_at AS "updatedAt",
+                   (SELECT json_agg(json_build_object('id', lines.id, 'orderId', lines.order_id,
+                                                      'variantId', lines.variant_id, 'title', lines.title,
+                                                      'priceMinor', lines.price_minor, 'quantity', lines.quantity,
+                                                      'quantityFulfilled', lines.quantity_fulfilled,
+                                                      'quantityCanceled', lines.quantity_canceled,
+                                                      'position', lines.position) ORDER BY lines.position)
+                    FROM lines) AS "lineItems"
+            FROM placed`,
+      );
+      const order: OrderRecord = {
+        ...written!,
+        lineItems: written!.lineItems ?? [],
+        fulfillmentEvents: [],
+        adjustments: [],
+      };
       // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
       // taken before the charge), so an order and its debit exist together or not at all
       await debitSpend(tx, {
@@ -210,8 +253,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         storeId: input.storeId,
         now: input.now,
       });
-      // issue #7: the order events commit with the order (transactional outbox); each payload is the snapshot
-      const store = input.store ?? (await tx.store.findUniqueOrThrow({ where: { id: input.storeId } }));
+      // the order events commit with the order (transactional outbox); each payload is the snapshot
       const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
       // a paid order still tells its story in two events, written in one statement: placed (the snapshot before
       // the payment), then paid

@@ -1,7 +1,10 @@
 import "server-only";
 
+import type { SqlQueryable } from "@prisma/driver-adapter-utils";
+
 import { newId } from "@/lib/config/ids";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { statementOf } from "@/lib/config/sql";
+import type { Prisma } from "@/lib/generated/prisma/client";
 
 // Appends an order event inside the caller's transaction (the same one that changed the order), so an order
 // change and its event commit or roll back together: the transactional outbox. Delivery happens later.
@@ -50,13 +53,12 @@ export const appendOrderEvent = async (
 };
 
 /**
- * The first events of an order created in this same transaction, numbered 1, 2, … in the order given (the unique
- * (order, sequence) index would refuse a wrong guess, rolling the transaction back), written in one statement (a
- * paid order's placed and paid). SQL rather than Prisma's createMany, whose plan Prisma compiles
- * again on every call (docs/decisions.md "Plans Prisma can reuse"); `position` follows the rows' order.
+ * The first events of an order created in this same transaction (the order's, on the driver adapter: see
+ * lib/orders/place-order.ts), numbered 1, 2, … in the order given (the unique (order, sequence) index would refuse
+ * a wrong guess, rolling the transaction back), written in one statement (a paid order's placed and paid).
  */
 export const appendNewOrderEvents = async (
-  tx: Prisma.TransactionClient,
+  tx: SqlQueryable,
   input: {
     storeId: string;
     orderId: string;
@@ -65,10 +67,12 @@ export const appendNewOrderEvents = async (
 ): Promise<void> => {
   if (input.events.length === 0) return;
   const createdAt = new Date();
-  const rows = input.events.map(
-    (event, i) =>
-      Prisma.sql`(${newId("orderEvent")}, ${input.storeId}, ${input.orderId}, ${i + 1}, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb, ${createdAt})`,
-  );
-  await tx.$executeRaw`
-    INSERT INTO order_events (id, store_id, order_id, sequence, kind, payload, created_at) VALUES ${Prisma.join(rows)}`;
+  const values: unknown[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const rows = input.events.map((event, i) => {
+    const payload = `CAST(${param(JSON.stringify(event.payload))} AS jsonb)`;
+    return `(${param(newId("orderEvent"))}, ${param(input.storeId)}, ${param(input.orderId)}, ${param(i + 1)}, ${param(event.kind)}, ${payload}, ${param(createdAt)})`;
+  });
+  const columns = "id, store_id, order_id, sequence, kind, payload, created_at";
+  await tx.executeRaw(statementOf(`INSERT INTO order_events (${columns}) VALUES ${rows.join(", ")}`, values));
 };

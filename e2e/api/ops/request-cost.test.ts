@@ -199,7 +199,7 @@ const BUDGET = {
   createCheckout: 4,
   updateCheckout: 4,
   getCheckout: 1,
-  completeCheckout: 23,
+  completeCheckout: 22,
   stripeWebhook: 4,
   search: 4,
   createCart: 8,
