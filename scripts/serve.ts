@@ -3,7 +3,7 @@
 // of the surfaces and where the demo platform key is kept.
 // `npm run serve` skips the set-up (migrations and seed) and only serves. The set-up step runs only when a few
 // SELECTs find something missing (scripts/lib/setup-plan.ts), so a start on an existing database is quick.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -34,14 +34,20 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 const args = new Set(process.argv.slice(2));
 
-const runStep = (label: string, command: string, commandArgs: string[]): void => {
+// Not spawnSync: the sandboxes boot and are primed while these steps run (the Sui one funds the test wallet over
+// HTTP), and an event loop blocked through a build of minutes left that request unanswered until the sandbox's
+// server dropped its connection (a failed start with `connect EPIPE`).
+const runStep = async (label: string, command: string, commandArgs: string[]): Promise<void> => {
   console.log(`\n▶ ${label}`);
   // Telemetry off: these machines (and many operators' servers) have no outbound internet.
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-  const result = spawnSync(command, commandArgs, { cwd: ROOT, stdio: "inherit", env });
-  if (result.status !== 0) {
-    console.error(`✖ ${label} failed (exit ${result.status ?? result.signal})`);
-    process.exit(result.status ?? 1);
+  const child = spawn(command, commandArgs, { cwd: ROOT, stdio: "inherit", env });
+  const [status, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once("exit", (code, sig) => resolve([code, sig])),
+  );
+  if (status !== 0) {
+    console.error(`✖ ${label} failed (exit ${status ?? signal})`);
+    process.exit(status ?? 1);
   }
 };
 
@@ -147,7 +153,7 @@ const main = async (): Promise<void> => {
     stageDone("set-up");
   }
   if (args.has("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
-    runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
+    await runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
     stageDone("build");
   }
 
