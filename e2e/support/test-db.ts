@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 
 import { closeDb, openDbWith } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
+import { flushKeyCalls } from "@/lib/ops/key-call-log";
 import { applyMigrations } from "@/scripts/db/migrate-engine";
 
 import { ensurePgliteSnapshot } from "./pglite-snapshot";
@@ -68,5 +69,8 @@ export const prepareTestDatabase = (): Promise<void> => {
 /** Closes the app's database so the test process can exit (PGlite and pg pools hold the event loop open). */
 export const closeTestDatabase = async (): Promise<void> => {
   prepared = undefined;
+  // the platform keys' call log writes a moment after each answer: what is still waiting goes in before the
+  // database closes (a write after it would open a new, empty in-memory one and fail there)
+  await flushKeyCalls();
   await closeDb();
 };

@@ -2,6 +2,7 @@ import "server-only";
 
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { onShutdown } from "@/lib/config/shutdown";
 import { logger } from "@/lib/core/log";
 import { hashApiKey, isSameHash, parseApiKeyPrefix } from "@/lib/credentials/api-key-format";
 
@@ -32,7 +33,10 @@ export type KeyCall = {
   at: Date;
 };
 
-let queue: { call: KeyCall; written: () => void }[] = [];
+type Queued = { call: KeyCall; written: () => void; done: Promise<void> };
+let queue: Queued[] = [];
+/** The batch being written. */
+let inFlight: Queued[] = [];
 let writing = false;
 let lastWriteAt = 0;
 let timer: NodeJS.Timeout | null = null;
@@ -69,6 +73,7 @@ const write = async (): Promise<void> => {
   lastWriteAt = Date.now();
   const batch = queue.slice(0, BATCH);
   queue = queue.slice(BATCH);
+  inFlight = batch;
   try {
     const db = await getDb();
     const rows = batch.map(({ call }) => ({ id: newId("keyCall"), ...call }));
@@ -82,6 +87,7 @@ const write = async (): Promise<void> => {
     logger().warn(`key call log: ${(error as Error).message}`);
   } finally {
     writing = false;
+    inFlight = [];
     for (const { written } of batch) written();
     schedule();
   }
@@ -104,14 +110,37 @@ const schedule = (): void => {
 };
 
 /**
+ * Writes every call still waiting, now (a write under way first). On shutdown, before the database closes
+ * (registered with the first call recorded): the calls of the last WRITE_EVERY_MS would be lost otherwise.
+ */
+export const flushKeyCalls = async (): Promise<void> => {
+  while (queue.length > 0 || writing) {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    // the last call of the batch under way, or of the one started here
+    const last = writing ? inFlight.at(-1) : queue[Math.min(queue.length, BATCH) - 1];
+    if (!writing) void write();
+    await last?.done;
+  }
+};
+
+let flushOnShutdown = false;
+
+/**
  * Records one call of a platform key; never throws, never delays the answer. Resolves when its batch is written
  * (or dropped), for tests.
  */
 export const recordKeyCall = (call: KeyCall): Promise<void> => {
   if (queue.length >= MAX_QUEUED) return Promise.resolve();
-  const written = new Promise<void>((resolve) => queue.push({ call, written: resolve }));
+  if (!flushOnShutdown) {
+    flushOnShutdown = true;
+    onShutdown("key call log", flushKeyCalls);
+  }
+  let written!: () => void;
+  const done = new Promise<void>((resolve) => (written = resolve));
+  queue.push({ call, written, done });
   schedule();
-  return written;
+  return done;
 };
 
 /** The newest calls of these keys (a developer's own), newest first. */

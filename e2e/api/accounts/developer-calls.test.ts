@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 
 import { createAccount } from "@/lib/accounts/accounts";
 import { getDb } from "@/lib/config/db";
+import { runShutdownHooks } from "@/lib/config/shutdown";
 import { onSqlStatement } from "@/lib/config/sql-observer";
 import { createApiKey } from "@/lib/credentials/create-api-key";
 import { KEEP_PER_KEY, listKeyCalls, recordKeyCall, WRITE_EVERY_MS } from "@/lib/ops/key-call-log";
@@ -184,4 +185,30 @@ test("calls that arrive together are written together: one INSERT for many, none
   // the first call starts a write alone (all 60 wait for one write when the last was under WRITE_EVERY_MS ago);
   // the 59 that arrive meanwhile go in one more
   assert.ok(inserts.length >= 1 && inserts.length <= 3, `${inserts.length} INSERTs for 60 calls`);
+});
+
+// last in this file: it runs the process's shutdown hooks
+test("on shutdown the calls still waiting for the next write are written before the database closes", async () => {
+  const keyId = `key_${randomUUID()}`;
+  const call = (i: number) =>
+    recordKeyCall({
+      keyId,
+      method: "GET",
+      route: "/catalog/search",
+      status: 200,
+      errorCode: null,
+      requestId: `shutdown${i}`,
+      at: new Date(),
+    });
+  await call(0); // written at once; the next calls wait WRITE_EVERY_MS for theirs
+  const waiting = [call(1), call(2), call(3)];
+  const started = Date.now();
+  const { stopped, problems } = await runShutdownHooks(5_000);
+  assert.ok(Date.now() - started < WRITE_EVERY_MS, "the hooks did not wait for the interval");
+  assert.ok(
+    stopped.includes("key call log"),
+    `stopped: ${stopped.join(", ")}; problems: ${problems.join("; ")}`,
+  );
+  assert.equal(await (await getDb()).apiKeyCall.count({ where: { keyId } }), 4, "every call written");
+  await Promise.all(waiting);
 });
