@@ -7,7 +7,13 @@ import { getDb } from "@/lib/config/db";
 import { runShutdownHooks } from "@/lib/config/shutdown";
 import { onSqlStatement } from "@/lib/config/sql-observer";
 import { createApiKey } from "@/lib/credentials/create-api-key";
-import { KEEP_PER_KEY, listKeyCalls, recordKeyCall, WRITE_EVERY_MS } from "@/lib/ops/key-call-log";
+import {
+  KEEP_PER_KEY,
+  listKeyCalls,
+  recordKeyCall,
+  WRITE_EVERY_MS,
+  type KeyCall,
+} from "@/lib/ops/key-call-log";
 
 import { seedStore } from "../../factories";
 import { callApp, envelopeHeaders } from "../../helpers/app-client";
@@ -19,6 +25,17 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 before(prepareTestDatabase);
 after(closeTestDatabase);
+
+/** A call of `keyId` answered 200, as the access line records it, for the tests that record calls directly. */
+const keyCall = (
+  keyId: string,
+  requestId: string,
+  {
+    method = "GET",
+    route = "/catalog/search",
+    at = new Date(),
+  }: Partial<Pick<KeyCall, "method" | "route" | "at">> = {},
+): KeyCall => ({ keyId, method, route, status: 200, errorCode: null, requestId, at });
 
 const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
   for (let i = 0; i < 100; i++) {
@@ -105,15 +122,7 @@ test("a key's log is pruned to its newest calls", async () => {
   const keyId = `key_${randomUUID()}`;
   const start = Date.now();
   const call = (i: number) =>
-    recordKeyCall({
-      keyId,
-      method: "GET",
-      route: "/catalog/product",
-      status: 200,
-      errorCode: null,
-      requestId: `r${i}`,
-      at: new Date(start + i * 1000),
-    });
+    recordKeyCall(keyCall(keyId, `r${i}`, { at: new Date(start + i * 1000), route: "/catalog/product" }));
   // a first call, then a stream of them: the first is written alone, the rest together after it
   await Promise.all(Array.from({ length: KEEP_PER_KEY + 25 }, (_, i) => call(i)));
   const rows = await (await getDb()).apiKeyCall.findMany({ where: { keyId }, orderBy: { at: "asc" } });
@@ -128,16 +137,7 @@ test("calls that trickle in are written together, at most one write per interval
   const stop = onSqlStatement(({ sql }) => {
     if (/insert into "?(public"?\.)?"?api_key_calls/i.test(sql)) inserts.push(sql);
   });
-  const call = (i: number) =>
-    recordKeyCall({
-      keyId,
-      method: "GET",
-      route: "/catalog/search",
-      status: 200,
-      errorCode: null,
-      requestId: `t${i}`,
-      at: new Date(),
-    });
+  const call = (i: number) => recordKeyCall(keyCall(keyId, `t${i}`));
   await new Promise((resolve) => setTimeout(resolve, WRITE_EVERY_MS)); // the previous test's writes are past
   try {
     const started = Date.now();
@@ -166,15 +166,7 @@ test("calls that arrive together are written together: one INSERT for many, none
   try {
     await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        recordKeyCall({
-          keyId,
-          method: "POST",
-          route: "/catalog/search",
-          status: 200,
-          errorCode: null,
-          requestId: `burst${i}`,
-          at: new Date(Date.now() + i),
-        }),
+        recordKeyCall(keyCall(keyId, `burst${i}`, { method: "POST", at: new Date(Date.now() + i) })),
       ),
     );
   } finally {
@@ -190,16 +182,7 @@ test("calls that arrive together are written together: one INSERT for many, none
 // last in this file: it runs the process's shutdown hooks
 test("on shutdown the calls still waiting for the next write are written before the database closes", async () => {
   const keyId = `key_${randomUUID()}`;
-  const call = (i: number) =>
-    recordKeyCall({
-      keyId,
-      method: "GET",
-      route: "/catalog/search",
-      status: 200,
-      errorCode: null,
-      requestId: `shutdown${i}`,
-      at: new Date(),
-    });
+  const call = (i: number) => recordKeyCall(keyCall(keyId, `shutdown${i}`));
   await call(0); // written at once; the next calls wait WRITE_EVERY_MS for theirs
   const waiting = [call(1), call(2), call(3)];
   const started = Date.now();
