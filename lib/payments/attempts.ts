@@ -2,7 +2,7 @@ import "server-only";
 
 import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { query, queryWith, sql, transaction } from "@/lib/config/sql";
+import { query, sql } from "@/lib/config/sql";
 import { errorText, logger } from "@/lib/core/log";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 
@@ -51,8 +51,8 @@ export type RecordAttemptInput = {
   current?: boolean;
   /**
    * The provider most likely created this payment just now (the caller's charge): the first round goes straight
-   * to the transaction without looking the reference up. When it was known after all (an idempotent replay, a
-   * racing completion), the transaction's insert fails on the unique reference, rolls back, and the next round
+   * to the statement that records it without looking the reference up. When it was known after all (an idempotent
+   * replay, a racing completion), that statement fails on the unique reference, changing nothing, and the next round
    * looks it up.
    */
   likelyNew?: boolean;
@@ -145,50 +145,48 @@ export const recordAttempt = async (
       return { attempt: (await findAttempt(input.providerRef))!, superseded: [] };
     }
     try {
-      // through the driver adapter (lib/config/sql.ts): a new attempt's transaction runs on every card completion
-      return await transaction(async (tx) => {
-        const now = new Date();
-        // the current attempt (at most one: the index) stops being current; its row comes back as it was
-        const previous = (
-          await queryWith<AttemptRow>(
-            tx,
-            sql`UPDATE payment_attempts SET is_current = false, updated_at = ${now}
-                WHERE checkout_id = ${input.checkoutId} AND is_current
-                RETURNING *`,
-          )
-        ).map((row) => ({ ...attemptOf(row), isCurrent: true }));
-        // a payment that already succeeded stays current against one that has not (yet): money already taken
-        // is what pays for the order (it is made current again, in this transaction); the newcomer is recorded
-        // not current, to be canceled (or refunded if it succeeds)
-        const paid = previous.find((p) => p.state === "succeeded");
-        const keepsPaid = paid !== undefined && input.state !== "succeeded";
-        if (keepsPaid) {
-          await tx.executeRaw(
-            sql`UPDATE payment_attempts SET is_current = true, updated_at = ${now} WHERE id = ${paid.id}`,
-          );
-        }
-        const [row] = await queryWith<AttemptRow>(
-          tx,
-          sql`INSERT INTO payment_attempts
+      // One statement, so one round trip and atomic by itself (every card completion sends it): the current
+      // attempt (at most one: the index) stops being current, unless it already succeeded and the newcomer has
+      // not: money already taken is what pays for the order, so it stays current and the newcomer is recorded
+      // not current, to be canceled (or refunded if it succeeds). `kept` counts the updated rows, so the UPDATE
+      // has run before the INSERT is fed (PostgreSQL runs a data-modifying WITH as its output is read), and the
+      // index sees the old row as no longer current.
+      const now = new Date();
+      const rows = await query<AttemptRow & { inserted: boolean }>(
+        sql`WITH previous AS (
+              UPDATE payment_attempts
+              SET is_current = (state = 'succeeded' AND ${input.state !== "succeeded"}), updated_at = ${now}
+              WHERE checkout_id = ${input.checkoutId} AND is_current
+              RETURNING *),
+            kept AS (SELECT count(*) FILTER (WHERE is_current) > 0 AS paid FROM previous),
+            recorded AS (
+              INSERT INTO payment_attempts
                 (id, checkout_id, store_id, rail, provider_ref, amount, currency, state, is_current, created_at,
                  updated_at)
-              VALUES (${newId("paymentAttempt")}, ${input.checkoutId}, ${input.storeId}, ${input.rail},
-                      ${input.providerRef}, ${input.amount}, ${input.currency}, ${input.state}, ${!keepsPaid},
-                      ${now}, ${now})
-              RETURNING *`,
-        );
-        const attempt = attemptOf(row!);
-        if (keepsPaid) {
-          return {
-            attempt,
-            superseded: (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
-          };
-        }
+              SELECT ${newId("paymentAttempt")}, ${input.checkoutId}, ${input.storeId}, ${input.rail},
+                     ${input.providerRef}, ${input.amount}, ${input.currency}, ${input.state}, NOT kept.paid,
+                     ${now}, ${now}
+              FROM kept
+              RETURNING *)
+          SELECT false AS inserted, * FROM previous
+          UNION ALL
+          SELECT true AS inserted, * FROM recorded`,
+      );
+      const attempt = attemptOf(rows.find((row) => row.inserted)!);
+      // every previous row comes back as it was until now (current)
+      const previous = rows
+        .filter((row) => !row.inserted)
+        .map((row) => ({ ...attemptOf(row), isCurrent: true }));
+      if (!attempt.isCurrent) {
         return {
           attempt,
-          superseded: previous.filter((p) => (OPEN_STATES as readonly string[]).includes(p.state)),
+          superseded: (OPEN_STATES as readonly string[]).includes(input.state) ? [attempt] : [],
         };
-      });
+      }
+      return {
+        attempt,
+        superseded: previous.filter((p) => (OPEN_STATES as readonly string[]).includes(p.state)),
+      };
     } catch (error) {
       // another writer made its attempt current (or recorded this reference) first: look again
       if (!isUniqueViolation(error) || round >= 5) throw error;
