@@ -3,6 +3,7 @@ import "server-only";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { onShutdown } from "@/lib/config/shutdown";
+import { execute, sql } from "@/lib/config/sql";
 import { logger } from "@/lib/core/log";
 import { hashApiKey, isSameHash, parseApiKeyPrefix } from "@/lib/credentials/api-key-format";
 
@@ -44,12 +45,11 @@ const sinceLastPrune = new Map<string, number>();
 
 /** Deletes what is past the key's newest KEEP_PER_KEY calls (newest by time, then id, as listKeyCalls orders). */
 const prune = async (keyId: string): Promise<void> => {
-  const db = await getDb();
-  await db.$executeRaw`
+  await execute(sql`
     DELETE FROM api_key_calls
     WHERE key_id = ${keyId} AND at < (
       SELECT at FROM api_key_calls WHERE key_id = ${keyId}
-      ORDER BY at DESC, id DESC OFFSET ${KEEP_PER_KEY - 1} LIMIT 1)`;
+      ORDER BY at DESC, id DESC OFFSET ${KEEP_PER_KEY - 1} LIMIT 1)`);
 };
 
 /** The keys whose count of calls since their last prune reached PRUNE_EVERY (a key's first call prunes too). */
@@ -75,13 +75,25 @@ const write = async (): Promise<void> => {
   queue = queue.slice(BATCH);
   inFlight = batch;
   try {
-    const db = await getDb();
-    const rows = batch.map(({ call }) => ({ id: newId("keyCall"), ...call }));
-    // one call through create: its compiled plan is reused, createMany's never is (docs/decisions.md "Plans
-    // Prisma can reuse")
-    const [only] = rows;
-    if (only && rows.length === 1) await db.apiKeyCall.create({ data: only, select: { id: true } });
-    else await db.apiKeyCall.createMany({ data: rows });
+    const rows = batch.map(({ call }) => ({
+      id: newId("keyCall"),
+      key_id: call.keyId,
+      method: call.method,
+      route: call.route,
+      status: call.status,
+      error_code: call.errorCode,
+      request_id: call.requestId,
+      at: call.at.toISOString(),
+    }));
+    // one statement whatever the batch's size, the rows as one JSON parameter, on the driver adapter
+    // (lib/config/sql.ts): Prisma's createMany compiles a new plan for every batch (docs/decisions.md "Plans
+    // Prisma can reuse"), which under steady traffic cost more than the write itself
+    await execute(sql`
+      INSERT INTO api_key_calls (id, key_id, method, route, status, error_code, request_id, at)
+      SELECT id, key_id, method, route, status, error_code, request_id, at
+      FROM jsonb_to_recordset(CAST(${JSON.stringify(rows)} AS jsonb))
+        AS r(id text, key_id text, method text, route text, status integer, error_code text, request_id text,
+             at timestamp(3))`);
     for (const keyId of keysToPrune(batch.map((b) => b.call))) await prune(keyId);
   } catch (error) {
     logger().warn(`key call log: ${(error as Error).message}`);

@@ -129,6 +129,11 @@ test("a key's log is pruned to its newest calls", async () => {
   assert.equal(rows.length, KEEP_PER_KEY, `${rows.length} rows kept`);
   assert.equal(rows.at(-1)?.requestId, `r${KEEP_PER_KEY + 24}`, "the newest call is kept");
   assert.equal(rows[0]?.requestId, "r25", "the oldest are gone");
+  assert.deepEqual(
+    rows.map((r) => r.at.getTime()),
+    rows.map((_, i) => start + (i + 25) * 1000),
+    "each call's time as recorded, to the millisecond",
+  );
 });
 
 test("calls that trickle in are written together, at most one write per interval", async () => {
