@@ -15,9 +15,13 @@
 // out, confirmation mails sent, no webhook delivery due) and prints the CPU per flow again with that work counted
 // ("with its outbox drained"); the warm-up's outbox is drained before the idle CPU is read.
 // With the server's Server-Timing headers it also prints where each call's time went, per stage (mean ms).
+// The agent's order webhooks (its profile's webhook_url) go to a receiver in this bench process, not to the demo
+// agent's receiver in the served app: receiving them is the agent platform's work, as the PSP's is the sandbox's
+// (--agent-webhooks=server sends them to the app, as the passes before the fifteenth measured).
 // Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n per level>]
 //        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>] [--volume[=orders,idempotency,products]]
+//        [--agent-webhooks=bench|server]
 // --volume measures twice on PostgreSQL: on the fresh database, then again after scripts/db-volume.ts filled it
 // (default 1,000,000 orders, 1,000,000 idempotency records, 500,000 products), and prints both sizes side by side
 // with their ratio (docs/performance.md, "Flat growth"). PGlite is measured once: the generator cannot reach the
@@ -35,7 +39,7 @@ import path from "node:path";
 import type { JWK } from "jose";
 import pg from "pg";
 
-import { withMandateKey } from "../e2e/helpers/card-completion";
+import { withMandateKey, withOrderWebhook } from "../e2e/helpers/card-completion";
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
@@ -85,9 +89,15 @@ const volumeArgs = ((): string[] | null => {
   }
   return args;
 })();
-if (!["pglite", "postgres", "both"].includes(dbChoice) || rails.length === 0 || !levelsValid) {
+const agentWebhooks = option("agent-webhooks") ?? "bench";
+if (
+  !["pglite", "postgres", "both"].includes(dbChoice) ||
+  rails.length === 0 ||
+  !levelsValid ||
+  !["bench", "server"].includes(agentWebhooks)
+) {
   console.error(
-    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>]",
+    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>] [--agent-webhooks=bench|server]",
   );
   process.exit(2);
 }
@@ -176,6 +186,17 @@ const startServer = async (
   return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output, cpuMs };
 };
 
+/**
+ * Order webhooks the benchmark's agent received (its profile's webhook_url, served below): receiving them is the
+ * agent platform's work, so it is done in this process, not the server's, as the sandbox PSP runs in its own.
+ */
+let agentWebhooksReceived = 0;
+/**
+ * `--agent-webhooks=server` sends them to the demo agent's receiver in the served app instead (what the passes
+ * before the fifteenth measured: each flow's two deliveries were then also received, through Next, by the server).
+ */
+const agentWebhooksToServer = agentWebhooks === "server";
+
 /** The benchmark's agent: its ES256 mandate key, published in a profile it serves (demo profile + signing_keys). */
 const agentKeys = (() => {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -188,12 +209,26 @@ const agentKeys = (() => {
 let agentProfileUrl = "";
 const serveAgentProfile = async (server: Server): Promise<() => void> => {
   const demo = (await (await fetch(`${server.baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
-  const body = JSON.stringify(withMandateKey(demo, agentKeys.publicJwk));
-  const http = createServer((_req, res) =>
-    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=3600" }).end(body),
-  );
+  let body = "";
+  const http = createServer((req, res) => {
+    if (req.method === "POST" && req.url === "/order-webhooks") {
+      // a delivery of an order event: accepted as the demo agent's receiver accepts it (204, nothing kept)
+      req.resume();
+      req.on("end", () => {
+        agentWebhooksReceived++;
+        res.writeHead(204).end();
+      });
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=3600" }).end(body);
+  });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  agentProfileUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/.well-known/ucp`;
+  const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const profile = withMandateKey(demo, agentKeys.publicJwk);
+  body = JSON.stringify(
+    agentWebhooksToServer ? profile : withOrderWebhook(profile, `${origin}/order-webhooks`),
+  );
+  agentProfileUrl = `${origin}/.well-known/ucp`;
   return () => http.close();
 };
 
@@ -692,6 +727,9 @@ const bench = async (label: string, databaseUrl?: string) => {
       printFlatGrowth(fresh, filled, generation);
     } else if (volumeArgs) {
       console.log("(--volume: not on PGlite — the generator cannot open the database the server holds)");
+    }
+    if (!agentWebhooksToServer) {
+      console.log(`order webhooks received by the bench's agent (not the server): ${agentWebhooksReceived}`);
     }
   } finally {
     stopProfile();
