@@ -21,7 +21,8 @@
 // Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n per level>]
 //        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>] [--volume[=orders,idempotency,products]]
-//        [--agent-webhooks=bench|server]
+//        [--agent-webhooks=bench|server] [--pg-socket]
+// --pg-socket: the server connects to the harness's PostgreSQL through its Unix socket instead of TCP on 127.0.0.1.
 // --volume measures twice on PostgreSQL: on the fresh database, then again after scripts/db-volume.ts filled it
 // (default 1,000,000 orders, 1,000,000 idempotency records, 500,000 products), and prints both sizes side by side
 // with their ratio (docs/performance.md, "Flat growth"). PGlite is measured once: the generator cannot reach the
@@ -90,6 +91,8 @@ const volumeArgs = ((): string[] | null => {
   return args;
 })();
 const agentWebhooks = option("agent-webhooks") ?? "bench";
+/** The server reaches PostgreSQL through its Unix socket instead of TCP (a database on the same host). */
+const pgSocket = argv.includes("--pg-socket");
 if (
   !["pglite", "postgres", "both"].includes(dbChoice) ||
   rails.length === 0 ||
@@ -97,7 +100,7 @@ if (
   !["bench", "server"].includes(agentWebhooks)
 ) {
   console.error(
-    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>] [--agent-webhooks=bench|server]",
+    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>] [--agent-webhooks=bench|server] [--pg-socket]",
   );
   process.exit(2);
 }
@@ -745,7 +748,10 @@ try {
   if (dbChoice !== "postgres") await bench("PGlite (embedded)");
   if (dbChoice !== "pglite") {
     postgres = await startPostgres();
-    await bench("PostgreSQL 15 (scripts/pg-harness.ts)", postgres.url);
+    await bench(
+      `PostgreSQL 15 (scripts/pg-harness.ts, over ${pgSocket ? "its Unix socket" : "TCP on 127.0.0.1"})`,
+      pgSocket ? postgres.socketUrl : postgres.url,
+    );
   }
 } finally {
   await postgres?.stop();

@@ -26,6 +26,8 @@ import { findFreePort } from "./lib/free-port";
 export type PostgresServer = {
   /** postgres://postgres@127.0.0.1:<port>/<db> (trust auth, no password). */
   url: string;
+  /** The same database through the server's Unix socket (`?host=<socket dir>`), as a client on its host connects. */
+  socketUrl: string;
   /** Stops the server (`pg_ctl stop -m fast`) and deletes its temp dir. Safe to call twice. */
   stop: () => Promise<void>;
 };
@@ -216,7 +218,11 @@ export const startPostgres = async (): Promise<PostgresServer> => {
         removeHandlersIfIdle();
       }
     };
-    return { url: `postgres://postgres@127.0.0.1:${port}/${DATABASE_NAME}`, stop };
+    return {
+      url: `postgres://postgres@127.0.0.1:${port}/${DATABASE_NAME}`,
+      socketUrl: `postgres://postgres@localhost:${port}/${DATABASE_NAME}?host=${encodeURIComponent(tempDir)}`,
+      stop,
+    };
   } catch (error) {
     stopSync(cluster);
     running.delete(cluster);
