@@ -28,6 +28,7 @@ import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../.
 import { profileServer } from "../../helpers/agent-profile-server";
 import { callApp, rest } from "../../helpers/app-client";
 import { connectMcpClient, type McpClient } from "../../helpers/mcp-client";
+import { statementsOf } from "../../helpers/sql-statements";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "./helpers";
 
@@ -62,6 +63,8 @@ const received: Received[] = [];
 const failNext = new Map<string, number>();
 /** For each payment_intent.succeeded delivered: was a completion of its checkout under way here as it arrived. */
 const chargeUnderWayAtDelivery = new Map<string, boolean>();
+/** For each payment_intent.succeeded delivered once: the SQL statements its handling sent. */
+const statementsAtDelivery = new Map<string, string[]>();
 /** When set, each delivery is handed to the route twice at once (a duplicate delivery racing the first). */
 let deliverTwiceAtOnce = false;
 
@@ -100,7 +103,7 @@ before(async () => {
         // it only looks)
         chargeUnderWayAtDelivery.set(
           event.data.object.id,
-          await chargeSettled(event.data.object.metadata.checkout_id, 0),
+          (await chargeSettled(event.data.object.metadata.checkout_id, 0)).waited,
         );
       }
       const failures = failNext.get(type) ?? 0;
@@ -112,6 +115,10 @@ before(async () => {
         const both = await Promise.all([forward(req.url!, headers, raw), forward(req.url!, headers, raw)]);
         received.push({ path: req.url!, headers, raw, ...both[1] });
         answer = both[0];
+      } else if (type === "payment_intent.succeeded") {
+        const handled = await statementsOf(() => forward(req.url!, headers, raw));
+        statementsAtDelivery.set(event.data.object.id, handled.sql);
+        answer = handled.result;
       } else answer = await forward(req.url!, headers, raw);
       received.push({ path: req.url!, headers, raw, ...answer });
       res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body));
@@ -272,6 +279,20 @@ test("a card that succeeds at once: its success event arrives while the completi
       chargeUnderWayAtDelivery.get(pi.id),
       true,
       "the event came while the completion was finishing",
+    );
+  }
+  if (chargeUnderWayAtDelivery.get(pi.id)) {
+    // the completion it waited for placed the order with this very payment: the event is claimed, and nothing of
+    // the payment is read or written again (the finisher would only have found that order)
+    const sql = statementsAtDelivery.get(pi.id) ?? [];
+    assert.ok(
+      sql.some((s) => /INSERT INTO stripe_webhook_events/.test(s)),
+      sql.join("\n"),
+    );
+    assert.deepEqual(
+      sql.filter((s) => /payment_attempts|card_payments|orders|checkout_sessions/.test(s)),
+      [],
+      "no statement about the payment",
     );
   }
   assert.equal(sandbox.retrievals(pi.id), 0, "the card came with the confirmation: nothing asked afterwards");

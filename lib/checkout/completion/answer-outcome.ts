@@ -12,6 +12,7 @@ import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 
 import { loadCheckoutOrThrow, renderCheckout } from "../checkout-record";
 import { moveCheckout } from "../state";
+import type { PlacedPayment } from "./charges-under-way";
 import { finishPayment } from "./finish-payment";
 import type { CryptoSettlement } from "./settle-crypto";
 
@@ -54,6 +55,8 @@ export const answerSuccess = async (
     method?: PaymentMethodSummary;
     /** The payment's attempt as the completion just recorded it (the finisher's first read). */
     attempt?: PaymentAttempt;
+    /** Told when the finisher placed (or found) the order paid with this payment. */
+    onPlaced?: (payment: PlacedPayment) => void;
   },
 ): Promise<CompletionAnswer | "retry"> => {
   // the crash test's moment (scripts/crash-test-card.ts): the charge is recorded, the order is not placed yet
@@ -69,6 +72,9 @@ export const answerSuccess = async (
   } catch (error) {
     if (error instanceof AppError && error.code === "conflict") return "retry";
     throw error;
+  }
+  if (finished.result === "order_placed") {
+    input.onPlaced?.({ storeId: input.store.id, paymentRef: input.paymentRef });
   }
   if (finished.result === "refunded" && finished.cause?.code === "out_of_stock") {
     // another order took the last units between the re-price and the order: the money was given back

@@ -10,18 +10,28 @@
 /** How long a webhook waits for this process's charge of its checkout before finishing the payment itself. */
 export const CHARGE_WAIT_MS = 5_000;
 
-const underWay = new Map<string, Promise<unknown>>();
+/** A payment a charge under way placed the checkout's order with (its finisher answered `order_placed`). */
+export type PlacedPayment = { storeId: string; paymentRef: string };
 
-/** Runs `charge` (a completion's provider call and its finisher) as the charge under way for `checkoutId`. */
-export const whileCharging = <T>(checkoutId: string, charge: () => Promise<T>): Promise<T> => {
-  const mine = charge();
+const underWay = new Map<string, Promise<readonly PlacedPayment[]>>();
+
+/**
+ * Runs `charge` (a completion's provider call and its finisher) as the charge under way for `checkoutId`. The
+ * charge calls `placed` when its finisher placed (or found) the order paid with its payment.
+ */
+export const whileCharging = <T>(
+  checkoutId: string,
+  charge: (placed: (payment: PlacedPayment) => void) => Promise<T>,
+): Promise<T> => {
+  const payments: PlacedPayment[] = [];
+  const mine = charge((payment) => payments.push(payment));
   const settled = mine.then(
-    () => undefined,
-    () => undefined,
+    () => payments,
+    () => payments,
   );
   const before = underWay.get(checkoutId);
   // two completions of one checkout at once: a webhook waits for both
-  const entry = before ? Promise.all([before, settled]) : settled;
+  const entry = before ? Promise.all([before, settled]).then(([a, b]) => [...a, ...b]) : settled;
   underWay.set(checkoutId, entry);
   const forget = () => {
     if (underWay.get(checkoutId) === entry) underWay.delete(checkoutId);
@@ -30,15 +40,22 @@ export const whileCharging = <T>(checkoutId: string, charge: () => Promise<T>): 
   return mine;
 };
 
-/**
- * Waits until this process has no charge of `checkoutId` under way, or `boundMs` passed. True when it waited for
- * one (a read made before the wait is then older than what that charge wrote).
- */
-export const chargeSettled = async (checkoutId: string, boundMs = CHARGE_WAIT_MS): Promise<boolean> => {
+export type ChargeWait = {
+  /** It waited for a charge (a read made before the wait is then older than what that charge wrote). */
+  waited: boolean;
+  /** The payments the charges it waited for placed the order with (none when it gave up at the bound). */
+  placed: readonly PlacedPayment[];
+};
+
+/** Waits until this process has no charge of `checkoutId` under way, or `boundMs` passed. */
+export const chargeSettled = async (checkoutId: string, boundMs = CHARGE_WAIT_MS): Promise<ChargeWait> => {
   const pending = underWay.get(checkoutId);
-  if (!pending) return false;
+  if (!pending) return { waited: false, placed: [] };
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([pending, new Promise((resolve) => (timer = setTimeout(resolve, boundMs)))]);
+  const placed = await Promise.race([
+    pending,
+    new Promise<readonly PlacedPayment[]>((resolve) => (timer = setTimeout(() => resolve([]), boundMs))),
+  ]);
   clearTimeout(timer);
-  return true;
+  return { waited: true, placed };
 };

@@ -209,7 +209,7 @@ export const completeCheckout = defineOperation({
         return answerCryptoSettlement(db, ctx, session.id, settled, rail.index);
       }
       // 6.–7. as this process's charge of the checkout: a webhook of its payment waits for it (charges-under-way.ts)
-      const charged = await whileCharging(session.id, async () => {
+      const charged = await whileCharging(session.id, async (placed) => {
         let started;
         try {
           started = await startAttempt(db, {
@@ -241,6 +241,7 @@ export const completeCheckout = defineOperation({
           adapter,
           method: started.outcome.method,
           attempt: started.attempt,
+          onPlaced: placed,
         });
         return { started, answer };
       });

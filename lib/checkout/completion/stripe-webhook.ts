@@ -71,6 +71,16 @@ export const handleStripeWebhook = async (
     if (event.type === "payment_intent.succeeded" || event.type === "payment_intent.payment_failed") {
       const intent = event.data.object;
       const succeeded = event.type === "payment_intent.succeeded";
+      // the completion in this process that charged this payment is usually still finishing: wait for it (the
+      // checkout the adapter named in the PaymentIntent's metadata); when it placed the order with this very
+      // payment, the finisher would find that order and do nothing, so nothing is read or written
+      const named = intent.metadata?.checkout_id;
+      if (succeeded && named) {
+        const { placed } = await chargeSettled(named);
+        if (placed.some((p) => p.paymentRef === intent.id && p.storeId === store.id)) {
+          return { status: 200, body: { received: true } };
+        }
+      }
       // the attempt of this PaymentIntent: a known one names its checkout, and the finisher takes this read as its
       // own (it decides on nothing older); a superseded attempt (its 3-DS answered after the agent paid with
       // another card) is known this way too
@@ -106,7 +116,7 @@ export const handleStripeWebhook = async (
         // the completion that charged this payment is usually still finishing here: it places the order with the
         // card it knows, and this finisher then only finds it (no call to the provider for the card); the read
         // above is older than what that completion wrote, so the finisher reads again
-        const waited = await chargeSettled(checkoutId);
+        const { waited } = await chargeSettled(checkoutId);
         // the one finisher: the order for the current payment, a full refund for any other success; a refunded
         // payment is never turned into an order by a late event
         await finishPayment(db, store, checkoutId, intent.id, {
