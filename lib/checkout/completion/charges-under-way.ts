@@ -2,10 +2,13 @@
 // its finisher. Stripe sends payment_intent.succeeded as it answers the confirmation, so the event usually arrives
 // while the completion that caused it is still finishing. The event carries no card (brand, last four), so a
 // webhook that finished first would ask the provider for it while the completion, which has the card in hand,
-// waited for that finisher. The webhook waits instead (at most CHARGE_WAIT_MS), then finds the order placed.
+// waited for that finisher. The webhook waits instead (at most CHARGE_WAIT_MS); when the charge it waited for
+// placed the order with the event's own payment, it stops there (the finisher would find that order and do
+// nothing), else it finishes the payment itself, reading afresh.
 //
-// This only orders work within one process; it decides nothing. A webhook that lands on another instance, or
-// waits past the bound, finishes the payment itself as before, and the database keeps it to one order.
+// This only orders work within one process, and skips only what the finisher would find done. A webhook that lands
+// on another instance, or waits past the bound, finishes the payment itself as before, and the database keeps it to
+// one order.
 
 /** How long a webhook waits for this process's charge of its checkout before finishing the payment itself. */
 export const CHARGE_WAIT_MS = 5_000;
