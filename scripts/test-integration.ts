@@ -23,23 +23,20 @@ const parseDbChoice = (argv: string[]): DbChoice => {
   return choice;
 };
 
-/** Applies the committed migrations to the harness database, once, through the app's own adapter code. */
+/**
+ * Applies the committed migrations to the harness database, once, with Prisma's PostgreSQL adapter for `url`. Not
+ * through openAdapter(): it reads the environment through getEnv(), which caches its first read, and the PGlite
+ * half before this one may have read it already (building the snapshot opens a PGlite), without DATABASE_URL.
+ */
 const migrateOnce = async (url: string): Promise<void> => {
-  // openAdapter() reads the environment through getEnv(), which caches its first read: set the URL before
-  // the first import, and check that the handle really is the PostgreSQL one.
-  process.env.DATABASE_URL = url;
-  const { openAdapter } = await import("../lib/config/database");
+  const { PrismaPg } = await import("@prisma/adapter-pg");
   const { applyMigrations } = await import("./db/migrate-engine");
-  const handle = await openAdapter();
-  if (handle.kind !== "postgres") throw new Error(`expected the PostgreSQL adapter, got ${handle.describe}`);
-  try {
-    const started = performance.now();
-    const { applied } = await applyMigrations(handle.factory, { log: (line) => console.log(`  ${line}`) });
-    const ms = Math.round(performance.now() - started);
-    console.log(`Migrated ${handle.describe}: ${applied.length} migration(s) applied in ${ms} ms.`);
-  } finally {
-    await handle.close();
-  }
+  const started = performance.now();
+  const { applied } = await applyMigrations(new PrismaPg({ connectionString: url, max: 2 }), {
+    log: (line) => console.log(`  ${line}`),
+  });
+  const ms = Math.round(performance.now() - started);
+  console.log(`Migrated PostgreSQL ${url}: ${applied.length} migration(s) applied in ${ms} ms.`);
 };
 
 const argv = process.argv.slice(2);
