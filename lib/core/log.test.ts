@@ -5,7 +5,7 @@ import { afterEach, test } from "node:test";
 
 import { generateApiKey } from "@/lib/credentials/api-key-format";
 
-import { logError, logger, redactSecrets, setLogDestination } from "./log";
+import { accessLogger, logError, logger, redactSecrets, setLogDestination } from "./log";
 
 /** Captures the logger's lines (parsed) until the test ends. */
 const capture = (): Record<string, unknown>[] => {
@@ -110,4 +110,26 @@ test("LOG_LEVEL sets the level: debug lines appear only when asked for", () => {
     lines.map((l) => [l.level, l.msg]),
     [["debug", "now shown"]],
   );
+});
+
+test("the access lines' logger writes where the logger writes, at its level, with every message text redacted", () => {
+  process.env.LOG_LEVEL = "info";
+  const first = capture();
+  const { apiKey } = secrets();
+  accessLogger().debug({ route: "/healthz" }, "request");
+  accessLogger().info({ route: "/s/[store_slug]/carts", status: 201 }, `request ${apiKey}`);
+  assert.deepEqual(
+    first.map((l) => [l.level, l.route, l.status]),
+    [["info", "/s/[store_slug]/carts", 201]],
+  );
+  assert.ok(!String(first[0]!.msg).includes(apiKey), String(first[0]!.msg));
+  // a new destination (and level) reaches it too
+  process.env.LOG_LEVEL = "debug";
+  const second = capture();
+  accessLogger().debug({ route: "/healthz" }, "request");
+  assert.deepEqual(
+    second.map((l) => [l.level, l.route]),
+    [["debug", "/healthz"]],
+  );
+  assert.equal(first.length, 1);
 });

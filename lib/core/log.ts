@@ -74,6 +74,7 @@ const wantsPretty = (): boolean => {
 
 let destination: DestinationStream | null = null;
 let instance: Logger | null = null;
+let accessInstance: Logger | null = null;
 
 const createLogger = (): Logger => {
   const requested = process.env.LOG_LEVEL as Level | undefined;
@@ -104,12 +105,21 @@ const createLogger = (): Logger => {
 export const logger = (): Logger => (instance ??= createLogger());
 
 /**
+ * The logger of the access lines (lib/ops/access-log.ts): the same destination, level and message hook, without
+ * the field redaction. An access line's fields are set by our code (method, route pattern, status, duration,
+ * Request-Id, the kind of credential, the store's slug), none of them a credential; the redaction's walk of the
+ * wildcard paths cost about 50 µs a line, a measurable part of a checkout's CPU at one line per request.
+ */
+export const accessLogger = (): Logger => (accessInstance ??= logger().child({}, { redact: [] }));
+
+/**
  * Sends the log lines to `stream` (tests capture them), or back to stdout with `null`. The logger is rebuilt, so
  * LOG_LEVEL and LOG_PRETTY are read again.
  */
 export const setLogDestination = (stream: DestinationStream | null): void => {
   destination = stream;
   instance = null;
+  accessInstance = null;
 };
 
 /** An unexpected error: one error line with the Request-Id, the error's code, and its redacted message and stack. */

@@ -1,6 +1,6 @@
 import "server-only";
 
-import { logger } from "@/lib/core/log";
+import { accessLogger, logger } from "@/lib/core/log";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 
 import { errorCodeOfBody, presentedPlatformKeyId, recordKeyCall } from "./key-call-log";
@@ -125,7 +125,7 @@ export const observed =
         void logKeyCall(caller?.keyId, request, route, response).catch(() => undefined);
       }
       const quiet = QUIET_ROUTES.has(route) && response.status < 400;
-      logger()[quiet ? "debug" : "info"](line, "request");
+      accessLogger()[quiet ? "debug" : "info"](line, "request");
     } catch (error) {
       // observing never changes the answer
       logger().error(`access log: ${(error as Error).message}`);
