@@ -6,13 +6,20 @@
 /** The largest amount a money column holds (int4). */
 export const MAX_MINOR = 2_147_483_647;
 
+/** Exponents already asked of ICU (a formatter costs tens of µs to build; an order's mail formats each amount). */
+const exponents = new Map<string, number>();
+
 /** The currency's minor-unit exponent (ISO 4217, as ICU knows it: JPY 0, USD 2, KWD 3). */
 export const currencyExponent = (currency: string): number => {
+  const known = exponents.get(currency);
+  if (known !== undefined) return known;
   try {
-    return (
+    const exponent =
       new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??
-      2
-    );
+      2;
+    // only well-formed codes get here (three letters), so the map stays small
+    exponents.set(currency, exponent);
+    return exponent;
   } catch {
     return 2;
   }
