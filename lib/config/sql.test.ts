@@ -40,6 +40,15 @@ test("sql: each interpolated value a numbered parameter with its type; objects a
   );
 });
 
+test("sql: one call site gives one text, with each call's own values", () => {
+  const byId = (id: string, n: number) => sql`SELECT * FROM t WHERE id = ${id} AND n > ${n}`;
+  const [a, b] = [byId("a", 1), byId("b", 2)];
+  assert.equal(a.sql, "SELECT * FROM t WHERE id = $1 AND n > $2");
+  assert.equal(b.sql, a.sql);
+  assert.deepEqual([a.args, b.args], [["a", 1], ["b", 2]]);
+  assert.equal(sql`SELECT ${1} AS other`.sql, "SELECT $1 AS other");
+});
+
 test("a row written and read through the adapter comes back as Prisma's $queryRaw gives it", async () => {
   const at = new Date("2026-11-26T06:00:00.123Z");
   const written = await adapter.executeRaw(

@@ -68,12 +68,22 @@ export const statementOf = (text: string, values: readonly unknown[]): Statement
 export const jsonParam = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
+/**
+ * Each template's SQL text, made once: a call site's strings array is the same object on every call, so its
+ * statement is the same string, whose hash V8 keeps — the statement names' map and pg's prepared-statement check
+ * then look it up without reading a kilobyte of text each time.
+ */
+const texts = new WeakMap<TemplateStringsArray, string>();
+
 /** The statement a template describes: each interpolated value a parameter (objects as JSON text). */
-export const sql = (strings: TemplateStringsArray, ...values: unknown[]): Statement =>
-  statementOf(
-    strings.reduce((text, part, i) => `${text}$${i}${part}`),
-    values,
-  );
+export const sql = (strings: TemplateStringsArray, ...values: unknown[]): Statement => {
+  let text = texts.get(strings);
+  if (text === undefined) {
+    text = strings.reduce((joined, part, i) => `${joined}$${i}${part}`);
+    texts.set(strings, text);
+  }
+  return statementOf(text, values);
+};
 
 const decoders: Partial<Record<number, (value: unknown) => unknown>> = {
   [ColumnTypeEnum.Int32]: Number,
