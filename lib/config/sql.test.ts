@@ -45,7 +45,13 @@ test("sql: one call site gives one text, with each call's own values", () => {
   const [a, b] = [byId("a", 1), byId("b", 2)];
   assert.equal(a.sql, "SELECT * FROM t WHERE id = $1 AND n > $2");
   assert.equal(b.sql, a.sql);
-  assert.deepEqual([a.args, b.args], [["a", 1], ["b", 2]]);
+  assert.deepEqual(
+    [a.args, b.args],
+    [
+      ["a", 1],
+      ["b", 2],
+    ],
+  );
   assert.equal(sql`SELECT ${1} AS other`.sql, "SELECT $1 AS other");
 });
 

@@ -1,6 +1,7 @@
 import "server-only";
 
 import { AppError, toAppError } from "@/lib/core/errors";
+import { withHeadersOf } from "@/lib/core/response-body";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { observed } from "@/lib/ops/access-log";
 import { serverTimingValue, withServerTiming } from "@/lib/ops/server-timing";
@@ -70,7 +71,7 @@ export const withRequestId = (response: Response, requestId: string | null): Res
   if (!requestId || response.headers.get("request-id") === requestId) return response;
   const headers = new Headers(response.headers);
   headers.set("request-id", requestId);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  return withHeadersOf(response, headers);
 };
 
 /** The same response with `extra` headers added where it has none of that name (the RateLimit headers). */
@@ -79,7 +80,7 @@ const withHeaders = (response: Response, extra: Record<string, string>): Respons
   if (missing.length === 0) return response;
   const headers = new Headers(response.headers);
   for (const [name, value] of missing) headers.set(name, value);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  return withHeadersOf(response, headers);
 };
 
 /** The same response with its Server-Timing header (a copy only when the response's headers are immutable). */
@@ -92,7 +93,7 @@ const withServerTimingHeader = (response: Response): Response => {
   } catch {
     const headers = new Headers(response.headers);
     headers.set("server-timing", value);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    return withHeadersOf(response, headers);
   }
 };
 

@@ -1,6 +1,7 @@
 import { errorBody } from "@/lib/core/envelope";
 import type { AppError } from "@/lib/core/errors";
 import { logError } from "@/lib/core/log";
+import { responseOf } from "@/lib/core/response-body";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 // REST renderer (STYLE.md §6): JSON body, status and headers. Route files never build error JSON.
@@ -21,7 +22,7 @@ export const jsonResponse = (
   bodyText: string,
   requestId: string | null,
   headers?: Record<string, string>,
-): Response => new Response(bodyText, { status, headers: baseHeaders(requestId, headers) });
+): Response => responseOf(bodyText, { status, headers: baseHeaders(requestId, headers) });
 
 /** An AppError as the UCP error envelope with its table status (business → 200, protocol → 4xx/5xx). */
 export const errorResponse = (error: AppError, requestId: string | null, version = UCP_VERSION): Response => {

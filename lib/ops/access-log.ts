@@ -1,6 +1,7 @@
 import "server-only";
 
 import { accessLogger, logger } from "@/lib/core/log";
+import { peekBodyText } from "@/lib/core/response-body";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 
 import { errorCodeOfBody, presentedPlatformKeyId, recordKeyCall } from "./key-call-log";
@@ -43,7 +44,7 @@ export const noteCaller = (request: Request, principal: Principal, tier: TrustTi
 const logKeyCall = async (noted: string | undefined, request: Request, route: string, response: Response) => {
   const json = (response.headers.get("content-type") ?? "").includes("json");
   // a business outcome (not_found, out_of_stock, …) is a 200 whose UCP envelope, first in the body, says "error"
-  const errorCode = json ? errorCodeOfBody(await response.clone().text(), response.status) : null;
+  const errorCode = json ? errorCodeOfBody(await peekBodyText(response), response.status) : null;
   const keyId = noted ?? (await presentedPlatformKeyId(request.headers.get("x-api-key")));
   if (!keyId) return;
   await recordKeyCall({

@@ -1,6 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { readBody, responseOf } from "@/lib/core/response-body";
 import { signResponse } from "@/lib/httpsig/signature";
 
 import { currentSigningKey } from "./rotate-signing-key";
@@ -24,10 +25,10 @@ export const signedByStore =
     const slug = (await context?.params)?.store_slug;
     const key = typeof slug === "string" ? await currentSigningKey(await getDb(), { storeSlug: slug }) : null;
     if (!key) return response;
-    const body = new Uint8Array(await response.arrayBuffer());
+    const body = await readBody(response);
     const headers = await signResponse(
       { status: response.status, headers: response.headers, body },
       { privateJwk: key.privateJwk, keyid: key.kid, created: new Date() },
     );
-    return new Response(body, { status: response.status, headers });
+    return responseOf(body, { status: response.status, headers });
   };

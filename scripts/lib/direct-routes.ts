@@ -6,6 +6,7 @@ import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 
 import { errorText, logger } from "@/lib/core/log";
+import { readBody } from "@/lib/core/response-body";
 
 // The store REST routes (carts, checkout sessions, orders, catalog, locations, order events, webhook deliveries)
 // and the store's Stripe webhook (one per card payment) answered by calling their route handler straight from
@@ -146,7 +147,9 @@ const writeResponse = async (
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  let body = response.body === null ? Buffer.alloc(0) : Buffer.from(await response.arrayBuffer());
+  // the bytes the handler built the answer from when it says which (lib/core/response-body.ts), else its stream's
+  const bytes = response.body === null ? null : await readBody(response);
+  let body = bytes === null ? Buffer.alloc(0) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const type = response.headers.get("content-type") ?? "";
   if (COMPRESSIBLE.test(type) && body.length > 0) {
     const vary = res.getHeader("vary");

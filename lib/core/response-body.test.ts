@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { peekBodyText, readBody, responseOf, withHeadersOf } from "./response-body";
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+test("a Response built from a body gives that body to its readers, even once its own stream is read", async () => {
+  const response = responseOf('{"ok":"é"}', { status: 201, headers: { "content-type": "application/json" } });
+  assert.equal(await peekBodyText(response), '{"ok":"é"}');
+  assert.equal(response.bodyUsed, false, "peeking leaves it readable");
+  assert.equal(await response.text(), '{"ok":"é"}');
+  // its stream is used now: the known body is what readers get
+  assert.equal(text(await readBody(response)), '{"ok":"é"}');
+  const bytes = new TextEncoder().encode("bytes");
+  assert.equal(await readBody(responseOf(bytes, {})), bytes);
+});
+
+test("other headers keep the status, status text and body, known or not", async () => {
+  const headers = new Headers({ "x-added": "1" });
+  const known = withHeadersOf(responseOf("known", { status: 202, statusText: "Accepted" }), headers);
+  assert.deepEqual([known.status, known.statusText, known.headers.get("x-added")], [202, "Accepted", "1"]);
+  assert.equal(await known.text(), "known");
+  assert.equal(text(await readBody(known)), "known", "still known after the copy");
+  const streamed = withHeadersOf(new Response("streamed", { status: 404 }), headers);
+  assert.deepEqual([streamed.status, streamed.headers.get("x-added")], [404, "1"]);
+  assert.equal(await streamed.text(), "streamed");
+});
+
+test("a body not known is read from the stream (peeking through a clone)", async () => {
+  const response = new Response("plain");
+  assert.equal(await peekBodyText(response), "plain");
+  assert.equal(response.bodyUsed, false);
+  assert.equal(text(await readBody(response)), "plain");
+  assert.equal(response.bodyUsed, true);
+});
+
+test("the registry is the process's (globalThis), so another copy of this module reads the same bodies", () => {
+  const response = responseOf("shared", {});
+  const registry = (globalThis as Record<symbol, unknown>)[Symbol.for("agent-commerce.response-bodies")];
+  assert.ok(registry instanceof WeakMap && registry.get(response) === "shared");
+});
