@@ -45,6 +45,11 @@ const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
  * threshold; Next, which streams the body, gzipped them at every size, a zlib stream per 300-byte error).
  */
 const GZIP_MIN_BYTES = 1024;
+/**
+ * zlib's fastest level, as nginx compresses by default: on a 2 KiB checkout it takes about half the time of the
+ * default level 6 for an answer some 3 % larger, and these answers are made on every call, not once and cached.
+ */
+const GZIP_LEVEL = 1;
 const COMPRESSIBLE = /^(?:application\/(?:[a-z0-9.+-]*\+)?json|text\/)/i;
 
 /** The direct routes of a build's app-path-routes manifest ({ "/…/route": "/…" }), most specific first. */
@@ -165,7 +170,7 @@ const writeResponse = async (
       !response.headers.has("content-encoding") &&
       acceptsGzip(req)
     ) {
-      body = gzipSync(body);
+      body = gzipSync(body, { level: GZIP_LEVEL });
       res.setHeader("content-encoding", "gzip");
     }
   }
