@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { AppError } from "@/lib/core/errors";
+import { requestOf } from "@/lib/core/known-body";
 
 import { parseJsonBody } from "./parse-body";
 
@@ -41,4 +42,19 @@ test("over the limit: refused by Content-Length, and by counting a streamed body
   });
   assert.equal(await codeOf(parseJsonBody(post(endless), 1024 * 1024)), "payload_too_large");
   assert.ok(pulls <= 20, `stopped reading early (${pulls} chunks)`);
+});
+
+test("a body the HTTP server read already is parsed from its bytes, under the same limit and checks", async () => {
+  const read = (text: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    requestOf("http://x/", { method: "POST", headers }, new TextEncoder().encode(text));
+  const request = read('{"a":1}');
+  // its stream is used already: only the known bytes can give the value
+  await request.arrayBuffer();
+  assert.deepEqual(await parseJsonBody(request), { a: 1 });
+  assert.equal(await codeOf(parseJsonBody(read('{"a":1}'), 5)), "payload_too_large");
+  assert.equal(await codeOf(parseJsonBody(read("{a:1}"))), "malformed_json");
+  assert.equal(
+    await codeOf(parseJsonBody(read('{"a":1}', { "content-type": "text/plain" }))),
+    "unsupported_media_type",
+  );
 });

@@ -1,4 +1,5 @@
 import { AppError } from "@/lib/core/errors";
+import { knownBytes } from "@/lib/core/known-body";
 import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
 
 import { assertCleanJson, assertJsonDepth } from "./json-guard";
@@ -29,6 +30,12 @@ export const readBodyBytes = (request: Request, limit = MAX_BODY_BYTES): Promise
 const readBodyBytesUntimed = async (request: Request, limit: number): Promise<Buffer> => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  // read by the HTTP server already (lib/core/known-body.ts)
+  const known = knownBytes(request);
+  if (known !== undefined) {
+    if (known.byteLength > limit) throw tooLarge(limit);
+    return Buffer.from(known.buffer, known.byteOffset, known.byteLength);
+  }
   if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,7 +1,7 @@
 import "server-only";
 
 import { AppError, toAppError } from "@/lib/core/errors";
-import { withHeadersOf } from "@/lib/core/response-body";
+import { withHeadersOf } from "@/lib/core/known-body";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { observed } from "@/lib/ops/access-log";
 import { serverTimingValue, withServerTiming } from "@/lib/ops/server-timing";

@@ -1,7 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { readBody, responseOf } from "@/lib/core/response-body";
+import { readBody, responseOf } from "@/lib/core/known-body";
 import { signResponse } from "@/lib/httpsig/signature";
 
 import { currentSigningKey } from "./rotate-signing-key";

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { IncomingMessage, ServerResponse } from "node:http";
-import { Socket } from "node:net";
+import { createServer, IncomingMessage, ServerResponse } from "node:http";
+import { connect, Socket, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 
-import { directRoutes, entriesOf, matchEntry, webRequestOf } from "./direct-routes";
+import { knownBytes } from "@/lib/core/known-body";
+
+import { directRoutes, entriesOf, matchEntry, smallBodyOf, webRequestOf } from "./direct-routes";
 
 // Which requests the HTTP server answers by calling a shopping route's handler itself, and the Request it hands
 // that handler: everything else, and anything Next would first decode, redirect or normalise, stays with Next.
@@ -109,6 +111,52 @@ test("the X-Forwarded-* headers Next adds when absent, and the client's own when
   }).headers;
   assert.equal(kept.get("x-forwarded-for"), "203.0.113.9");
   assert.equal(kept.get("x-forwarded-proto"), "https");
+});
+
+test("a small body whose length is declared is read whole before the handler; a big, chunked or absent one is not", async () => {
+  const seen: string[] = [];
+  let arrived: () => void = () => undefined;
+  const server = createServer((req, res) => {
+    const small = smallBodyOf(req);
+    void (small ?? Promise.resolve(null)).then((body) => {
+      seen.push(body === null ? "streamed" : body === "gone" ? "gone" : `read ${body.toString()}`);
+      arrived();
+      if (body !== "gone") res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    await fetch(base, { method: "POST", body: '{"line_items":[]}' });
+    await fetch(base);
+    const chunked = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("{}"));
+        controller.close();
+      },
+    });
+    await fetch(base, { method: "POST", body: chunked, duplex: "half" } as RequestInit);
+    await fetch(base, { method: "PUT", body: "x".repeat(64 * 1024 + 1) });
+    // a client that leaves halfway through its body
+    const gone = new Promise<void>((resolve) => (arrived = resolve));
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"half":');
+    setTimeout(() => socket.destroy(), 50);
+    await gone;
+    assert.deepEqual(seen, ['read {"line_items":[]}', "streamed", "streamed", "streamed", "gone"]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("a body read whole reaches the handler's Request as its known bytes", async () => {
+  const req = requestOf({ "content-type": "application/json" });
+  req.method = "POST";
+  const request = webRequestOf(req, { host: "127.0.0.1", port: 3000 }, Buffer.from('{"a":1}'));
+  assert.equal(new TextDecoder().decode(knownBytes(request)), '{"a":1}');
+  assert.equal(await request.text(), '{"a":1}');
+  assert.equal(knownBytes(webRequestOf(requestOf({}), { host: "127.0.0.1", port: 3000 })), undefined);
 });
 
 test("a build it cannot read (no manifest, or a route module of another shape) leaves every request to Next", async () => {

@@ -5,8 +5,8 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 
+import { readBody, requestOf } from "@/lib/core/known-body";
 import { errorText, logger } from "@/lib/core/log";
-import { readBody } from "@/lib/core/response-body";
 
 // The store REST routes (carts, checkout sessions, orders, catalog, locations, order events, webhook deliveries)
 // and the store's Stripe webhook (one per card payment) answered by calling their route handler straight from
@@ -106,7 +106,11 @@ export const matchEntry = (
  * The web Request Next would have built: the URL from the host and port this server listens on (not the Host
  * header), and the X-Forwarded-* headers Next adds when a client sent none.
  */
-export const webRequestOf = (req: IncomingMessage, origin: { host: string; port: number }): Request => {
+export const webRequestOf = (
+  req: IncomingMessage,
+  origin: { host: string; port: number },
+  body: Buffer | null = null,
+): Request => {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -123,12 +127,45 @@ export const webRequestOf = (req: IncomingMessage, origin: { host: string; port:
   if (!headers.has("x-forwarded-proto")) headers.set("x-forwarded-proto", encrypted ? "https" : "http");
   if (!headers.has("x-forwarded-for") && req.socket.remoteAddress)
     headers.set("x-forwarded-for", req.socket.remoteAddress);
+  const url = `${protocol}://${hostname}:${origin.port}${req.url}`;
+  if (body !== null) {
+    const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+    return requestOf(url, { method: req.method, headers }, bytes);
+  }
   const bodyless = req.method === "GET" || req.method === "HEAD";
-  return new Request(`${protocol}://${hostname}:${origin.port}${req.url}`, {
+  return new Request(url, {
     method: req.method,
     headers,
     ...(bodyless ? {} : { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" }),
   } as RequestInit);
+};
+
+/**
+ * A body this small whose length is declared is read from the socket before the handler runs, and handed to it
+ * whole (lib/core/known-body.ts); a bigger or chunked one is streamed to the handler, whose body parser refuses
+ * what exceeds its cap without buffering the excess.
+ */
+const PREREAD_MAX_BYTES = 64 * 1024;
+
+/**
+ * The whole body of a request that declares a small length; null when it goes to the handler as a stream
+ * instead; "gone" when the client left before sending all of it.
+ */
+export const smallBodyOf = (req: IncomingMessage): Promise<Buffer | "gone"> | null => {
+  if (req.method === "GET" || req.method === "HEAD") return null;
+  const length = req.headers["content-length"];
+  if (length === undefined || req.headers["transfer-encoding"] !== undefined) return null;
+  const declared = Number(length);
+  if (!Number.isSafeInteger(declared) || declared < 0 || declared > PREREAD_MAX_BYTES) return null;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", () => resolve("gone"));
+    req.once("close", () => {
+      if (!req.complete) resolve("gone");
+    });
+  });
 };
 
 const acceptsGzip = (req: IncomingMessage): boolean => {
@@ -152,7 +189,7 @@ const writeResponse = async (
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  // the bytes the handler built the answer from when it says which (lib/core/response-body.ts), else its stream's
+  // the bytes the handler built the answer from when it says which (lib/core/known-body.ts), else its stream's
   const bytes = response.body === null ? null : await readBody(response);
   let body = bytes === null ? Buffer.alloc(0) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const type = response.headers.get("content-type") ?? "";
@@ -228,7 +265,16 @@ export const directRoutes = (
     return handlersOf(match.entry).then(async (handlers) => {
       const handler = handlers.get(method);
       if (!handler) return false;
-      const response = await handler(webRequestOf(req, origin), { params: Promise.resolve(match.params) });
+      const small = smallBodyOf(req);
+      const body = small === null ? null : await small;
+      if (body === "gone") {
+        // nobody to answer: the request never arrived whole
+        res.destroy();
+        return true;
+      }
+      const response = await handler(webRequestOf(req, origin, body), {
+        params: Promise.resolve(match.params),
+      });
       await writeResponse(req, res, response);
       return true;
     });

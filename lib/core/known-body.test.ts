@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { peekBodyText, readBody, responseOf, withHeadersOf } from "./response-body";
+import { knownBytes, peekBodyText, readBody, requestOf, responseOf, withHeadersOf } from "./known-body";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -37,6 +37,18 @@ test("a body not known is read from the stream (peeking through a clone)", async
 
 test("the registry is the process's (globalThis), so another copy of this module reads the same bodies", () => {
   const response = responseOf("shared", {});
-  const registry = (globalThis as Record<symbol, unknown>)[Symbol.for("agent-commerce.response-bodies")];
+  const registry = (globalThis as Record<symbol, unknown>)[Symbol.for("agent-commerce.known-bodies")];
   assert.ok(registry instanceof WeakMap && registry.get(response) === "shared");
+});
+
+test("a Request built from bytes gives them to its body parser; one built otherwise has none known", async () => {
+  const bytes = new TextEncoder().encode('{"line_items":[]}');
+  const request = requestOf("http://127.0.0.1:3000/carts", { method: "POST" }, bytes);
+  assert.equal(knownBytes(request), bytes);
+  assert.equal(await request.text(), '{"line_items":[]}', "its own stream carries the same bytes");
+  assert.equal(text(await readBody(request)), '{"line_items":[]}');
+  assert.equal(
+    knownBytes(new Request("http://127.0.0.1:3000/carts", { method: "POST", body: "x" })),
+    undefined,
+  );
 });
