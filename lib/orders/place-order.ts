@@ -62,6 +62,8 @@ type PlacingCheckout = {
   couponGrantId: string | null;
   lineItems: { variantId: string; quantity: number; priceMinor: number }[];
   optionTitle: string | null;
+  /** Whether the buyer's allowance ever held a reservation for this checkout (what its debit would consume). */
+  reserved: boolean;
 };
 
 const loadOrder = (db: Pick<Db, "order">, where: { checkoutId: string }) =>
@@ -99,7 +101,10 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
                     WHERE r.store_id = c.store_id AND r.code = c.fulfillment ->> 'selectedOptionId'
                     ORDER BY r.country IN (c.fulfillment #>> '{destination,address_country}', '*') DESC NULLS LAST,
                              r.position, r.id
-                    LIMIT 1) AS "optionTitle"
+                    LIMIT 1) AS "optionTitle",
+                   EXISTS (SELECT 1 FROM spend_entries s
+                           WHERE s.held_checkout_id = c.id OR (s.kind = 'reservation' AND s.checkout_id = c.id))
+                     AS reserved
             FROM checkout_sessions c
             WHERE c.id = ${input.checkoutId} AND c.store_id = ${input.storeId}`,
       );
@@ -243,16 +248,20 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         adjustments: [],
       };
       // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
-      // taken before the charge), so an order and its debit exist together or not at all
-      await debitSpend(tx, {
-        checkoutId: checkout.id,
-        groupId: input.spendGroupId ?? null,
-        orderId: order.id,
-        originAmount: checkoutTotal,
-        originCurrency: checkout.currency,
-        storeId: input.storeId,
-        now: input.now,
-      });
+      // taken before the charge), so an order and its debit exist together or not at all. A checkout that no
+      // allowance ever reserved for, paid alone, has nothing to debit: the ledger is not read (a card payment
+      // without an intent mandate, most orders); the order is new, so no debit of it can exist yet either.
+      if (checkout.reserved || input.spendGroupId) {
+        await debitSpend(tx, {
+          checkoutId: checkout.id,
+          groupId: input.spendGroupId ?? null,
+          orderId: order.id,
+          originAmount: checkoutTotal,
+          originCurrency: checkout.currency,
+          storeId: input.storeId,
+          now: input.now,
+        });
+      }
       // the order events commit with the order (transactional outbox); each payload is the snapshot
       const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
       // a paid order still tells its story in two events, written in one statement: placed (the snapshot before

@@ -5,6 +5,10 @@ import { after, before, describe, test } from "node:test";
 import { startAgentProfileServer } from "@agent-commerce/agent-kit";
 
 import { revokeLinkedAgent } from "@/lib/buyers/consents";
+import {
+  CRYPTO_RECONCILE_GRACE_MS,
+  reconcileCryptoPayments,
+} from "@/lib/checkout/completion/reconcile-crypto";
 import { getDb } from "@/lib/config/db";
 import { toAllowanceCurrency } from "@/lib/mandates/allowance-amount";
 import type { IntentPayload } from "@/lib/mandates/intent-mandate";
@@ -182,6 +186,33 @@ describe("REST spend caps on the crypto rail", () => {
     const after = await (await getDb()).spendEntry.findUniqueOrThrow({ where: { id: expiring.id } });
     assert.equal(after.state, "released");
     assert.equal(after.heldCheckoutId, null);
+  });
+
+  test("a payment that lands after its reservation expired and was released is still debited, against that reservation", async () => {
+    const { store, agent, checkouts } = await setup(1);
+    const [c1] = checkouts as [Checkout];
+    const { id } = await allow(agent, { limits: { day: 5000 } });
+    const prepared = await prepare(store.slug, c1.id, agent);
+    assert.equal(prepared.status, 200, prepared.text);
+    const reservation = await (
+      await getDb()
+    ).spendEntry.findFirstOrThrow({ where: { heldCheckoutId: c1.id } });
+    assert.ok((await releaseExpired(await getDb(), new Date(reservation.expiresAt!.getTime() + 1000))) >= 1);
+    const released = await (await getDb()).spendEntry.findUniqueOrThrow({ where: { id: reservation.id } });
+    assert.deepEqual([released.state, released.heldCheckoutId], ["released", null]);
+    // the buyer's wallet submitted the prepared payment anyway and the agent never came back: the sweep finds it
+    // on the chain, the order is placed, and the money it took is spent from the allowance
+    await signAndSubmit(agent.wallet, prepared.body.transaction.bytes);
+    await reconcileCryptoPayments({
+      now: new Date(Date.now() + CRYPTO_RECONCILE_GRACE_MS + 1000),
+      storeId: store.id,
+    });
+    const order = await (await getDb()).order.findUniqueOrThrow({ where: { checkoutId: c1.id } });
+    const debits = (await entries(id)).filter((e) => e.kind === "debit");
+    assert.deepEqual(
+      debits.map((d) => [d.orderId, d.parentId, d.amount]),
+      [[order.id, reservation.id, reservation.amount]],
+    );
   });
 
   test("bad allowances at payment-intent: unknown, another agent's, paused, revoked, expired, another store, an unlinked agent — each its code; nothing reserved or prepared", async () => {
