@@ -22,8 +22,8 @@ import {
 } from "./schedule";
 import { signWebhook } from "./sign-webhook";
 
-// The delivery worker's step: claim due deliveries, POST each once (signed, through the outbound guard), log
-// the attempt, and schedule the next one (schedule.ts). At least once: a delivery is marked delivered only
+// The delivery worker's step: claim due deliveries (several in one statement), POST each once in turn (signed,
+// through the outbound guard), log the attempt, and schedule the next one (schedule.ts). At least once: a delivery is marked delivered only
 // after a 2xx; a worker that dies mid-attempt leaves a claim that lapses after CLAIM_MS (or the operator's
 // WEBHOOK_CLAIM_TTL_MS), and the delivery goes out again with the same Webhook-Id, timestamp and bytes. Per
 // order and endpoint, a later event waits while an earlier one is still pending, so receivers see an order's
@@ -90,34 +90,53 @@ const contextOf = (endpointId: string, row: ContextRow): AttemptContext => ({
   store: { slug: row.slug, mode: row.mode },
 });
 
+type Claimed = { delivery: DeliveryToAttempt; context: AttemptContext };
+
 /**
- * The claim, with what the attempt needs: only the worker whose update matched holds the delivery, and only while
- * no earlier event of its order is still pending for its endpoint (receivers see an order's snapshots in order).
+ * The claim of several deliveries in one statement, with what their attempts need: only the worker whose update
+ * matched holds a delivery, and only while no earlier event of its order is still pending for its endpoint
+ * (receivers see an order's snapshots in order), so a later event of an order is claimed by a later call, once the
+ * earlier one is delivered. In `ids`' order.
  */
-const claim = async (
-  id: string,
-  now: Date,
-): Promise<{ delivery: DeliveryToAttempt; context: AttemptContext } | null> => {
-  const [row] = await query<DeliveryToAttempt & ContextRow>(
+const claimAll = async (ids: string[], now: Date, lockedUntil: Date): Promise<Claimed[]> => {
+  const rows = await query<DeliveryToAttempt & ContextRow>(
     statementOf(
       `UPDATE webhook_deliveries d SET locked_until = $1
        FROM webhook_endpoints w, stores s
-       WHERE d.id = $2 AND d.state = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= $3)
+       WHERE d.id = ANY($2::text[]) AND d.state = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= $3)
          AND w.id = d.endpoint_id AND s.id = d.store_id
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                          WHERE e.endpoint_id = d.endpoint_id AND e.order_id = d.order_id
                            AND e.sequence < d.sequence AND e.state = 'pending')
        RETURNING d.id, d.endpoint_id AS "endpointId", d.store_id AS "storeId", d.body, d.timestamp, d.attempts,
                  ${CONTEXT_COLUMNS}`,
-      [new Date(now.getTime() + claimMs()), id, now],
+      [lockedUntil, ids, now],
     ),
   );
-  if (!row) return null;
-  const { endpointId, storeId, body, timestamp, attempts } = row;
-  return {
-    delivery: { id, endpointId, storeId, body, timestamp, attempts },
-    context: contextOf(endpointId, row),
-  };
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
+    const { endpointId, storeId, body, timestamp, attempts } = row;
+    return [
+      {
+        delivery: { id, endpointId, storeId, body, timestamp, attempts },
+        context: contextOf(endpointId, row),
+      },
+    ];
+  });
+};
+
+/** Gives back claims not attempted (the lease would not cover their attempt): due again at once, for anyone. */
+const release = async (ids: string[], lockedUntil: Date): Promise<void> => {
+  if (ids.length === 0) return;
+  await execute(
+    statementOf(
+      `UPDATE webhook_deliveries SET locked_until = NULL
+       WHERE id = ANY($1::text[]) AND state = 'pending' AND locked_until = $2`,
+      [ids, lockedUntil],
+    ),
+  );
 };
 
 const readContext = async (delivery: DeliveryToAttempt): Promise<AttemptContext> => {
@@ -136,6 +155,7 @@ export const attemptDelivery = async (
   delivery: DeliveryToAttempt,
   now: Date,
   context?: AttemptContext,
+  timeoutMs = deliveryTimeoutMs(),
 ): Promise<AttemptOutcome> => {
   const { endpoint, store } = context ?? (await readContext(delivery));
   const allowPrivate = outboundAllowsPrivate(store);
@@ -170,7 +190,7 @@ export const attemptDelivery = async (
         allowPrivate,
         maxBytes: RESPONSE_SNIPPET_BYTES,
         overflow: "truncate",
-        timeoutMs: deliveryTimeoutMs(),
+        timeoutMs,
       });
       status = response.status;
       snippet = response.body;
@@ -235,7 +255,18 @@ const recordEndpointHealth = async (endpoint: EndpointState, ok: boolean, now: D
 /** Claims and attempts up to `limit` due deliveries (of one store when `storeId` is given). */
 export const runDueDeliveries = async (
   now: Date,
-  { storeId, limit = 20 }: { storeId?: string; limit?: number } = {},
+  {
+    storeId,
+    limit = 20,
+    lease = claimMs(),
+    timeoutMs = deliveryTimeoutMs(),
+  }: {
+    storeId?: string;
+    limit?: number;
+    /** The claim lease and an attempt's timeout (the settings by default; tests give their own). */
+    lease?: number;
+    timeoutMs?: number;
+  } = {},
 ): Promise<AttemptOutcome[]> => {
   const candidates = await query<{ id: string }>(
     statementOf(
@@ -248,11 +279,33 @@ export const runDueDeliveries = async (
     ),
   );
   const outcomes: AttemptOutcome[] = [];
-  for (const { id } of candidates) {
-    if (outcomes.length >= limit) break;
-    const claimed = await claim(id, now);
-    if (!claimed) continue;
-    outcomes.push(await attemptDelivery(claimed.delivery, now, claimed.context));
+  // Claimed a batch at a time (one statement), attempted one after another. Each attempt is recorded as it ends,
+  // as before; an attempt starts only while the lease still covers its whole timeout, so no other worker can take
+  // a delivery this one is still sending; claims the lease no longer covers are given back.
+  let remaining = candidates.map((c) => c.id);
+  while (outcomes.length < limit && remaining.length > 0) {
+    const lockedUntil = new Date(now.getTime() + lease);
+    const claimedAt = performance.now();
+    const batch = remaining.slice(0, limit - outcomes.length);
+    const claimed = await claimAll(batch, now, lockedUntil);
+    // none of these can be claimed now (taken elsewhere, or behind an earlier event still pending): the next ones
+    if (claimed.length === 0) {
+      remaining = remaining.slice(batch.length);
+      continue;
+    }
+    // what was not claimed stays first in line: an event behind one delivered just now may be claimed next
+    const taken = new Set(claimed.map((c) => c.delivery.id));
+    remaining = remaining.filter((id) => !taken.has(id));
+    for (const [i, { delivery, context }] of claimed.entries()) {
+      if (performance.now() - claimedAt + timeoutMs >= lease) {
+        await release(
+          claimed.slice(i).map((c) => c.delivery.id),
+          lockedUntil,
+        );
+        return outcomes;
+      }
+      outcomes.push(await attemptDelivery(delivery, now, context, timeoutMs));
+    }
   }
   return outcomes;
 };

@@ -8,7 +8,7 @@ import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import { setStoreWebhookUrl } from "@/lib/stores/set-webhook-url";
 import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-order-event";
-import { attemptDelivery } from "@/lib/webhooks/deliver";
+import { attemptDelivery, runDueDeliveries } from "@/lib/webhooks/deliver";
 import { enableWebhookEndpoint, redeliverWebhook } from "@/lib/webhooks/manage-deliveries";
 import { CLAIM_MS, MAX_ATTEMPTS, RETRY_DELAYS_S } from "@/lib/webhooks/schedule";
 import { webhookWorkerRun, webhookWorkerStep } from "@/lib/webhooks/worker";
@@ -284,7 +284,7 @@ describe("webhook delivery", () => {
     profile.close();
   });
 
-  test("a poll's cost: one read and one write for the fan-out, one read and two statements per delivery and per mail", async () => {
+  test("a poll's cost: one read and one write for the fan-out, one read and two statements per mail, one read, a claim per round and a record per delivery", async () => {
     receiver.setMode("ok");
     const profile = await servePlatformProfile(receiver.url("/platform-hooks"));
     const store = await webhookStore(receiver.url("/store-hooks"));
@@ -331,13 +331,57 @@ describe("webhook delivery", () => {
       await db.order.count({ where: { id: { in: orders.map((o) => o.id) }, confirmationMail: "sent" } }),
       2,
     );
-    // fan-out 2, mails 1 + 2 × 2, deliveries 1 + 8 × 2; before: about 7 per event, 7 per mail and 9 per delivery
-    const budget = 2 + (1 + 2 * 2) + (1 + 8 * 2);
+    // fan-out 2, mails 1 + 2 × 2, deliveries 1 + 2 + 8: one claim for the orders' placed events, one for their
+    // paid events (each waits for its predecessor), one record per delivery; before: about 7 per event, 7 per
+    // mail, 9 and then 2 per delivery
+    const budget = 2 + (1 + 2 * 2) + (1 + 2 + 8);
     assert.ok(
       step.sql.length <= budget,
       `${step.sql.length} statements, budget ${budget}:\n${step.sql.map((s) => `  ${s.slice(0, 120)}`).join("\n")}`,
     );
     profile.close();
+  });
+
+  test("claimed together, attempted in turn: an attempt the lease no longer covers is not started, and its claim is given back", async () => {
+    receiver.setMode("slow");
+    const store = await webhookStore(receiver.url("/store-hooks"));
+    const db = await getDb();
+    const orders = await placedOrders(store, 4, "lease");
+    const { fanOutEvents } = await import("@/lib/webhooks/fan-out");
+    const now = new Date();
+    await fanOutEvents(now, { ...forStore(store), limit: 10 });
+    // one claim for all four; each attempt times out after 300 ms, and the lease is 700 ms: the first starts at
+    // once, the second at ~300 ms (ends before 700), the third would end past the lease
+    const outcomes = await runDueDeliveries(now, { ...forStore(store), lease: 700, timeoutMs: 300 });
+    assert.deepEqual(
+      outcomes.map((o) => [o.ok, o.error?.split(":")[0]]),
+      [
+        [false, "timeout"],
+        [false, "timeout"],
+      ],
+    );
+    const deliveries = await db.webhookDelivery.findMany({
+      where: { orderId: { in: orders.map((o) => o.id) } },
+    });
+    const attempted = deliveries.filter((d) => d.attempts === 1);
+    const returned = deliveries.filter((d) => d.attempts === 0);
+    assert.equal(attempted.length, 2);
+    assert.deepEqual(
+      returned.map((d) => [d.state, d.lockedUntil]),
+      [
+        ["pending", null],
+        ["pending", null],
+      ],
+      "given back: due again at once",
+    );
+    receiver.setMode("ok");
+    const next = await runDueDeliveries(now, forStore(store));
+    assert.deepEqual(
+      next.map((o) => o.deliveryId).sort(),
+      returned.map((d) => d.id).sort(),
+      "the two given back go out next; the two that timed out wait for their retry",
+    );
+    assert.ok(next.every((o) => o.ok));
   });
 
   test("two workers polling at once: every event fanned out once, every delivery and mail sent once", async () => {
