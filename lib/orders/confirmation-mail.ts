@@ -2,7 +2,7 @@ import "server-only";
 
 import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { getBaseUrl } from "@/lib/config/env";
-import { execute, query, sql, statementOf } from "@/lib/config/sql";
+import { execute, query, sql } from "@/lib/config/sql";
 import { toAppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
 import { sendMail, type Mail } from "@/lib/mail/send-mail";
@@ -70,22 +70,47 @@ type ClaimedOrder = {
   storeSlug: string;
 };
 
+/** How long one message may take over SMTP (its connection, greeting and socket timeouts, one after another). */
+const SEND_BOUND_MS = 30_000;
+
 /**
- * The claim, with what the message needs: only the worker whose update matched the lock it read sends this mail.
+ * The claim of the due mails, oldest first, with what each message needs, in one statement: a mail is due while
+ * it is pending and nobody's claim holds it. Two workers at once pick the same candidates, and the second's update
+ * finds them claimed when it gets their rows (the condition is checked again on the row it waited for), so each
+ * mail is claimed once.
  */
-const claim = async (id: string, lockedUntil: Date | null, now: Date): Promise<ClaimedOrder | null> => {
-  const [order] = await query<ClaimedOrder>(sql`
-    UPDATE orders o SET confirmation_mail_locked_until = ${new Date(now.getTime() + CONFIRMATION_CLAIM_MS)},
-                        updated_at = ${new Date()}
+const claimDue = async (
+  now: Date,
+  lockedUntil: Date,
+  { storeId, limit }: { storeId?: string; limit: number },
+): Promise<ClaimedOrder[]> => {
+  const orders = await query<ClaimedOrder & { createdAt: Date }>(sql`
+    UPDATE orders o SET confirmation_mail_locked_until = ${lockedUntil}, updated_at = ${new Date()}
     FROM stores s
-    WHERE o.id = ${id} AND o.confirmation_mail = 'pending'
-      AND o.confirmation_mail_locked_until IS NOT DISTINCT FROM ${lockedUntil}::timestamp(3)
+    WHERE o.id IN (SELECT id FROM orders
+                   WHERE confirmation_mail = 'pending'
+                     AND (confirmation_mail_locked_until IS NULL OR confirmation_mail_locked_until < ${now})
+                     AND (${storeId ?? null}::text IS NULL OR store_id = ${storeId ?? null})
+                   ORDER BY created_at
+                   LIMIT ${limit})
+      AND o.confirmation_mail = 'pending'
+      AND (o.confirmation_mail_locked_until IS NULL OR o.confirmation_mail_locked_until < ${now})
       AND s.id = o.store_id
-    RETURNING o.id, o.buyer, o.currency, o.totals, s.name AS "storeName", s.slug AS "storeSlug",
+    RETURNING o.id, o.buyer, o.currency, o.totals, o.created_at AS "createdAt", s.name AS "storeName",
+      s.slug AS "storeSlug",
       COALESCE((SELECT json_agg(json_build_object('title', l.title, 'quantity', l.quantity,
                                                   'priceMinor', l.price_minor) ORDER BY l.position)
                 FROM order_line_items l WHERE l.order_id = o.id), '[]'::json) AS "lineItems"`);
-  return order ?? null;
+  return orders.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+};
+
+/** Gives back claims not used (the lease would not cover their sending): due again at once. */
+const release = async (ids: string[], lockedUntil: Date): Promise<void> => {
+  if (ids.length === 0) return;
+  await execute(sql`
+    UPDATE orders SET confirmation_mail_locked_until = NULL
+    WHERE id = ANY(${ids}::text[]) AND confirmation_mail = 'pending'
+      AND confirmation_mail_locked_until = ${lockedUntil}`);
 };
 
 const markOrder = (id: string, mark: "sent" | null) =>
@@ -99,24 +124,32 @@ const markOrder = (id: string, mark: "sent" | null) =>
  */
 export const sendDueConfirmationMails = async (
   now = new Date(),
-  { storeId, limit = 20 }: { storeId?: string; limit?: number } = {},
+  {
+    storeId,
+    limit = 20,
+    lease = CONFIRMATION_CLAIM_MS,
+    sendBoundMs = SEND_BOUND_MS,
+  }: {
+    storeId?: string;
+    limit?: number;
+    /** The claim's lease and how long one message may take (the defaults above; tests give their own). */
+    lease?: number;
+    sendBoundMs?: number;
+  } = {},
 ): Promise<string[]> => {
-  const due = await query<{ id: string; lockedUntil: Date | null }>(
-    statementOf(
-      `SELECT id, confirmation_mail_locked_until AS "lockedUntil" FROM orders
-       WHERE confirmation_mail = 'pending'
-         AND (confirmation_mail_locked_until IS NULL OR confirmation_mail_locked_until < $1)${
-           storeId === undefined ? "" : " AND store_id = $3"
-         }
-       ORDER BY created_at
-       LIMIT $2`,
-      storeId === undefined ? [now, limit] : [now, limit, storeId],
-    ),
-  );
+  const lockedUntil = new Date(now.getTime() + lease);
+  const claimedAt = performance.now();
+  const claimed = await claimDue(now, lockedUntil, { storeId, limit });
   const sent: string[] = [];
-  for (const candidate of due) {
-    const order = await claim(candidate.id, candidate.lockedUntil, now);
-    if (!order) continue;
+  for (const [i, order] of claimed.entries()) {
+    // sent one after another: a message starts only while the claim still covers its whole sending
+    if (performance.now() - claimedAt + sendBoundMs >= lease) {
+      await release(
+        claimed.slice(i).map((o) => o.id),
+        lockedUntil,
+      );
+      break;
+    }
     const to = buyerEmailOf(order.buyer);
     if (!to) {
       await markOrder(order.id, null);

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import pg from "pg";
 
 import { createAccount, type AccountSummary } from "@/lib/accounts/accounts";
 import { grantStoreRole } from "@/lib/accounts/store-access";
@@ -153,6 +156,51 @@ describe("order confirmation mail", () => {
     assert.equal((await mailsOf(orderId)).length, 0, "held by the claim");
     await sendDueConfirmationMails(later, { storeId: store.id });
     assert.equal((await mailsOf(orderId)).length, 1);
+  });
+
+  test("two workers that reach the same due mail at once: the one that gets its row second finds it claimed", async () => {
+    const { orderId } = await paidOrder();
+    let letGo = async () => {};
+    if (process.env.DATABASE_URL) {
+      // on PostgreSQL the two claims really meet: a third connection holds the order's row, so both read the mail
+      // as due and then wait for the row; the second to get it must see the first one's claim
+      const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await holder.connect();
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM orders WHERE id = $1 FOR UPDATE", [orderId]);
+      letGo = async () => {
+        await holder.query("COMMIT");
+        await holder.end();
+      };
+    }
+    const both = Promise.all([
+      sendDueConfirmationMails(new Date(), { storeId: store.id }),
+      sendDueConfirmationMails(new Date(), { storeId: store.id }),
+    ]);
+    await sleep(300);
+    await letGo();
+    const [first, second] = await both;
+    assert.deepEqual([...first, ...second], [orderId]);
+    assert.equal((await mailsOf(orderId)).length, 1, "one confirmation");
+  });
+
+  test("claimed together, sent in turn: a mail the claim would no longer cover is not started, and given back", async () => {
+    const orders = [(await paidOrder()).orderId, (await paidOrder()).orderId];
+    const db = await getDb();
+    // a lease no longer than one message's bound: not even the first may start
+    const none = await sendDueConfirmationMails(new Date(), {
+      storeId: store.id,
+      lease: 5_000,
+      sendBoundMs: 5_000,
+    });
+    assert.deepEqual(none, []);
+    for (const id of orders) {
+      const order = await db.order.findUniqueOrThrow({ where: { id } });
+      assert.deepEqual([order.confirmationMail, order.confirmationMailLockedUntil], ["pending", null]);
+      assert.equal((await mailsOf(id)).length, 0);
+    }
+    // due again at once: the next poll sends both, oldest first
+    assert.deepEqual(await sendDueConfirmationMails(new Date(), { storeId: store.id }), orders);
   });
 });
 
