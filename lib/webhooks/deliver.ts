@@ -23,11 +23,11 @@ import {
 import { signWebhook } from "./sign-webhook";
 
 // The delivery worker's step: claim due deliveries (several in one statement), POST each once in turn (signed,
-// through the outbound guard), log the attempt, and schedule the next one (schedule.ts). At least once: a delivery is marked delivered only
-// after a 2xx; a worker that dies mid-attempt leaves a claim that lapses after CLAIM_MS (or the operator's
-// WEBHOOK_CLAIM_TTL_MS), and the delivery goes out again with the same Webhook-Id, timestamp and bytes. Per
-// order and endpoint, a later event waits while an earlier one is still pending, so receivers see an order's
-// snapshots in order.
+// through the outbound guard), log the attempt, and schedule the next one (schedule.ts). At least once: a
+// delivery is marked delivered only after a 2xx; a worker that dies mid-attempt leaves a claim that lapses after
+// CLAIM_MS (or the operator's WEBHOOK_CLAIM_TTL_MS), and the delivery goes out again with the same Webhook-Id,
+// timestamp and bytes. Per order and endpoint, a later event waits while an earlier one is still pending, so
+// receivers see an order's snapshots in order.
 
 /** Per-attempt timeout and claim lease: the published defaults unless the operator set them (lib/config/env.ts). */
 const deliveryTimeoutMs = (): number => getEnv().WEBHOOK_DELIVERY_TIMEOUT_MS ?? DELIVERY_TIMEOUT_MS;
