@@ -1,7 +1,7 @@
 import { errorBody } from "@/lib/core/envelope";
 import type { AppError } from "@/lib/core/errors";
-import { logError } from "@/lib/core/log";
 import { responseOf } from "@/lib/core/known-body";
+import { logError } from "@/lib/core/log";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
 // REST renderer (STYLE.md §6): JSON body, status and headers. Route files never build error JSON.

@@ -1,7 +1,7 @@
 import "server-only";
 
-import { accessLogger, logger } from "@/lib/core/log";
 import { peekBodyText } from "@/lib/core/known-body";
+import { accessLogger, logger } from "@/lib/core/log";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 
 import { errorCodeOfBody, presentedPlatformKeyId, recordKeyCall } from "./key-call-log";
