@@ -18,6 +18,13 @@ export type SentMail = { via: "smtp"; messageId: string } | { via: "capture"; id
 /** The local capture of one message, as stored (captured_mail). */
 export type CapturedMessage = Mail & { id: string };
 
+/** nodemailer's timeouts of one SMTP send: connecting, the server's greeting, and any silence after. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 10_000 } as const;
+
+/** How long one message may take over SMTP: its timeouts, one after another. */
+export const SEND_BOUND_MS =
+  SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
+
 /**
  * Sends (or captures) one message.
  * @throws AppError mail_failed when the SMTP server refuses or cannot be reached
@@ -41,11 +48,7 @@ export const sendMail = async (
     else await (await getDb()).capturedMail.create({ data: { id, ...mail } });
     return { via: "capture", id };
   }
-  const transport = nodemailer.createTransport(smtpUrl, {
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 10_000,
-  });
+  const transport = nodemailer.createTransport(smtpUrl, { ...SMTP_TIMEOUTS });
   try {
     const info = await transport.sendMail({ from, ...mail });
     return { via: "smtp", messageId: info.messageId };

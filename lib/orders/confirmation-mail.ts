@@ -5,7 +5,7 @@ import { getBaseUrl } from "@/lib/config/env";
 import { execute, query, sql } from "@/lib/config/sql";
 import { toAppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
-import { sendMail, type Mail } from "@/lib/mail/send-mail";
+import { SEND_BOUND_MS, sendMail, type Mail } from "@/lib/mail/send-mail";
 
 import { orderPermalink } from "./to-wire";
 
@@ -69,9 +69,6 @@ type ClaimedOrder = {
   storeName: string;
   storeSlug: string;
 };
-
-/** How long one message may take over SMTP (its connection, greeting and socket timeouts, one after another). */
-const SEND_BOUND_MS = 30_000;
 
 /**
  * The claim of the due mails, oldest first, with what each message needs, in one statement: a mail is due while
