@@ -47,6 +47,24 @@ test("answers what PGlite's own query answers: rows in array mode, typed values,
   );
 });
 
+test("a call's own parsers apply over the instance's, each call with its own", async () => {
+  const read = "SELECT n, at, doc FROM t WHERE id = $1";
+  const TIMESTAMPTZ = 1184;
+  const asText = { [TIMESTAMPTZ]: (value: string) => `text:${value}` };
+  const asLength = { [TIMESTAMPTZ]: (value: string) => value.length };
+  for (let round = 0; round < 2; round++) {
+    const [mine] = (await db.query(read, ["a"], { rowMode: "array", parsers: asText })).rows;
+    const [theirs] = (await raw.query(read, ["a"], { rowMode: "array", parsers: asText })).rows;
+    assert.deepEqual(mine, theirs);
+    assert.match(String((mine as unknown[])[1]), /^text:2026-11-26 06:00:00/);
+    assert.deepEqual((mine as unknown[])[2], { k: null }, "the instance's parsers for the other types");
+    const [other] = (await db.query(read, ["a"], { rowMode: "array", parsers: asLength })).rows;
+    assert.equal(typeof (other as unknown[])[1], "number");
+    const [plain] = (await db.query(read, ["a"], { rowMode: "array" })).rows;
+    assert.ok((plain as unknown[])[1] instanceof Date);
+  }
+});
+
 test("a repeated text is prepared once, under one name, and not again", async () => {
   const text = "SELECT n FROM t WHERE id = $1 AND n >= $2";
   for (let i = 0; i < 3; i++) assert.equal((await db.query(text, ["a", 0])).rows.length, 1);
