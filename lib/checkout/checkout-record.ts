@@ -2,7 +2,7 @@ import "server-only";
 
 import type { PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
-import { query, sql } from "@/lib/config/sql";
+import { query, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { storeOf, type OperationContext } from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
@@ -84,6 +84,82 @@ type CheckoutRow = {
 };
 
 /**
+ * The columns of a CheckoutRecord over a row `c` of checkout_sessions, without the rates (each reader adds its
+ * own `rates` column). No parameters, so the text can sit in any statement.
+ */
+const RECORD_COLUMNS = `
+  c.id, c.store_id, c.cart_id, c.principal_id, c.status::text AS status, c.currency, c.buyer,
+  c.fulfillment, c.discount_codes, c.notes, c.totals, c.continue_token, c.agent_profile,
+  c.payment_instruments, c.context, c.attribution, c.mandate_terms_history, c.bound_principal_id,
+  c.coupon_grant_id, c.version, c.expires_at, c.created_at, c.updated_at,
+  COALESCE((SELECT json_agg(json_build_object('id', l.id, 'checkoutId', l.checkout_id,
+                                              'variantId', l.variant_id, 'quantity', l.quantity,
+                                              'priceMinor', l.price_minor, 'position', l.position)
+                            ORDER BY l.position)
+            FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS line_items,
+  COALESCE((SELECT json_agg(json_build_object('id', v.id, 'title', v.title, 'priceMinor', v.price_minor,
+                                              'inventory', v.inventory, 'weightGrams', v.weight_grams,
+                                              'product', json_build_object('title', p.title,
+                                                                           'media', p.media)))
+            FROM variants v JOIN products p ON p.id = v.product_id
+            WHERE v.store_id = c.store_id
+              AND v.id IN (SELECT l.variant_id FROM checkout_line_items l WHERE l.checkout_id = c.id)),
+           '[]'::json) AS variants,
+  c.fulfillment #>> '{destination,address_country}' AS rates_country`;
+
+// $1: with the rates; $2: the checkout; $3: its store; $4: the caller
+const READ_CHECKOUT = `
+  SELECT ${RECORD_COLUMNS},
+         (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'storeId', r.store_id, 'code', r.code,
+                                                     'title', r.title, 'description', r.description,
+                                                     'carrier', r.carrier, 'country', r.country,
+                                                     'region', r.region, 'minWeightGrams', r.min_weight_grams,
+                                                     'maxWeightGrams', r.max_weight_grams,
+                                                     'minSubtotalMinor', r.min_subtotal_minor,
+                                                     'maxSubtotalMinor', r.max_subtotal_minor,
+                                                     'priceMinor', r.price_minor,
+                                                     'freeOverMinor', r.free_over_minor, 'minDays', r.min_days,
+                                                     'maxDays', r.max_days, 'position', r.position)
+                                   ORDER BY r.position, r.id), '[]'::json)
+          FROM shipping_rates r
+          WHERE $1 AND r.store_id = c.store_id
+            AND r.country IN (c.fulfillment #>> '{destination,address_country}', '*')
+          HAVING $1) AS rates
+  FROM checkout_sessions c
+  WHERE c.id = $2 AND c.store_id = $3
+    AND (c.principal_id = $4 OR c.bound_principal_id = $4)
+  LIMIT 1`;
+
+const recordOf = (row: CheckoutRow): CheckoutRecord => ({
+  id: row.id,
+  storeId: row.store_id,
+  cartId: row.cart_id,
+  principalId: row.principal_id,
+  status: row.status,
+  currency: row.currency,
+  buyer: row.buyer,
+  fulfillment: row.fulfillment,
+  discountCodes: row.discount_codes,
+  notes: row.notes,
+  totals: row.totals,
+  continueToken: row.continue_token,
+  agentProfile: row.agent_profile,
+  paymentInstruments: row.payment_instruments,
+  context: row.context,
+  attribution: row.attribution,
+  mandateTermsHistory: row.mandate_terms_history,
+  boundPrincipalId: row.bound_principal_id,
+  couponGrantId: row.coupon_grant_id,
+  version: row.version,
+  expiresAt: row.expires_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  lineItems: row.line_items,
+  variants: row.variants,
+  ...(row.rates && row.rates_country ? { rates: { country: row.rates_country, rows: row.rates } } : {}),
+});
+
+/**
  * The session `id` of the store that `principalId` created or is bound to, with its lines in order and their
  * variants as pricing reads them: one statement sent without Prisma's client (lib/config/sql.ts), as every call
  * of the checkout flow reads the session once or twice and prices it after; the same record as
@@ -96,74 +172,23 @@ export const readCheckout = async (
   principalId: string,
   { withRates = false }: { withRates?: boolean } = {},
 ): Promise<CheckoutRecord | null> => {
-  const [row] = await query<CheckoutRow>(sql`
-    SELECT c.id, c.store_id, c.cart_id, c.principal_id, c.status::text AS status, c.currency, c.buyer,
-           c.fulfillment, c.discount_codes, c.notes, c.totals, c.continue_token, c.agent_profile,
-           c.payment_instruments, c.context, c.attribution, c.mandate_terms_history, c.bound_principal_id,
-           c.coupon_grant_id, c.version, c.expires_at, c.created_at, c.updated_at,
-           COALESCE((SELECT json_agg(json_build_object('id', l.id, 'checkoutId', l.checkout_id,
-                                                       'variantId', l.variant_id, 'quantity', l.quantity,
-                                                       'priceMinor', l.price_minor, 'position', l.position)
-                                     ORDER BY l.position)
-                     FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS line_items,
-           COALESCE((SELECT json_agg(json_build_object('id', v.id, 'title', v.title, 'priceMinor', v.price_minor,
-                                                       'inventory', v.inventory, 'weightGrams', v.weight_grams,
-                                                       'product', json_build_object('title', p.title,
-                                                                                    'media', p.media)))
-                     FROM variants v JOIN products p ON p.id = v.product_id
-                     WHERE v.store_id = c.store_id
-                       AND v.id IN (SELECT l.variant_id FROM checkout_line_items l WHERE l.checkout_id = c.id)),
-                    '[]'::json) AS variants,
-           c.fulfillment #>> '{destination,address_country}' AS rates_country,
-           (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'storeId', r.store_id, 'code', r.code,
-                                                       'title', r.title, 'description', r.description,
-                                                       'carrier', r.carrier, 'country', r.country,
-                                                       'region', r.region, 'minWeightGrams', r.min_weight_grams,
-                                                       'maxWeightGrams', r.max_weight_grams,
-                                                       'minSubtotalMinor', r.min_subtotal_minor,
-                                                       'maxSubtotalMinor', r.max_subtotal_minor,
-                                                       'priceMinor', r.price_minor,
-                                                       'freeOverMinor', r.free_over_minor, 'minDays', r.min_days,
-                                                       'maxDays', r.max_days, 'position', r.position)
-                                     ORDER BY r.position, r.id), '[]'::json)
-            FROM shipping_rates r
-            WHERE ${withRates} AND r.store_id = c.store_id
-              AND r.country IN (c.fulfillment #>> '{destination,address_country}', '*')
-            HAVING ${withRates}) AS rates
-    FROM checkout_sessions c
-    WHERE c.id = ${id} AND c.store_id = ${storeId}
-      AND (c.principal_id = ${principalId} OR c.bound_principal_id = ${principalId})
-    LIMIT 1`);
-  if (!row) return null;
-  return {
-    id: row.id,
-    storeId: row.store_id,
-    cartId: row.cart_id,
-    principalId: row.principal_id,
-    status: row.status,
-    currency: row.currency,
-    buyer: row.buyer,
-    fulfillment: row.fulfillment,
-    discountCodes: row.discount_codes,
-    notes: row.notes,
-    totals: row.totals,
-    continueToken: row.continue_token,
-    agentProfile: row.agent_profile,
-    paymentInstruments: row.payment_instruments,
-    context: row.context,
-    attribution: row.attribution,
-    mandateTermsHistory: row.mandate_terms_history,
-    boundPrincipalId: row.bound_principal_id,
-    couponGrantId: row.coupon_grant_id,
-    version: row.version,
-    expiresAt: row.expires_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    lineItems: row.line_items,
-    variants: row.variants,
-    ...(row.rates && row.rates_country ? { rates: { country: row.rates_country, rows: row.rates } } : {}),
-  };
+  const [row] = await query<CheckoutRow>(statementOf(READ_CHECKOUT, [withRates, id, storeId, principalId]));
+  return row ? recordOf(row) : null;
 };
+
+/**
+ * `move` (moveCheckoutStatement) answering the session as it moved it, as readCheckout reads it (without rates):
+ * the order's transaction hands the completed checkout to the completion's answer, which need not read it again.
+ * Its lines' variants are read by the same statement, so they show what earlier statements of the transaction
+ * wrote (the stock the order took). No row: the move did not happen.
+ */
+export const movedCheckoutStatement = (move: Statement): Statement => ({
+  ...move,
+  sql: `WITH c AS (${move.sql} RETURNING *) SELECT ${RECORD_COLUMNS}, NULL::json AS rates FROM c`,
+});
+
+/** The record of a row that movedCheckoutStatement answered. */
+export const movedCheckoutRecord = (row: unknown): CheckoutRecord => recordOf(row as CheckoutRow);
 
 /**
  * The caller's checkout in this store. Another store's or another principal's checkout is `not_found` (ids leak

@@ -1,6 +1,11 @@
 import "server-only";
 
 import { itemTitle } from "@/lib/catalog/item-title";
+import {
+  movedCheckoutRecord,
+  movedCheckoutStatement,
+  type CheckoutRecord,
+} from "@/lib/checkout/checkout-record";
 import { readFulfillmentState } from "@/lib/checkout/fulfillment";
 import { moveCheckoutStatement } from "@/lib/checkout/state";
 import type { Db } from "@/lib/config/db";
@@ -46,7 +51,11 @@ export type PlaceOrderInput = {
   noOrderSeen?: boolean;
 };
 
-export type PlacedOrder = OrderRecord;
+/**
+ * The order; `completedCheckout`: the checkout as this call's transaction completed it (absent when the order was
+ * placed before, by another call), for an answer that renders it without reading it back.
+ */
+export type PlacedOrder = OrderRecord & { completedCheckout?: CheckoutRecord };
 
 /** What the order's transaction reads of the session (one statement). */
 type PlacingCheckout = {
@@ -166,19 +175,21 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         checkout.couponGrantId !== null &&
         (input.handlerId === RAIL_HANDLER_IDS.card ||
           (input.handlerId === RAIL_HANDLER_IDS.crypto && cryptoPaid! < checkoutTotal));
-      const count = await tx.executeRaw(
-        moveCheckoutStatement({
-          id: checkout.id,
-          version: checkout.version,
-          to: "completed",
-          data: {
-            continueToken: null,
-            ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
-          },
-        }),
+      const [moved] = await queryWith(
+        tx,
+        movedCheckoutStatement(
+          moveCheckoutStatement({
+            id: checkout.id,
+            version: checkout.version,
+            to: "completed",
+            data: {
+              continueToken: null,
+              ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
+            },
+          }),
+        ),
       );
-      if (count !== 1)
-        throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+      if (!moved) throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
       const orderId = newId("order");
       // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
       const serviceCouponMinor = redeems
@@ -274,7 +285,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           ...(input.paymentRef ? [{ kind: "order.paid" as const, payload: orderToWire(order, wire) }] : []),
         ],
       });
-      return order;
+      return { ...order, completedCheckout: movedCheckoutRecord(moved) };
     });
   } catch (error) {
     // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
-import { readCheckout } from "@/lib/checkout/checkout-record";
+import { movedCheckoutRecord, movedCheckoutStatement, readCheckout } from "@/lib/checkout/checkout-record";
+import { moveCheckoutStatement } from "@/lib/checkout/state";
 import { getDb } from "@/lib/config/db";
+import { query } from "@/lib/config/sql";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -189,4 +191,41 @@ test("readCheckout withRates: the store's rates for the stored destination's cou
   // without a destination there is no country to price: no rates; and none unless asked
   assert.equal((await readCheckout(store.id, bare, principalId, { withRates: true }))?.rates, undefined);
   assert.equal((await readCheckout(store.id, shipped, principalId))?.rates, undefined);
+});
+
+test("a move that answers the moved checkout answers what readCheckout reads after it; no row when it did not move", async () => {
+  const db = await getDb();
+  const id = await create({
+    line_items: [
+      { item: { id: variants[1]!.id }, quantity: 2 },
+      { item: { id: variants[2]!.id }, quantity: 1 },
+    ],
+    buyer: BUYER,
+    shipping_address: SEED_ADDRESS,
+    shipping_method_id: "standard",
+  });
+  const before = (await prismaRead(id))!;
+  // the stock the order's transaction takes before its move shows in the variants the move answers
+  await db.variant.update({ where: { id: variants[2]!.id }, data: { inventory: { decrement: 1 } } });
+  const move = (version: number) =>
+    movedCheckoutStatement(
+      moveCheckoutStatement({
+        id,
+        version,
+        from: ["incomplete", "ready_for_complete"],
+        to: "canceled",
+        data: { continueToken: null, notes: "moved — ✓" },
+      }),
+    );
+  assert.deepEqual(await query(move(before.version + 5)), [], "another version: nothing moved, no row");
+  const [row] = await query(move(before.version));
+  assert.ok(row, "moved");
+  const moved = movedCheckoutRecord(row);
+  assert.equal(moved.status, "canceled");
+  assert.equal(moved.version, before.version + 1);
+  assert.equal(moved.notes, "moved — ✓");
+  const read = split(await readCheckout(store.id, id, before.principalId));
+  assert.deepEqual(split(moved), read);
+  assert.equal(read.variants.find((v) => v.id === variants[2]!.id)?.inventory, 49);
+  assert.deepEqual(await query(move(moved.version)), [], "a second move from a status it left: no row");
 });

@@ -10,7 +10,7 @@ import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 
-import { loadCheckoutOrThrow, renderCheckout } from "../checkout-record";
+import { loadCheckoutOrThrow, renderCheckout, type CheckoutRecord } from "../checkout-record";
 import { moveCheckout } from "../state";
 import type { PlacedPayment } from "./charges-under-way";
 import { finishPayment } from "./finish-payment";
@@ -24,17 +24,18 @@ export type CompletionAnswer = { body: Record<string, unknown> };
 
 /**
  * The checkout as it now stands, rendered for this caller. `orderId`: the order the finisher just placed for it
- * (a checkout has one order at most), so the render does not look it up again.
+ * (a checkout has one order at most), so the render does not look it up again; `completed`: the checkout as that
+ * order's transaction completed it (a completed checkout changes no more), so it is not read again either.
  */
 export const renderFinal = async (
   db: Db,
   ctx: OperationContext,
   id: string,
-  { orderId }: { orderId?: string } = {},
+  { orderId, completed }: { orderId?: string; completed?: CheckoutRecord } = {},
 ): Promise<CompletionAnswer> => ({
   body: await withMerchantAuthorization(
     ctx,
-    await renderCheckout(db, ctx, await loadCheckoutOrThrow(db, ctx, id), { orderId }),
+    await renderCheckout(db, ctx, completed ?? (await loadCheckoutOrThrow(db, ctx, id)), { orderId }),
   ),
 });
 
@@ -82,9 +83,12 @@ export const answerSuccess = async (
       ...(finished.cause.path ? { path: finished.cause.path } : {}),
     });
   }
-  const answer = await renderFinal(db, ctx, input.checkoutId, {
-    orderId: finished.result === "order_placed" ? finished.orderId : undefined,
-  });
+  const answer = await renderFinal(
+    db,
+    ctx,
+    input.checkoutId,
+    finished.result === "order_placed" ? { orderId: finished.orderId, completed: finished.checkout } : {},
+  );
   if (finished.result !== "order_placed" && answer.body.status !== "completed") {
     // this payment was superseded by another attempt still under way, and refunded in full
     throw new AppError(

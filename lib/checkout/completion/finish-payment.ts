@@ -19,6 +19,7 @@ import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
+import type { CheckoutRecord } from "../checkout-record";
 import { moveCheckout } from "../state";
 
 // THE finisher (DECISIONS B12): every payment that succeeded at the provider goes through here, whoever saw it
@@ -33,7 +34,8 @@ import { moveCheckout } from "../state";
 // payment cannot be placed (stock gone, checkout canceled) that payment is refunded too (refundUnplacedCardPayment).
 
 export type FinishedPayment =
-  | { result: "order_placed"; orderId: string }
+  /** checkout: as this call's order transaction completed it (absent when the order was placed before) */
+  | { result: "order_placed"; orderId: string; checkout?: CheckoutRecord }
   /** cause: why the order of the current payment could not be placed (out_of_stock, canceled checkout). */
   | { result: "refunded"; reason: string; cause?: AppError }
   | { result: "ignored"; reason: string };
@@ -469,7 +471,7 @@ const finishNow = async (
     if (placed.paymentRef !== paymentIntentId) {
       return refund(`the order ${placed.id} was already paid with ${placed.paymentRef ?? "another payment"}`);
     }
-    return { result: "order_placed", orderId: placed.id };
+    return { result: "order_placed", orderId: placed.id, checkout: placed.completedCheckout };
   } catch (error) {
     const canceled =
       error instanceof AppError &&
