@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { knownBytes, peekBodyText, readBody, requestOf, responseOf, withHeadersOf } from "./known-body";
+import {
+  knownBytes,
+  peekBodyText,
+  readBody,
+  requestOf,
+  responseOf,
+  withHeadersOf,
+  withHeadersSet,
+} from "./known-body";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -25,6 +33,28 @@ test("other headers keep the status, status text and body, known or not", async 
   const streamed = withHeadersOf(new Response("streamed", { status: 404 }), headers);
   assert.deepEqual([streamed.status, streamed.headers.get("x-added")], [404, "1"]);
   assert.equal(await streamed.text(), "streamed");
+});
+
+test("headers set in place on a Response we built; on a copy when its headers are immutable", async () => {
+  const ours = responseOf("ours", { status: 201, headers: { "x-kept": "k", "x-over": "old" } });
+  const same = withHeadersSet(ours, [
+    ["x-over", "new"],
+    ["x-added", "1"],
+  ]);
+  assert.equal(same, ours, "no new Response");
+  assert.deepEqual(
+    [same.headers.get("x-kept"), same.headers.get("x-over"), same.headers.get("x-added")],
+    ["k", "new", "1"],
+  );
+  assert.equal(await same.text(), "ours");
+  const redirect = Response.redirect("https://example.test/next", 303);
+  const copied = withHeadersSet(redirect, new Headers({ "request-id": "r1" }));
+  assert.notEqual(copied, redirect);
+  assert.deepEqual(
+    [copied.status, copied.headers.get("location"), copied.headers.get("request-id")],
+    [303, "https://example.test/next", "r1"],
+  );
+  assert.equal(redirect.headers.get("request-id"), null);
 });
 
 test("a body not known is read from the stream (peeking through a clone)", async () => {

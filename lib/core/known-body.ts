@@ -39,6 +39,26 @@ export const withHeadersOf = (response: Response, headers: Headers): Response =>
   return body === undefined ? new Response(response.body, init) : responseOf(body, init);
 };
 
+/**
+ * `response` with `entries` set on its headers: in place when they are mutable (a Response we built; each new
+ * Response costs a body stream), else on a copy (the headers of Response.redirect, Response.error and fetch's
+ * answers are immutable).
+ */
+export const withHeadersSet = (
+  response: Response,
+  entries: Iterable<readonly [string, string]>,
+): Response => {
+  const list = [...entries];
+  try {
+    for (const [name, value] of list) response.headers.set(name, value);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    for (const [name, value] of list) headers.set(name, value);
+    return withHeadersOf(response, headers);
+  }
+};
+
 const bytesOf = (body: Body): Uint8Array<ArrayBuffer> =>
   typeof body === "string" ? new TextEncoder().encode(body) : body;
 

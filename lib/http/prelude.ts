@@ -1,7 +1,7 @@
 import "server-only";
 
 import { AppError, toAppError } from "@/lib/core/errors";
-import { withHeadersOf } from "@/lib/core/known-body";
+import { withHeadersSet } from "@/lib/core/known-body";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { observed } from "@/lib/ops/access-log";
 import { serverTimingValue, withServerTiming } from "@/lib/ops/server-timing";
@@ -66,35 +66,24 @@ export const renderRouteError = (
   return errorResponse(error, requestId, version);
 };
 
-/** The same response with the Request-Id header set (headers of Response.redirect and friends are immutable). */
+/** The response with the Request-Id header set (withHeadersSet: a copy only when its headers are immutable). */
 export const withRequestId = (response: Response, requestId: string | null): Response => {
   if (!requestId || response.headers.get("request-id") === requestId) return response;
-  const headers = new Headers(response.headers);
-  headers.set("request-id", requestId);
-  return withHeadersOf(response, headers);
+  return withHeadersSet(response, [["request-id", requestId]]);
 };
 
-/** The same response with `extra` headers added where it has none of that name (the RateLimit headers). */
+/** The response with `extra` headers added where it has none of that name (the RateLimit headers). */
 const withHeaders = (response: Response, extra: Record<string, string>): Response => {
   const missing = Object.entries(extra).filter(([name]) => !response.headers.has(name));
   if (missing.length === 0) return response;
-  const headers = new Headers(response.headers);
-  for (const [name, value] of missing) headers.set(name, value);
-  return withHeadersOf(response, headers);
+  return withHeadersSet(response, missing);
 };
 
-/** The same response with its Server-Timing header (a copy only when the response's headers are immutable). */
+/** The response with its Server-Timing header. */
 const withServerTimingHeader = (response: Response): Response => {
   const value = serverTimingValue();
   if (!value) return response;
-  try {
-    response.headers.set("server-timing", value);
-    return response;
-  } catch {
-    const headers = new Headers(response.headers);
-    headers.set("server-timing", value);
-    return withHeadersOf(response, headers);
-  }
+  return withHeadersSet(response, [["server-timing", value]]);
 };
 
 /** Wraps a route handler in the prelude, observed (lib/ops/access-log.ts: one access line and the HTTP metrics). */

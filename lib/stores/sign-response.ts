@@ -1,7 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { readBody, responseOf } from "@/lib/core/known-body";
+import { readBody, withHeadersSet } from "@/lib/core/known-body";
 import { signResponse } from "@/lib/httpsig/signature";
 
 import { currentSigningKey } from "./rotate-signing-key";
@@ -9,6 +9,9 @@ import { currentSigningKey } from "./rotate-signing-key";
 // Response signatures by the store (UCP signatures.md "When Signatures Apply": RECOMMENDED on checkout completion
 // and payment authorization responses): RFC 9421 over @status, content-digest and content-type with the store's
 // current signing key, which its profile publishes in signing_keys. Platforms verify with the business profile.
+
+/** What signing adds to an answer's headers (signResponse). */
+const SIGNATURE_HEADERS = ["content-digest", "signature-input", "signature"] as const;
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
 
@@ -26,9 +29,15 @@ export const signedByStore =
     const key = typeof slug === "string" ? await currentSigningKey(await getDb(), { storeSlug: slug }) : null;
     if (!key) return response;
     const body = await readBody(response);
-    const headers = await signResponse(
+    const signed = await signResponse(
       { status: response.status, headers: response.headers, body },
       { privateJwk: key.privateJwk, keyid: key.kid, created: new Date() },
     );
-    return responseOf(body, { status: response.status, headers });
+    return withHeadersSet(
+      response,
+      SIGNATURE_HEADERS.flatMap((name) => {
+        const value = signed.get(name);
+        return value === null ? [] : [[name, value] as const];
+      }),
+    );
   };
