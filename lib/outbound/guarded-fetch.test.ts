@@ -4,14 +4,31 @@ import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { after, before, test } from "node:test";
 
-import { guardedFetch, isAllowedTarget, isPublicAddress, OutboundError, type Resolve } from "./guarded-fetch";
+import {
+  guardedFetch,
+  isAllowedTarget,
+  isPublicAddress,
+  OutboundError,
+  poolFor,
+  type Resolve,
+} from "./guarded-fetch";
 
 // A loopback server stands in for remote hosts; `allowPrivate: true` lets the happy paths reach it. It counts
 // the connections it accepts: every refusal below must leave that count where it was.
 let base = "";
 let port = 0;
 let connections = 0;
+let requests = 0;
+/** Requests per connection: /hangup-reused hangs up on a connection's second request and later ones. */
+const served = new WeakMap<object, number>();
 const server = createServer((req, res) => {
+  requests++;
+  served.set(req.socket, (served.get(req.socket) ?? 0) + 1);
+  if (req.url === "/hangup-reused") {
+    if (served.get(req.socket)! > 1) req.socket.destroy();
+    else res.writeHead(200).end("fresh");
+    return;
+  }
   if (req.url === "/ok") res.writeHead(200, { "content-type": "application/json" }).end('{"a":1}');
   else if (req.url === "/redirect") res.writeHead(301, { location: "/ok" }).end();
   else if (req.url?.startsWith("/hops/")) {
@@ -169,9 +186,9 @@ test("a name that resolves to loopback (custom resolver, also among public answe
 });
 
 test("a redirect to loopback is refused: not followed by default, and a followed hop is checked afresh", async () => {
-  const before = connections;
+  const before = requests;
   assert.equal(await reasonOf(guardedFetch(`${base}/to-loopback`, open)), "redirect");
-  assert.equal(connections, before + 1, "the redirect's target was contacted");
+  assert.equal(requests, before + 1, "only the redirecting URL was asked");
   // hops are checked like fresh requests (the maxRedirects test below shows a file: hop refused); a loopback hop
   // under the public-only policy is the literal check of fetchOnce, exercised by the spellings above
 });
@@ -215,4 +232,70 @@ test("maxRedirects: follows up to the limit, refuses one more, and re-checks eve
     await reasonOf(guardedFetch(`${base}/bad-location`, { ...open, maxRedirects: 3 })),
     "redirect",
   );
+});
+
+test("connections are kept alive within a policy and a resolver, never handed to another", async () => {
+  const toServer: Resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+  const url = `http://pooled.example:${port}/ok`;
+  const before = connections;
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await guardedFetch(url, { ...open, resolve: toServer })).status, 200);
+  }
+  assert.equal(connections, before + 1, "three requests, one connection");
+  // the same name under the public-only policy: the loopback socket of the other pool is not reused; a new
+  // connection is checked, and refused before it exists
+  assert.equal(
+    await reasonOf(guardedFetch(url, { ...strict, resolve: toServer })),
+    "scheme",
+    "http is refused",
+  );
+  assert.equal(
+    await reasonOf(guardedFetch(`https://pooled.example:${port}/ok`, { ...strict, resolve: toServer })),
+    "private_address",
+  );
+  // another resolver (here one that knows no such name) gets its own pool: the name is resolved again
+  const unknown: Resolve = async () => {
+    throw new Error("ENOTFOUND");
+  };
+  assert.equal(await reasonOf(guardedFetch(url, { ...open, resolve: unknown })), "refused");
+  assert.equal(connections, before + 1, "no connection was made for the refusals");
+});
+
+test("a kept-alive socket the server closed as it was reused: sent again once on a new connection", async () => {
+  const toServer: Resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+  const url = `http://reused.example:${port}/hangup-reused`;
+  const before = { connections, requests };
+  assert.equal((await guardedFetch(url, { ...open, resolve: toServer })).body, "fresh");
+  // the second request goes out on the kept socket, which the server drops unanswered; the retry is answered
+  assert.equal((await guardedFetch(url, { ...open, resolve: toServer })).body, "fresh");
+  assert.deepEqual(
+    { connections: connections - before.connections, requests: requests - before.requests },
+    {
+      connections: 2,
+      requests: 3,
+    },
+  );
+});
+
+test("each policy has pools of its own, whose sockets are opened through that policy's check", async () => {
+  const toLoopback: Resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+  const open = poolFor(toLoopback, true);
+  const strict = poolFor(toLoopback, false);
+  assert.equal(poolFor(toLoopback, true), open, "one pool per policy and resolver");
+  assert.notEqual(open.http, strict.http);
+  assert.notEqual(open.https, strict.https);
+  const lookUp = (pools: typeof open) =>
+    new Promise<string>((resolve) =>
+      pools.lookup("agent.example", {}, (error, address) =>
+        resolve(error ? ((error as unknown as OutboundError).reason ?? "error") : String(address)),
+      ),
+    );
+  assert.equal(await lookUp(open), "127.0.0.1");
+  assert.equal(await lookUp(strict), "private_address");
+  for (const agent of [open.http, open.https, strict.http, strict.https]) {
+    assert.equal(
+      (agent as unknown as { options: { lookup: unknown } }).options.lookup,
+      agent === open.http || agent === open.https ? open.lookup : strict.lookup,
+    );
+  }
 });

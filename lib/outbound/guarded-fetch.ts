@@ -1,8 +1,8 @@
 import "server-only";
 
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 
@@ -13,7 +13,8 @@ import ipaddr from "ipaddr.js";
 // decides: never in production unless the operator allows them). Without that permission: https only, and only
 // global-unicast addresses that are not this host's own. The name is resolved once, inside the connection's own
 // lookup, and the socket connects to the address that was checked — so a name cannot resolve to a public address
-// for the check and a private one for the connect (DNS rebinding). A literal IP in any spelling (decimal, octal,
+// for the check and a private one for the connect (DNS rebinding). Sockets are kept alive only within the pool of
+// the policy that checked them (poolFor). A literal IP in any spelling (decimal, octal,
 // hex, short, IPv6, IPv4-mapped) is normalized by the URL parser and checked before any socket exists. No
 // redirects unless the caller allows a few (`maxRedirects`, each hop re-validated from scratch); a byte cap read
 // as a stream; one timeout per hop. Failures carry a class and a sentence of ours, never the socket's own text
@@ -131,6 +132,29 @@ const guardedLookup =
     );
   };
 
+// Connections are kept alive between fetches, in one pool per policy (private targets allowed or not) and per
+// resolver, never shared across them. Every socket of a pool was opened through that pool's guarded lookup, so it
+// is connected to an address that was checked under that same policy; reusing it sends the next request to that
+// same checked address (a name that resolves elsewhere by then changes nothing: the socket does not follow it),
+// while a new socket is checked again. A pool never hands a socket to a request of another policy, whose check
+// could differ. Idle sockets close after FREE_SOCKET_MS (or sooner when the server's Keep-Alive says so).
+const FREE_SOCKET_MS = 4_000;
+type Pools = { http: HttpAgent; https: HttpsAgent; lookup: LookupFunction };
+const poolsByResolver = new WeakMap<Resolve, Map<boolean, Pools>>();
+/** The connection pools of a policy and a resolver, with the lookup every socket of theirs is opened through. */
+export const poolFor = (resolve: Resolve, allowPrivate: boolean): Pools => {
+  let byPolicy = poolsByResolver.get(resolve);
+  if (!byPolicy) poolsByResolver.set(resolve, (byPolicy = new Map()));
+  let pools = byPolicy.get(allowPrivate);
+  if (!pools) {
+    const lookup = guardedLookup(allowPrivate, resolve);
+    const options = { keepAlive: true, maxFreeSockets: 4, timeout: FREE_SOCKET_MS, lookup };
+    pools = { http: new HttpAgent(options), https: new HttpsAgent(options), lookup };
+    byPolicy.set(allowPrivate, pools);
+  }
+  return pools;
+};
+
 const FAILURE_TEXT: Record<"refused" | "timeout" | "tls", string> = {
   refused: "could not be reached",
   timeout: "did not answer in time",
@@ -192,78 +216,97 @@ const fetchOnce = (
     return Promise.reject(new OutboundError("private_address", `${target.hostname} is not a public address`));
   }
 
-  return new Promise<GuardedResponse>((resolve, reject) => {
-    // Settles exactly once; every failure path destroys the request without an error object, so no stream is
-    // left to emit an unhandled 'error' after we have answered.
-    let settled = false;
-    const fail = (error: OutboundError) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-      req.destroy();
-    };
-    const send = isHttps ? httpsRequest : httpRequest;
-    const req = send(
-      target,
-      {
-        method: options.method ?? "GET",
-        headers: { accept: "application/json", "user-agent": "agent-commerce-service", ...options.headers },
-        lookup: guardedLookup(options.allowPrivate, options.resolve ?? systemResolve),
-        // no shared keep-alive pool: a pooled socket would skip the lookup, and with it the address check
-        agent: false,
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400) {
-          if (!mayFollow) {
-            const why = options.maxRedirects
-              ? `more than ${options.maxRedirects} redirects`
-              : "redirects are not followed";
-            fail(new OutboundError("redirect", `${url} answered ${status}: ${why}`));
-            return;
-          }
-          settled = true;
-          resolve({ status, headers: res.headers, body: "", url });
-          req.destroy();
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > options.maxBytes) {
-            if (options.overflow !== "truncate") {
-              fail(new OutboundError("too_large", `${url} is larger than ${options.maxBytes} bytes`));
+  const pools = poolFor(options.resolve ?? systemResolve, options.allowPrivate);
+  const deadlineAt = performance.now() + options.timeoutMs;
+  /**
+   * One request. A kept-alive socket the server closed just as it was reused fails before any answer: the request
+   * is sent once more on a new socket (`mayRetry`), within the same deadline; webhooks are at-least-once anyway.
+   */
+  const send = (mayRetry: boolean): Promise<GuardedResponse> =>
+    new Promise<GuardedResponse>((resolve, reject) => {
+      // Settles exactly once; every failure path destroys the request without an error object, so no stream is
+      // left to emit an unhandled 'error' after we have answered.
+      let settled = false;
+      let answered = false;
+      const fail = (error: OutboundError) => {
+        if (settled) return;
+        settled = true;
+        reject(error);
+        req.destroy();
+      };
+      const req = (isHttps ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: options.method ?? "GET",
+          headers: { accept: "application/json", "user-agent": "agent-commerce-service", ...options.headers },
+          // the pool of this policy (see poolFor): its sockets were all checked by this same lookup
+          agent: isHttps ? pools.https : pools.http,
+          lookup: pools.lookup,
+        },
+        (res) => {
+          answered = true;
+          const status = res.statusCode ?? 0;
+          if (status >= 300 && status < 400) {
+            if (!mayFollow) {
+              const why = options.maxRedirects
+                ? `more than ${options.maxRedirects} redirects`
+                : "redirects are not followed";
+              fail(new OutboundError("redirect", `${url} answered ${status}: ${why}`));
               return;
             }
-            chunks.push(chunk.subarray(0, chunk.length - (size - options.maxBytes)));
             settled = true;
-            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
+            resolve({ status, headers: res.headers, body: "", url });
             req.destroy();
             return;
           }
-          chunks.push(chunk);
-        });
-        res.on("end", () => {
-          if (settled) return;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > options.maxBytes) {
+              if (options.overflow !== "truncate") {
+                fail(new OutboundError("too_large", `${url} is larger than ${options.maxBytes} bytes`));
+                return;
+              }
+              chunks.push(chunk.subarray(0, chunk.length - (size - options.maxBytes)));
+              settled = true;
+              resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
+              req.destroy();
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on("end", () => {
+            if (settled) return;
+            settled = true;
+            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
+          });
+          res.on("error", () => fail(new OutboundError("refused", `${url}: the response was cut off`)));
+        },
+      );
+      const deadline = setTimeout(
+        () => fail(new OutboundError("timeout", `${url} did not answer within ${options.timeoutMs} ms`)),
+        Math.max(0, deadlineAt - performance.now()),
+      );
+      req.on("error", (error: Error & { code?: string }) => {
+        if (error instanceof OutboundError) fail(error);
+        else if (
+          mayRetry &&
+          req.reusedSocket &&
+          !answered &&
+          !settled &&
+          /^(ECONNRESET|EPIPE)$/.test(error.code ?? "")
+        ) {
           settled = true;
-          resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), url });
-        });
-        res.on("error", () => fail(new OutboundError("refused", `${url}: the response was cut off`)));
-      },
-    );
-    const deadline = setTimeout(
-      () => fail(new OutboundError("timeout", `${url} did not answer within ${options.timeoutMs} ms`)),
-      options.timeoutMs,
-    );
-    req.on("error", (error: Error & { code?: string }) => {
-      if (error instanceof OutboundError) fail(error);
-      else {
-        const reason = classify(error);
-        fail(new OutboundError(reason, `${target.host} ${FAILURE_TEXT[reason]}`));
-      }
+          clearTimeout(deadline);
+          resolve(send(false));
+        } else {
+          const reason = classify(error);
+          fail(new OutboundError(reason, `${target.host} ${FAILURE_TEXT[reason]}`));
+        }
+      });
+      req.on("close", () => clearTimeout(deadline));
+      req.end(options.body);
     });
-    req.on("close", () => clearTimeout(deadline));
-    req.end(options.body);
-  });
+  return send(true);
 };
