@@ -1,7 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
-import { readBody, withHeadersSet } from "@/lib/core/known-body";
+import { knownBytes, responseOf, withHeadersSet } from "@/lib/core/known-body";
 import { signResponse } from "@/lib/httpsig/signature";
 
 import { currentSigningKey } from "./rotate-signing-key";
@@ -28,11 +28,14 @@ export const signedByStore =
     const slug = (await context?.params)?.store_slug;
     const key = typeof slug === "string" ? await currentSigningKey(await getDb(), { storeSlug: slug }) : null;
     if (!key) return response;
-    const body = await readBody(response);
+    const known = knownBytes(response);
+    const body = known ?? new Uint8Array(await response.arrayBuffer());
     const signed = await signResponse(
       { status: response.status, headers: response.headers, body },
       { privateJwk: key.privateJwk, keyid: key.kid, created: new Date() },
     );
+    // a body read from its stream here leaves that Response used: the bytes go on in a new one
+    if (known === undefined) return responseOf(body, { status: response.status, headers: signed });
     return withHeadersSet(
       response,
       SIGNATURE_HEADERS.flatMap((name) => {

@@ -121,6 +121,7 @@ test("rotate-signing-key: both keys published; responses, detached signatures an
     { status: 200, headers: Object.fromEntries(res.headers.entries()) },
   );
   assert.equal(verified, true);
+  assert.equal(await res.text(), '{"ok":true}', "the body a handler streamed is passed on, not used up");
 
   // the AP2 merchant authorization (detached JWS) too
   const payload = new TextEncoder().encode('{"checkout":"chk_1"}');
