@@ -14,10 +14,10 @@ import ipaddr from "ipaddr.js";
 // global-unicast addresses that are not this host's own. The name is resolved once, inside the connection's own
 // lookup, and the socket connects to the address that was checked — so a name cannot resolve to a public address
 // for the check and a private one for the connect (DNS rebinding). Sockets are kept alive only within the pool of
-// the policy that checked them (poolFor). A literal IP in any spelling (decimal, octal,
-// hex, short, IPv6, IPv4-mapped) is normalized by the URL parser and checked before any socket exists. No
-// redirects unless the caller allows a few (`maxRedirects`, each hop re-validated from scratch); a byte cap read
-// as a stream; one timeout per hop. Failures carry a class and a sentence of ours, never the socket's own text
+// the policy that checked them (poolFor). A literal IP in any spelling (decimal, octal, hex, short, IPv6,
+// IPv4-mapped) is normalized by the URL parser and checked before any socket exists. No redirects unless the
+// caller allows a few (`maxRedirects`, each hop re-validated from scratch); a byte cap read as a stream; one
+// timeout per hop (a request sent again on a new socket shares it). Failures carry a class and a sentence of ours, never the socket's own text
 // (ECONNRESET, "socket hang up", resolver messages): those tell an open port from a closed one.
 
 export type OutboundFailure =
