@@ -49,6 +49,8 @@ export type PlaceOrderInput = {
    * placed meanwhile makes it fail on the checkout's status or the unique checkout_id, and that order is returned).
    */
   noOrderSeen?: boolean;
+  /** Answer the checkout as the order's transaction completed it (`completedCheckout`), for a caller rendering it. */
+  withCheckout?: boolean;
 };
 
 /**
@@ -175,21 +177,23 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         checkout.couponGrantId !== null &&
         (input.handlerId === RAIL_HANDLER_IDS.card ||
           (input.handlerId === RAIL_HANDLER_IDS.crypto && cryptoPaid! < checkoutTotal));
-      const [moved] = await queryWith(
-        tx,
-        movedCheckoutStatement(
-          moveCheckoutStatement({
-            id: checkout.id,
-            version: checkout.version,
-            to: "completed",
-            data: {
-              continueToken: null,
-              ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
-            },
-          }),
-        ),
-      );
-      if (!moved) throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+      const move = moveCheckoutStatement({
+        id: checkout.id,
+        version: checkout.version,
+        to: "completed",
+        data: {
+          continueToken: null,
+          ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
+        },
+      });
+      // the same move, answering the completed checkout only for a caller that renders it
+      const [moved] = input.withCheckout
+        ? await queryWith(tx, movedCheckoutStatement(move))
+        : (await tx.executeRaw(move)) === 1
+          ? [null]
+          : [];
+      if (moved === undefined)
+        throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
       const orderId = newId("order");
       // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
       const serviceCouponMinor = redeems
@@ -285,7 +289,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           ...(input.paymentRef ? [{ kind: "order.paid" as const, payload: orderToWire(order, wire) }] : []),
         ],
       });
-      return { ...order, completedCheckout: movedCheckoutRecord(moved) };
+      return moved ? { ...order, completedCheckout: movedCheckoutRecord(moved) } : order;
     });
   } catch (error) {
     // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it

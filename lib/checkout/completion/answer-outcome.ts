@@ -69,6 +69,7 @@ export const answerSuccess = async (
       rail: input.adapter,
       method: input.method,
       attempt: input.attempt,
+      withCheckout: true,
     });
   } catch (error) {
     if (error instanceof AppError && error.code === "conflict") return "retry";

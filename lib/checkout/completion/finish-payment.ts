@@ -34,7 +34,10 @@ import { moveCheckout } from "../state";
 // payment cannot be placed (stock gone, checkout canceled) that payment is refunded too (refundUnplacedCardPayment).
 
 export type FinishedPayment =
-  /** checkout: as this call's order transaction completed it (absent when the order was placed before) */
+  /**
+   * checkout: as this call's order transaction completed it, when asked (`withCheckout`; absent when the order was
+   * placed before)
+   */
   | { result: "order_placed"; orderId: string; checkout?: CheckoutRecord }
   /** cause: why the order of the current payment could not be placed (out_of_stock, canceled checkout). */
   | { result: "refunded"; reason: string; cause?: AppError }
@@ -260,6 +263,8 @@ type FinishOptions = {
    * success, never when the order or a refund already settled it (a late webhook asks the provider nothing).
    */
   method?: PaymentMethodSummary | (() => Promise<PaymentMethodSummary | undefined>);
+  /** The caller renders the completed checkout: an order placed here hands it back (`checkout` in the result). */
+  withCheckout?: boolean;
 };
 
 /**
@@ -310,7 +315,13 @@ const finishNow = async (
   store: Store,
   checkoutId: string,
   paymentIntentId: string,
-  { now = new Date(), rail = stripeCardRail, method, attempt: read }: FinishOptions = {},
+  {
+    now = new Date(),
+    rail = stripeCardRail,
+    method,
+    attempt: read,
+    withCheckout = false,
+  }: FinishOptions = {},
 ): Promise<FinishedPayment> => {
   /** The receipt's card columns, or null when the card is not known. */
   const cardDetails = async (): Promise<{ cardBrand: string; cardLast4: string } | null> => {
@@ -466,6 +477,7 @@ const finishNow = async (
       paymentRef: paymentIntentId,
       now,
       spendGroupId: share?.groupId ?? null,
+      withCheckout,
     });
     // a racing finisher placed the order with another payment first: this one is the extra charge
     if (placed.paymentRef !== paymentIntentId) {
