@@ -2,7 +2,7 @@ import "server-only";
 
 import type { PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
-import { query, statementOf, type Statement } from "@/lib/config/sql";
+import { paramsAfter, query, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { storeOf, type OperationContext } from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
@@ -180,12 +180,19 @@ export const readCheckout = async (
  * `move` (moveCheckoutStatement) answering the session as it moved it, as readCheckout reads it (without rates):
  * the order's transaction hands the completed checkout to the completion's answer, which need not read it again.
  * Its lines' variants are read by the same statement, so they show what earlier statements of the transaction
- * wrote (the stock the order took). No row: the move did not happen.
+ * wrote (the stock the order took). No row: the move did not happen. `alongside`: more CTEs of the same statement
+ * (`, name AS (…)`, each run whether or not the move happened), their values bound through `param`.
  */
-export const movedCheckoutStatement = (move: Statement): Statement => ({
-  ...move,
-  sql: `WITH c AS (${move.sql} RETURNING *) SELECT ${RECORD_COLUMNS}, NULL::json AS rates FROM c`,
-});
+export const movedCheckoutStatement = (
+  move: Statement,
+  alongside?: (param: (value: unknown) => string) => string,
+): Statement => {
+  const { param, statement } = paramsAfter(move);
+  const more = alongside?.(param) ?? "";
+  return statement(
+    `WITH c AS (${move.sql} RETURNING *)${more} SELECT ${RECORD_COLUMNS}, NULL::json AS rates FROM c`,
+  );
+};
 
 /** The record of a row that movedCheckoutStatement answered. */
 export const movedCheckoutRecord = (row: unknown): CheckoutRecord => recordOf(row as CheckoutRow);

@@ -63,6 +63,27 @@ export const statementOf = (text: string, values: readonly unknown[]): Statement
   };
 };
 
+/**
+ * Parameters for a text that goes after `before`'s in one statement (data-modifying CTEs of one WITH, say):
+ * `param(value)` binds a value and answers its `$n`, numbered after `before`'s own; `statement(text)` is the text
+ * with `before`'s parameters and these, in that order. The text must come from the code, never from input.
+ */
+export const paramsAfter = (before: Statement) => {
+  const values: unknown[] = [];
+  const offset = before.args.length;
+  return {
+    param: (value: unknown): string => `$${offset + values.push(value)}`,
+    statement: (text: string): Statement => {
+      const own = statementOf(text, values);
+      return {
+        sql: text,
+        args: [...before.args, ...own.args],
+        argTypes: [...before.argTypes, ...own.argTypes],
+      };
+    },
+  };
+};
+
 /** A JSON column's parameter, cast to jsonb in the text: SQL NULL for null or absent (as Prisma writes an absent
  * optional Json), else the value as JSON text. */
 export const jsonParam = (value: unknown): string | null =>

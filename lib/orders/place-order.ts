@@ -11,14 +11,22 @@ import { moveCheckoutStatement } from "@/lib/checkout/state";
 import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
-import { jsonParam, queryWith, sql, transaction } from "@/lib/config/sql";
+import {
+  jsonParam,
+  paramsAfter,
+  queryWith,
+  sql,
+  statementOf,
+  transaction,
+  type Statement,
+} from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { redeemCoupon } from "@/lib/coupons/redeem";
 import type { CheckoutStatus, Prisma, Store } from "@/lib/generated/prisma/client";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
-import { appendNewOrderEvents } from "@/lib/webhooks/append-order-event";
+import { newOrderEventsInsert, type OrderEventKind } from "@/lib/webhooks/append-order-event";
 
 import { buyerEmailOf } from "./confirmation-mail";
 import { ORDER_INCLUDE, orderToWire, type OrderFulfillmentSnapshot, type OrderRecord } from "./to-wire";
@@ -75,6 +83,86 @@ type PlacingCheckout = {
   optionTitle: string | null;
   /** Whether the buyer's allowance ever held a reservation for this checkout (what its debit would consume). */
   reserved: boolean;
+  /** The variants whose stock the statement took for the lines, by id, with the titles the order's lines keep. */
+  taken: Record<string, { title: string; productTitle: string }>;
+};
+
+const PLACEABLE_LIST = PLACEABLE.map((status) => `'${status}'`).join(", ");
+
+// $1: the checkout; $2: its store; $3: now. The session with its lines, the title of its selected shipping option
+// as the store lists it now (the destination's rates first, then the store's others of that code: a destination
+// changed since), and its lines' stock taken when it may be placed: the conditional decrement is the last stock
+// check (seed: inventory is checked again at completion), and it answers the titles the order's lines keep, so
+// the variants are not read separately. One statement, as every completion sends it.
+const READ_AND_TAKE = `
+  WITH c AS (
+    SELECT c.id, c.status::text AS status, c.version, c.currency, c.buyer, c.fulfillment, c.totals,
+           c.principal_id AS "principalId", c.bound_principal_id AS "boundPrincipalId",
+           c.coupon_grant_id AS "couponGrantId",
+           COALESCE((SELECT json_agg(json_build_object('variantId', l.variant_id, 'quantity', l.quantity,
+                                                       'priceMinor', l.price_minor) ORDER BY l.position)
+                     FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS "lineItems",
+           (SELECT r.title FROM shipping_rates r
+            WHERE r.store_id = c.store_id AND r.code = c.fulfillment ->> 'selectedOptionId'
+            ORDER BY r.country IN (c.fulfillment #>> '{destination,address_country}', '*') DESC NULLS LAST,
+                     r.position, r.id
+            LIMIT 1) AS "optionTitle",
+           EXISTS (SELECT 1 FROM spend_entries s
+                   WHERE s.held_checkout_id = c.id OR (s.kind = 'reservation' AND s.checkout_id = c.id))
+             AS reserved
+    FROM checkout_sessions c
+    WHERE c.id = $1 AND c.store_id = $2),
+  taken AS (
+    UPDATE variants AS v SET inventory = v.inventory - l.quantity, updated_at = $3
+    FROM (SELECT l.variant_id, CAST(sum(l.quantity) AS int) AS quantity
+          FROM checkout_line_items l
+          WHERE l.checkout_id IN (SELECT c.id FROM c WHERE c.status IN (${PLACEABLE_LIST}))
+          GROUP BY l.variant_id) AS l,
+         products AS p
+    WHERE v.id = l.variant_id AND v.store_id = $2 AND v.inventory >= l.quantity AND p.id = v.product_id
+    RETURNING v.id, v.title, p.title AS product_title)
+  SELECT c.*,
+         COALESCE((SELECT json_object_agg(t.id, json_build_object('title', t.title, 'productTitle', t.product_title))
+                   FROM taken t), '{}'::json) AS taken
+  FROM c`;
+
+const NO_STATEMENT: Statement = { sql: "", args: [], argTypes: [] };
+
+/**
+ * The order's writes as CTEs of one statement (`placed`, `lines`, `events`): the order, its lines and its first
+ * events, as `order` and `events` hold them. The database checks the lines' and events' references to the order
+ * at the end of the statement.
+ */
+const orderWrites = (
+  order: OrderRecord,
+  events: readonly { kind: OrderEventKind; payload: Record<string, unknown> }[],
+  param: (value: unknown) => string,
+): string => {
+  const lines = order.lineItems.map((l) => ({
+    id: l.id,
+    variant_id: l.variantId,
+    title: l.title,
+    price_minor: l.priceMinor,
+    quantity: l.quantity,
+    position: l.position,
+  }));
+  return `placed AS (
+      INSERT INTO orders (id, store_id, checkout_id, principal_id, bound_principal_id, status, currency, buyer,
+                          totals, fulfillment, handler_id, payment_ref, confirmation_mail, service_coupon_minor,
+                          created_at, updated_at)
+      VALUES (${param(order.id)}, ${param(order.storeId)}, ${param(order.checkoutId)}, ${param(order.principalId)},
+              ${param(order.boundPrincipalId)}, CAST(${param(order.status)} AS order_status),
+              ${param(order.currency)}, CAST(${param(jsonParam(order.buyer))} AS jsonb),
+              CAST(${param(JSON.stringify(order.totals))} AS jsonb),
+              CAST(${param(JSON.stringify(order.fulfillment))} AS jsonb), ${param(order.handlerId)},
+              ${param(order.paymentRef)}, ${param(order.confirmationMail)}, ${param(order.serviceCouponMinor)},
+              ${param(order.createdAt)}, ${param(order.updatedAt)})),
+    lines AS (
+      INSERT INTO order_line_items (id, order_id, variant_id, title, price_minor, quantity, position)
+      SELECT l.id, ${param(order.id)}, l.variant_id, l.title, l.price_minor, l.quantity, l.position
+      FROM jsonb_to_recordset(CAST(${param(JSON.stringify(lines))} AS jsonb))
+        AS l(id text, variant_id text, title text, price_minor int, quantity int, position int)),
+    events AS (${newOrderEventsInsert({ storeId: order.storeId, orderId: order.id, events }, param)})`;
 };
 
 const loadOrder = (db: Pick<Db, "order">, where: { checkoutId: string }) =>
@@ -98,26 +186,9 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
     // on the driver adapter (lib/config/sql.ts): every completion runs this transaction, and Prisma's interactive
     // transaction with its model queries cost several times the statements' own work (docs/performance.md)
     return await transaction(async (tx) => {
-      // the session with its lines, and the title of its selected shipping option as the store lists it now: the
-      // destination's rates first, then the store's others of that code (a destination changed since)
       const [checkout] = await queryWith<PlacingCheckout>(
         tx,
-        sql`SELECT c.id, c.status::text AS status, c.version, c.currency, c.buyer, c.fulfillment, c.totals,
-                   c.principal_id AS "principalId", c.bound_principal_id AS "boundPrincipalId",
-                   c.coupon_grant_id AS "couponGrantId",
-                   COALESCE((SELECT json_agg(json_build_object('variantId', l.variant_id, 'quantity', l.quantity,
-                                                               'priceMinor', l.price_minor) ORDER BY l.position)
-                             FROM checkout_line_items l WHERE l.checkout_id = c.id), '[]'::json) AS "lineItems",
-                   (SELECT r.title FROM shipping_rates r
-                    WHERE r.store_id = c.store_id AND r.code = c.fulfillment ->> 'selectedOptionId'
-                    ORDER BY r.country IN (c.fulfillment #>> '{destination,address_country}', '*') DESC NULLS LAST,
-                             r.position, r.id
-                    LIMIT 1) AS "optionTitle",
-                   EXISTS (SELECT 1 FROM spend_entries s
-                           WHERE s.held_checkout_id = c.id OR (s.kind = 'reservation' AND s.checkout_id = c.id))
-                     AS reserved
-            FROM checkout_sessions c
-            WHERE c.id = ${input.checkoutId} AND c.store_id = ${input.storeId}`,
+        statementOf(READ_AND_TAKE, [input.checkoutId, input.storeId, input.now]),
       );
       if (!checkout || !store)
         throw new AppError("not_found", `No checkout "${input.checkoutId}" in this store`);
@@ -128,18 +199,10 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           { path: "$.status" },
         );
       }
-      // the conditional decrement is the last stock check (seed: inventory is checked again at completion), and
-      // it answers the titles the order's lines keep, so the variants are not read separately
-      const titles: string[] = [];
-      for (const [i, line] of checkout.lineItems.entries()) {
-        const [taken] = await queryWith<{ title: string; product_title: string }>(
-          tx,
-          sql`UPDATE variants AS v SET inventory = v.inventory - ${line.quantity}, updated_at = ${input.now}
-              FROM products AS p
-              WHERE v.id = ${line.variantId} AND v.store_id = ${input.storeId} AND v.inventory >= ${line.quantity}
-                AND p.id = v.product_id
-              RETURNING v.title, p.title AS product_title`,
-        );
+      // a line whose variant the statement could not take lacks stock now (the transaction rolls back whatever
+      // the statement took of the other lines)
+      const titles = checkout.lineItems.map((line, i) => {
+        const taken = checkout.taken[line.variantId];
         if (!taken) {
           throw new AppError(
             "out_of_stock",
@@ -149,8 +212,8 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
             },
           );
         }
-        titles.push(itemTitle(taken.product_title, taken.title));
-      }
+        return itemTitle(taken.productTitle, taken.title);
+      });
       const { destination, selectedOptionId } = readFulfillmentState(checkout.fulfillment);
       const fulfillment: OrderFulfillmentSnapshot = {
         destination: destination as Record<string, string> | null,
@@ -186,82 +249,93 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
         },
       });
-      // the same move, answering the completed checkout only for a caller that renders it
-      const [moved] = input.withCheckout
-        ? await queryWith(tx, movedCheckoutStatement(move))
-        : (await tx.executeRaw(move)) === 1
-          ? [null]
-          : [];
-      if (moved === undefined)
-        throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
       const orderId = newId("order");
-      // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
-      const serviceCouponMinor = redeems
-        ? await redeemCoupon(tx, {
-            grantId: checkout.couponGrantId!,
-            storeId: input.storeId,
-            orderId,
-            currency: checkout.currency,
-            total: checkoutTotal,
-            ...(cryptoPaid !== undefined ? { paid: cryptoPaid } : {}),
-            now: input.now,
-          })
-        : 0;
-      // the order (paid at once when the rail charged before it was placed) and its lines in one statement; the
-      // record the caller gets is what was written (a new order has no fulfilment events or adjustments yet)
+      // a redemption writes between the checkout's move and the order (its own statements, in the order they
+      // always took); without one, the move, the order, its lines and its events are one statement
+      let moved: unknown;
+      let serviceCouponMinor = 0;
+      if (redeems) {
+        [moved] = input.withCheckout
+          ? await queryWith(tx, movedCheckoutStatement(move))
+          : (await tx.executeRaw(move)) === 1
+            ? [null]
+            : [];
+        if (moved === undefined)
+          throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+        // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
+        serviceCouponMinor = await redeemCoupon(tx, {
+          grantId: checkout.couponGrantId!,
+          storeId: input.storeId,
+          orderId,
+          currency: checkout.currency,
+          total: checkoutTotal,
+          ...(cryptoPaid !== undefined ? { paid: cryptoPaid } : {}),
+          now: input.now,
+        });
+      }
+      // the order (paid at once when the rail charged before it was placed) as it is written: a new order has no
+      // fulfilment events or adjustments yet, its lines nothing fulfilled or canceled
       const created = new Date();
-      // the buyer's confirmation mail commits with the order (sent by the worker: confirmation-mail.ts)
-      const confirmationMail = buyerEmailOf(checkout.buyer) ? "pending" : null;
-      const lineRows = checkout.lineItems.map((l, position) => ({
-        id: newId("orderLine"),
-        variant_id: l.variantId,
-        title: titles[position],
-        price_minor: l.priceMinor,
-        quantity: l.quantity,
-        position,
-      }));
-      const [written] = await queryWith<OrderRecord>(
-        tx,
-        sql`WITH placed AS (
-              INSERT INTO orders (id, store_id, checkout_id, principal_id, bound_principal_id, status, currency,
-                                  buyer, totals, fulfillment, handler_id, payment_ref, confirmation_mail,
-                                  service_coupon_minor, created_at, updated_at)
-              VALUES (${orderId}, ${input.storeId}, ${checkout.id}, ${checkout.principalId},
-                      ${checkout.boundPrincipalId}, CAST(${input.paymentRef ? "paid" : "placed"} AS order_status),
-                      ${checkout.currency}, CAST(${jsonParam(checkout.buyer)} AS jsonb),
-                      CAST(${jsonParam(checkout.totals) ?? "[]"} AS jsonb),
-                      CAST(${JSON.stringify(fulfillment)} AS jsonb), ${input.handlerId}, ${input.paymentRef},
-                      ${confirmationMail}, ${serviceCouponMinor}, ${created}, ${created})
-              RETURNING *),
-            lines AS (
-              INSERT INTO order_line_items (id, order_id, variant_id, title, price_minor, quantity, position)
-              SELECT l.id, placed.id, l.variant_id, l.title, l.price_minor, l.quantity, l.position
-              FROM placed, jsonb_to_recordset(CAST(${JSON.stringify(lineRows)} AS jsonb))
-                AS l(id text, variant_id text, title text, price_minor int, quantity int, position int)
-              RETURNING *)
-            SELECT placed.id, placed.store_id AS "storeId", placed.checkout_id AS "checkoutId",
-                   placed.principal_id AS "principalId", placed.bound_principal_id AS "boundPrincipalId",
-                   placed.status::text AS status, placed.currency, placed.buyer, placed.totals, placed.fulfillment,
-                   placed.handler_id AS "handlerId", placed.payment_ref AS "paymentRef",
-                   placed.confirmation_mail AS "confirmationMail",
-                   placed.confirmation_mail_locked_until AS "confirmationMailLockedUntil",
-                   placed.service_coupon_minor AS "serviceCouponMinor", placed.created_at AS "createdAt",
-                   placed.updated_at AS "updatedAt",
-                   (SELECT json_agg(json_build_object('id', lines.id, 'orderId', lines.order_id,
-                                                      'variantId', lines.variant_id, 'title', lines.title,
-                                                      'priceMinor', lines.price_minor, 'quantity', lines.quantity,
-                                                      'quantityFulfilled', lines.quantity_fulfilled,
-                                                      'quantityCanceled', lines.quantity_canceled,
-                                                      'position', lines.position) ORDER BY lines.position)
-                    FROM lines) AS "lineItems"
-            FROM placed`,
-      );
       const order: OrderRecord = {
-        ...written!,
-        lineItems: written!.lineItems ?? [],
+        id: orderId,
+        storeId: input.storeId,
+        checkoutId: checkout.id,
+        principalId: checkout.principalId,
+        boundPrincipalId: checkout.boundPrincipalId,
+        status: input.paymentRef ? "paid" : "placed",
+        currency: checkout.currency,
+        buyer: checkout.buyer,
+        totals: checkout.totals ?? [],
+        fulfillment: fulfillment as Prisma.JsonObject,
+        handlerId: input.handlerId,
+        paymentRef: input.paymentRef,
+        // the buyer's confirmation mail commits with the order (sent by the worker: confirmation-mail.ts)
+        confirmationMail: buyerEmailOf(checkout.buyer) ? "pending" : null,
+        confirmationMailLockedUntil: null,
+        serviceCouponMinor,
+        createdAt: created,
+        updatedAt: created,
+        lineItems: checkout.lineItems.map((l, position) => ({
+          id: newId("orderLine"),
+          orderId,
+          variantId: l.variantId,
+          title: titles[position]!,
+          priceMinor: l.priceMinor,
+          quantity: l.quantity,
+          quantityFulfilled: 0,
+          quantityCanceled: 0,
+          position,
+        })),
         fulfillmentEvents: [],
         adjustments: [],
       };
+      // the order events commit with the order (transactional outbox); each payload is the snapshot. A paid
+      // order still tells its story in two events: placed (the snapshot before the payment), then paid
+      const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
+      const events = [
+        { kind: "order.placed" as const, payload: orderToWire({ ...order, status: "placed" }, wire) },
+        ...(input.paymentRef ? [{ kind: "order.paid" as const, payload: orderToWire(order, wire) }] : []),
+      ];
+      const writes = (param: (value: unknown) => string): string => orderWrites(order, events, param);
+      if (redeems) {
+        const { param, statement } = paramsAfter(NO_STATEMENT);
+        await queryWith(tx, statement(`WITH ${writes(param)} SELECT 1 AS written`));
+      } else if (input.withCheckout) {
+        // the move answering the completed checkout, for a caller that renders it
+        [moved] = await queryWith(
+          tx,
+          movedCheckoutStatement(move, (param) => `, ${writes(param)}`),
+        );
+      } else {
+        const { param, statement } = paramsAfter(move);
+        [moved] = await queryWith(
+          tx,
+          statement(`WITH c AS (${move.sql} RETURNING id), ${writes(param)} SELECT 1 AS moved FROM c`),
+        );
+      }
+      // the order's writes ran beside a move that did not happen: thrown, they roll back with it
+      if (moved === undefined)
+        throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
       // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
       // taken before the charge), so an order and its debit exist together or not at all. A checkout that no
       // allowance ever reserved for, paid alone, has nothing to debit: the ledger is not read (a card payment
@@ -277,19 +351,9 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           now: input.now,
         });
       }
-      // the order events commit with the order (transactional outbox); each payload is the snapshot
-      const wire = { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION };
-      // a paid order still tells its story in two events, written in one statement: placed (the snapshot before
-      // the payment), then paid
-      await appendNewOrderEvents(tx, {
-        storeId: input.storeId,
-        orderId: order.id,
-        events: [
-          { kind: "order.placed", payload: orderToWire({ ...order, status: "placed" }, wire) },
-          ...(input.paymentRef ? [{ kind: "order.paid" as const, payload: orderToWire(order, wire) }] : []),
-        ],
-      });
-      return moved ? { ...order, completedCheckout: movedCheckoutRecord(moved) } : order;
+      return input.withCheckout && moved
+        ? { ...order, completedCheckout: movedCheckoutRecord(moved) }
+        : order;
     });
   } catch (error) {
     // a concurrent completion of the same checkout placed the order first (unique checkout_id): return it

@@ -1,9 +1,6 @@
 import "server-only";
 
-import type { SqlQueryable } from "@prisma/driver-adapter-utils";
-
 import { newId } from "@/lib/config/ids";
-import { statementOf } from "@/lib/config/sql";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 // Appends an order event inside the caller's transaction (the same one that changed the order), so an order
@@ -53,26 +50,24 @@ export const appendOrderEvent = async (
 };
 
 /**
- * The first events of an order created in this same transaction (the order's, on the driver adapter: see
- * lib/orders/place-order.ts), numbered 1, 2, … in the order given (the unique (order, sequence) index would refuse
- * a wrong guess, rolling the transaction back), written in one statement (a paid order's placed and paid).
+ * The first events of an order written in the same statement or transaction (the order's own, on the driver
+ * adapter: see lib/orders/place-order.ts), numbered 1, 2, … in the order given (the unique (order, sequence) index
+ * would refuse a wrong guess, rolling the transaction back): the INSERT's text, its values bound through `param`
+ * (lib/config/sql.ts `paramsAfter`), so it can be one of the order statement's CTEs.
  */
-export const appendNewOrderEvents = async (
-  tx: SqlQueryable,
+export const newOrderEventsInsert = (
   input: {
     storeId: string;
     orderId: string;
     events: readonly { kind: OrderEventKind; payload: Record<string, unknown> }[];
   },
-): Promise<void> => {
-  if (input.events.length === 0) return;
+  param: (value: unknown) => string,
+): string => {
+  if (input.events.length === 0) throw new Error("newOrderEventsInsert: no events");
   const createdAt = new Date();
-  const values: unknown[] = [];
-  const param = (value: unknown): string => `$${values.push(value)}`;
   const rows = input.events.map((event, i) => {
     const payload = `CAST(${param(JSON.stringify(event.payload))} AS jsonb)`;
     return `(${param(newId("orderEvent"))}, ${param(input.storeId)}, ${param(input.orderId)}, ${param(i + 1)}, ${param(event.kind)}, ${payload}, ${param(createdAt)})`;
   });
-  const columns = "id, store_id, order_id, sequence, kind, payload, created_at";
-  await tx.executeRaw(statementOf(`INSERT INTO order_events (${columns}) VALUES ${rows.join(", ")}`, values));
+  return `INSERT INTO order_events (id, store_id, order_id, sequence, kind, payload, created_at) VALUES ${rows.join(", ")}`;
 };

@@ -200,7 +200,7 @@ const BUDGET = {
   createCheckout: 4,
   updateCheckout: 4,
   getCheckout: 1,
-  completeCheckout: 17,
+  completeCheckout: 14,
   stripeWebhook: 4,
   search: 4,
   createCart: 8,
