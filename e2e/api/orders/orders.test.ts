@@ -239,91 +239,94 @@ describe("placeOrder (called by completion)", () => {
     await db.variant.update({ where: { id: boots.id }, data: { inventory: 3 } });
   });
 
-  test("the order's writes commit together or not at all: its last write failing leaves stock, checkout, reservation and outbox as they were", async () => {
-    const db = await getDb();
-    const checkout = await readyCheckout([{ item: { id: socks.id }, quantity: 2 }]);
-    const total = checkout.totals.find((t) => t.type === "total")!.amount;
-    const now = new Date();
-    // a buyer's allowance holding this checkout's reservation, as a completion carrying an intent mandate takes it
-    const allowance = await db.intentMandate.create({
-      data: {
-        id: `im_${randomUUID()}`,
-        buyerId: "buyer-of-the-fault-test",
-        clientId: "client-of-the-fault-test",
-        envelope: "{}",
-        currency: checkout.currency,
-        expiresAt: new Date(now.getTime() + 3_600_000),
-      },
-    });
-    await db.$transaction((tx) =>
-      reserveSpend(tx, {
-        allowanceId: allowance.id,
-        amount: total,
-        origin: { amount: total, currency: checkout.currency },
-        scope: { checkoutId: checkout.id },
+  // the order's statement (the move, the order, its lines, its events) refused by its events' insert, and the
+  // allowance's debit after it refused: either way the stock the read took and everything else roll back
+  for (const refused of ["order_events", "spend_entries"] as const) {
+    test(`the order's writes commit together or not at all: a write to ${refused} failing leaves stock, checkout, reservation and outbox as they were`, async () => {
+      const db = await getDb();
+      const checkout = await readyCheckout([{ item: { id: socks.id }, quantity: 2 }]);
+      const total = checkout.totals.find((t) => t.type === "total")!.amount;
+      const now = new Date();
+      // a buyer's allowance holding this checkout's reservation, as a completion carrying an intent mandate takes it
+      const allowance = await db.intentMandate.create({
+        data: {
+          id: `im_${randomUUID()}`,
+          buyerId: "buyer-of-the-fault-test",
+          clientId: "client-of-the-fault-test",
+          envelope: "{}",
+          currency: checkout.currency,
+          expiresAt: new Date(now.getTime() + 3_600_000),
+        },
+      });
+      await db.$transaction((tx) =>
+        reserveSpend(tx, {
+          allowanceId: allowance.id,
+          amount: total,
+          origin: { amount: total, currency: checkout.currency },
+          scope: { checkoutId: checkout.id },
+          storeId: store.id,
+          expiresAt: new Date(now.getTime() + 600_000),
+          now,
+        }),
+      );
+      const stock = async () => (await db.variant.findUniqueOrThrow({ where: { id: socks.id } })).inventory;
+      const session = () =>
+        db.checkoutSession.findUniqueOrThrow({
+          where: { id: checkout.id },
+          select: { status: true, version: true },
+        });
+      const ledger = () =>
+        db.spendEntry.findMany({
+          where: { allowanceId: allowance.id },
+          select: { kind: true, state: true, amount: true, consumed: true },
+          orderBy: { createdAt: "asc" },
+        });
+      const before = { stock: await stock(), session: await session(), ledger: await ledger() };
+      const input = {
+        checkoutId: checkout.id,
         storeId: store.id,
-        expiresAt: new Date(now.getTime() + 600_000),
+        handlerId: "svc.card",
+        paymentRef: "pi_fault",
         now,
-      }),
-    );
-    const stock = async () => (await db.variant.findUniqueOrThrow({ where: { id: socks.id } })).inventory;
-    const session = () =>
-      db.checkoutSession.findUniqueOrThrow({
-        where: { id: checkout.id },
-        select: { status: true, version: true },
-      });
-    const ledger = () =>
-      db.spendEntry.findMany({
-        where: { allowanceId: allowance.id },
-        select: { kind: true, state: true, amount: true, consumed: true },
-        orderBy: { createdAt: "asc" },
-      });
-    const before = { stock: await stock(), session: await session(), ledger: await ledger() };
-    const input = {
-      checkoutId: checkout.id,
-      storeId: store.id,
-      handlerId: "svc.card",
-      paymentRef: "pi_fault",
-      now,
-    };
-    // the outbox's insert is the transaction's last write: the database refuses it
-    await db.$executeRawUnsafe(
-      `CREATE FUNCTION refuse_order_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'order event refused by the test'; END $$`,
-    );
-    await db.$executeRawUnsafe(
-      "CREATE TRIGGER refuse_order_event BEFORE INSERT ON order_events FOR EACH ROW EXECUTE FUNCTION refuse_order_event()",
-    );
-    try {
-      await assert.rejects(placeOrder(db, input), /order event refused by the test/);
-    } finally {
-      await db.$executeRawUnsafe("DROP TRIGGER refuse_order_event ON order_events");
-      await db.$executeRawUnsafe("DROP FUNCTION refuse_order_event()");
-    }
-    assert.equal(await db.order.count({ where: { checkoutId: checkout.id } }), 0, "no order");
-    assert.equal(await db.orderLineItem.count({ where: { order: { checkoutId: checkout.id } } }), 0);
-    assert.equal(await stock(), before.stock, "the stock is not taken");
-    assert.deepEqual(await session(), before.session, "the checkout is neither completed nor moved");
-    assert.deepEqual(await ledger(), before.ledger, "the reservation is still held, nothing debited");
-    assert.deepEqual(before.ledger, [{ kind: "reservation", state: "held", amount: total, consumed: 0 }]);
+      };
+      await db.$executeRawUnsafe(
+        `CREATE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'insert refused by the test'; END $$`,
+      );
+      await db.$executeRawUnsafe(
+        `CREATE TRIGGER refuse_insert BEFORE INSERT ON ${refused} FOR EACH ROW EXECUTE FUNCTION refuse_insert()`,
+      );
+      try {
+        await assert.rejects(placeOrder(db, input), /insert refused by the test/);
+      } finally {
+        await db.$executeRawUnsafe(`DROP TRIGGER refuse_insert ON ${refused}`);
+        await db.$executeRawUnsafe("DROP FUNCTION refuse_insert()");
+      }
+      assert.equal(await db.order.count({ where: { checkoutId: checkout.id } }), 0, "no order");
+      assert.equal(await db.orderLineItem.count({ where: { order: { checkoutId: checkout.id } } }), 0);
+      assert.equal(await stock(), before.stock, "the stock is not taken");
+      assert.deepEqual(await session(), before.session, "the checkout is neither completed nor moved");
+      assert.deepEqual(await ledger(), before.ledger, "the reservation is still held, nothing debited");
+      assert.deepEqual(before.ledger, [{ kind: "reservation", state: "held", amount: total, consumed: 0 }]);
 
-    // the finisher's next try places it, and everything happens once
-    const order = await placeOrder(db, input);
-    assert.equal(await stock(), before.stock - 2);
-    assert.equal((await session()).status, "completed");
-    assert.deepEqual(await ledger(), [
-      { kind: "reservation", state: "consumed", amount: total, consumed: total },
-      { kind: "debit", state: "done", amount: total, consumed: 0 },
-    ]);
-    assert.deepEqual(
-      (await db.orderEvent.findMany({ where: { orderId: order.id }, orderBy: { sequence: "asc" } })).map(
-        (e) => [e.sequence, e.kind],
-      ),
-      [
-        [1, "order.placed"],
-        [2, "order.paid"],
-      ],
-    );
-  });
+      // the finisher's next try places it, and everything happens once
+      const order = await placeOrder(db, input);
+      assert.equal(await stock(), before.stock - 2);
+      assert.equal((await session()).status, "completed");
+      assert.deepEqual(await ledger(), [
+        { kind: "reservation", state: "consumed", amount: total, consumed: total },
+        { kind: "debit", state: "done", amount: total, consumed: 0 },
+      ]);
+      assert.deepEqual(
+        (await db.orderEvent.findMany({ where: { orderId: order.id }, orderBy: { sequence: "asc" } })).map(
+          (e) => [e.sequence, e.kind],
+        ),
+        [
+          [1, "order.placed"],
+          [2, "order.paid"],
+        ],
+      );
+    });
+  }
 
   test("an incomplete or canceled checkout cannot become an order; another store's id is not_found", async () => {
     const db = await getDb();
