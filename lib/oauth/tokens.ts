@@ -2,13 +2,14 @@ import "server-only";
 
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWK } from "jose";
 
+import { memoByObject } from "@/lib/core/memo-by-object";
 import { SIGNING_ALG } from "@/lib/stores/signing-keys";
 
 import { ACCESS_TOKEN_TTL_SECONDS, ACCESS_TOKEN_TYP } from "./constants";
 import { issuerOf } from "./metadata";
-import { getAccessTokenKey, getJwks } from "./server-keys";
+import { getAccessTokenKey } from "./server-keys";
 
 // Access tokens: ES256 JWTs in the RFC 9068 profile (typ at+jwt; iss, aud, sub, client_id, scope, exp, iat, jti).
 // `sid` names the token family (a code exchange and its refreshes) so one revocation kills every access token
@@ -67,12 +68,18 @@ export const issueAccessToken = async ({
  * Verifies signature (our key only, ES256 only — `alg: none` and other algorithms are refused), typ, issuer,
  * audience and expiry. Returns the claims, or null for any invalid token (the reason is not revealed).
  */
+/**
+ * The key set that verifies our access tokens, one per loaded key: jose's local set imports a JWK on its first
+ * use and keeps it, so a set made per call imported the public key (a WebCrypto job) on every bearer request.
+ */
+const jwkSetOf = memoByObject((publicJwk: JWK) => createLocalJWKSet({ keys: [publicJwk] }));
+
 export const verifyAccessTokenJwt = async (
   token: string,
   { baseUrl, now = new Date() }: { baseUrl: string; now?: Date },
 ): Promise<AccessTokenClaims | null> => {
   try {
-    const jwks = createLocalJWKSet(await getJwks());
+    const jwks = jwkSetOf((await getAccessTokenKey()).publicJwk);
     const { payload } = await jwtVerify(token, jwks, {
       algorithms: [SIGNING_ALG],
       typ: ACCESS_TOKEN_TYP,
