@@ -20,23 +20,31 @@ export type RowCache<V> = {
 /** At most this many entries per cache: a flood of distinct keys cannot grow it without bound. */
 const MAX_ENTRIES = 10_000;
 
-const writes = (table: string): RegExp =>
-  new RegExp(
-    `^\\s*(?:UPDATE|INSERT\\s+INTO|DELETE\\s+FROM|TRUNCATE(?:\\s+TABLE)?)\\s+(?:ONLY\\s+)?(?:"?public"?\\.)?"?${table}"?(?:[\\s(,;]|$)`,
-    "i",
-  );
+const LEADING_WITH = /^\s*WITH\b/i;
 
-/** A cache of rows of `table` (its SQL name). */
-export const rowCache = <V>(table: string): RowCache<V> => {
+/**
+ * Whether a statement writes `table`: a statement that starts with the write, or a write in one of its
+ * data-modifying CTEs (`WITH c AS (UPDATE …)`; only a WITH is searched through, so the other statements cost a
+ * look at their start). A text that only mentions such words empties the cache for nothing, never the other way.
+ */
+const writes = (table: string): ((sql: string) => boolean) => {
+  const write = `(?:UPDATE|INSERT\\s+INTO|DELETE\\s+FROM|TRUNCATE(?:\\s+TABLE)?)\\s+(?:ONLY\\s+)?(?:"?public"?\\.)?"?${table}"?(?:[\\s(,;)]|$)`;
+  const leading = new RegExp(`^\\s*${write}`, "i");
+  const anywhere = new RegExp(`\\b${write}`, "i");
+  return (sql) => leading.test(sql) || (LEADING_WITH.test(sql) && anywhere.test(sql));
+};
+
+/** A cache of rows of `tables` (SQL names; a value built from several tables is emptied by a write to any). */
+export const rowCache = <V>(tables: string | readonly string[]): RowCache<V> => {
   const entries = new Map<string, { value: V; expires: number }>();
   let generation = 0;
   const clear = () => {
     generation += 1;
     entries.clear();
   };
-  const writesTable = writes(table);
+  const written = (typeof tables === "string" ? [tables] : tables).map(writes);
   onSqlStatement(({ sql }) => {
-    if (writesTable.test(sql)) clear();
+    if (written.some((writesTable) => writesTable(sql))) clear();
   });
   const get = async (key: string, load: () => Promise<V | null>): Promise<V | null> => {
     const now = Date.now();
