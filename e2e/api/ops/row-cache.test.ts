@@ -5,11 +5,14 @@ import { after, before, test } from "node:test";
 import type { JWK } from "jose";
 
 import { getDb, getDbHandle } from "@/lib/config/db";
-import { getEnv } from "@/lib/config/env";
+import { getBaseUrl, getEnv } from "@/lib/config/env";
 import { revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import type { Store } from "@/lib/generated/prisma/client";
+import { createOAuthClient, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
+import { issueAccessToken } from "@/lib/oauth/tokens";
+import { verifyAccessToken } from "@/lib/oauth/verify-access-token";
 
-import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { seedBuyer, seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
@@ -211,4 +214,117 @@ test("the completion prices on a fresh store: a tax rate changed elsewhere after
     0,
     "nothing charged",
   );
+});
+
+// ── bearer tokens: a verified token is kept with the same bound (lib/oauth/verify-access-token.ts) ──────────────
+
+/** A buyer's agent as a code exchange leaves it: a consent, a token family, and an access token of the family. */
+const linkedAgent = async () => {
+  const db = await getDb();
+  const buyer = await seedBuyer();
+  const clientId = `https://agent-${randomUUID()}.example/client.json`;
+  // used a moment ago: the verification does not write the consent's last use (which would empty the cache)
+  const consent = await db.buyerConsent.create({
+    data: {
+      id: `bc_${randomUUID()}`,
+      buyerId: buyer.id,
+      clientId,
+      clientName: "Row cache agent",
+      scopes: ["purchase:complete"],
+      lastUsedAt: new Date(),
+    },
+  });
+  const family = await db.oAuthTokenFamily.create({
+    data: {
+      id: `tf_${randomUUID()}`,
+      consentId: consent.id,
+      clientId,
+      buyerId: buyer.id,
+      scopes: ["purchase:complete"],
+    },
+  });
+  const { accessToken } = await issueAccessToken({
+    baseUrl: getBaseUrl(),
+    subject: buyer.id,
+    clientId,
+    scopes: ["purchase:complete"],
+    kind: "buyer",
+    familyId: family.id,
+    now: new Date(),
+  });
+  return { consent, family, accessToken };
+};
+
+const verifyBearer = (token: string, now?: Date) =>
+  verifyAccessToken(token, { baseUrl: getBaseUrl(), ...(now ? { now } : {}) });
+
+test("a buyer's token whose consent or family is revoked through this instance is refused on the next call", async () => {
+  const db = await getDb();
+  const byConsent = await linkedAgent();
+  assert.equal((await verifyBearer(byConsent.accessToken))?.kind, "buyer"); // cached now
+  await db.buyerConsent.update({ where: { id: byConsent.consent.id }, data: { revokedAt: new Date() } });
+  assert.equal(await verifyBearer(byConsent.accessToken), null);
+
+  const byFamily = await linkedAgent();
+  assert.equal((await verifyBearer(byFamily.accessToken))?.kind, "buyer");
+  await db.oAuthTokenFamily.update({ where: { id: byFamily.family.id }, data: { revokedAt: new Date() } });
+  assert.equal(await verifyBearer(byFamily.accessToken), null);
+});
+
+test("a buyer's token revoked by another instance is refused within the bound, and a cached token never outlives its exp", async () => {
+  const { consent, accessToken } = await linkedAgent();
+  const verified = await verifyBearer(accessToken);
+  assert.equal(verified?.kind, "buyer");
+  assert.match(consent.id, /^[\w-]+$/);
+  await elsewhere(`UPDATE buyer_consents SET revoked_at = now() WHERE id = '${consent.id}'`);
+  const took = await seenWithin(
+    () => verifyBearer(accessToken),
+    (access) => access === null,
+    TTL_MS + 500,
+  );
+  assert.ok(took <= TTL_MS + 500, `refused after ${Math.round(took)} ms`);
+
+  const fresh = await linkedAgent();
+  assert.equal((await verifyBearer(fresh.accessToken))?.kind, "buyer"); // cached now
+  const claims = JSON.parse(Buffer.from(fresh.accessToken.split(".")[1]!, "base64url").toString()) as {
+    exp: number;
+  };
+  assert.equal(await verifyBearer(fresh.accessToken, new Date(claims.exp * 1000)), null, "expired at exp");
+  assert.equal((await verifyBearer(fresh.accessToken, new Date(claims.exp * 1000 - 1000)))?.kind, "buyer");
+});
+
+test("a platform client revoked through this instance: its client_credentials token is refused on the next call", async () => {
+  const { clientId } = await createOAuthClient({ name: "Row cache platform", scopes: ["orders:read"] });
+  const { accessToken } = await issueAccessToken({
+    baseUrl: getBaseUrl(),
+    subject: clientId,
+    clientId,
+    scopes: ["orders:read"],
+    kind: "client",
+    now: new Date(),
+  });
+  assert.equal((await verifyBearer(accessToken))?.kind, "client"); // cached now
+  await revokeOAuthClient(clientId);
+  assert.equal(await verifyBearer(accessToken), null);
+});
+
+test("a write in a statement's CTE through this instance empties the cache like any other", async () => {
+  const { key } = await seedPlatformKey();
+  const product = () =>
+    rest<{ product?: { id: string; title: string } }>("POST", `/s/${store.slug}/catalog/product`, {
+      headers: { "x-api-key": key },
+      body: { id: sock.id },
+    });
+  assert.equal((await product()).status, 200); // the store is cached for reads now
+  const db = await getDb();
+  const slug = store.slug;
+  await db.$executeRawUnsafe(
+    "WITH moved AS (UPDATE stores SET slug = slug || '-cte' WHERE id = $1 RETURNING id) SELECT count(*) FROM moved",
+    store.id,
+  );
+  try {
+    assert.equal((await product()).status, 404, "the cached store is gone at once");
+  } finally {
+    await db.store.update({ where: { id: store.id }, data: { slug } });
+  }
 });
