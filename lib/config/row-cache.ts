@@ -20,18 +20,51 @@ export type RowCache<V> = {
 /** At most this many entries per cache: a flood of distinct keys cannot grow it without bound. */
 const MAX_ENTRIES = 10_000;
 
+// A table's name as a statement writes it: bare, quoted, or under the public schema ("public"."stores").
+const TABLE = String.raw`((?:"?\w+"?\.)?"?\w+"?)`;
+const WRITE = String.raw`(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+(?:ONLY\s+)?${TABLE}`;
+const LEADING_WRITE = new RegExp(String.raw`^\s*${WRITE}`, "i");
+const ANY_WRITE = new RegExp(String.raw`\b${WRITE}`, "gi");
 const LEADING_WITH = /^\s*WITH\b/i;
+const TRUNCATED =
+  /^\s*TRUNCATE(?:\s+TABLE)?\s+(?:ONLY\s+)?([^;]*?)(?:\s+(?:RESTART|CONTINUE|CASCADE|RESTRICT)\b|;|$)/i;
+
+const bareName = (name: string): string =>
+  name
+    .replace(/"/g, "")
+    .replace(/^public\./i, "")
+    .toLowerCase();
 
 /**
- * Whether a statement writes `table`: a statement that starts with the write, or a write in one of its
- * data-modifying CTEs (`WITH c AS (UPDATE …)`; only a WITH is searched through, so the other statements cost a
- * look at their start). A text that only mentions such words empties the cache for nothing, never the other way.
+ * The tables a statement writes (bare, lower-case names): the one it starts by writing (every table a TRUNCATE
+ * lists), or, for a statement that starts with WITH, every write of its data-modifying CTEs and of its main
+ * statement (`WITH c AS (UPDATE …) INSERT …`). Only a WITH is searched through, so the others cost a look at their
+ * start. A text that only mentions such words (a literal) empties a cache for nothing, never the other way.
  */
-const writes = (table: string): ((sql: string) => boolean) => {
-  const write = `(?:UPDATE|INSERT\\s+INTO|DELETE\\s+FROM|TRUNCATE(?:\\s+TABLE)?)\\s+(?:ONLY\\s+)?(?:"?public"?\\.)?"?${table}"?(?:[\\s(,;)]|$)`;
-  const leading = new RegExp(`^\\s*${write}`, "i");
-  const anywhere = new RegExp(`\\b${write}`, "i");
-  return (sql) => leading.test(sql) || (LEADING_WITH.test(sql) && anywhere.test(sql));
+export const tablesWritten = (sql: string): string[] => {
+  if (LEADING_WITH.test(sql)) return [...sql.matchAll(ANY_WRITE)].map((match) => bareName(match[1]!));
+  const leading = LEADING_WRITE.exec(sql);
+  if (!leading) return [];
+  const truncated = TRUNCATED.exec(sql);
+  if (truncated)
+    return truncated[1]!.split(",").map((name) => bareName(name.trim().replace(/^ONLY\s+/i, "")));
+  return [bareName(leading[1]!)];
+};
+
+/** Each cached table's caches, emptied by one listener that reads each statement once. */
+const clearersOf = new Map<string, Set<() => void>>();
+let listening = false;
+const clearOnWrite = (table: string, clear: () => void): void => {
+  if (!listening) {
+    listening = true;
+    onSqlStatement(({ sql }) => {
+      for (const written of tablesWritten(sql))
+        clearersOf.get(written)?.forEach((clearCache) => clearCache());
+    });
+  }
+  let clearers = clearersOf.get(table);
+  if (!clearers) clearersOf.set(table, (clearers = new Set()));
+  clearers.add(clear);
 };
 
 /** A cache of rows of `tables` (SQL names; a value built from several tables is emptied by a write to any). */
@@ -42,10 +75,7 @@ export const rowCache = <V>(tables: string | readonly string[]): RowCache<V> => 
     generation += 1;
     entries.clear();
   };
-  const written = (typeof tables === "string" ? [tables] : tables).map(writes);
-  onSqlStatement(({ sql }) => {
-    if (written.some((writesTable) => writesTable(sql))) clear();
-  });
+  for (const table of typeof tables === "string" ? [tables] : tables) clearOnWrite(bareName(table), clear);
   const get = async (key: string, load: () => Promise<V | null>): Promise<V | null> => {
     const now = Date.now();
     const hit = entries.get(key);
