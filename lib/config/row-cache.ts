@@ -20,20 +20,30 @@ export type RowCache<V> = {
 /** At most this many entries per cache: a flood of distinct keys cannot grow it without bound. */
 const MAX_ENTRIES = 10_000;
 
-// A table's name as a statement writes it: bare, quoted, or under the public schema ("public"."stores").
-const TABLE = String.raw`((?:"?\w+"?\.)?"?\w+"?)`;
+// A table's name as a statement writes it: bare, quoted, or under a schema ("public"."stores"): the name captured.
+const TABLE = String.raw`(?:"?\w+"?\.)?"?(\w+)"?`;
 const WRITE = String.raw`(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM|TRUNCATE(?:\s+TABLE)?)\s+(?:ONLY\s+)?${TABLE}`;
 const LEADING_WRITE = new RegExp(String.raw`^\s*${WRITE}`, "i");
 const ANY_WRITE = new RegExp(String.raw`\b${WRITE}`, "gi");
 const LEADING_WITH = /^\s*WITH\b/i;
-const TRUNCATED =
-  /^\s*TRUNCATE(?:\s+TABLE)?\s+(?:ONLY\s+)?([^;]*?)(?:\s+(?:RESTART|CONTINUE|CASCADE|RESTRICT)\b|;|$)/i;
+const TRUNCATED = /^\s*TRUNCATE(?:\s+TABLE)?\s+([^;]*?)(?:\s+(?:RESTART|CONTINUE|CASCADE|RESTRICT)\b|;|$)/i;
+const LISTED_TABLE = new RegExp(String.raw`^\s*(?:ONLY\s+)?${TABLE}\s*$`, "i");
 
-const bareName = (name: string): string =>
-  name
-    .replace(/"/g, "")
-    .replace(/^public\./i, "")
-    .toLowerCase();
+const find = (sql: string): string[] => {
+  if (LEADING_WITH.test(sql)) return [...sql.matchAll(ANY_WRITE)].map((match) => match[1]!.toLowerCase());
+  const leading = LEADING_WRITE.exec(sql);
+  if (!leading) return [];
+  const truncated = TRUNCATED.exec(sql);
+  if (!truncated) return [leading[1]!.toLowerCase()];
+  return truncated[1]!.split(",").flatMap((listed) => {
+    const name = LISTED_TABLE.exec(listed)?.[1];
+    return name ? [name.toLowerCase()] : [];
+  });
+};
+
+/** The statements' texts already read: most are sent again and again (prepared), so each is read once. */
+const known = new Map<string, readonly string[]>();
+const KNOWN_TEXTS = 2_000;
 
 /**
  * The tables a statement writes (bare, lower-case names): the one it starts by writing (every table a TRUNCATE
@@ -41,14 +51,13 @@ const bareName = (name: string): string =>
  * statement (`WITH c AS (UPDATE …) INSERT …`). Only a WITH is searched through, so the others cost a look at their
  * start. A text that only mentions such words (a literal) empties a cache for nothing, never the other way.
  */
-export const tablesWritten = (sql: string): string[] => {
-  if (LEADING_WITH.test(sql)) return [...sql.matchAll(ANY_WRITE)].map((match) => bareName(match[1]!));
-  const leading = LEADING_WRITE.exec(sql);
-  if (!leading) return [];
-  const truncated = TRUNCATED.exec(sql);
-  if (truncated)
-    return truncated[1]!.split(",").map((name) => bareName(name.trim().replace(/^ONLY\s+/i, "")));
-  return [bareName(leading[1]!)];
+export const tablesWritten = (sql: string): readonly string[] => {
+  let tables = known.get(sql);
+  if (tables === undefined) {
+    tables = find(sql);
+    if (known.size < KNOWN_TEXTS) known.set(sql, tables);
+  }
+  return tables;
 };
 
 /** Each cached table's caches, emptied by one listener that reads each statement once. */
@@ -75,7 +84,8 @@ export const rowCache = <V>(tables: string | readonly string[]): RowCache<V> => 
     generation += 1;
     entries.clear();
   };
-  for (const table of typeof tables === "string" ? [tables] : tables) clearOnWrite(bareName(table), clear);
+  for (const table of typeof tables === "string" ? [tables] : tables)
+    clearOnWrite(table.toLowerCase(), clear);
   const get = async (key: string, load: () => Promise<V | null>): Promise<V | null> => {
     const now = Date.now();
     const hit = entries.get(key);
