@@ -24,12 +24,12 @@ test("tablesWritten: every table a TRUNCATE lists", () => {
 test("tablesWritten: a WITH's data-modifying CTEs and its main statement, not the tables it only reads", () => {
   assert.deepEqual(
     tablesWritten(
-      `WITH c AS (UPDATE checkout_sessions SET status = 'completed' WHERE id = $1 RETURNING *),
+      `WITH c AS (UPDATE payment_attempts SET is_current = false WHERE id = $1 RETURNING *),
             placed AS (INSERT INTO orders (id) VALUES ($2)),
             events AS (INSERT INTO "public"."order_events" (id) VALUES ($3))
        SELECT c.id, (SELECT count(*) FROM stores) FROM c`,
     ),
-    ["checkout_sessions", "orders", "order_events"],
+    ["payment_attempts", "orders", "order_events"],
   );
   assert.deepEqual(tablesWritten(`WITH s AS (SELECT id FROM stores) DELETE FROM platform_api_keys`), [
     "platform_api_keys",
