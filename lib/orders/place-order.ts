@@ -253,6 +253,8 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
       // a redemption writes between the checkout's move and the order (its own statements, in the order they
       // always took); without one, the move, the order, its lines and its events are one statement
       let moved: unknown;
+      const changed = () =>
+        new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
       let serviceCouponMinor = 0;
       if (redeems) {
         [moved] = input.withCheckout
@@ -260,8 +262,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           : (await tx.executeRaw(move)) === 1
             ? [null]
             : [];
-        if (moved === undefined)
-          throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+        if (moved === undefined) throw changed();
         // DECISIONS B16: the grant is redeemed and the merchant's payable written with the order, or neither
         serviceCouponMinor = await redeemCoupon(tx, {
           grantId: checkout.couponGrantId!,
@@ -334,8 +335,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         );
       }
       // the order's writes ran beside a move that did not happen: thrown, they roll back with it
-      if (moved === undefined)
-        throw new AppError("conflict", `Checkout ${checkout.id} changed while placing its order`);
+      if (moved === undefined) throw changed();
       // DECISIONS B6: the buyer's allowance is debited in the order's transaction (consuming the reservation
       // taken before the charge), so an order and its debit exist together or not at all. A checkout that no
       // allowance ever reserved for, paid alone, has nothing to debit: the ledger is not read (a card payment
