@@ -65,15 +65,15 @@ export const issueAccessToken = async ({
 };
 
 /**
- * Verifies signature (our key only, ES256 only — `alg: none` and other algorithms are refused), typ, issuer,
- * audience and expiry. Returns the claims, or null for any invalid token (the reason is not revealed).
- */
-/**
  * The key set that verifies our access tokens, one per loaded key: jose's local set imports a JWK on its first
- * use and keeps it, so a set made per call imported the public key (a WebCrypto job) on every bearer request.
+ * use and keeps it, so a set made per call would import the public key (a WebCrypto job) on every bearer request.
  */
 const jwkSetOf = memoByObject((publicJwk: JWK) => createLocalJWKSet({ keys: [publicJwk] }));
 
+/**
+ * Verifies signature (our key only, ES256 only — `alg: none` and other algorithms are refused), typ, issuer,
+ * audience and expiry. Returns the claims, or null for any invalid token (the reason is not revealed).
+ */
 export const verifyAccessTokenJwt = async (
   token: string,
   { baseUrl, now = new Date() }: { baseUrl: string; now?: Date },

@@ -12,7 +12,8 @@ import { verifyAccessTokenJwt } from "./tokens";
 // through this instance empties the cache with its write (a family, a consent, a client, or the server's key) and
 // is seen by the next call; one made on another instance is seen within ROW_CACHE_TTL_MS (2 s by default, 5 s at
 // most). A token never outlives its `exp` in the cache, and a refused token is never kept: it is checked afresh
-// each time. Every bearer call of a buyer's agent verified its ES256 signature and read its family and consent.
+// each time. Without it every bearer call (each of a crypto purchase's calls) would check an ES256 signature and
+// read the token's family and consent.
 
 export type VerifiedAccess =
   | { kind: "buyer"; buyerId: string; clientId: string; scopes: string[] }
