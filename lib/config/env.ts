@@ -174,6 +174,12 @@ const EnvSchema = z.object({
    * prepares none: for a pooler that cannot carry prepared statements (PgBouncer in transaction mode before 1.21).
    */
   PG_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(500),
+  /**
+   * The embedded PGlite database's buffer cache in MB (PostgreSQL's `shared_buffers`, default 32). It lives in
+   * the server's own memory, so it counts in the process's RSS; pages it does not hold are read through the
+   * operating system's file cache. PGlite's own default is 128.
+   */
+  PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(32),
   /** Requests per window of one anonymous client address (default 120; 1 000 000 under NODE_ENV=test). */
   RATE_LIMIT_ANONYMOUS: z.coerce.number().int().min(1).optional(),
   /** Requests per window of one platform key or client_credentials client (default 1200; 1 000 000 under NODE_ENV=test). */
