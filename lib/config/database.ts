@@ -101,7 +101,11 @@ export const openPglite = async (dataDir: string, options: OpenOptions = {}): Pr
   const client = await PGlite.create({
     dataDir,
     extensions: PGLITE_EXTENSIONS,
-    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${getEnv().PGLITE_SHARED_BUFFERS_MB}MB`],
+    startParams: [
+      ...PGlite.defaultStartParams,
+      "-c",
+      `shared_buffers=${getEnv().PGLITE_SHARED_BUFFERS_MB}MB`,
+    ],
     ...(loadDataDir ? { loadDataDir } : {}),
   });
   return {
