@@ -9,21 +9,40 @@ import { PLAN_PER_CALL } from "./statement-names";
 
 let raw: PGlite;
 let db: PGlite;
+/** A second session whose every text is prepared (`db` prepares five, to test its limit). */
+let wideRaw: PGlite;
+let wide: PGlite;
+
+const SCHEMA = `
+  CREATE TABLE t (id text PRIMARY KEY, n int NOT NULL DEFAULT 0, doc jsonb, bin bytea, at timestamptz);
+  INSERT INTO t (id, n, doc, bin, at) VALUES ('a', 1, '{"k": [1, 2]}', '\\x0102', '2026-11-26T06:00:00Z');
+`;
 
 before(async () => {
   raw = await PGlite.create();
-  await raw.exec(`
-    CREATE TABLE t (id text PRIMARY KEY, n int NOT NULL DEFAULT 0, doc jsonb, bin bytea, at timestamptz);
-    INSERT INTO t (id, n, doc, bin, at) VALUES ('a', 1, '{"k": [1, 2]}', '\\x0102', '2026-11-26T06:00:00Z');
-  `);
+  await raw.exec(SCHEMA);
   db = withPreparedStatements(raw, 5);
+  wideRaw = await PGlite.create();
+  await wideRaw.exec(SCHEMA);
+  wide = withPreparedStatements(wideRaw, 1000);
 });
-after(() => raw.close());
+after(() => Promise.all([raw.close(), wideRaw.close()]));
 
-/** The statements this session holds prepared by name (PGlite is one session). */
-const preparedNames = async () =>
-  (await raw.query<{ name: string; statement: string }>("SELECT name, statement FROM pg_prepared_statements"))
-    .rows;
+/** The statements a session holds prepared by name (PGlite is one session). */
+const preparedNames = async (session: PGlite = raw) =>
+  (
+    await session.query<{ name: string; statement: string }>(
+      "SELECT name, statement FROM pg_prepared_statements",
+    )
+  ).rows;
+
+/** Asserts that `wide` ran `sql` as a prepared statement. */
+const assertPrepared = async (sql: string) =>
+  assert.equal(
+    (await preparedNames(wideRaw)).filter((p) => p.statement === sql).length,
+    1,
+    `prepared: ${sql}`,
+  );
 
 test("answers what PGlite's own query answers: rows in array mode, typed values, fields, affected rows", async () => {
   const read = "SELECT id, n, doc, bin, at, NULL::text AS nothing FROM t WHERE id = $1";
@@ -45,6 +64,74 @@ test("answers what PGlite's own query answers: rows in array mode, typed values,
     (await db.query<{ n: number; doc: unknown }>("SELECT n, doc FROM t WHERE id = 'a'")).rows,
     [{ n: 3, doc: { k: null } }],
   );
+});
+
+test("the same answers as PGlite's own for text beyond ASCII, empty results, writes and named rows", async () => {
+  const cases: [string, unknown[], ("array" | "object")?][] = [
+    ["SELECT $1::text AS word, length($1::text) AS chars", ["Grüße, 東京 €5 😀"], "array"],
+    ["SELECT id, n FROM t WHERE id = $1", ["nobody"]],
+    ["SELECT n AS x, id AS x FROM t WHERE id = $1", ["a"]],
+    ["SELECT n AS x, id AS x FROM t WHERE id = $1", ["a"], "array"],
+    ["UPDATE t SET n = n WHERE id = ANY($1)", [["a", "zz"]]],
+    ["INSERT INTO t (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", ["a"]],
+    ["SELECT NULL::int AS none, ''::text AS empty, $1::text IS NULL AS was_null", [null]],
+  ];
+  for (const [sql, params, rowMode] of cases) {
+    const options = rowMode ? { rowMode } : undefined;
+    assert.deepEqual(await wide.query(sql, params, options), await wideRaw.query(sql, params, options), sql);
+    await assertPrepared(sql);
+  }
+});
+
+test("an answer larger than one of PGlite's output chunks is read whole", async () => {
+  const sql = "SELECT g AS i, repeat(md5(g::text), 40) AS filler FROM generate_series(1, $1::int) AS g";
+  const mine = await wide.query<{ i: number; filler: string }>(sql, [600]);
+  assert.deepEqual(mine, await wideRaw.query(sql, [600]));
+  assert.equal(mine.rows.length, 600);
+  assert.equal(mine.rows[599]!.i, 600);
+  await assertPrepared(sql);
+});
+
+test("a serializer's bytes are sent in binary format, as PGlite's own bind sends them", async () => {
+  const BYTEA = 17;
+  const asBytes = { [BYTEA]: (value: unknown) => value as string };
+  const sql = "SELECT $1::bytea AS b, octet_length($1::bytea) AS len, $2::text AS t";
+  const params = [new Uint8Array([0, 1, 254, 255]), "ä"];
+  const mine = await wide.query(sql, params, { serializers: asBytes });
+  assert.deepEqual(mine, await wideRaw.query(sql, params, { serializers: asBytes }));
+  assert.deepEqual(mine.rows, [{ b: new Uint8Array([0, 1, 254, 255]), len: 4, t: "ä" }]);
+  await assertPrepared(sql);
+});
+
+test("an error carries the fields PGlite's own error carries", async () => {
+  const sql = "INSERT INTO t (id, n) VALUES ($1, $2)";
+  const fail = async (client: PGlite) =>
+    client.query(sql, ["a", 1]).then(
+      () => assert.fail("the duplicate key was accepted"),
+      (e: unknown) => e as messages.DatabaseError,
+    );
+  const mine = await fail(wide);
+  const theirs = await fail(wideRaw);
+  await assertPrepared(sql);
+  assert.ok(mine instanceof messages.DatabaseError);
+  const fields = ["message", "length", "name", "severity", "code", "detail", "schema", "table", "constraint"];
+  for (const field of [...fields, "hint", "position", "where", "column", "file", "line", "routine"])
+    assert.deepEqual(mine[field as keyof typeof mine], theirs[field as keyof typeof theirs], field);
+  for (const field of fields) assert.ok(mine[field as keyof typeof mine] !== undefined, field);
+});
+
+test("a prepared statement whose columns changed is refused, never read with its old columns", async () => {
+  await wideRaw.exec("CREATE TABLE shape (id int PRIMARY KEY); INSERT INTO shape VALUES (1);");
+  const sql = "SELECT * FROM shape WHERE id = $1";
+  assert.deepEqual((await wide.query(sql, [1])).rows, [{ id: 1 }]);
+  await assertPrepared(sql);
+  await wideRaw.exec("ALTER TABLE shape ADD COLUMN label text DEFAULT 'x'");
+  await assert.rejects(wide.query(sql, [1]), (e: unknown) => {
+    assert.ok(e instanceof messages.DatabaseError);
+    assert.equal(e.code, "0A000");
+    assert.match(e.message, /cached plan must not change result type/);
+    return true;
+  });
 });
 
 test("a call's own parsers apply over the instance's, each call with its own", async () => {

@@ -8,12 +8,19 @@ import {
   type Transaction,
 } from "@electric-sql/pglite";
 
+import {
+  bindExecuteSync,
+  readExecution,
+  statementNameBytes,
+  type Field,
+  type WireValue,
+} from "./pglite-wire";
 import { statementNamer } from "./statement-names";
 
 // Prepared statements on PGlite. Its `query` speaks the extended protocol as six calls into the WASM backend
 // (parse, describe, bind, describe, execute, sync), unnamed, so every statement is parsed and planned again, in
 // our own process. Here each SQL text is parsed and described once under a name, and a call is then one message
-// (bind, describe, execute, sync), decoded by PGlite's own result parser. What PGlite's `query` guarantees is
+// (bind, execute, sync) whose answer is read by pglite-wire.ts. What PGlite's `query` guarantees is
 // kept: a call outside a transaction waits for an open one and syncs the data dir after it; a call inside one
 // runs in it; a database error is PGlite's own DatabaseError (what the Prisma adapter maps, the unique violation
 // among them). Named by the namer PostgreSQL's adapter uses (statement-names.ts): texts it leaves unnamed (past
@@ -27,6 +34,8 @@ import { statementNamer } from "./statement-names";
 const { serialize } = protocol;
 
 type Parsers = PGlite["parsers"];
+
+type Prepared = { types: number[]; fields: Field[]; wireName: Buffer };
 
 const concat = (parts: readonly Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -45,8 +54,8 @@ const concat = (parts: readonly Uint8Array[]): Uint8Array => {
 export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
   if (limit <= 0) return db;
   const nameOf = statementNamer(limit);
-  /** The parameter types of each statement prepared in this session, by name. */
-  const paramTypesOf = new Map<string, number[]>();
+  /** Each statement prepared in this session, by name: its parameter types, result columns and wire name. */
+  const preparedOf = new Map<string, Prepared>();
   /** The instance's parsers with a call's own over them, by the call's map. */
   const mergedParsers = new WeakMap<ParserOptions, Parsers>();
   const parsersFor = (own: ParserOptions | undefined): Parsers => {
@@ -57,10 +66,10 @@ export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
   };
 
   /**
-   * Parses and describes `sql` as `name`; its parameter types. The name is closed first (a no-op, unless an earlier
-   * try parsed it and then failed), so it is never prepared twice.
+   * Parses and describes `sql` as `name`. The name is closed first (a no-op, unless an earlier try parsed it and
+   * then failed), so it is never prepared twice.
    */
-  const prepare = async (name: string, sql: string, options?: QueryOptions): Promise<number[]> => {
+  const prepare = async (name: string, sql: string, options?: QueryOptions): Promise<Prepared> => {
     const described = await db.execProtocol(
       concat([
         serialize.close({ type: "S", name }),
@@ -70,9 +79,15 @@ export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
       ]),
       { syncToFs: false },
     );
-    const types = parse.parseDescribeStatementResults(described.messages);
-    paramTypesOf.set(name, types);
-    return types;
+    const columns = described.messages.find((m) => m.name === "rowDescription") as
+      { fields: readonly Field[] } | undefined;
+    const prepared: Prepared = {
+      types: parse.parseDescribeStatementResults(described.messages),
+      fields: (columns?.fields ?? []).map(({ name, dataTypeID }) => ({ name, dataTypeID })),
+      wireName: statementNameBytes(name),
+    };
+    preparedOf.set(name, prepared);
+    return prepared;
   };
 
   /** Runs `sql` as the prepared statement `name`; the caller holds PGlite's query lock. */
@@ -82,24 +97,21 @@ export const withPreparedStatements = (db: PGlite, limit: number): PGlite => {
     params: readonly unknown[],
     options?: QueryOptions,
   ): Promise<Results> => {
-    const types = paramTypesOf.get(name) ?? (await prepare(name, sql, options));
-    const values = params.map((value, i) => {
+    const { types, fields, wireName } = preparedOf.get(name) ?? (await prepare(name, sql, options));
+    const values = params.map((value, i): WireValue => {
       if (value === null || value === undefined) return null;
       const type = types[i]!;
       const serializer = options?.serializers?.[type] ?? db.serializers[type];
-      return serializer ? serializer(value) : String(value);
+      return serializer ? (serializer(value) as WireValue) : String(value);
     });
-    const { messages } = await db.execProtocol(
-      concat([
-        serialize.bind({ statement: name, values }),
-        serialize.describe({ type: "P" }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]),
-      { syncToFs: false },
-    );
-    const parsers = parsersFor(options?.parsers);
-    return parse.parseResults(messages, parsers, options && { ...options, parsers: undefined })[0]!;
+    // PGlite hands its output over in views of its own memory, reused by the next call: each is copied
+    const chunks: Buffer[] = [];
+    await db.execProtocolRawStream(bindExecuteSync(wireName, values), {
+      syncToFs: false,
+      onRawData: (chunk) => chunks.push(Buffer.from(chunk)),
+    });
+    const reply = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return readExecution(reply, fields, parsersFor(options?.parsers), options?.rowMode);
   };
 
   const query = async <T>(
