@@ -3,6 +3,7 @@ import "server-only";
 import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { execute } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
@@ -14,7 +15,7 @@ import { CHECKOUT_TTL_MS, lineRowsOf, loadCheckoutOrThrow, renderCheckout } from
 import { EMPTY_FULFILLMENT } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft } from "./price-checkout";
 import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
-import { insertCheckout } from "./state";
+import { checkoutInsert } from "./state";
 import { checkoutToWire } from "./to-wire";
 
 const OPEN_STATUSES = ["incomplete", "ready_for_complete", "requires_escalation"] as const;
@@ -146,13 +147,11 @@ export const createCheckout = defineOperation({
       ucpVersion: ctx.ucpVersion,
       order: null,
     });
-    const insert = (writer: Parameters<typeof insertCheckout>[0]) =>
-      insertCheckout(
-        writer,
-        { ...session, mandateTermsHistory: [mandateTerms(body, store.slug)] },
-        priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
-        lineRowsOf(priced.lines),
-      );
+    const insert = checkoutInsert(
+      { ...session, mandateTermsHistory: [mandateTerms(body, store.slug)] },
+      priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
+      lineRowsOf(priced.lines),
+    );
     // the session and its lines are one statement. From a cart, the cart's row is locked first and its open
     // checkout looked up again, in one transaction, so two first creates racing for one cart give one checkout
     // (the loser returns the winner's)
@@ -164,10 +163,10 @@ export const createCheckout = defineOperation({
           });
           const winner = await openCheckoutOfCart(tx, ctx, input.cart_id!);
           if (winner) return winner;
-          await insert(tx);
+          await tx.$executeRawUnsafe(insert.sql, ...insert.args);
           return null;
         })
-      : await insert(db).then(() => null);
+      : await execute(insert).then(() => null);
     if (raced) return reuse(db, ctx, raced);
     return { body: await withMerchantAuthorization(ctx, body), status: 201 };
   }),

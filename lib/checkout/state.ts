@@ -1,4 +1,4 @@
-import { execute, jsonParam, statementOf, type Statement } from "@/lib/config/sql";
+import { execute, jsonParam, sql, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
 
@@ -158,17 +158,16 @@ export type NewCheckoutLine = {
 };
 
 /**
- * Inserts a new session in its first status (the preflight's verdict) with its lines, in one statement: atomic
+ * The statement that inserts a new session in its first status (the preflight's verdict) with its lines: atomic
  * without a transaction, and one text (prepared once) whatever the number of lines, which travel as one JSON
  * array (arrays travel as JSON so both driver adapters bind them alike). Written in SQL: Prisma's nested create
  * reads the row back, and a create per table needs a transaction around them.
  */
-export const insertCheckout = async (
-  db: Pick<Prisma.TransactionClient, "$executeRaw">,
+export const checkoutInsert = (
   session: NewCheckout,
   status: Extract<CheckoutStatus, "incomplete" | "ready_for_complete">,
   lines: readonly NewCheckoutLine[],
-): Promise<void> => {
+): Statement => {
   const now = new Date();
   const rows = JSON.stringify(
     lines.map((l) => ({
@@ -179,7 +178,7 @@ export const insertCheckout = async (
       position: l.position,
     })),
   );
-  await db.$executeRaw`
+  return sql`
     WITH checkout AS (
       INSERT INTO checkout_sessions (id, store_id, cart_id, principal_id, status, currency, buyer, fulfillment,
         discount_codes, notes, totals, agent_profile, payment_instruments, context, attribution,
