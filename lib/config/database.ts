@@ -10,6 +10,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { getEnv } from "./env";
 import { assertPgliteFree, holdPgliteLock } from "./pglite-lock";
 import { withPreparedStatements } from "./pglite-prepared";
+import { PreparedClient } from "./pg-prepared";
 import { statementNamer } from "./statement-names";
 
 // The two database backends behind one Prisma schema (DECISIONS.md A): PGlite when DATABASE_URL is unset,
@@ -75,8 +76,13 @@ export const openAdapter = async (options: OpenOptions = {}): Promise<AdapterHan
     const statementNameGenerator = env.PG_PREPARED_STATEMENTS
       ? (statementNamer(env.PG_PREPARED_STATEMENTS) as PgOptions["statementNameGenerator"])
       : undefined;
+    // the named calls then run on pg-prepared.ts's lighter query object
     const factory = new PrismaPg(
-      { connectionString: env.DATABASE_URL, max: 10 },
+      {
+        connectionString: env.DATABASE_URL,
+        max: 10,
+        ...(statementNameGenerator ? { Client: PreparedClient } : {}),
+      },
       statementNameGenerator ? { statementNameGenerator } : undefined,
     );
     return {
