@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 
 import { generateApiKey } from "@/lib/credentials/api-key-format";
 
-import { accessLogger, logError, logger, redactSecrets, setLogDestination } from "./log";
+import { accessLogger, batchedDestination, logError, logger, redactSecrets, setLogDestination } from "./log";
 
 /** Captures the logger's lines (parsed) until the test ends. */
 const capture = (): Record<string, unknown>[] => {
@@ -132,4 +135,53 @@ test("the access lines' logger writes where the logger writes, at its level, wit
     [["debug", "/healthz"]],
   );
   assert.equal(first.length, 1);
+});
+
+test("stdout lines are written in batches: one write for the lines of a moment, sooner past the size, on flush", async () => {
+  const writes: string[] = [];
+  const lines = batchedDestination({ write: (text: string) => writes.push(text) }, { ms: 30, bytes: 100 });
+  lines.write("a\n");
+  lines.write("b\n");
+  lines.write("c\n");
+  assert.deepEqual(writes, [], "nothing written at once");
+  await sleep(60);
+  assert.deepEqual(writes, ["a\nb\nc\n"], "the moment's lines in one write");
+  lines.write(`${"x".repeat(60)}\n`);
+  lines.write(`${"y".repeat(60)}\n`);
+  assert.equal(writes.length, 2, "written as soon as the size is reached");
+  assert.equal(writes[1], `${"x".repeat(60)}\n${"y".repeat(60)}\n`);
+  lines.write("d\n");
+  let flushed = false;
+  lines.flush(() => (flushed = true));
+  assert.deepEqual(writes.slice(2), ["d\n"]);
+  assert.ok(flushed, "the flush's callback is called");
+  await sleep(60);
+  assert.equal(writes.length, 3, "nothing written twice, no empty write");
+});
+
+test("a process that exits at once still writes the lines it logged", () => {
+  const tsx = path.join(process.cwd(), "node_modules/.bin/tsx");
+  const script = `
+    import { logger } from "./lib/core/log";
+    for (let i = 0; i < 3; i++) logger().info({ i }, "line");
+    process.exit(3);
+  `;
+  const child = spawnSync(tsx, ["--eval", script], {
+    cwd: process.cwd(),
+    env: { ...process.env, LOG_LEVEL: "info", LOG_PRETTY: "0", NODE_ENV: "production" },
+    encoding: "utf8",
+  });
+  assert.equal(child.status, 3, child.stderr);
+  const logged = child.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { i: number; msg: string });
+  assert.deepEqual(
+    logged.map((l) => [l.msg, l.i]),
+    [
+      ["line", 0],
+      ["line", 1],
+      ["line", 2],
+    ],
+  );
 });
