@@ -12,6 +12,10 @@ import pg from "pg";
 // send this way (unnamed statements, text queries, anything with a callback of its own or a row limit) go
 // through pg's Query as before.
 //
+// A transaction's BEGIN, once this connection has run it, is answered at once and sent with the transaction's
+// first statement, in the same write: one round trip fewer for every transaction (the order's,
+// Prisma's interactive ones). The observer still counts it (lib/config/sql-observer.ts reports it when answered).
+//
 // The kept parsers come from the first call's `types`: the adapter passes the same mapping on every call (its
 // own parsers over pg's), built anew each time, so it is not compared per call.
 
@@ -78,12 +82,17 @@ class PreparedCall {
   private rowCount: number | null = null;
   private failed: Error | null = null;
 
-  constructor(call: AdapterCall, kept: Map<string, Described>) {
+  /** The name of a BEGIN sent ahead of this statement in the same exchange (its completion comes first, and
+   * this statement's own completion then sets the answer's command and count). */
+  private readonly begin: string | undefined;
+
+  constructor(call: AdapterCall, kept: Map<string, Described>, begin?: string) {
     this.name = call.name;
     this.text = call.text;
     this.values = call.values ?? [];
     this.types = call.types;
     this.kept = kept;
+    this.begin = begin;
   }
 
   submit(connection: Connection): Error | null {
@@ -97,6 +106,17 @@ class PreparedCall {
     this.described = previous === undefined ? undefined : this.kept.get(this.name);
     connection.stream.cork?.();
     try {
+      if (this.begin !== undefined) {
+        // parsed on this connection already (PreparedClient defers only such a BEGIN): bound and run first
+        connection.bind({
+          portal: "",
+          statement: this.begin,
+          values: [],
+          binary: false,
+          valueMapper: prepareValue,
+        });
+        connection.execute({ portal: "" });
+      }
       if (previous === undefined) {
         connection.parse({ text: this.text, name: this.name, types: [] });
         connection.submittedNamedStatements[this.name] = this.text;
@@ -196,15 +216,47 @@ class PreparedCall {
  */
 export class PreparedClient extends pg.Client {
   private readonly kept = new Map<string, Described>();
+  /** A BEGIN answered but not sent yet: it goes ahead of the next statement, in the same write. */
+  private pendingBegin: AdapterCall | null = null;
+
+  /** Whether `call` is a BEGIN this connection has run before (so it is prepared here, and answers nothing). */
+  private isKnownBegin(call: AdapterCall): boolean {
+    const { parsedStatements } = (this as unknown as { connection: Connection }).connection;
+    return (
+      call.text === "BEGIN" && (call.values ?? []).length === 0 && parsedStatements[call.name] === "BEGIN"
+    );
+  }
 
   // pg's query has a dozen overloads; this one forwards whatever it does not serve
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
     if (!isAdapterCall(config) || (values !== undefined && typeof values !== "function")) {
+      // a query of pg's own after a deferred BEGIN: the BEGIN goes first (pg's queue keeps the order)
+      const begin = this.pendingBegin;
+      this.pendingBegin = null;
+      if (begin) {
+        const call = new PreparedCall(begin, this.kept);
+        // a BEGIN fails only with its connection, and the query behind it then fails too
+        call.callback = () => {};
+        super.query(call as never);
+      }
       return super.query(config, values, callback);
     }
-    const call = new PreparedCall(config, this.kept);
     const done = (typeof values === "function" ? values : callback) as Callback | undefined;
+    if (this.pendingBegin === null && this.isKnownBegin(config)) {
+      // a transaction's BEGIN answers nothing the caller waits for: it is sent with the transaction's first
+      // statement, one round trip fewer (an error there is that statement's, and the transaction is aborted,
+      // as it would be after the statement failed on its own)
+      this.pendingBegin = config;
+      const answer: Answer = { command: "BEGIN", rowCount: null, fields: [], rows: [] };
+      if (done) {
+        process.nextTick(done, null, answer);
+        return undefined;
+      }
+      return Promise.resolve(answer);
+    }
+    const call = new PreparedCall(config, this.kept, this.pendingBegin?.name);
+    this.pendingBegin = null;
     if (done) {
       call.callback = done;
       super.query(call as never);

@@ -182,6 +182,59 @@ test("a value that cannot be sent fails its call only; a parser that throws fail
   assert.deepEqual((await run(mine, call("prep_after_parser", "SELECT 1::int AS one", []))).rows, [[1]]);
 });
 
+/** What the server says `mine`'s session is doing: "idle", "idle in transaction", … */
+const sessionState = async (): Promise<string> =>
+  (
+    await theirs.query<{ state: string }>("SELECT state FROM pg_stat_activity WHERE pid = $1", [
+      (mine as unknown as { processID: number }).processID,
+    ])
+  ).rows[0]!.state;
+
+test("a BEGIN the connection has run before is sent with the transaction's first statement", async () => {
+  const begin = () => run(mine, call("prep_begin", "BEGIN"));
+  const rollback = () => run(mine, call("prep_rollback", "ROLLBACK"));
+  const commit = () => run(mine, call("prep_commit", "COMMIT"));
+  const insert = (id: string) =>
+    run(mine, call("prep_tx_insert", "INSERT INTO prep_t (id) VALUES ($1)", [id]));
+  const count = async (id: string) =>
+    (await theirs.query("SELECT 1 FROM prep_t WHERE id = $1", [id])).rowCount;
+
+  // the first BEGIN of the connection is sent as it comes (and so prepared here)
+  await begin();
+  assert.equal(await sessionState(), "idle in transaction");
+  await rollback();
+
+  // then: answered at once, nothing sent until the first statement, which runs in the transaction
+  assert.deepEqual(await begin(), { command: "BEGIN", rowCount: null, rows: [], fields: [] });
+  assert.equal(await sessionState(), "idle", "the BEGIN waits for the first statement");
+  assert.deepEqual((await insert("tx-1")).rowCount, 1, "the statement's own answer, not the BEGIN's");
+  assert.equal(await sessionState(), "idle in transaction");
+  await rollback();
+  assert.equal(await count("tx-1"), 0, "rolled back: it ran in the transaction");
+  await begin();
+  await insert("tx-2");
+  await commit();
+  assert.equal(await count("tx-2"), 1, "committed");
+
+  // a statement that fails behind the BEGIN: its own error, and the transaction is aborted as after any failure
+  await begin();
+  await assert.rejects(insert("tx-2"), { code: "23505" });
+  await assert.rejects(insert("tx-3"), { code: "25P02" });
+  await rollback();
+  assert.equal(await sessionState(), "idle");
+
+  // an empty transaction, and a query of pg's own behind the BEGIN (it runs in the transaction too)
+  await begin();
+  await commit();
+  assert.equal(await sessionState(), "idle");
+  await begin();
+  await mine.query("INSERT INTO prep_t (id) VALUES ('tx-own')");
+  assert.equal(await sessionState(), "idle in transaction");
+  await rollback();
+  assert.equal(await count("tx-own"), 0);
+  await theirs.query("DELETE FROM prep_t WHERE id LIKE 'tx-%'");
+});
+
 test("other queries are pg's own: text, callbacks, unnamed and object rows", async () => {
   assert.deepEqual((await mine.query("SELECT 1::int AS one")).rows, [{ one: 1 }]);
   const viaCallback = await new Promise<unknown>((resolve, reject) =>
@@ -208,7 +261,6 @@ test("Prisma's adapter on a pool of these clients answers as on pg's own, a uniq
       argTypes: [{ scalarType: "string", arity: "list" }],
     } as never;
     for (let i = 0; i < 3; i++) assert.deepEqual(await a.queryRaw(read), await b.queryRaw(read));
-    const tx = await a.startTransaction();
     const write = {
       sql: "UPDATE prep_t SET n = n + $1 WHERE id = $2",
       args: [1, "a"],
@@ -217,9 +269,17 @@ test("Prisma's adapter on a pool of these clients answers as on pg's own, a uniq
         { scalarType: "string", arity: "scalar" },
       ],
     } as never;
-    assert.equal(await tx.executeRaw(write), 1);
-    assert.equal(await tx.executeRaw({ sql: "ROLLBACK", args: [], argTypes: [] }), 0);
-    await tx.rollback();
+    const nOfA = async () =>
+      (await theirs.query<{ n: number }>("SELECT n FROM prep_t WHERE id = 'a'")).rows[0]!.n;
+    const n = await nOfA();
+    // twice: the second transaction on the connection has its BEGIN sent with its first statement
+    for (const outcome of ["ROLLBACK", "COMMIT"] as const) {
+      const tx = await a.startTransaction();
+      assert.equal(await tx.executeRaw(write), 1);
+      assert.equal(await tx.executeRaw({ sql: outcome, args: [], argTypes: [] }), 0);
+      await tx.commit();
+    }
+    assert.equal(await nOfA(), n + 1, "the rolled back write is not there, the committed one is");
     const dup = {
       sql: "INSERT INTO prep_t (id) VALUES ($1)",
       args: ["a"],
