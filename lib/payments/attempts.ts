@@ -2,7 +2,7 @@ import "server-only";
 
 import { isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { query, sql } from "@/lib/config/sql";
+import { execute, paramsAfter, query, sql, type Statement } from "@/lib/config/sql";
 import { errorText, logger } from "@/lib/core/log";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
 
@@ -56,6 +56,12 @@ export type RecordAttemptInput = {
    * looks it up.
    */
   likelyNew?: boolean;
+  /**
+   * A write of the caller's that belongs with this record (the card payment's own note of the provider's answer):
+   * written before the attempt is recorded, and in the same statement when the first round records a new one
+   * (one round trip fewer; rolled back with it when that statement fails, and then written on its own).
+   */
+  alongside?: Statement;
 };
 
 export type RecordedAttempt = {
@@ -116,6 +122,35 @@ export const findAttempt = async (providerRef: string, storeId?: string): Promis
 export const currentAttempt = (db: Db, checkoutId: string): Promise<PaymentAttempt | null> =>
   db.paymentAttempt.findFirst({ where: { checkoutId, isCurrent: true } });
 
+const NOTHING: Statement = { sql: "", args: [], argTypes: [] };
+
+/**
+ * The statement that records a new current attempt, with `alongside` as the first of its writes when given. A
+ * data-modifying WITH runs whether or not the query reads it, and all of it commits or fails together.
+ */
+const recordNewStatement = (input: RecordAttemptInput, alongside: Statement | undefined): Statement => {
+  const now = new Date();
+  const { param: p, statement } = paramsAfter(alongside ?? NOTHING);
+  return statement(`WITH ${alongside ? `alongside AS (${alongside.sql}),` : ""}
+    previous AS (
+      UPDATE payment_attempts
+      SET is_current = (state = 'succeeded' AND ${p(input.state !== "succeeded")}), updated_at = ${p(now)}
+      WHERE checkout_id = ${p(input.checkoutId)} AND is_current
+      RETURNING *),
+    kept AS (SELECT count(*) FILTER (WHERE is_current) > 0 AS paid FROM previous),
+    recorded AS (
+      INSERT INTO payment_attempts
+        (id, checkout_id, store_id, rail, provider_ref, amount, currency, state, is_current, created_at, updated_at)
+      SELECT ${p(newId("paymentAttempt"))}, ${p(input.checkoutId)}, ${p(input.storeId)}, ${p(input.rail)},
+             ${p(input.providerRef)}, ${p(input.amount)}, ${p(input.currency)}, ${p(input.state)}, NOT kept.paid,
+             ${p(now)}, ${p(now)}
+      FROM kept
+      RETURNING *)
+  SELECT false AS inserted, * FROM previous
+  UNION ALL
+  SELECT true AS inserted, * FROM recorded`);
+};
+
 /**
  * Records what the provider answered for a payment. A provider reference seen for the first time becomes the
  * checkout's current attempt (the previous current one stops being current and is returned to be canceled); a
@@ -123,10 +158,17 @@ export const currentAttempt = (db: Db, checkoutId: string): Promise<PaymentAttem
  */
 export const recordAttempt = async (
   db: Db,
-  { current = true, likelyNew = false, ...input }: RecordAttemptInput,
+  { current = true, likelyNew = false, alongside, ...input }: RecordAttemptInput,
 ): Promise<RecordedAttempt> => {
+  /** The caller's write, until it is written. */
+  let unwritten = alongside;
   for (let round = 0; ; round++) {
-    const known = likelyNew && current && round === 0 ? null : await findAttempt(input.providerRef);
+    const straight = likelyNew && current && round === 0;
+    if (!straight && unwritten) {
+      await execute(unwritten);
+      unwritten = undefined;
+    }
+    const known = straight ? null : await findAttempt(input.providerRef);
     if (known) {
       const { count } = await db.paymentAttempt.updateMany({
         where: { id: known.id, state: { notIn: [...SETTLED_STATES, "succeeded"] } },
@@ -151,27 +193,9 @@ export const recordAttempt = async (
       // not current, to be canceled (or refunded if it succeeds). `kept` counts the updated rows, so the UPDATE
       // has run before the INSERT is fed (PostgreSQL runs a data-modifying WITH as its output is read), and the
       // index sees the old row as no longer current.
-      const now = new Date();
-      const rows = await query<AttemptRow & { inserted: boolean }>(
-        sql`WITH previous AS (
-              UPDATE payment_attempts
-              SET is_current = (state = 'succeeded' AND ${input.state !== "succeeded"}), updated_at = ${now}
-              WHERE checkout_id = ${input.checkoutId} AND is_current
-              RETURNING *),
-            kept AS (SELECT count(*) FILTER (WHERE is_current) > 0 AS paid FROM previous),
-            recorded AS (
-              INSERT INTO payment_attempts
-                (id, checkout_id, store_id, rail, provider_ref, amount, currency, state, is_current, created_at,
-                 updated_at)
-              SELECT ${newId("paymentAttempt")}, ${input.checkoutId}, ${input.storeId}, ${input.rail},
-                     ${input.providerRef}, ${input.amount}, ${input.currency}, ${input.state}, NOT kept.paid,
-                     ${now}, ${now}
-              FROM kept
-              RETURNING *)
-          SELECT false AS inserted, * FROM previous
-          UNION ALL
-          SELECT true AS inserted, * FROM recorded`,
-      );
+      const rows = await query<AttemptRow & { inserted: boolean }>(recordNewStatement(input, unwritten));
+      // written with the record (a failed statement wrote neither: the next round writes it first)
+      unwritten = undefined;
       const attempt = attemptOf(rows.find((row) => row.inserted)!);
       // every previous row comes back as it was until now (current)
       const previous = rows

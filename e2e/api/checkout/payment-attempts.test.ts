@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
+import { sql } from "@/lib/config/sql";
 import { findAttempt, recordAttempt, type AttemptState } from "@/lib/payments/attempts";
 
+import { statementsOf } from "../../helpers/sql-statements";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // Payment attempts as data (DECISIONS B12), at the level of the record itself: at most one current attempt per
@@ -116,4 +118,46 @@ test("attempts recorded at once (8 runs of 5): exactly one current per checkout;
       `run ${run}: the paid attempt stays the one current`,
     );
   }
+});
+
+test("the caller's write goes in the statement that records a new attempt, and on its own when that one fails", async () => {
+  const db = await getDb();
+  const checkoutId = `chk_${randomUUID()}`;
+  await db.cardPayment.create({
+    data: { checkoutId, storeId: "store_attempts", status: "pending", amount: 1500, currency: "USD" },
+  });
+  const note = (ref: string) => sql`
+    UPDATE card_payments SET status = 'succeeded', payment_intent_id = ${ref}, updated_at = ${new Date()}
+    WHERE checkout_id = ${checkoutId} AND attempt = 1`;
+  const recordWith = (ref: string) =>
+    recordAttempt(db, {
+      checkoutId,
+      storeId: "store_attempts",
+      rail: "svc.card",
+      providerRef: ref,
+      amount: 1500,
+      currency: "USD",
+      state: "succeeded",
+      likelyNew: true,
+      alongside: note(ref),
+    });
+  const card = () => db.cardPayment.findUniqueOrThrow({ where: { checkoutId } });
+
+  // a new payment: one statement writes both
+  const ref = `pi_${randomUUID()}`;
+  const first = await statementsOf(() => recordWith(ref));
+  assert.equal(first.sql.length, 1, first.sql.join("\n"));
+  assert.deepEqual([(await card()).status, (await card()).paymentIntentId], ["succeeded", ref]);
+  assert.equal(first.result.attempt.providerRef, ref);
+  assert.equal(first.result.attempt.isCurrent, true);
+
+  // the same payment again (a replay): the straight statement fails on the reference and wrote nothing; the
+  // caller's write is then sent on its own, and the known attempt is found, not recorded twice
+  await db.cardPayment.update({ where: { checkoutId }, data: { status: "pending", paymentIntentId: null } });
+  const replay = await statementsOf(() => recordWith(ref));
+  assert.ok(replay.sql.length > 1, replay.sql.join("\n"));
+  assert.match(replay.sql[1]!, /^\s*UPDATE card_payments/, replay.sql.join("\n"));
+  assert.deepEqual([(await card()).status, (await card()).paymentIntentId], ["succeeded", ref]);
+  assert.equal(replay.result.attempt.id, first.result.attempt.id);
+  assert.equal((await rowsOf(checkoutId)).length, 1);
 });

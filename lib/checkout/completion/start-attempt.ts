@@ -113,11 +113,15 @@ export const startAttempt = async (
         });
   // the crash test's moment: the provider charged, the PaymentIntent is not recorded yet
   if (outcome.kind === "succeeded") faultPoint("crash-after-provider");
-  await execute(sql`
+  const noted = sql`
     UPDATE card_payments
     SET status = ${outcome.kind}, payment_intent_id = ${outcome.paymentRef}, amount = ${amount},
         updated_at = ${new Date()}
-    WHERE checkout_id = ${checkoutId} AND attempt = ${payment.attempt}`);
+    WHERE checkout_id = ${checkoutId} AND attempt = ${payment.attempt}`;
+  // a payment the provider made goes into the card payment with the attempt that records it, in one statement;
+  // a decline's is written before its attempt number moves on (the update names the attempt)
+  const withAttempt = outcome.paymentRef !== null && outcome.kind !== "declined";
+  if (!withAttempt) await execute(noted);
   if (outcome.kind === "declined") {
     // the next attempt gets a new provider key (another card may be tried)
     await db.cardPayment.updateMany({
@@ -137,6 +141,7 @@ export const startAttempt = async (
       current: outcome.kind !== "declined",
       // a reused payment of this attempt (known above) is recorded already
       likelyNew: known === null,
+      ...(withAttempt ? { alongside: noted } : {}),
     });
     await cancelSuperseded(db, store, adapter, superseded);
     return { kind: "outcome", outcome, attempt };
