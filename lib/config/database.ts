@@ -8,9 +8,9 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 
 import { getEnv } from "./env";
+import { PreparedClient } from "./pg-prepared";
 import { assertPgliteFree, holdPgliteLock } from "./pglite-lock";
 import { withPreparedStatements } from "./pglite-prepared";
-import { PreparedClient } from "./pg-prepared";
 import { statementNamer } from "./statement-names";
 
 // The two database backends behind one Prisma schema (DECISIONS.md A): PGlite when DATABASE_URL is unset,
