@@ -14,7 +14,10 @@
 // PostgreSQL it then waits until the webhook worker's poll has done what the flows' orders left it (events fanned
 // out, confirmation mails sent, no webhook delivery due) and prints the CPU per flow again with that work counted
 // ("with its outbox drained"); the warm-up's outbox is drained before the idle CPU is read.
-// With the server's Server-Timing headers it also prints where each call's time went, per stage (mean ms).
+// With the server's Server-Timing headers it also prints where each call's time went, per stage (mean ms), and
+// where the whole machine's CPU went per flow over the level (/proc/stat, and each process's counters): the server,
+// its PostgreSQL (the postmaster and its backends), the sandboxes the server started, this driver, and the rest.
+// They share the machine's CPUs, so the sum, not the server's part alone, bounds the flows a second.
 // The agent's order webhooks (its profile's webhook_url) go to a receiver in this bench process, not to the demo
 // agent's receiver in the served app: receiving them is the agent platform's work, as the PSP's is the sandbox's
 // (--agent-webhooks=server sends them to the app, as the passes before the fifteenth measured).
@@ -44,7 +47,19 @@ import { withMandateKey, withOrderWebhook } from "../e2e/helpers/card-completion
 import { mandateTerms, type MandateCheckout } from "../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../lib/mandates/sign-checkout-mandate";
 import { seedId } from "../prisma/seed/seed-ids";
-import { callStats, cell, driveFlows, flowBenchOptions, processCpuMs } from "./bench/flow-driver";
+import {
+  callStats,
+  cell,
+  childrenOf,
+  driveFlows,
+  flowBenchOptions,
+  machineSummary,
+  ownCpuMs,
+  processCpuMs,
+  processTreeCpuMs,
+  type CpuParts,
+  type MachineSplit,
+} from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
 import {
@@ -116,6 +131,9 @@ type Server = {
   output: () => string;
   /** The serving process's CPU time so far (user + system, ms), or null where /proc cannot tell. */
   cpuMs: () => number | null;
+  /** The CPU counters of everything on the machine that a flow makes work for: the server, the sandboxes it
+   * started (its children), its PostgreSQL (when it has one), this driver. */
+  cpuParts: CpuParts;
 };
 
 /** Starts scripts/serve.ts (migrate, seed, build if needed, serve) on a fresh database and waits until ready. */
@@ -123,6 +141,7 @@ const startServer = async (
   label: string,
   databaseUrl: string | undefined,
   build: boolean,
+  databasePid?: number,
 ): Promise<Server> => {
   const dir = mkdtempSync(path.join(tmpdir(), "acs-bench-"));
   const port = await findFreePort();
@@ -186,7 +205,15 @@ const startServer = async (
   // the serving process itself, started as `npm start` starts it (its children are the sandboxes)
   const pid = child.pid ?? null;
   const cpuMs = () => (pid === null ? null : processCpuMs(pid));
-  return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output, cpuMs };
+  const sandboxesMs = () =>
+    pid === null ? null : childrenOf(pid).reduce((sum, child) => sum + (processTreeCpuMs(child) ?? 0), 0);
+  const cpuParts: CpuParts = {
+    server: cpuMs,
+    ...(databasePid === undefined ? {} : { database: () => processTreeCpuMs(databasePid) }),
+    "PSP and Sui sandboxes": sandboxesMs,
+    "this driver": ownCpuMs,
+  };
+  return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output, cpuMs, cpuParts };
 };
 
 /**
@@ -503,6 +530,8 @@ type LevelResult = {
   drained: { cpuPerFlow: number | null; seconds: number } | null;
   calls: Map<Call, { n: number; p50: number; p95: number }>;
   stages: StageSums;
+  /** Where the whole machine's CPU went over the level, per flow (null where /proc cannot tell). */
+  machine: MachineSplit | null;
 };
 
 /**
@@ -550,11 +579,12 @@ const runLevel = async (
   const samples = noSamples();
   stageSums = new Map();
   const cpuBefore = server.cpuMs();
-  const { flowsPerSec, cpuPerFlow } = await driveFlows(
+  const { flowsPerSec, cpuPerFlow, machine } = await driveFlows(
     concurrency,
     flows,
     () => flow(server, pool, samples, rail),
     server.cpuMs,
+    { parts: server.cpuParts },
   );
   // the webhook worker's fan-out, deliveries and confirmation mails of these orders are part of what a flow costs
   const seconds = await drainOutbox(server);
@@ -566,7 +596,14 @@ const runLevel = async (
           seconds,
           cpuPerFlow: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / flows,
         };
-  return { flowsPerSec, cpuPerFlow, drained, calls: callStats(CALLS[rail], samples), stages: stageSums };
+  return {
+    flowsPerSec,
+    cpuPerFlow,
+    drained,
+    calls: callStats(CALLS[rail], samples),
+    stages: stageSums,
+    machine,
+  };
 };
 
 const STAGE_COLUMNS = [
@@ -650,6 +687,10 @@ const measureLevels = async (server: Server, pool: string[]): Promise<Sizes> => 
       );
     }
     for (const rail of rails) printStages(rail, results[rail]!.stages);
+    for (const rail of rails) {
+      const machine = machineSummary(results[rail]!.machine);
+      if (machine) console.log(`${rail} ${machine}`);
+    }
   }
   return measured;
 };
@@ -711,9 +752,9 @@ const printFlatGrowth = (fresh: Sizes, filled: Sizes, generationSeconds: number)
 
 let buildNext = argv.includes("--build");
 
-const bench = async (label: string, databaseUrl?: string) => {
+const bench = async (label: string, databaseUrl?: string, databasePid?: number) => {
   console.log(`\n=== ${label} ===`);
-  const server = await startServer(label, databaseUrl, buildNext);
+  const server = await startServer(label, databaseUrl, buildNext, databasePid);
   buildNext = false; // one build serves both databases
   const stopProfile = await serveAgentProfile(server);
   try {
@@ -751,6 +792,7 @@ try {
     await bench(
       `PostgreSQL 15 (scripts/pg-harness.ts, over ${pgSocket ? "its Unix socket" : "TCP on 127.0.0.1"})`,
       pgSocket ? postgres.socketUrl : postgres.url,
+      postgres.pid,
     );
   }
 } finally {

@@ -6,7 +6,8 @@
 // → get → complete with its test payment handler (mock_payment_handler, token success_token). Mutating calls carry
 // an Idempotency-Key, as ours do. No UCP-Agent header: the reference fetches the agent profile on every call that
 // has one (only to learn a webhook URL), which would measure the profile server rather than the checkout.
-// The server's CPU per flow is read from /proc of its pid, as for ours.
+// The server's CPU per flow is read from /proc of its pid, as for ours, and so is the machine's (its server, this
+// driver, the rest).
 // Usage: npm run bench:reference -- --reference-dir=<its rest/nodejs folder, installed> [--flows=<n>]
 //        [--concurrency=1,8] [--smoke]
 //    or: npm run bench:reference -- --reference=<base url> [--reference-pid=<pid>] [...]
@@ -31,6 +32,8 @@ import {
   flowBenchOptions,
   idleCpuPerSecond,
   levelSummary,
+  machineSummary,
+  ownCpuMs,
   processCpuMs,
 } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
@@ -268,11 +271,14 @@ try {
       flowsPerLevel,
       () => flow(reference.baseUrl, pool, samples),
       reference.cpuMs,
+      { parts: { "reference server": reference.cpuMs, "this driver": ownCpuMs } },
     );
     const calls = callStats(CALLS, samples);
     console.log(`\nc=${concurrency}: ${flowsPerLevel} flows — card ${levelSummary(result, idlePerSecond)}`);
     console.log(`call             card p50 card p95`);
     for (const call of CALLS) console.log(`${call.padEnd(15)} ${cell(calls.get(call))}`);
+    const machine = machineSummary(result.machine);
+    if (machine) console.log(machine);
   }
 } catch (error) {
   console.error(`The reference's standard error (tail):\n${reference.errors()}`);

@@ -28,6 +28,8 @@ export type PostgresServer = {
   url: string;
   /** The same database through the server's Unix socket (`?host=<socket dir>`), as a client on its host connects. */
   socketUrl: string;
+  /** The postmaster's pid (the backends are its children): what the benches read its CPU time from. */
+  pid: number;
   /** Stops the server (`pg_ctl stop -m fast`) and deletes its temp dir. Safe to call twice. */
   stop: () => Promise<void>;
 };
@@ -218,7 +220,10 @@ export const startPostgres = async (): Promise<PostgresServer> => {
         removeHandlersIfIdle();
       }
     };
+    // postmaster.pid's first line, written before `pg_ctl start -w` returns
+    const pid = Number(readFileSync(path.join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n", 1)[0]);
     return {
+      pid,
       url: `postgres://postgres@127.0.0.1:${port}/${DATABASE_NAME}`,
       socketUrl: `postgres://postgres@localhost:${port}/${DATABASE_NAME}?host=${encodeURIComponent(tempDir)}`,
       stop,

@@ -34,15 +34,77 @@ export const childrenOf = (pid: number): number[] => {
   }
 };
 
-/** User + system CPU time of a process in ms (Linux /proc/<pid>/stat, clock ticks of 10 ms), or null. */
-export const processCpuMs = (pid: number): number | null => {
+/** The fields of /proc/<pid>/stat after the command's name (state first), or null when it is gone. */
+const statFields = (pid: number): string[] | null => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return null;
   }
+};
+
+/** User + system CPU time of a process in ms (Linux /proc/<pid>/stat, clock ticks of 10 ms), or null. */
+export const processCpuMs = (pid: number): number | null => {
+  const fields = statFields(pid);
+  return fields === null ? null : (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+/**
+ * CPU time of a process and all its descendants in ms, or null when it is gone: the living ones as they read now,
+ * the ended ones through their parents' counters of waited-for children (cutime, cstime), where the kernel adds
+ * them. A child that ended and is not yet waited for is not counted.
+ */
+export const processTreeCpuMs = (pid: number): number | null => {
+  const fields = statFields(pid);
+  if (fields === null) return null;
+  const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+  return childrenOf(pid).reduce((sum, child) => sum + (processTreeCpuMs(child) ?? 0), own);
+};
+
+/** This process's own CPU time in ms (the driver's: its agents, and what it serves them). */
+export const ownCpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/**
+ * The whole machine's CPU time so far in ms, summed over its CPUs (Linux /proc/stat's first line, clock ticks of
+ * 10 ms): `busy` (user, nice, system, irq, softirq, steal) and `all` (idle and iowait too), or null.
+ */
+export const machineCpuMs = (
+  read = () => readFileSync("/proc/stat", "utf8"),
+): { busy: number; all: number } | null => {
+  try {
+    const line = read().split("\n", 1)[0]!;
+    if (!line.startsWith("cpu ")) return null;
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+      .slice(4)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    const busy = user! + nice! + system! + irq! + softirq! + (steal ?? 0);
+    if (![busy, idle, iowait].every(Number.isFinite)) return null;
+    return { busy: busy * 10, all: (busy + idle! + iowait!) * 10 };
+  } catch {
+    return null;
+  }
+};
+
+/** CPU counters of the processes that share the machine with the server: name → ms so far (null: unreadable). */
+export type CpuParts = Record<string, () => number | null>;
+
+/**
+ * Where the machine's CPU went over a level, per completed flow: `busyPerFlow` the whole machine's, `busyShare` the
+ * part of its CPUs' time that was busy, `parts` each named process's, and `other` the rest (the kernel's threads,
+ * any other process). The kernel keeps a process's time and the machine's by different clocks (exact run time
+ * against ticks), so `other` can come out a few tenths of a millisecond below zero: no rest to speak of.
+ */
+export type MachineSplit = {
+  busyPerFlow: number;
+  busyShare: number;
+  parts: [string, number][];
+  other: number;
 };
 
 export const percentile = (sorted: number[], p: number): number =>
@@ -71,8 +133,12 @@ export const driveFlows = async (
   flows: number,
   runFlow: () => Promise<void>,
   cpuMs: () => number | null,
-): Promise<{ flowsPerSec: number; cpuPerFlow: number | null }> => {
+  machine?: { parts: CpuParts; read?: () => { busy: number; all: number } | null },
+): Promise<{ flowsPerSec: number; cpuPerFlow: number | null; machine: MachineSplit | null }> => {
   let next = 0;
+  const readMachine = machine?.read ?? machineCpuMs;
+  const partsBefore = machine && Object.entries(machine.parts).map(([name, read]) => [name, read()] as const);
+  const machineBefore = machine ? readMachine() : null;
   const cpuBefore = cpuMs();
   const started = performance.now();
   await Promise.all(
@@ -85,9 +151,39 @@ export const driveFlows = async (
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuMs();
+  const machineAfter = machine ? readMachine() : null;
   const cpuPerFlow = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / flows;
-  return { flowsPerSec: flows / seconds, cpuPerFlow };
+  let split: MachineSplit | null = null;
+  if (machine && partsBefore && machineBefore && machineAfter && machineAfter.all > machineBefore.all) {
+    const parts = partsBefore.flatMap(([name, before]): [string, number][] => {
+      const after = machine.parts[name]!();
+      return before === null || after === null ? [] : [[name, (after - before) / flows]];
+    });
+    const busyPerFlow = (machineAfter.busy - machineBefore.busy) / flows;
+    split = {
+      busyPerFlow,
+      busyShare: (machineAfter.busy - machineBefore.busy) / (machineAfter.all - machineBefore.all),
+      parts,
+      other: busyPerFlow - parts.reduce((sum, [, ms]) => sum + ms, 0),
+    };
+  }
+  return { flowsPerSec: flows / seconds, cpuPerFlow, machine: split };
 };
+
+/**
+ * "machine CPU X ms/flow (Y % busy): server …, database …, other …" — where a level's CPU went on the whole box, or
+ * an empty string without the counters. The machine is shared by the server, its database, the PSP sandbox and
+ * this driver: how many flows a second it can do is bounded by the sum, whatever the server's own share.
+ */
+export const machineSummary = (split: MachineSplit | null): string =>
+  split === null
+    ? ""
+    : `machine CPU ${split.busyPerFlow.toFixed(1)} ms/flow (${Math.round(split.busyShare * 100)} % of its CPUs busy): ${[
+        ...split.parts,
+        ["other", Math.max(0, split.other)] as [string, number],
+      ]
+        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+        .join(", ")}`;
 
 /** The server's CPU with no request at all over `ms` (its background loops), in ms per second, or null. */
 export const idleCpuPerSecond = async (cpuMs: () => number | null, ms = 3000): Promise<number | null> => {
