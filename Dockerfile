@@ -23,10 +23,13 @@ RUN npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
+# MALLOC_MMAP_THRESHOLD_: glibc maps large blocks on their own and gives them back when freed (npm start sets it
+# too; SERVER_MALLOC_ENV in scripts/lib/paths.ts says why)
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    NEXT_TELEMETRY_DISABLED=1
+    NEXT_TELEMETRY_DISABLED=1 \
+    MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=build --chown=node:node /app ./
 USER node
 EXPOSE 3000

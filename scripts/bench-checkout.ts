@@ -61,7 +61,7 @@ import {
   type MachineSplit,
 } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
+import { REPO_ROOT, SERVER_NODE_ARGS, serverEnv } from "./lib/paths";
 import {
   linkSandboxBuyer,
   sandboxIntentMandate,
@@ -171,7 +171,7 @@ const startServer = async (
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_ARGS, ...(build ? ["--build"] : [])], {
     cwd: REPO_ROOT,
-    env,
+    env: serverEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 
 import { buildQueryMix, type CatalogSample, type MixEntry, type MixKind } from "./bench/query-mix";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
+import { REPO_ROOT, SERVER_NODE_ARGS, serverEnv } from "./lib/paths";
 import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const { values } = parseArgs({
@@ -69,16 +69,16 @@ const startServer = async (env: Record<string, string>): Promise<{ base: string;
   const port = await findFreePort();
   const child = spawn(process.execPath, [...SERVER_NODE_ARGS, "--no-setup"], {
     cwd: REPO_ROOT,
-    env: {
+    env: serverEnv({
       ...process.env,
       ...env,
       PORT: String(port),
       HOST: "127.0.0.1",
-      NODE_ENV: "production",
+      NODE_ENV: "production" as const,
       NEXT_TELEMETRY_DISABLED: "1",
       // the bench measures search, not the rate limiter: its anonymous burst from one address must not meet a 429
       RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS ?? "1000000",
-    },
+    }),
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });

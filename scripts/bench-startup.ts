@@ -14,7 +14,7 @@ import path from "node:path";
 
 import { childrenOf } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
-import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
+import { REPO_ROOT, SERVER_NODE_ARGS, serverEnv } from "./lib/paths";
 import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const option = (name: string): string | undefined =>
@@ -90,7 +90,7 @@ const startOnce = async (env: NodeJS.ProcessEnv, profile: boolean): Promise<Star
   // as `npm start` runs it, without npm's own start-up in front (the same for every variant measured)
   const child = spawn(process.execPath, [...nodeArgs, ...SERVER_NODE_ARGS], {
     cwd: REPO_ROOT,
-    env: { ...env, PORT: String(port), BASE_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" },
+    env: serverEnv({ ...env, PORT: String(port), BASE_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,13 +10,20 @@ import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
 
 import { envOf, parseDockerfile, type Instruction } from "./lib/dockerfile";
-import { REPO_ROOT, SERVER_NODE_ARGS } from "./lib/paths";
+import {
+  REPO_ROOT,
+  SERVER_MALLOC_ENV,
+  SERVER_NODE_ARGS,
+  serverEnv,
+  serverMallocShellPrefix,
+} from "./lib/paths";
 
 // The deployment files, checked without Docker (none can run here): the Dockerfile's instructions (stages, a
 // non-root user, the health check, the port, the start command = `npm start`'s), its health check command run
 // for real against a local server, the build context (.dockerignore), and compose.yaml validated against the
 // Compose Specification's JSON Schema (e2e/vectors/compose-spec) plus what the schema cannot say: every service
-// has a health check and the app waits for the others to be healthy.
+// has a health check and the app waits for the others to be healthy; and the malloc settings `npm start` and the
+// image start the server with.
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), "utf8");
 const dockerfile = parseDockerfile(read("Dockerfile"));
@@ -74,10 +81,16 @@ test("Dockerfile: runs as a non-root user, exposes the port it listens on, start
   const cmd = one("CMD").exec;
   assert.ok(cmd, "CMD in exec form, so the server gets SIGTERM itself");
   const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
-  assert.deepEqual(cmd, scripts.start!.split(" "), "the CMD is npm start's command");
-  // the benches start the server as these do (the same node flags)
+  // npm start: the same command, after the malloc settings an operator's environment has not set already
+  assert.equal(
+    scripts.start,
+    `${serverMallocShellPrefix()} ${cmd!.join(" ")}`,
+    "the CMD is npm start's command",
+  );
+  // the benches start the server as these do (the same node flags, the same malloc settings)
   assert.deepEqual(cmd, ["node", ...SERVER_NODE_ARGS]);
-  assert.equal(scripts.serve, `node ${SERVER_NODE_ARGS.join(" ")} --no-setup`);
+  assert.equal(scripts.serve, `${serverMallocShellPrefix()} node ${SERVER_NODE_ARGS.join(" ")} --no-setup`);
+  for (const [name, value] of Object.entries(SERVER_MALLOC_ENV)) assert.equal(runtimeEnv[name], value, name);
   assert.equal(one("STOPSIGNAL").args, "SIGTERM");
 });
 
@@ -180,4 +193,33 @@ test("compose.yaml: app, PostgreSQL, Meilisearch and Redis, each with a health c
   // the app's health check is the image's
   assert.deepEqual((app.healthcheck?.test as string[]).slice(1, 3), healthcheckCommand().slice(0, 2));
   assert.match((app.healthcheck?.test as string[])[3]!, /\/healthz/);
+});
+
+test("npm start's malloc settings: the script's shell sets them unless the environment already does", () => {
+  const prefix = serverMallocShellPrefix();
+  const names = Object.keys(SERVER_MALLOC_ENV);
+  const shown = (env: NodeJS.ProcessEnv): string =>
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        `${prefix} node -e 'console.log(${JSON.stringify(names)}.map((n) => process.env[n]).join(","))'`,
+      ],
+      { env, encoding: "utf8" },
+    ).trim();
+  const without = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !names.includes(name)),
+  ) as NodeJS.ProcessEnv;
+  assert.equal(shown(without), Object.values(SERVER_MALLOC_ENV).join(","));
+  const own = Object.fromEntries(names.map((name) => [name, "65536"]));
+  assert.equal(shown({ ...without, ...own }), names.map(() => "65536").join(","));
+});
+
+test("serverEnv: the server's malloc settings where the environment has none, the environment's own otherwise", () => {
+  const [name] = Object.keys(SERVER_MALLOC_ENV) as (keyof typeof SERVER_MALLOC_ENV)[];
+  assert.equal(serverEnv({ PORT: "1" })[name!], SERVER_MALLOC_ENV[name!]);
+  assert.equal(serverEnv({ PORT: "1" }).PORT, "1");
+  assert.equal(serverEnv({ [name!]: "65536" })[name!], "65536");
+  // an unset variable (undefined in a spread env) leaves the default in place
+  assert.equal(serverEnv({ [name!]: undefined })[name!], SERVER_MALLOC_ENV[name!]);
 });
