@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { childrenOf } from "./bench/flow-driver";
+import { descendantsOf } from "./bench/flow-driver";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT, SERVER_NODE_ARGS, serverEnv } from "./lib/paths";
 import { startPostgres, type PostgresServer } from "./pg-harness";
@@ -78,10 +78,6 @@ const rssKb = (pid: number): number => {
   }
 };
 
-/** The pids of a process's children (the set-up step, the provider sandboxes), recursively. */
-const descendants = (pid: number): number[] =>
-  childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
-
 const startOnce = async (env: NodeJS.ProcessEnv, profile: boolean): Promise<Start> => {
   const port = await findFreePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -118,7 +114,7 @@ const startOnce = async (env: NodeJS.ProcessEnv, profile: boolean): Promise<Star
   const pid = child.pid!;
   const cpuMs = cpuMsOf(pid);
   const rssMb = rssKb(pid) / 1024;
-  const treeRssMb = [pid, ...descendants(pid)].reduce((sum, p) => sum + rssKb(p), 0) / 1024;
+  const treeRssMb = [pid, ...descendantsOf(pid)].reduce((sum, p) => sum + rssKb(p), 0) / 1024;
   const stages = /Start-up: (.*)/.exec(output)?.[1] ?? "(no breakdown printed)";
   child.kill("SIGTERM");
   await exited;

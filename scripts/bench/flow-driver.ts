@@ -34,6 +34,10 @@ export const childrenOf = (pid: number): number[] => {
   }
 };
 
+/** The pids of a process's children, their children and so on (Linux /proc), or none when it is gone. */
+export const descendantsOf = (pid: number): number[] =>
+  childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+
 /** The fields of /proc/<pid>/stat after the command's name (state first), or null when it is gone. */
 const statFields = (pid: number): string[] | null => {
   try {
@@ -56,10 +60,16 @@ export const processCpuMs = (pid: number): number | null => {
  * them. A child that ended and is not yet waited for is not counted.
  */
 export const processTreeCpuMs = (pid: number): number | null => {
-  const fields = statFields(pid);
-  if (fields === null) return null;
-  const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
-  return childrenOf(pid).reduce((sum, child) => sum + (processTreeCpuMs(child) ?? 0), own);
+  const withChildren = (of: number): number | null => {
+    const fields = statFields(of);
+    return fields === null
+      ? null
+      : (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+  };
+  const own = withChildren(pid);
+  return own === null
+    ? null
+    : descendantsOf(pid).reduce((sum, child) => sum + (withChildren(child) ?? 0), own);
 };
 
 /** This process's own CPU time in ms (the driver's: its agents, and what it serves them). */
