@@ -78,7 +78,7 @@ export function CryptoPayPanel(props: Props) {
       if (paidUrl) router.push(paidUrl);
       else if (result.kind === "pending") setPhase({ kind: "pending", digest: result.digest });
       else if (result.kind === "failed") setPhase({ kind: "failed", reason: result.reason });
-      else if (result.kind === "gone") router.refresh();
+      else router.refresh();
     },
     [router],
   );

@@ -78,19 +78,26 @@ export function PaymentDone({ result, receipt }: { result: string | null; receip
           "Thank you: your order is placed. This payment link is no longer active.",
           "text-success-soft-foreground bg-success-soft",
         ] as const)
-      : result === "refunded"
+      : result === "owed_back"
         ? ([
             RotateCcw,
-            "Payment refunded",
-            "The items sold out while you were paying, so no order was placed and your payment was refunded in full. This payment link is no longer active.",
+            "Payment declined",
+            "You declined the payment, so no order was placed. The store owes the money back to your wallet and sends it to the address that paid.",
             "text-warning-soft-foreground bg-warning-soft",
           ] as const)
-        : ([
-            CircleSlash,
-            "Payment link",
-            "This payment link is no longer active: the checkout is completed, canceled or unknown.",
-            "text-muted-foreground bg-muted",
-          ] as const);
+        : result === "refunded"
+          ? ([
+              RotateCcw,
+              "Payment refunded",
+              "The items sold out while you were paying, so no order was placed and your payment was refunded in full. This payment link is no longer active.",
+              "text-warning-soft-foreground bg-warning-soft",
+            ] as const)
+          : ([
+              CircleSlash,
+              "Payment link",
+              "This payment link is no longer active: the checkout is completed, canceled or unknown.",
+              "text-muted-foreground bg-muted",
+            ] as const);
   return (
     <Card>
       <CardHeader className="items-center text-center">

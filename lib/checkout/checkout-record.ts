@@ -386,8 +386,17 @@ const escalationOf = async (
   if (session.status !== "requires_escalation" || !session.continueToken) return null;
   const attempt = await db.paymentAttempt.findFirst({
     where: { checkoutId: session.id, isCurrent: true },
-    select: { rail: true },
+    select: { rail: true, state: true },
   });
+  if (attempt?.state === "awaiting_approval") {
+    // DECISIONS B20: the buyer's crypto payment landed but their allowance for this agent had no room for it
+    return {
+      continueUrl: continueUrlOf(store, baseUrl, session.continueToken),
+      code: "buyer_approval_required",
+      content:
+        "The buyer's payment arrived, but their allowance for this agent does not cover it: no order is placed unless the buyer approves it at continue_url (declined or left unapproved for 24 hours, it is owed back to the buyer). Do not pay again; send the buyer to continue_url, then read the checkout",
+    };
+  }
   const selected = storedInstruments(session.paymentInstruments).find((i) => i.selected);
   if (attempt?.rail === "svc.crypto" || (!attempt && selected?.handler_id === "svc.crypto")) {
     return {

@@ -191,6 +191,8 @@ export const PrepareCheckoutPaymentInputSchema = z.object({
   input_coin_type: z.string().min(1).max(300).optional(),
   /** The allowance to reserve on (list_my_allowances); absent → the newest active one that allows the store. */
   payment_mandate_id: z.string().min(1).max(100).optional(),
+  /** The buyer's signed allowance, when the service has not stored it yet (it is stored on first use). */
+  ap2: z.object({ intent_mandate: z.string().min(1).max(20_000).optional() }).optional(),
 });
 export type PrepareCheckoutPaymentInput = z.infer<typeof PrepareCheckoutPaymentInputSchema>;
 
@@ -205,6 +207,8 @@ export const PrepareCombinedPaymentInputSchema = z.strictObject({
   input_coin_type: z.string().min(1).max(300).optional(),
   /** The buyer's allowance to reserve the whole group on (else the newest active one allowing every store). */
   payment_mandate_id: z.string().min(1).max(100).optional(),
+  /** The buyer's signed allowance, when the service has not stored it yet (it is stored on first use). */
+  ap2: z.strictObject({ intent_mandate: z.string().min(1).max(20_000).optional() }).optional(),
 });
 export type PrepareCombinedPaymentInput = z.infer<typeof PrepareCombinedPaymentInputSchema>;
 

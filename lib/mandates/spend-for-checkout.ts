@@ -179,6 +179,8 @@ export const reserveCheckoutSpend = async (
     currency: string;
     expiresAt: Date;
     now: Date;
+    /** The buyer approved this very payment: the limits are not checked (reserveSpend's `force`). */
+    force?: boolean;
   },
 ): Promise<SpendEntry> => {
   const amount = await toAllowanceCurrency({
@@ -196,6 +198,7 @@ export const reserveCheckoutSpend = async (
       storeId: input.store.id,
       expiresAt: input.expiresAt,
       now: input.now,
+      force: input.force ?? false,
     }),
   );
 };

@@ -171,10 +171,15 @@ export const reserveSpend = async (
     storeId?: string | null;
     expiresAt: Date;
     now: Date;
+    /**
+     * The buyer approved this payment themselves (it landed without room): reserved whatever the limits say, so
+     * the order's debit records it. Never set on an agent's request.
+     */
+    force?: boolean;
   },
 ): Promise<SpendEntry> => {
   const row = await lockAllowance(tx, input.allowanceId);
-  assertAllowanceActive(row, input.now);
+  if (!input.force) assertAllowanceActive(row, input.now);
   const key = heldKey(input.scope);
   const held = await tx.spendEntry.findUnique({ where: key });
   if (held) {
@@ -185,7 +190,12 @@ export const reserveSpend = async (
     }
     await tx.spendEntry.updateMany({ where: { id: held.id, state: "held" }, data: RELEASED });
   }
-  if (row.perOrderMax !== null && "checkoutId" in input.scope && input.amount > row.perOrderMax) {
+  if (
+    !input.force &&
+    row.perOrderMax !== null &&
+    "checkoutId" in input.scope &&
+    input.amount > row.perOrderMax
+  ) {
     throw new AppError(
       "spend_cap_exceeded",
       `This order (${input.amount} ${row.currency} minor units) is over the allowance's per-order maximum of ${row.perOrderMax}`,
@@ -202,6 +212,7 @@ export const reserveSpend = async (
   }
   const usage = await remainingOf(tx, row, input.now);
   const over = WINDOW_NAMES.filter((w) => {
+    if (input.force) return false;
     const remaining = usage.windows[w].remaining;
     return remaining !== null && input.amount > remaining;
   });

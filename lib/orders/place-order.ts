@@ -23,6 +23,7 @@ import {
 import { AppError } from "@/lib/core/errors";
 import { redeemCoupon } from "@/lib/coupons/redeem";
 import type { CheckoutStatus, Prisma, Store } from "@/lib/generated/prisma/client";
+import { spenderOfCheckout, type Spender } from "@/lib/mandates/buyer-spend";
 import { debitSpend } from "@/lib/mandates/spend-ledger";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { UCP_VERSION } from "@/lib/ucp/version";
@@ -59,7 +60,29 @@ export type PlaceOrderInput = {
   noOrderSeen?: boolean;
   /** Answer the checkout as the order's transaction completed it (`completedCheckout`), for a caller rendering it. */
   withCheckout?: boolean;
+  /**
+   * The buyer approved this payment themselves on the payment page although no allowance covers it (DECISIONS
+   * B20): it is placed without a live reservation (and debited on one when the finisher reserved it anyway).
+   */
+  spendApproved?: boolean;
 };
+
+/**
+ * A buyer's purchase (DECISIONS B20) with no live reservation on the buyer's allowance for it: nothing was
+ * written (the transaction rolled back). The finisher reserves it (or refuses it) and places it again.
+ */
+export class SpendNotReserved extends Error {
+  constructor(
+    readonly checkoutId: string,
+    readonly spender: Spender,
+    /** The checkout's total, minor units of `currency`: what the reservation must cover. */
+    readonly total: number,
+    readonly currency: string,
+  ) {
+    super(`Checkout ${checkoutId} is a buyer's purchase with no live reservation on their allowance`);
+    this.name = "SpendNotReserved";
+  }
+}
 
 /**
  * The order; `completedCheckout`: the checkout as this call's transaction completed it (absent when the order was
@@ -83,13 +106,15 @@ type PlacingCheckout = {
   optionTitle: string | null;
   /** Whether the buyer's allowance ever held a reservation for this checkout (what its debit would consume). */
   reserved: boolean;
+  /** Whether a reservation of the checkout (or of its combined payment) is held and not expired now. */
+  heldLive: boolean;
   /** The variants whose stock the statement took for the lines, by id, with the titles the order's lines keep. */
   taken: Record<string, { title: string; productTitle: string }>;
 };
 
 const PLACEABLE_LIST = PLACEABLE.map((status) => `'${status}'`).join(", ");
 
-// $1: the checkout; $2: its store; $3: now. The session with its lines, the title of its selected shipping option
+// $1: the checkout; $2: its store; $3: now; $4: its combined payment's group, if any. The session with its lines, the title of its selected shipping option
 // as the store lists it now (the destination's rates first, then the store's others of that code: a destination
 // changed since), and its lines' stock taken when it may be placed: the conditional decrement is the last stock
 // check (seed: inventory is checked again at completion), and it answers the titles the order's lines keep, so
@@ -109,7 +134,11 @@ const READ_AND_TAKE = `
             LIMIT 1) AS "optionTitle",
            EXISTS (SELECT 1 FROM spend_entries s
                    WHERE s.held_checkout_id = c.id OR (s.kind = 'reservation' AND s.checkout_id = c.id))
-             AS reserved
+             AS reserved,
+           EXISTS (SELECT 1 FROM spend_entries s
+                   WHERE s.state = 'held' AND s.expires_at > $3
+                     AND (s.held_checkout_id = c.id OR ($4::text IS NOT NULL AND s.held_group_id = $4)))
+             AS "heldLive"
     FROM checkout_sessions c
     WHERE c.id = $1 AND c.store_id = $2),
   taken AS (
@@ -188,7 +217,7 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
     return await transaction(async (tx) => {
       const [checkout] = await queryWith<PlacingCheckout>(
         tx,
-        statementOf(READ_AND_TAKE, [input.checkoutId, input.storeId, input.now]),
+        statementOf(READ_AND_TAKE, [input.checkoutId, input.storeId, input.now, input.spendGroupId ?? null]),
       );
       if (!checkout || !store)
         throw new AppError("not_found", `No checkout "${input.checkoutId}" in this store`);
@@ -198,6 +227,16 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
           `Checkout ${checkout.id} is ${checkout.status}: no order can be placed`,
           { path: "$.status" },
         );
+      }
+      // DECISIONS B20: a buyer's purchase is placed only on a live reservation of the buyer's allowance for its
+      // agent (or the buyer's own approval of it), whoever finishes it — completion, webhook, hosted return, sweep.
+      // A platform's unbound purchase reads nothing more: the spender comes from the columns read above.
+      const spender = spenderOfCheckout(checkout);
+      if (spender && !checkout.heldLive && !input.spendApproved) {
+        const total =
+          (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")
+            ?.amount ?? 0;
+        throw new SpendNotReserved(checkout.id, spender, total, checkout.currency);
       }
       // a line whose variant the statement could not take lacks stock now (the transaction rolls back whatever
       // the statement took of the other lines)

@@ -7,6 +7,7 @@ import { faultPoint } from "@/lib/config/fault-point";
 import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
+import { isNoRoom } from "@/lib/mandates/buyer-spend";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import type { PaymentMethodSummary, PaymentRail } from "@/lib/payments/rail";
 
@@ -78,10 +79,15 @@ export const answerSuccess = async (
   if (finished.result === "order_placed") {
     input.onPlaced?.({ storeId: input.store.id, paymentRef: input.paymentRef });
   }
-  if (finished.result === "refunded" && finished.cause?.code === "out_of_stock") {
-    // another order took the last units between the re-price and the order: the money was given back
-    throw new AppError("out_of_stock", `${finished.cause.message}; the payment was refunded`, {
+  if (
+    finished.result === "refunded" &&
+    (finished.cause?.code === "out_of_stock" || isNoRoom(finished.cause))
+  ) {
+    // another order took the last units between the re-price and the order, or the buyer's allowance no longer
+    // had room when the order was placed (DECISIONS B20): the money was given back
+    throw new AppError(finished.cause.code, `${finished.cause.message}; the payment was refunded`, {
       ...(finished.cause.path ? { path: finished.cause.path } : {}),
+      ...(finished.cause.details ? { details: finished.cause.details } : {}),
     });
   }
   const answer = await renderFinal(
@@ -154,7 +160,10 @@ export const answerCryptoSettlement = async (
   settled: CryptoSettlement,
   instrumentIndex: number,
 ): Promise<CompletionAnswer> => {
-  if (settled.kind === "order_placed") return renderFinal(db, ctx, checkoutId);
+  // a payment waiting for the buyer's approval: the checkout is requires_escalation with its message and link
+  if (settled.kind === "order_placed" || settled.kind === "awaiting_approval") {
+    return renderFinal(db, ctx, checkoutId);
+  }
   if (settled.kind === "failed") {
     return answerDecline(db, ctx, {
       checkoutId,

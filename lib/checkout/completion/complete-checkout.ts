@@ -8,6 +8,7 @@ import { AppError, toAppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
+import { isNoRoom } from "@/lib/mandates/buyer-spend";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
 import { railFor } from "@/lib/payments/rails";
@@ -29,7 +30,7 @@ import { whileCharging } from "./charges-under-way";
 import { chooseRail } from "./choose-rail";
 import { holdSession } from "./hold-session";
 import { priceForCompletion } from "./price-for-completion";
-import { settleCrypto } from "./settle-crypto";
+import { preparedFor, settleCrypto } from "./settle-crypto";
 import { startAttempt } from "./start-attempt";
 import { verifyIntentMandate } from "./verify-intent-mandate";
 import { verifyMandate } from "./verify-mandate";
@@ -50,9 +51,6 @@ export { chargeKey } from "./start-attempt";
 // attempt, never from the request) and the same order.
 
 const MAX_ATTEMPTS = 8;
-
-const paysWithCrypto = (input: CompleteCheckoutInput): boolean =>
-  (input.payment?.instruments ?? []).some((i) => i.handler_id === RAIL_HANDLER_IDS.crypto);
 
 /**
  * A crypto digest handed in for a checkout that already has its order: when it is another payment of the buyer
@@ -129,12 +127,9 @@ export const completeCheckout = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
-      // 1. (a buyer's crypto completion binds a platform-key checkout to that buyer and agent: B17; the shipping
-      // rates step 3 prices with are read fresh with the session)
-      const session = await loadCheckoutOrThrow(db, ctx, input.id, {
-        bindBuyer: paysWithCrypto(input),
-        withRates: true,
-      });
+      // 1. (a buyer's completion, on any rail, binds a platform-key checkout to that buyer and agent: B17, and so
+      // makes it the buyer's spend, B20; the shipping rates step 3 prices with are read fresh with the session)
+      const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: true, withRates: true });
       if (session.status === "completed") {
         await judgeExtraCryptoPayment(db, ctx, store, session.id, input);
         return renderFinal(db, ctx, session.id);
@@ -160,13 +155,23 @@ export const completeCheckout = defineOperation({
       const digest = crypto ? (rail.instrument?.credential?.token ?? null) : null;
       if (digest) assertBuyerAlone(ctx, "A crypto completion");
       await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate, session.mandateTermsHistory);
+      // (a refused digest — not one, or nothing prepared for it — changes nothing: checked before the hold)
+      const digestPath = `$.payment.instruments[${Math.max(rail.index, 0)}].credential.token`;
+      const preparedRef = digest ? await preparedFor(db, session.id, digest, digestPath) : undefined;
       if (digest || !crypto) {
         await verifyIntentMandate(db, ctx, {
           store,
-          checkoutId: session.id,
+          session,
           priced: priced.priced,
           encoded: input.ap2?.intent_mandate,
           rail: crypto ? "crypto" : "card",
+        }).catch((error: unknown) => {
+          // a crypto payment may have landed already: it cannot be refused back to the wallet, so when the agent
+          // named no allowance, room is decided where its order would be placed — the order, or the buyer's
+          // approval (DECISIONS B20), never a refusal here followed by an order later. An allowance the agent
+          // named is judged as sent.
+          if (digest && !input.ap2?.intent_mandate && isNoRoom(error)) return null;
+          throw error;
         });
       }
       // (a service coupon the buyer's agent applied takes its amount off the card charge, DECISIONS B16; the
@@ -204,7 +209,8 @@ export const completeCheckout = defineOperation({
           digest,
           rail: adapter,
           now: ctx.now,
-          path: `$.payment.instruments[${Math.max(rail.index, 0)}].credential.token`,
+          path: digestPath,
+          ref: preparedRef,
         });
         return answerCryptoSettlement(db, ctx, session.id, settled, rail.index);
       }

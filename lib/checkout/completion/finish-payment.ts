@@ -1,5 +1,6 @@
 import "server-only";
 
+import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { isUniqueViolation, type Db } from "@/lib/config/db";
@@ -10,7 +11,9 @@ import { AppError } from "@/lib/core/errors";
 import { logger } from "@/lib/core/log";
 import { couponFaceOf } from "@/lib/coupons/redeem";
 import type { PaymentAttempt, Store } from "@/lib/generated/prisma/client";
-import { placeOrder } from "@/lib/orders/place-order";
+import { isNoRoom, reserveAtPlacement } from "@/lib/mandates/buyer-spend";
+import { CARD_RESERVATION_MS } from "@/lib/mandates/spend-for-checkout";
+import { placeOrder, SpendNotReserved } from "@/lib/orders/place-order";
 import { ORDER_INCLUDE, orderToWire } from "@/lib/orders/to-wire";
 import { findAttempt, recordAttempt } from "@/lib/payments/attempts";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
@@ -41,7 +44,15 @@ export type FinishedPayment =
   | { result: "order_placed"; orderId: string; checkout?: CheckoutRecord }
   /** cause: why the order of the current payment could not be placed (out_of_stock, canceled checkout). */
   | { result: "refunded"; reason: string; cause?: AppError }
+  /**
+   * A buyer's crypto payment that landed with no room on the allowance (DECISIONS B20): no order; the checkout
+   * waits in requires_escalation for the buyer to approve or decline it on the payment page (continue_url).
+   */
+  | { result: "awaiting_approval"; reason: string; cause: AppError }
   | { result: "ignored"; reason: string };
+
+/** How long a landed crypto payment waits for the buyer's approval before it is owed back (DECISIONS B20). */
+export const APPROVAL_WINDOW_MS = 24 * 60 * 60_000;
 
 /**
  * Gives back a charge whose order cannot be placed (stock gone, checkout canceled). The intent is written first
@@ -265,6 +276,70 @@ type FinishOptions = {
   method?: PaymentMethodSummary | (() => Promise<PaymentMethodSummary | undefined>);
   /** The caller renders the completed checkout: an order placed here hands it back (`checkout` in the result). */
   withCheckout?: boolean;
+  /** The buyer approved this payment on the payment page (it landed without room on their allowance). */
+  spendApproved?: boolean;
+};
+
+/**
+ * Reserves a buyer's purchase that reached placement without a live reservation (DECISIONS B20). Returns null when
+ * it is reserved now (placeOrder then debits it), or the no-room error that refuses it: no allowance, paused,
+ * revoked, expired, or over a limit. `approved`: the buyer approved this payment, so the limits are not checked.
+ */
+const reserveOrRefuse = async (
+  db: Db,
+  store: Store,
+  unreserved: SpendNotReserved,
+  now: Date,
+  approved: boolean,
+): Promise<AppError | null> => {
+  try {
+    await reserveAtPlacement(db, {
+      spender: unreserved.spender,
+      store,
+      checkoutId: unreserved.checkoutId,
+      amount: unreserved.total,
+      currency: unreserved.currency,
+      now,
+      expiresAt: new Date(now.getTime() + CARD_RESERVATION_MS),
+      force: approved,
+    });
+    return null;
+  } catch (error) {
+    if (isNoRoom(error)) return error;
+    throw error;
+  }
+};
+
+/**
+ * A buyer's crypto payment that landed without room: it cannot be recalled, and it is not made into an order
+ * behind the buyer's back. The attempt waits (`awaiting_approval`, its clock the first time it was set) and the
+ * checkout asks for the buyer (requires_escalation at its payment link, kept when it exists): the buyer approves
+ * it there (the allowance records it) or declines it, and the sweep owes it back after APPROVAL_WINDOW_MS.
+ */
+const awaitApproval = async (
+  db: Db,
+  store: Store,
+  checkoutId: string,
+  providerRef: string,
+  now: Date,
+): Promise<void> => {
+  await execute(sql`
+    UPDATE payment_attempts SET state = 'awaiting_approval', updated_at = ${now}
+    WHERE provider_ref = ${providerRef} AND state NOT IN ('refunding', 'refunded', 'awaiting_approval')`);
+  const session = await db.checkoutSession.findUnique({
+    where: { id: checkoutId },
+    select: { continueToken: true },
+  });
+  await moveCheckout(db, {
+    id: checkoutId,
+    from: ["ready_for_complete", "complete_in_progress"],
+    to: "requires_escalation",
+    data: { continueToken: session?.continueToken ?? randomBytes(24).toString("base64url") },
+  });
+  logger().warn(
+    { checkout_id: checkoutId, payment_ref: providerRef, store: store.slug },
+    `payment ${providerRef} of checkout ${checkoutId} landed without room on the buyer's allowance: waiting for the buyer's approval`,
+  );
 };
 
 /**
@@ -321,6 +396,7 @@ const finishNow = async (
     method,
     attempt: read,
     withCheckout = false,
+    spendApproved = false,
   }: FinishOptions = {},
 ): Promise<FinishedPayment> => {
   /** The receipt's card columns, or null when the card is not known. */
@@ -425,7 +501,7 @@ const finishNow = async (
       UPDATE payment_attempts
       SET state = 'succeeded', card_brand = COALESCE(${card?.cardBrand ?? null}, card_brand),
           card_last4 = COALESCE(${card?.cardLast4 ?? null}, card_last4), updated_at = ${new Date()}
-      WHERE id = ${attempt.id} AND state NOT IN ('refunding', 'refunded')`);
+      WHERE id = ${attempt.id} AND state NOT IN ('refunding', 'refunded', 'awaiting_approval')`);
   }
   if (isCard) {
     // record the provider's state (and the PaymentIntent id, when it was never recorded) unless a refund is
@@ -468,7 +544,7 @@ const finishNow = async (
           where: { preparedDigest: paymentIntentId },
           select: { groupId: true },
         });
-    const placed = await placeOrderRetrying(db, {
+    const placeInput = {
       checkoutId,
       storeId: store.id,
       store,
@@ -478,13 +554,48 @@ const finishNow = async (
       now,
       spendGroupId: share?.groupId ?? null,
       withCheckout,
-    });
+    };
+    let placed;
+    try {
+      placed = await placeOrderRetrying(db, placeInput);
+    } catch (error) {
+      if (!(error instanceof SpendNotReserved)) throw error;
+      // DECISIONS B20: a buyer's purchase without a live reservation (none was taken, it expired, a webhook or the
+      // sweep found the payment): reserved now, under the allowance's lock and every limit, or not placed at all
+      const refused = await reserveOrRefuse(db, store, error, now, spendApproved);
+      if (refused && spendApproved) {
+        // approved by the buyer and no allowance of theirs to record it on: theirs, placed as they said
+        placed = await placeOrderRetrying(db, { ...placeInput, spendApproved: true });
+      } else if (refused) {
+        if (isCard) {
+          await refundUnplacedCardPayment(db, store, checkoutId, paymentIntentId, rail);
+          return { result: "refunded", reason: refused.message, cause: refused };
+        }
+        await awaitApproval(db, store, checkoutId, paymentIntentId, now);
+        return { result: "awaiting_approval", reason: refused.message, cause: refused };
+      } else {
+        placed = await placeOrderRetrying(db, placeInput);
+      }
+    }
+    if (!isCard) {
+      // an approved (or, since, covered) payment that waited for the buyer is now the order's
+      await execute(sql`
+        UPDATE payment_attempts SET state = 'succeeded', updated_at = ${new Date()}
+        WHERE provider_ref = ${paymentIntentId} AND state = 'awaiting_approval'`);
+    }
     // a racing finisher placed the order with another payment first: this one is the extra charge
     if (placed.paymentRef !== paymentIntentId) {
       return refund(`the order ${placed.id} was already paid with ${placed.paymentRef ?? "another payment"}`);
     }
     return { result: "order_placed", orderId: placed.id, checkout: placed.completedCheckout };
   } catch (error) {
+    if (error instanceof SpendNotReserved) {
+      // the reservation just taken lapsed before the order (it lives an hour): the next finisher tries again
+      throw new AppError(
+        "conflict",
+        `Checkout ${checkoutId}'s reservation lapsed while placing its order: retry`,
+      );
+    }
     const canceled =
       error instanceof AppError &&
       error.code === "checkout_not_modifiable" &&

@@ -7,6 +7,7 @@ import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
 import type { PaymentRail } from "@/lib/payments/rail";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
+import { oweBackUnapproved } from "../crypto/landed-approval";
 import { moveCheckout } from "../state";
 import { finishPayment } from "./finish-payment";
 import type { ReconciledPayment } from "./reconcile-payments";
@@ -142,6 +143,16 @@ export const reconcileCryptoPayments = async ({
     } catch (error) {
       report({ result: "error", detail: (error as Error).message });
     }
+  }
+  // DECISIONS B20: a buyer's payment that landed without room and that the buyer left undecided is owed back
+  for (const lapsed of await oweBackUnapproved({ now, rail, limit, ...(storeId ? { storeId } : {}) })) {
+    results.push({
+      checkoutId: lapsed.checkoutId,
+      store: lapsed.storeSlug,
+      paymentIntentId: lapsed.providerRef,
+      result: "refunded",
+      detail: "the buyer did not approve it in time: owed back",
+    });
   }
   return results;
 };

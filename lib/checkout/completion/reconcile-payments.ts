@@ -28,8 +28,19 @@ export type ReconciledPayment = {
   checkoutId: string;
   store: string;
   paymentIntentId: string | null;
-  /** What the sweep did: placed (or found) the order, refunded, recorded a decline, left open, found nothing. */
-  result: "order_placed" | "refunded" | "declined" | "open" | "not_found" | "ignored" | "error";
+  /**
+   * What the sweep did: placed (or found) the order, refunded, recorded a decline, left open, found nothing, or
+   * left a buyer's payment without room waiting for the buyer's approval (DECISIONS B20).
+   */
+  result:
+    | "order_placed"
+    | "refunded"
+    | "declined"
+    | "open"
+    | "not_found"
+    | "ignored"
+    | "awaiting_approval"
+    | "error";
   orderId?: string;
   detail?: string;
 };

@@ -25,13 +25,20 @@ export type CryptoSettlement =
   /** Not final on the chain yet (or the node is unreachable): retry with the same digest; never pay again. */
   | { kind: "pending"; digest: string }
   /** It cannot pay for the order; `reason` says why and whether what arrived is owed back. */
-  | { kind: "failed"; reason: string };
+  | { kind: "failed"; reason: string }
+  /** It landed without room on the buyer's allowance: the buyer approves or declines it (DECISIONS B20). */
+  | { kind: "awaiting_approval"; reason: string };
 
 /**
  * The prepared payment a digest settles.
  * @throws AppError invalid_request (not a digest; nothing prepared yet)
  */
-const preparedFor = async (db: Db, checkoutId: string, digest: string, path: string): Promise<string> => {
+export const preparedFor = async (
+  db: Db,
+  checkoutId: string,
+  digest: string,
+  path: string,
+): Promise<string> => {
   if (!isTransactionDigest(digest)) {
     throw new AppError("invalid_request", "The credential token must be a Sui transaction digest (base58)", {
       path,
@@ -64,10 +71,17 @@ export const settleCrypto = async (
     now: Date;
     /** JSONPath of the digest in the request, for errors. */
     path: string;
+    /** The prepared payment the digest settles, when the caller found it already (preparedFor). */
+    ref?: string;
+    /**
+     * The buyer signed this payment themselves on the payment page: it is theirs whatever room their agent's
+     * allowance has (recorded on it when there is one; DECISIONS B20).
+     */
+    approvedByBuyer?: boolean;
   },
 ): Promise<CryptoSettlement> => {
   const { store, checkoutId, digest, rail } = input;
-  const ref = await preparedFor(db, checkoutId, digest, input.path);
+  const ref = input.ref ?? (await preparedFor(db, checkoutId, digest, input.path));
   const outcome = await rail.settle(store, ref, { type: "transaction_digest", digest }, "");
   if (outcome.kind === "processing") {
     await updateAttemptState(db, ref, "processing");
@@ -80,8 +94,13 @@ export const settleCrypto = async (
   if (outcome.kind !== "succeeded") return { kind: "pending", digest };
   // the crash test's moment: the chain took the money and the digest is claimed; the order is not placed yet
   faultPoint("crash-after-charge");
-  const finished = await finishPayment(db, store, checkoutId, ref, { now: input.now, rail });
+  const finished = await finishPayment(db, store, checkoutId, ref, {
+    now: input.now,
+    rail,
+    spendApproved: input.approvedByBuyer ?? false,
+  });
   if (finished.result === "order_placed") return { kind: "order_placed", orderId: finished.orderId };
+  if (finished.result === "awaiting_approval") return { kind: "awaiting_approval", reason: finished.reason };
   // another payment already paid for the order: the checkout is completed (this one is owed back)
   const order = await db.order.findUnique({ where: { checkoutId }, select: { id: true } });
   if (order) return { kind: "order_placed", orderId: order.id };

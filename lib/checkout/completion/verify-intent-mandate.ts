@@ -4,6 +4,7 @@ import type { Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { SpendEntry, Store } from "@/lib/generated/prisma/client";
+import { allowanceForPurchaseOrThrow, spenderOfCheckout } from "@/lib/mandates/buyer-spend";
 import { assertIntentCovers, readIntentMandate } from "@/lib/mandates/intent-mandate";
 import {
   allowanceFromEnvelope,
@@ -27,16 +28,18 @@ const groupReservationOf = async (db: Db, checkoutId: string): Promise<SpendEntr
 };
 
 /**
- * Step 4, the buyer's spend allowance (DECISIONS B6), before any charge or order:
+ * Step 4, the buyer's spend allowance (DECISIONS B6, B20), before any charge or order. A purchase is the buyer's when
+ * its checkout is bound to the pair buyer + agent (or a buyer's bearer created it): the pair comes from the checkout,
+ * not the credential, so a platform-key completion of a bound checkout counts too.
  * - svc.crypto with a digest: a reservation the prepare took (payment-intent) and still held covers the payment —
  *   the wallet paid under it, so it completes whatever was spent elsewhere since (an ap2.intent_mandate sent too
- *   must still be the buyer's, for this agent and store). Without one, ap2.intent_mandate is required and its
- *   allowance reserves the total now (limits checked under the ledger's lock).
- * - svc.card: a completion that carries ap2.intent_mandate reserves on its allowance the same way (the agent is
- *   checked when the bearer names it; with a platform key the allowance's agent must still be linked). Without
- *   one nothing is counted: a platform-key completion does not load the buyer (seed §5 rule 1), so the platform
- *   answers for its own spend.
- * The order's transaction then debits the reservation (placeOrder), so over a limit nothing is charged or placed.
+ *   must still be the buyer's, for this agent and store). Otherwise the allowance reserves the total now.
+ * - svc.card: a buyer's purchase reserves on the allowance the request names (ap2.intent_mandate), else on the
+ *   newest active allowance of the pair that allows the store; none → mandate_required, no room →
+ *   spend_cap_exceeded, before anything is charged. A completion that names an allowance for a platform's
+ *   unbound checkout reserves on it the same way. A platform's unbound purchase without one is not a buyer's
+ *   spend (seed §5 rule 1): nothing is read.
+ * The order's transaction then debits the reservation (placeOrder), and refuses a buyer's purchase without one.
  * @throws AppError mandate_required, mandate_invalid_signature, mandate_expired, mandate_scope_mismatch,
  *   mandate_revoked, allowance_paused, spend_cap_exceeded, identity_required, payment_provider_error (no FX rate)
  */
@@ -45,53 +48,60 @@ export const verifyIntentMandate = async (
   ctx: OperationContext,
   input: {
     store: Store;
-    checkoutId: string;
+    session: { id: string; principalId: string; boundPrincipalId: string | null };
     priced: Priced;
     encoded: string | undefined;
     rail: "crypto" | "card";
   },
 ): Promise<SpendEntry | null> => {
-  const { store, encoded } = input;
+  const { store, encoded, session } = input;
+  const checkoutId = session.id;
   const total = input.priced.totals.find((t) => t.type === "total")?.amount ?? 0;
-  const buyer =
-    ctx.principal.kind === "buyer"
-      ? await db.buyer.findUnique({ where: { id: ctx.principal.buyerId }, select: { suiAddress: true } })
-      : null;
-  if (ctx.principal.kind === "buyer" && !buyer) {
-    throw new AppError("identity_required", "The bearer's buyer account no longer exists");
+  const spender = spenderOfCheckout(session);
+  if (input.rail === "card" && !spender && !encoded) return null;
+  if (input.rail === "crypto" && (!spender || ctx.principal.kind !== "buyer")) {
+    throw new AppError("identity_required", "A crypto completion needs the buyer");
   }
-  const agent = ctx.principal.kind === "buyer" ? ctx.principal.clientId : null;
+  const buyer = spender
+    ? await db.buyer.findUnique({ where: { id: spender.buyerId }, select: { suiAddress: true } })
+    : null;
+  if (spender && !buyer) {
+    throw new AppError("identity_required", "The checkout's buyer account no longer exists");
+  }
   if (input.rail === "crypto") {
-    if (!buyer || !agent) throw new AppError("identity_required", "A crypto completion needs the buyer");
     // the prepare's reservation: this checkout's own, or its combined payment's (one for the whole group)
-    const held =
-      (await heldReservationOf(db, { checkoutId: input.checkoutId })) ??
-      (await groupReservationOf(db, input.checkoutId));
+    const held = (await heldReservationOf(db, { checkoutId })) ?? (await groupReservationOf(db, checkoutId));
     if (held && (held.expiresAt?.getTime() ?? 0) > ctx.now.getTime()) {
       if (encoded) {
         const payload = await readIntentMandate(encoded, ctx.now);
         assertIntentCovers(payload, {
-          buyerAddress: buyer.suiAddress,
-          agent,
+          buyerAddress: buyer!.suiAddress,
+          agent: spender!.clientId,
           merchant: store.slug,
           amountInAllowanceCurrency: 0,
         });
       }
       return held;
     }
-  } else if (!encoded) {
-    return null;
   }
-  const allowance = await allowanceFromEnvelope(db, encoded, {
-    buyerAddress: buyer?.suiAddress ?? null,
-    agent,
-    merchant: store.slug,
-    now: ctx.now,
-  });
+  const allowance = encoded
+    ? await allowanceFromEnvelope(db, encoded, {
+        buyerAddress: buyer?.suiAddress ?? null,
+        agent: spender?.clientId ?? null,
+        merchant: store.slug,
+        now: ctx.now,
+      })
+    : await allowanceForPurchaseOrThrow(db, {
+        spender: spender!,
+        store,
+        now: ctx.now,
+        path: "$.ap2.intent_mandate",
+        baseUrl: ctx.baseUrl,
+      });
   return reserveCheckoutSpend(db, {
     allowance,
     store,
-    checkoutId: input.checkoutId,
+    checkoutId,
     amount: total,
     currency: store.currency,
     expiresAt: new Date(ctx.now.getTime() + CARD_RESERVATION_MS),

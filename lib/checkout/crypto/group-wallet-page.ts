@@ -179,7 +179,14 @@ export type GroupPayResult = {
 };
 
 /** Completes every checkout of the group with `digest` (each claims its own legs once; the one finisher). */
-const completeEach = async (db: Db, group: CryptoPaymentGroup, digest: string, now: Date) => {
+const completeEach = async (
+  db: Db,
+  group: CryptoPaymentGroup,
+  digest: string,
+  now: Date,
+  /** The buyer's wallet signed it on this page: their word, whatever room their agent's allowance has (B20). */
+  approvedByBuyer: boolean,
+) => {
   const out: GroupPayResult["checkouts"] = [];
   for (const entry of group.checkouts as GroupCheckout[]) {
     const store = await db.store.findUniqueOrThrow({ where: { id: entry.store_id } });
@@ -190,6 +197,7 @@ const completeEach = async (db: Db, group: CryptoPaymentGroup, digest: string, n
       rail: cryptoRail,
       now,
       path: "$.transaction",
+      approvedByBuyer,
     });
     out.push({ checkoutId: entry.checkout_id, storeSlug: entry.store_slug, result });
   }
@@ -249,7 +257,7 @@ export const payGroupOnWalletPage = async (input: {
   const executed = await chainForNetwork(settlementNetwork(head)).executeTransaction(group.transactionBytes, [
     input.signature,
   ]);
-  return { digest: executed, checkouts: await completeEach(db, group, executed, now) };
+  return { digest: executed, checkouts: await completeEach(db, group, executed, now, true) };
 };
 
 /**
@@ -267,5 +275,5 @@ export const recheckGroupPayment = async (input: { token: string; now?: Date }) 
     shares.find((s) => s.submittedDigest)?.submittedDigest ??
     null;
   if (!digest) return null;
-  return { digest, checkouts: await completeEach(db, group, digest, now) };
+  return { digest, checkouts: await completeEach(db, group, digest, now, false) };
 };

@@ -8,8 +8,10 @@ import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
+import { mandateRequired } from "@/lib/mandates/buyer-spend";
 import {
   allowanceForPrepare,
+  allowanceFromEnvelope,
   PREPARE_RESERVATION_GRACE_MS,
   reserveCheckoutSpend,
 } from "@/lib/mandates/spend-for-checkout";
@@ -199,7 +201,13 @@ export const prepareForBuyer = async (
      * else the newest active one allowing the store, else none (the completion then needs ap2.intent_mandate).
      * The buyer's own wallet page passes nothing: the buyer approves that payment themselves.
      */
-    spend?: { buyerId: string; clientId: string; allowanceId: string | null };
+    spend?: {
+      buyerId: string;
+      clientId: string;
+      allowanceId: string | null;
+      /** ap2.intent_mandate sent with the prepare: an allowance the service may not have stored yet. */
+      intentMandate?: string;
+    };
   },
 ): Promise<PreparedForBuyer> => {
   const { store, session, now } = input;
@@ -210,15 +218,26 @@ export const prepareForBuyer = async (
   const pay = amount - (await couponOffOrThrow(db, session, amount));
   await finishIfLanded(db, store, session, rail, now);
   // the reservation comes before the transaction exists: the wallet pays after this, so the cap is checked first
+  // DECISIONS B20: an agent's prepare needs an allowance that covers it (stored, or sent with the prepare): none →
+  // mandate_required with where the buyer signs one, before any transaction is built
   const allowance = input.spend
-    ? await allowanceForPrepare(db, {
+    ? ((await allowanceForPrepare(db, {
         buyerId: input.spend.buyerId,
         clientId: input.spend.clientId,
         merchant: store.slug,
         id: input.spend.allowanceId,
         now,
-      })
+      })) ??
+      (input.spend.intentMandate
+        ? await allowanceFromEnvelope(db, input.spend.intentMandate, {
+            buyerAddress: address,
+            agent: input.spend.clientId,
+            merchant: store.slug,
+            now,
+          })
+        : null))
     : null;
+  if (input.spend && !allowance) throw mandateRequired("$.ap2.intent_mandate", input.baseUrl);
   const reserve = (expiresAt: Date) =>
     reserveCheckoutSpend(db, {
       allowance: allowance!,
@@ -290,11 +309,13 @@ export const prepareCheckoutPayment = defineOperation({
   name: "prepare_checkout_payment",
   title: "Prepare crypto payment",
   description:
-    "Crypto (svc.crypto) step 1: quote the checkout's total and build the unsigned Sui transaction the buyer's wallet signs. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with. input_coin_type: 'auto' (default: stablecoins first in the store's order, then SUI, up to 3 coins) or one coin (symbol from accepted_coins or full type) that pays alone. payment_mandate_id: the buyer's allowance to reserve the total on (list_my_allowances); without it the newest active one allowing this store is used, and over its limits the answer is spend_cap_exceeded (details.remaining) before anything is prepared. Returns transaction {bytes (base64, sign and submit it), digest}, a readable quote with expires_at, and continue_url (the wallet page, where the buyer can sign instead). A later call replaces the prepared payment; after the buyer's wallet submitted it, call complete_checkout with the transaction digest as the credential token, ap2.checkout_mandate and ap2.intent_mandate.",
+    "Crypto (svc.crypto) step 1: quote the checkout's total and build the unsigned Sui transaction the buyer's wallet signs. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with. input_coin_type: 'auto' (default: stablecoins first in the store's order, then SUI, up to 3 coins) or one coin (symbol from accepted_coins or full type) that pays alone. payment_mandate_id: the buyer's allowance to reserve the total on (list_my_allowances); without it the newest active one allowing this store is used (or send the signed one as ap2.intent_mandate); with none, mandate_required with continue_url (the spend-cap page, where the buyer signs one); over its limits spend_cap_exceeded (details.remaining) before anything is prepared. Returns transaction {bytes (base64, sign and submit it), digest}, a readable quote with expires_at, and continue_url (the wallet page, where the buyer can sign instead). A later call replaces the prepared payment; after the buyer's wallet submitted it, call complete_checkout with the transaction digest as the credential token, ap2.checkout_mandate and ap2.intent_mandate.",
   errors: [
     "not_found",
     "checkout_not_modifiable",
     "spend_cap_exceeded",
+    "mandate_required",
+    "mandate_invalid_signature",
     "mandate_scope_mismatch",
     "mandate_revoked",
     "mandate_expired",
@@ -342,6 +363,7 @@ export const prepareCheckoutPayment = defineOperation({
         buyerId: principal.buyerId,
         clientId: principal.clientId,
         allowanceId: input.payment_mandate_id ?? null,
+        ...(input.ap2?.intent_mandate ? { intentMandate: input.ap2.intent_mandate } : {}),
       },
     });
     return { body: preparedToWire(prepared) };

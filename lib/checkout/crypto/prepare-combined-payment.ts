@@ -8,8 +8,10 @@ import { AppError } from "@/lib/core/errors";
 import { defineOperation, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
+import { mandateRequired } from "@/lib/mandates/buyer-spend";
 import {
   allowanceForPrepare,
+  allowanceFromEnvelope,
   PREPARE_RESERVATION_GRACE_MS,
   reserveGroupSpend,
 } from "@/lib/mandates/spend-for-checkout";
@@ -212,6 +214,27 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
   const address = buyerAddressOrThrow(buyer.suiAddress, input.buyer_address);
   const entries = await loadEntriesOrThrow(db, ctx, input);
   await finishLandedOrThrow(db, entries, ctx.now);
+  // spend caps (DECISIONS B6, B20): the buyer's allowance for this agent that allows every store, stored or sent
+  // with this call; none → mandate_required, before any transaction is built
+  const merchants = entries.map((e) => e.store.slug);
+  let allowance = await allowanceForPrepare(db, {
+    buyerId: principal.buyerId,
+    clientId: principal.clientId,
+    merchant: merchants,
+    id: input.payment_mandate_id ?? null,
+    now: ctx.now,
+  });
+  if (!allowance && input.ap2?.intent_mandate) {
+    for (const merchant of merchants) {
+      allowance = await allowanceFromEnvelope(db, input.ap2.intent_mandate, {
+        buyerAddress: address,
+        agent: principal.clientId,
+        merchant,
+        now: ctx.now,
+      });
+    }
+  }
+  if (!allowance) throw mandateRequired("$.ap2.intent_mandate", ctx.baseUrl);
 
   const head = entries[0]!.store;
   const groupId = newId("paymentGroup");
@@ -318,16 +341,9 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
     };
   };
 
-  // spend caps (DECISIONS B6): the group's ONE reservation on the buyer's allowance for this agent, taken after
-  // every check and before anything is bound or stored (the wallet pays after this); a failure below releases it
-  const allowance = await allowanceForPrepare(db, {
-    buyerId: principal.buyerId,
-    clientId: principal.clientId,
-    merchant: entries.map((e) => e.store.slug),
-    id: input.payment_mandate_id ?? null,
-    now: ctx.now,
-  });
-  if (allowance) {
+  // the group's ONE reservation on that allowance, taken after every check and before anything is bound or stored
+  // (the wallet pays after this); a failure below releases it
+  {
     await reserveGroupSpend(db, {
       allowance,
       groupId,
@@ -344,7 +360,7 @@ export const prepareCombined = async (ctx: OperationContext, input: PrepareCombi
   try {
     return await storeCombined();
   } catch (error) {
-    if (allowance) await releaseSpend(db, { groupId });
+    await releaseSpend(db, { groupId });
     throw error;
   }
 };
@@ -353,7 +369,7 @@ export const prepareCombinedPayment = defineOperation({
   name: "prepare_combined_payment",
   title: "Prepare one crypto payment for several stores",
   description:
-    "Crypto (svc.crypto) for 2 to 5 checkouts, one per store (each ready_for_complete, in a store accepting svc.crypto): quotes every checkout and builds ONE unsigned Sui transaction paying every merchant. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with; unbound checkouts are bound to this buyer and agent (all or none). input_coin_type: 'auto' (default: each checkout in order, stablecoins first then SUI, from the coins every store accepts) or one coin every store accepts. payment_mandate_id: the buyer's allowance to reserve the whole payment on (list_my_allowances; else the newest active one allowing every store); over a limit, spend_cap_exceeded before anything is prepared. Returns group_id, transaction {bytes, digest}, each checkout's total and legs, the whole quote with expires_at, and continue_url (the group's wallet page, where the buyer can sign instead). After the wallet submitted it, call complete_checkout at EACH store with the same digest as the credential token (with ap2.checkout_mandate and ap2.intent_mandate): each checkout claims its own legs once.",
+    "Crypto (svc.crypto) for 2 to 5 checkouts, one per store (each ready_for_complete, in a store accepting svc.crypto): quotes every checkout and builds ONE unsigned Sui transaction paying every merchant. Needs the buyer's bearer token ALONE (scope purchase:complete); buyer_address must be the wallet the buyer signed in with; unbound checkouts are bound to this buyer and agent (all or none). input_coin_type: 'auto' (default: each checkout in order, stablecoins first then SUI, from the coins every store accepts) or one coin every store accepts. payment_mandate_id: the buyer's allowance to reserve the whole payment on (list_my_allowances; else the newest active one allowing every store; or send the signed one as ap2.intent_mandate); with none, mandate_required with continue_url (the buyer signs one there); over a limit, spend_cap_exceeded before anything is prepared. Returns group_id, transaction {bytes, digest}, each checkout's total and legs, the whole quote with expires_at, and continue_url (the group's wallet page, where the buyer can sign instead). After the wallet submitted it, call complete_checkout at EACH store with the same digest as the credential token (with ap2.checkout_mandate and ap2.intent_mandate): each checkout claims its own legs once.",
   errors: [
     "invalid_request",
     "store_not_found",
@@ -369,6 +385,9 @@ export const prepareCombinedPayment = defineOperation({
     "identity_required",
     "spend_cap_exceeded",
     "allowance_paused",
+    "mandate_required",
+    "mandate_invalid_signature",
+    "mandate_expired",
     "mandate_revoked",
     "mandate_scope_mismatch",
   ],

@@ -382,7 +382,9 @@ export const prepareOnWalletPage = async (input: {
 export type WalletPaymentResult =
   | { kind: "order_placed"; orderId: string; checkoutId: string }
   | { kind: "pending"; digest: string }
-  | { kind: "failed"; reason: string };
+  | { kind: "failed"; reason: string }
+  /** Landed without room on the buyer's allowance for the agent: the buyer approves or declines it (B20). */
+  | { kind: "awaiting_approval"; reason: string };
 
 /**
  * The buyer's wallet signed the prepared bytes: check them and the signature, execute them through the store's
@@ -443,6 +445,8 @@ export const payOnWalletPage = async (input: {
     rail,
     now,
     path: "$.transaction",
+    // the buyer's own wallet signed it on our page: their word, whatever room the agent's allowance has
+    approvedByBuyer: true,
   });
   return settled.kind === "order_placed" ? { ...settled, checkoutId: session.id } : settled;
 };
@@ -479,6 +483,7 @@ export const recheckWalletPayment = async (input: {
   if (finished.result === "order_placed") {
     return { kind: "order_placed", orderId: finished.orderId, checkoutId: session.id };
   }
+  if (finished.result === "awaiting_approval") return { kind: "awaiting_approval", reason: finished.reason };
   return { kind: "failed", reason: finished.reason };
 };
 

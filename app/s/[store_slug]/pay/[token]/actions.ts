@@ -1,6 +1,9 @@
 "use server";
 
+import { redirect } from "next/navigation";
+
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import { decideLandedPayment } from "@/lib/checkout/crypto/landed-approval";
 import {
   payOnWalletPage,
   prepareOnWalletPage,
@@ -53,4 +56,38 @@ export async function saveWalletAllowance(
 ): Promise<WalletActionResult<AllowanceSaved>> {
   const viewer = await getBuyerSession();
   return walletAction(() => saveAllowanceOnWalletPage({ slug, token, viewer, envelope }));
+}
+
+/**
+ * The buyer's decision on a payment that landed over their agent's allowance (DECISIONS B20): approved → the order
+ * and its receipt; declined → owed back, and the link reopens for another payment.
+ */
+export async function decideLandedPaymentAction(
+  slug: string,
+  token: string,
+  decision: "approve" | "decline",
+): Promise<void> {
+  const here = `/s/${encodeURIComponent(slug)}/pay/${encodeURIComponent(token)}`;
+  let target = here;
+  try {
+    const decided = await decideLandedPayment({
+      slug,
+      token,
+      viewer: await getBuyerSession(),
+      decision: decision === "approve" ? "approve" : "decline",
+    });
+    if (decided.kind === "order_placed") {
+      const { paidUrl } = await withPaidUrl(slug, token, {
+        kind: "order_placed",
+        orderId: decided.orderId,
+        checkoutId: decided.checkoutId,
+      });
+      target = paidUrl ?? `${here}?result=paid`;
+    } else {
+      target = `${here}?result=owed_back`;
+    }
+  } catch {
+    // already decided (or another buyer's link): the page shows the link as it now stands
+  }
+  redirect(target);
 }

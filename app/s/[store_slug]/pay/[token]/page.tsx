@@ -3,9 +3,11 @@ import { redirect } from "next/navigation";
 
 import { PageShell } from "@/components/layout/page-shell";
 import { CryptoWalletView } from "@/components/payment/crypto-wallet-view";
+import { LandedApprovalView } from "@/components/payment/landed-approval-view";
 import { PaymentDone } from "@/components/payment/payment-done";
 import { PaymentView } from "@/components/payment/payment-view";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import { landedPaymentAt } from "@/lib/checkout/crypto/landed-approval";
 import {
   getWalletPage,
   isWalletPageLink,
@@ -17,6 +19,7 @@ import { checkoutOfPaymentLink, getPaymentReceipt, sealReceipt } from "@/lib/che
 import { getBaseUrl, isOAuthTestMode } from "@/lib/config/env";
 
 import {
+  decideLandedPaymentAction,
   payWithWallet,
   prepareWalletQuote,
   recheckWalletPaymentAction,
@@ -51,6 +54,26 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
       typeof payment_intent === "string" ? payment_intent : "",
     );
     redirect(returned === "paid" ? await paidUrl() : `${here}?result=${returned}`);
+  }
+  // a buyer's payment that landed over their agent's allowance waits here for the buyer's word (DECISIONS B20)
+  const landed = result === undefined ? await landedPaymentAt(store_slug, token) : null;
+  if (landed) {
+    const viewer = await getBuyerSession();
+    return (
+      <PageShell width="narrow">
+        <LandedApprovalView
+          storeName={landed.store.name}
+          agentName={landed.agentName}
+          amountMinor={landed.amount}
+          currency={landed.currency}
+          decideBy={landed.decideBy}
+          viewer={!viewer ? "signed-out" : viewer.id === landed.buyerId ? "buyer" : "other"}
+          sandboxSignIn={isOAuthTestMode()}
+          approve={decideLandedPaymentAction.bind(null, store_slug, token, "approve")}
+          decline={decideLandedPaymentAction.bind(null, store_slug, token, "decline")}
+        />
+      </PageShell>
+    );
   }
   if (result === undefined && (await isWalletPageLink(store_slug, token))) {
     // a payment sent earlier that is final by now finishes on sight (the finisher places the order)
