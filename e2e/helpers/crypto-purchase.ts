@@ -7,8 +7,10 @@ import { Transaction } from "@mysten/sui/transactions";
 import { fromBase64 } from "@mysten/sui/utils";
 
 import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
+import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { encodeIntentMandate, intentSigningBytes, type IntentPayload } from "@/lib/mandates/intent-mandate";
+import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 
 import type { Checkout } from "../api/checkout/helpers";
 import { seedProduct, seedShippingRates, seedStore } from "../factories";
@@ -83,6 +85,11 @@ export const linkBuyerAgent = async (
   wallet: Wallet,
   path = `/agent-${randomUUID().slice(0, 8)}`,
   buyerId?: string,
+  /**
+   * The buyer also signs the agent an allowance without limits (every store, one hour), as a buyer who lets an agent
+   * pay must (DECISIONS B20: without one an agent cannot pay for the buyer). false: linked only.
+   */
+  { allowance = true }: { allowance?: boolean } = {},
 ): Promise<BuyerAgent> => {
   const buyer = buyerId ?? (await signInBuyer(wallet.address)).id;
   const redirectUri = cimd.url(`${path}/callback`);
@@ -93,6 +100,15 @@ export const linkBuyerAgent = async (
     token_endpoint_auth_method: "none",
   });
   const linked = await linkAgent({ clientId, redirectUri, scope: "purchase:complete", buyerId: buyer });
+  if (allowance) {
+    await saveIntentMandate({
+      buyerId: buyer,
+      buyerAddress: wallet.address,
+      clientId,
+      envelope: await signAllowance(wallet, clientId),
+      now: new Date(),
+    });
+  }
   return { wallet, buyerId: buyer, clientId, bearer: `Bearer ${linked.tokens.access_token}` };
 };
 
@@ -280,3 +296,16 @@ export const completeWithDigest = async (
       body: await cryptoCompletionBody(checkout, slug, digest, intent),
     },
   );
+
+/**
+ * The prepare's reservation lapses, as hours later (its quote window and grace over): the payment, if it lands, is
+ * judged on what the allowances allow then (DECISIONS B20).
+ */
+export const lapseReservations = async (checkoutId: string): Promise<void> => {
+  await (
+    await getDb()
+  ).spendEntry.updateMany({
+    where: { heldCheckoutId: checkoutId, state: "held" },
+    data: { expiresAt: new Date(Date.now() - 1000) },
+  });
+};

@@ -12,6 +12,7 @@ import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   createCryptoCheckout,
   cryptoCompletionBody,
+  lapseReservations,
   linkBuyerAgent,
   newWallet,
   sandboxUrl,
@@ -163,8 +164,8 @@ describe("MCP crypto purchase", () => {
 
   test("get_intent_mandate on /account/mcp hands the calling agent the allowance the buyer signed for it, and no other agent's", async () => {
     const wallet = await newWallet();
-    const agent = await linkBuyerAgent(cimd, wallet);
-    const sibling = await linkBuyerAgent(cimd, wallet, undefined, agent.buyerId);
+    const agent = await linkBuyerAgent(cimd, wallet, undefined, undefined, { allowance: false });
+    const sibling = await linkBuyerAgent(cimd, wallet, undefined, agent.buyerId, { allowance: false });
     const envelope = await signAllowance(wallet, agent.clientId, { per_order_max: 10_000 });
     await saveIntentMandate({
       buyerId: agent.buyerId,
@@ -212,6 +213,8 @@ describe("MCP crypto purchase", () => {
         [["USDC", "21589200"]],
       );
       const digest = await signAndSubmit(agent.wallet, prepared.transaction.bytes);
+      // the prepare's reservation lapsed: the completion's allowance is judged as the agent sends it
+      await lapseReservations(checkout.id);
       // the allowance is in USD: the EUR total converts at the same rate (2159 cents, rounded up) for its cap
       const tooSmall = await signAllowance(agent.wallet, agent.clientId, { per_order_max: 2158 });
       const refused = (await client.callTool({

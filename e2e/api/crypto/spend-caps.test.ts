@@ -23,6 +23,7 @@ import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   completeWithDigest as complete,
   createCryptoCheckout,
+  lapseReservations,
   linkBuyerAgent,
   newWallet,
   prepareWithBearer as prepare,
@@ -85,7 +86,13 @@ const preparedCount = async (checkoutId: string) =>
 /** One store, one funded buyer with a linked agent, `n` ready checkouts of 25.00 USD. */
 const setup = async (n: number) => {
   const shop = await seedCryptoStore();
-  const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [500n * USDC_UNIT] }));
+  const agent = await linkBuyerAgent(
+    cimd,
+    await newWallet({ usdc: [500n * USDC_UNIT] }),
+    undefined,
+    undefined,
+    { allowance: false },
+  );
   const checkouts: Checkout[] = [];
   for (let i = 0; i < n; i++) checkouts.push(await createCryptoCheckout(shop.store, apiKey, shop.variantId));
   return { ...shop, agent, checkouts };
@@ -188,7 +195,7 @@ describe("REST spend caps on the crypto rail", () => {
     assert.equal(after.heldCheckoutId, null);
   });
 
-  test("a payment that lands after its reservation expired and was released is still debited, against that reservation", async () => {
+  test("a payment that lands after its reservation expired and was released is reserved again within the limits (DECISIONS B20) and debited", async () => {
     const { store, agent, checkouts } = await setup(1);
     const [c1] = checkouts as [Checkout];
     const { id } = await allow(agent, { limits: { day: 5000 } });
@@ -210,15 +217,16 @@ describe("REST spend caps on the crypto rail", () => {
     const order = await (await getDb()).order.findUniqueOrThrow({ where: { checkoutId: c1.id } });
     const debits = (await entries(id)).filter((e) => e.kind === "debit");
     assert.deepEqual(
-      debits.map((d) => [d.orderId, d.parentId, d.amount]),
-      [[order.id, reservation.id, reservation.amount]],
+      debits.map((d) => [d.orderId, d.amount]),
+      [[order.id, reservation.amount]],
     );
+    assert.notEqual(debits[0]!.parentId, reservation.id, "a new reservation, taken under the limits");
   });
 
   test("bad allowances at payment-intent: unknown, another agent's, paused, revoked, expired, another store, an unlinked agent — each its code; nothing reserved or prepared", async () => {
     const { store, agent, checkouts } = await setup(1);
     const c = checkouts[0]!;
-    const sibling = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId);
+    const sibling = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId, { allowance: false });
     const siblings = await allow(sibling, { limits: { day: 100_000 } });
     const paused = await allow(agent);
     await setAllowanceStatus({ buyerId: agent.buyerId, id: paused.id, action: "pause", now: new Date() });
@@ -262,14 +270,16 @@ describe("REST spend caps on the crypto rail", () => {
     assert.equal(await (await getDb()).spendEntry.count({ where: { checkoutId: c.id } }), 1);
   });
 
-  test("completion without a reservation needs ap2.intent_mandate: another wallet's, an older signature of an edited allowance, over the limit — refused, nothing charged twice; a valid one reserves and debits", async () => {
+  test("completion without a live reservation judges the ap2.intent_mandate sent: another wallet's, an older signature of an edited allowance, over the limit — refused, nothing charged twice; a valid one reserves and debits", async () => {
     const { store, agent, checkouts } = await setup(1);
     const c = checkouts[0]!;
-    // prepared with no allowance at all: nothing reserved
+    // prepared under an allowance that then lapsed and was revoked: no reservation holds the payment any more
+    const first = await allow(agent);
     const p = await prepare(store.slug, c.id, agent);
     assert.equal(p.status, 200, p.text);
     const digest = await signAndSubmit(agent.wallet, p.body.transaction.bytes);
-    assert.deepEqual(codes((await complete(store.slug, c, agent, digest, null)).body), ["mandate_required"]);
+    await lapseReservations(c.id);
+    await setAllowanceStatus({ buyerId: agent.buyerId, id: first.id, action: "revoke", now: new Date() });
 
     const stranger = await newWallet();
     const foreign = await signAllowance(stranger, agent.clientId);
@@ -327,7 +337,13 @@ describe("REST spend caps on the crypto rail", () => {
 describe("REST spend caps: other currencies and faults", () => {
   test("a store pricing in EUR reserves on a USD allowance at the oracle's rate rounded up; the debit uses the reservation's rate", async () => {
     const shop = await seedCryptoStore({ currency: "EUR", priceMinor: 1999 });
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(
+      cimd,
+      await newWallet({ usdc: [100n * USDC_UNIT] }),
+      undefined,
+      undefined,
+      { allowance: false },
+    );
     const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
     const { id } = await allow(agent, { currency: "USD", limits: { day: 100_000 } });
     const expected = await toAllowanceCurrency({
@@ -354,7 +370,13 @@ describe("REST spend caps: other currencies and faults", () => {
 
   test("fault: the order cannot be placed (the last unit sold while the buyer signed) — no order, no debit; the payment is owed back", async () => {
     const shop = await seedCryptoStore();
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(
+      cimd,
+      await newWallet({ usdc: [100n * USDC_UNIT] }),
+      undefined,
+      undefined,
+      { allowance: false },
+    );
     const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
     const { id } = await allow(agent, { limits: { day: 10_000 } });
     const p = await prepare(shop.store.slug, checkout.id, agent);
@@ -385,7 +407,7 @@ describe("REST spend caps on the card rail", () => {
 
   test("a card completion carrying ap2.intent_mandate is checked and debited in the order's transaction; over the limit spend_cap_exceeded before any charge; without one nothing is counted; a revoked agent's allowance is refused", async () => {
     const shop = await seedCryptoStore({ card: true });
-    const agent = await linkBuyerAgent(cimd, await newWallet());
+    const agent = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
     const [c1, c2, c3, c4] = await Promise.all(
       [0, 1, 2, 3].map(() => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
     );
@@ -414,7 +436,7 @@ describe("REST spend caps on the card rail", () => {
 
   test("race: 8 card completions carrying one allowance at once, room for 3: exactly 3 are charged and placed, 5 get spend_cap_exceeded with no charge; debits = order totals", async () => {
     const shop = await seedCryptoStore({ card: true });
-    const agent = await linkBuyerAgent(cimd, await newWallet());
+    const agent = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
     const checkouts = await Promise.all(
       Array.from({ length: 8 }, () => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
     );
@@ -441,7 +463,7 @@ describe("REST spend caps on the card rail", () => {
 describe("bridge spend caps", () => {
   test("confirm_purchase (card) with payment_mandate_id fetches the buyer's allowance with their bearer and each completion is debited; over the limit nothing is charged; without the bearer identity_required", async () => {
     const shop = await seedCryptoStore({ card: true });
-    const agent = await linkBuyerAgent(cimd, await newWallet());
+    const agent = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
     const [c1, c2] = await Promise.all(
       [0, 1].map(() => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
     );
@@ -493,7 +515,7 @@ describe("MCP spend caps", () => {
     const { store, agent, checkouts } = await setup(2);
     const [c1, c2] = checkouts as [Checkout, Checkout];
     const { id } = await allow(agent, { limits: { day: 4000, week: 20_000 }, per_order_max: 3000 });
-    const other = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId);
+    const other = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId, { allowance: false });
     await allow(other);
     const account = await connectMcpClient("/account/mcp", {
       headers: { authorization: agent.bearer, "request-id": "", "ucp-agent": "" },
@@ -555,7 +577,13 @@ describe("MCP spend caps", () => {
 
 describe("race", () => {
   test("20 concurrent prepares and completions over 5 stores totalling 3× the daily limit: exactly the number that fits succeeds, the rest get spend_cap_exceeded, and the ledger sums to the orders", async () => {
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [20n * 30n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(
+      cimd,
+      await newWallet({ usdc: [20n * 30n * USDC_UNIT] }),
+      undefined,
+      undefined,
+      { allowance: false },
+    );
     const shops = await Promise.all(Array.from({ length: 5 }, () => seedCryptoStore()));
     const checkouts = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {

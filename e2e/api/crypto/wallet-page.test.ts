@@ -18,7 +18,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import { intentSigningBytes, type IntentPayload } from "@/lib/mandates/intent-mandate";
-import { currentIntentMandate } from "@/lib/mandates/intent-mandates";
+import { currentIntentMandate, saveIntentMandate } from "@/lib/mandates/intent-mandates";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { suiSandbox, type SuiSandbox } from "@/sandbox/sui/server";
@@ -27,6 +27,7 @@ import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../.
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest, TEST_BASE_URL } from "../../helpers/app-client";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
+import { signAllowance } from "../../helpers/crypto-purchase";
 import { linkAgent } from "../../helpers/oauth";
 import { balances, fund, hideDigest, keypair, randomAddress, SUI, USDC } from "../../helpers/sui-sandbox";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -153,6 +154,14 @@ const boundLink = async (wallet: Wallet) => {
     redirectUri,
     scope: "purchase:complete",
     buyerId: wallet.buyer.id,
+  });
+  // the buyer gave the agent an allowance (DECISIONS B20: an agent prepares a buyer's payment only within one)
+  await saveIntentMandate({
+    buyerId: wallet.buyer.id,
+    buyerAddress: wallet.buyer.suiAddress,
+    clientId,
+    envelope: await signAllowance({ kp: wallet.kp, address: wallet.buyer.suiAddress }, clientId),
+    now: new Date(),
   });
   const checkout = await createCheckout();
   const prepared = await rest<{ continue_url?: string }>(
