@@ -94,8 +94,11 @@ export const errorBody = (error: AppError, version = UCP_VERSION): ErrorBody => 
       },
     ],
   };
-  if (error.spec.httpStatus < 400) return body;
   const continueUrl = error.details?.continue_url;
+  // a business outcome may send the agent somewhere too (mandate_required: where the buyer signs an allowance)
+  if (error.spec.httpStatus < 400) {
+    return typeof continueUrl === "string" ? { ...body, continue_url: continueUrl } : body;
+  }
   const retryAfter = error.details?.retry_after;
   return {
     ...body,

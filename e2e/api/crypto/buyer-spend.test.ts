@@ -189,7 +189,7 @@ describe("the crypto rail", () => {
     );
     const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
     const refused = await prepare(shop.store.slug, checkout.id, agent);
-    assert.equal((refused.body as Envelope).code, "mandate_required", refused.text);
+    assert.deepEqual(codes(refused.body), ["mandate_required"], refused.text);
     assert.match(String((refused.body as Envelope).continue_url), /\/account\/spend-caps$/);
     assert.equal(await (await getDb()).cryptoPayment.count({ where: { checkoutId: checkout.id } }), 0);
 
@@ -224,12 +224,16 @@ describe("the crypto rail", () => {
     const d2 = await signAndSubmit(agent.wallet, p2.body.transaction.bytes);
     assert.equal((await complete(shop.store.slug, other!, agent, d2, envelope)).body.status, "completed");
 
-    // the sweep finds the landed payment first: no order
+    // the agent completes naming the allowance: judged as sent, it has no room — refused, and no order follows
+    const refused = await complete(shop.store.slug, late!, agent, digest, envelope);
+    assert.deepEqual(codes(refused.body), ["spend_cap_exceeded"], refused.text);
+    // the sweep finds the landed payment: no order (today's code placed it here, past the cap)
     await reconcileCryptoPayments({ graceMs: 0 });
     const db = await getDb();
     assert.equal(await db.order.count({ where: { checkoutId: late!.id } }), 0, "the sweep placed nothing");
 
-    const answer = await complete(shop.store.slug, late!, agent, digest, envelope);
+    // naming no allowance, the agent reads where the payment stands: waiting for the buyer
+    const answer = await complete(shop.store.slug, late!, agent, digest, null);
     assert.equal(answer.body.status, "requires_escalation", answer.text);
     assert.ok(codes(answer.body).includes("buyer_approval_required"), answer.text);
     const link = String((answer.body as { continue_url?: string }).continue_url);
@@ -297,7 +301,7 @@ describe("the crypto rail", () => {
     const db = await getDb();
     const tokens: string[] = [];
     for (const { checkout, digest } of landed) {
-      const answer = await complete(shop.store.slug, checkout, agent, digest, envelope);
+      const answer = await complete(shop.store.slug, checkout, agent, digest, null);
       assert.equal(answer.body.status, "requires_escalation", answer.text);
       tokens.push(String((answer.body as { continue_url?: string }).continue_url).split("/pay/")[1]!);
     }
@@ -311,7 +315,7 @@ describe("the crypto rail", () => {
     assert.equal(approved.kind, "order_placed");
     assert.equal(await db.order.count({ where: { checkoutId: a!.id } }), 1);
     assert.equal(await debitsOf(id), 5000, "the buyer's approval is recorded on the allowance");
-    const again = await complete(shop.store.slug, a!, agent, landed[0]!.digest, envelope);
+    const again = await complete(shop.store.slug, a!, agent, landed[0]!.digest, null);
     assert.equal(again.body.status, "completed", "the agent reads the order");
 
     // the other one is left: 24 hours later the sweep owes it back and reopens the checkout
