@@ -9,6 +9,7 @@ import { withRequestSource } from "@/lib/rate-limit/request-source";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
+import { errorHeaders } from "./auth-challenge";
 import { browserVisitPage, isBrowserVisit } from "./browser-visit";
 import { rateLimitRequest, requestSourceOf } from "./rate-limit";
 import { errorResponse, jsonResponse } from "./render-rest";
@@ -51,7 +52,7 @@ const jsonRpcErrorResponse = (error: AppError, requestId: string | null): Respon
     ...(typeof error.details?.retry_after === "number" ? { retry_after: error.details.retry_after } : {}),
   };
   const body = { jsonrpc: "2.0", id: null, error: { code: error.spec.mcpCode, message: data.content, data } };
-  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
+  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, errorHeaders(error));
 };
 
 /** Renders an error in the body its surface speaks. */
