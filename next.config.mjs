@@ -18,8 +18,10 @@ const nextConfig = {
   poweredByHeader: false,
   // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer. The
   // Content-Security-Policy of every page (with frame-ancestors 'none') comes from proxy.ts: it needs a nonce.
-  headers: async () =>
-    ["/oauth/:path*", "/account/agents", "/account/orders", "/account/pay/:token"].map((source) => ({
+  // Every answer is nosniff (lib/http/security-headers.ts says where else it is set, and why).
+  headers: async () => [
+    { source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] },
+    ...["/oauth/:path*", "/account/agents", "/account/orders", "/account/pay/:token"].map((source) => ({
       source,
       headers: [
         { key: "X-Frame-Options", value: "DENY" },
@@ -27,6 +29,7 @@ const nextConfig = {
         { key: "Cache-Control", value: "no-store" },
       ],
     })),
+  ],
   typedRoutes: false,
   experimental: {
     // Routes load on their first request instead of all at start: a production start is ready seconds sooner

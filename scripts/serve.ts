@@ -106,7 +106,7 @@ const rejectClient = (error: NodeJS.ErrnoException, socket: Socket): void => {
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `${requestIdLine}Connection: close\r\n\r\n${body}`,
+      `X-Content-Type-Options: nosniff\r\n${requestIdLine}Connection: close\r\n\r\n${body}`,
   );
 };
 

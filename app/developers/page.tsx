@@ -77,12 +77,18 @@ export default async function DevelopersPage() {
   -d '{"query": "rain jacket"}'`}
             </pre>
             <p>
-              MCP (Streamable HTTP): <code className="break-all">{`${base}/mcp`}</code> for the catalog,{" "}
-              <code className="break-all">{`${base}/s/<store>/mcp`}</code> per store.
+              Raw MCP (Streamable HTTP, UCP tools): <code className="break-all">{`${base}/mcp`}</code> for the
+              catalog, <code className="break-all">{`${base}/s/<store>/mcp`}</code> per store. Every tool call
+              there needs a <code>Request-Id</code> and a <code>UCP-Agent</code> header and a{" "}
+              <code>meta</code> object in its arguments (<code>{`meta["ucp-agent"].profile`}</code>, and{" "}
+              <code>{`meta["idempotency-key"]`}</code> on calls that change something). A stock MCP client
+              (Claude Desktop, Cursor, the MCP Inspector) sends none of these: it connects and lists the
+              tools, but its tool calls are refused. Give such a client the bridge instead.
             </p>
             <p>
-              The bridge: flat MCP tools over the whole service, prices in major units, purchases in one call
-              (<code>quote_purchase</code>, <code>confirm_purchase</code>). Hosted at{" "}
+              The bridge (recommended for stock MCP clients): flat MCP tools over the whole service, no UCP
+              headers or <code>meta</code> to send, prices in major units, purchases in one call (
+              <code>quote_purchase</code>, <code>confirm_purchase</code>). Hosted at{" "}
               <code className="break-all">{`${bridge}/mcp`}</code>, or on your machine over stdio from a
               clone.
             </p>

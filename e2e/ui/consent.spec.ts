@@ -140,7 +140,9 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
   );
   const after = await callAccount();
   expect(after.status()).toBe(401);
-  expect(after.headers()["www-authenticate"]).toMatch(/^Bearer error="invalid_token", resource_metadata="/);
+  expect(after.headers()["www-authenticate"]).toMatch(
+    /^Bearer error="invalid_token", realm="[^"]+", resource_metadata="/,
+  );
 });
 
 test("consent page — deny → the agent's redirect_uri with error=access_denied", async ({ page, baseURL }) => {

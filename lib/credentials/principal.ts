@@ -65,21 +65,65 @@ export const hasPermission = (principal: Principal, permission: string): boolean
 };
 
 /**
+ * The refusal of a buyer-bound call made without the buyer's bearer (seed §5 rules 1 and 4): 401, because only an
+ * OAuth sign-in of the buyer can satisfy it. The message names OAuth and the scope, never an API key; the
+ * renderers add the Bearer challenge (WWW-Authenticate with resource_metadata, RFC 6750 §3, RFC 9728 §5.1) that
+ * OAuth clients start authorization from (lib/http/auth-challenge.ts).
+ */
+export const buyerIdentityRequired = (
+  what: string,
+  principal: Principal,
+  scope: string = "purchase:complete",
+): AppError => {
+  const signIn =
+    `sign the buyer in over OAuth 2.1 (authorization code with PKCE; the authorization server is described at ` +
+    `${getBaseUrl()}/.well-known/oauth-authorization-server) asking for scope ${scope}`;
+  if (principal.kind !== "platform") {
+    return new AppError(
+      "identity_required",
+      `${what} acts for a buyer: ${signIn}, then send the buyer's access token as Authorization: Bearer <token>`,
+      { details: { required_scope: scope } },
+    );
+  }
+  // a platform principal is an X-API-Key, or a client_credentials token (the platform's own, not a buyer's)
+  const why = principal.id.startsWith("oauth-client:")
+    ? "This request's bearer is a client_credentials token, which stands for the platform, not a buyer"
+    : "This request carried X-API-Key, which wins when both arrive, so the buyer was not loaded";
+  return new AppError(
+    "identity_required",
+    `${what} acts for a buyer, so a platform credential cannot call it: ${signIn}, then send the buyer's access token ALONE (Authorization: Bearer <token>). ${why}`,
+    { details: { required_scope: scope } },
+  );
+};
+
+/**
+ * Who may call an operation at all, before its permission: a buyer-bound operation answers a caller without the
+ * buyer's bearer with 401 identity_required first (so an anonymous caller is told to sign the buyer in, not to get
+ * an API key), then the tier.
+ * @throws AppError identity_required, insufficient_trust
+ */
+export const assertCanCall = (
+  principal: Principal,
+  tier: TrustTier,
+  op: { name: string; tier: TrustTier; buyerScope: string | null; buyerOnly?: boolean },
+): void => {
+  if (op.buyerOnly && principal.kind !== "buyer") {
+    throw buyerIdentityRequired(op.name, principal, op.buyerScope ?? undefined);
+  }
+  assertTier(tier, op.tier);
+};
+
+/**
  * The one authorization check of an operation, after the tier: a platform key needs the operation's permission, a
  * buyer's bearer the operation's OAuth scope (none: buyer tokens cannot call it).
- * @throws AppError insufficient_scope
+ * @throws AppError identity_required, insufficient_scope
  */
 export const assertAllowed = (
   principal: Principal,
   op: { name: string; permission?: string; buyerScope: string | null; buyerOnly?: boolean },
 ): void => {
   if (op.buyerOnly && principal.kind !== "buyer") {
-    throw new AppError(
-      "identity_required",
-      principal.kind === "platform"
-        ? `${op.name} is buyer-bound: send the buyer's bearer token ALONE (Authorization: Bearer). This request carried X-API-Key, which wins when both arrive, so the buyer was not loaded`
-        : `${op.name} is buyer-bound: send the buyer's bearer token (Authorization: Bearer) with scope ${op.buyerScope ?? "purchase:complete"}`,
-    );
+    throw buyerIdentityRequired(op.name, principal, op.buyerScope ?? undefined);
   }
   if (principal.kind === "buyer") {
     if (op.buyerScope === null) {

@@ -36,14 +36,33 @@ const resolveApiKey = (key: string): Promise<Principal> => {
   return guardAuthCheck(prefix && `key:${prefix}`, ["invalid_api_key"], () => lookUpApiKey(key, prefix));
 };
 
+// Where keys come from, so a refused key says what to do next (as the missing-key refusal does).
+const whereKeysAre = () =>
+  `platform keys are created and listed (by their acs_<prefix>) on ${getBaseUrl()}/developers, or by the ` +
+  `operator with npm run admin -- create-api-key / list-api-keys`;
+
+/** Why a key that does not parse is refused: a merchant key is the usual mix-up. */
+const malformedKeyMessage = (key: string): string =>
+  key.startsWith("acsm_")
+    ? `X-API-Key is a merchant key (acsm_…), which opens only its store's merchant API; the shopping surfaces take a platform key (acs_…): ${whereKeysAre()}`
+    : `X-API-Key is not a valid platform key: a platform key has the form acs_<12 characters>_<43 characters>; send it whole, without quotes or spaces (${whereKeysAre()})`;
+
 const lookUpApiKey = async (key: string, prefix: string | null): Promise<Principal> => {
-  if (!prefix) throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
+  if (!prefix) throw new AppError("invalid_api_key", malformedKeyMessage(key));
   const db = await getDb();
   const row = await keyRows.get(prefix, () => db.platformApiKey.findUnique({ where: { prefix } }));
   if (!row || !isSameHash(row.secretHash, hashApiKey(key))) {
-    throw new AppError("invalid_api_key", "X-API-Key is not a valid platform key");
+    throw new AppError(
+      "invalid_api_key",
+      `X-API-Key is not a valid platform key of this service (${getBaseUrl()}): check that it is the whole key as shown when it was created, for this service and not another one; ${whereKeysAre()}`,
+    );
   }
-  if (row.revokedAt) throw new AppError("invalid_api_key", "X-API-Key has been revoked");
+  if (row.revokedAt) {
+    throw new AppError(
+      "invalid_api_key",
+      `X-API-Key has been revoked: use another key or create a new one (${whereKeysAre()})`,
+    );
+  }
   // "last used" for its owner, to the minute: one conditional write a minute at most, never one per request
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {

@@ -4,7 +4,7 @@ import { errorBody, type ErrorBody } from "@/lib/core/envelope";
 import { isErrorCode } from "@/lib/core/error-codes";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
-import { assertAllowed, assertTier } from "@/lib/credentials/principal";
+import { assertAllowed, assertCanCall } from "@/lib/credentials/principal";
 import { requestHash } from "@/lib/idempotency/request-hash";
 import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
 import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
@@ -35,14 +35,15 @@ const runToOutcome = async (
 /**
  * Validates `rawInput` against the operation, checks tier and permission, and runs it (through withIdempotency
  * when it changes state).
- * @throws AppError insufficient_trust, insufficient_scope, invalid_request, idempotency_* (never stored)
+ * @throws AppError identity_required, insufficient_trust, insufficient_scope, invalid_request, idempotency_* (never
+ *   stored)
  */
 export const executeOperation = async (
   op: AnyOperation,
   ctx: OperationContext,
   rawInput: unknown,
 ): Promise<StoredOutcome & { replayed: boolean }> => {
-  assertTier(ctx.tier, op.tier);
+  assertCanCall(ctx.principal, ctx.tier, op);
   assertAllowed(ctx.principal, op);
   const parsed = op.input.safeParse(rawInput);
   if (!parsed.success) throw toAppError(parsed.error);

@@ -9,11 +9,13 @@ import { withRequestSource } from "@/lib/rate-limit/request-source";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
+import { errorHeaders } from "./auth-challenge";
 import { browserVisitPage, isBrowserVisit } from "./browser-visit";
 import { rateLimitRequest, requestSourceOf } from "./rate-limit";
 import { errorResponse, jsonResponse } from "./render-rest";
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget, targetOf } from "./request-target";
+import { NOSNIFF } from "./security-headers";
 
 // The one request prelude (STYLE.md §4) every route kind goes through: REST shopping, MCP, OAuth endpoints,
 // discovery documents, inbound webhooks and the pages' API routes. In one place, so that a rule added here (a
@@ -24,7 +26,8 @@ import { assertCleanTarget, targetOf } from "./request-target";
 //      then the handler,
 //   4. any error rendered in the body of the surface (UCP envelope, JSON-RPC, RFC 6749),
 //   5. the client's Request-Id echoed on every answer, errors and 405s included,
-//   6. a Server-Timing header on every answer (lib/ops/server-timing.ts: the stages the request went through).
+//   6. a Server-Timing header on every answer (lib/ops/server-timing.ts: the stages the request went through), and
+//      X-Content-Type-Options: nosniff (security-headers.ts).
 // Body limits and JSON decoding are parse-body.ts (the handlers call it: some read JSON, some forms, some raw
 // bytes for a signature); the Node HTTP server adds the same checks for what Next answers before any route
 // (raw-request.ts).
@@ -51,7 +54,7 @@ const jsonRpcErrorResponse = (error: AppError, requestId: string | null): Respon
     ...(typeof error.details?.retry_after === "number" ? { retry_after: error.details.retry_after } : {}),
   };
   const body = { jsonrpc: "2.0", id: null, error: { code: error.spec.mcpCode, message: data.content, data } };
-  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
+  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, errorHeaders(error));
 };
 
 /** Renders an error in the body its surface speaks. */
@@ -79,11 +82,13 @@ const withHeaders = (response: Response, extra: Record<string, string>): Respons
   return withHeadersSet(response, missing);
 };
 
-/** The response with its Server-Timing header. */
-const withServerTimingHeader = (response: Response): Response => {
+/**
+ * The headers every answer of the prelude ends with: its Server-Timing, and nosniff (a JSON answer, an OAuth error
+ * page or a 405 is never to be sniffed into something a browser would run; security-headers.ts).
+ */
+const withClosingHeaders = (response: Response): Response => {
   const value = serverTimingValue();
-  if (!value) return response;
-  return withHeadersSet(response, [["server-timing", value]]);
+  return withHeadersSet(response, [NOSNIFF, ...(value ? [["server-timing", value] as const] : [])]);
 };
 
 /** Wraps a route handler in the prelude, observed (lib/ops/access-log.ts: one access line and the HTTP metrics). */
@@ -110,7 +115,7 @@ const guarded =
           return withHeaders(renderRouteError(kind, toAppError(thrown), requestId), limitHeaders);
         }
       });
-    return withServerTiming(async () => withServerTimingHeader(await answer()));
+    return withServerTiming(async () => withClosingHeaders(await answer()));
   };
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

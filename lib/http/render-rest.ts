@@ -4,6 +4,8 @@ import { responseOf } from "@/lib/core/known-body";
 import { logError } from "@/lib/core/log";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
+import { errorHeaders } from "./auth-challenge";
+
 // REST renderer (STYLE.md §6): JSON body, status and headers. Route files never build error JSON.
 
 const baseHeaders = (requestId: string | null, extra?: Record<string, string>): Headers => {
@@ -31,6 +33,6 @@ export const errorResponse = (error: AppError, requestId: string | null, version
     error.spec.httpStatus,
     JSON.stringify(errorBody(error, version)),
     requestId,
-    error.headers,
+    errorHeaders(error),
   );
 };

@@ -3,9 +3,10 @@ import "server-only";
 import { claimsSignature, verifyAgentSignature } from "@/lib/agents/verify-agent-signature";
 import { getBaseUrl } from "@/lib/config/env";
 import type { AppError } from "@/lib/core/errors";
+import type { AnyOperation } from "@/lib/core/operation";
 import {
   agentPrincipal,
-  assertTier,
+  assertCanCall,
   tierOf,
   type Principal,
   type TrustTier,
@@ -49,12 +50,12 @@ export type IdentifiedCaller = {
 
 /**
  * Step 1, no network: the key or bearer (a key wins, seed §5 rule 1). An anonymous, unsigned call to an
- * operation above the anonymous tier is refused here, before anything is fetched.
- * @throws AppError invalid_api_key, invalid_token, insufficient_trust
+ * operation above the anonymous tier, or to a buyer-bound one, is refused here, before anything is fetched.
+ * @throws AppError invalid_api_key, invalid_token, identity_required, insufficient_trust
  */
 export const identifyCaller = async (
   request: Request,
-  requiredTier: TrustTier = "anonymous",
+  op?: Pick<AnyOperation, "name" | "tier" | "buyerScope" | "buyerOnly">,
 ): Promise<IdentifiedCaller> => {
   const principal = await timeStage("auth", () =>
     resolvePrincipal({
@@ -63,7 +64,7 @@ export const identifyCaller = async (
     }),
   );
   const signed = claimsSignature(request.headers);
-  if (principal.kind === "anonymous" && !signed) assertTier("anonymous", requiredTier);
+  if (principal.kind === "anonymous" && !signed && op) assertCanCall(principal, "anonymous", op);
   return { principal, fetchesProfile: principal.kind !== "anonymous" || signed };
 };
 

@@ -10,7 +10,8 @@ import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
-import { executeOperation } from "./execute-operation";
+import { errorHeaders } from "./auth-challenge";
+import { executeOperation, outcomeError } from "./execute-operation";
 import { decodeUtf8, parseJsonText, readBodyBytes } from "./parse-body";
 import { routeMethods, type Handler, type Method, type RouteContext } from "./prelude";
 import { errorResponse, jsonResponse } from "./render-rest";
@@ -95,7 +96,7 @@ export const ucpRoute =
       const rawBody = readsBody ? await readBodyBytes(request) : Buffer.alloc(0);
       // The caller's credentials are checked before the agent profile is fetched: a bad key or an anonymous
       // call to a token-tier operation never makes the service fetch a URL the caller named.
-      const identified = await identifyCaller(request, op.tier);
+      const identified = await identifyCaller(request, op);
       if (envelope.agentProfile && identified.fetchesProfile) {
         envelope.ucpVersion = await timeStage("profile", () =>
           negotiateWithAgent(envelope.agentProfile, store),
@@ -137,12 +138,13 @@ export const ucpRoute =
       };
       const input = body === undefined && request.method === "GET" ? queryInput(request) : body;
       const outcome = await executeOperation(op, ctx, restInput(input, param(params, "id")));
-      return jsonResponse(
-        outcome.status,
-        outcome.bodyText,
-        envelope.requestId,
-        outcome.replayed ? { "idempotent-replayed": "true" } : undefined,
-      );
+      // an operation's own 401 is stored without its headers: it gets its Bearer challenge back here
+      const refused = outcome.status === 401 ? outcomeError(outcome) : null;
+      const headers = {
+        ...(refused ? errorHeaders(refused) : {}),
+        ...(outcome.replayed ? { "idempotent-replayed": "true" } : {}),
+      };
+      return jsonResponse(outcome.status, outcome.bodyText, envelope.requestId, headers);
     } catch (thrown) {
       return errorResponse(toAppError(thrown), echoId, version);
     }

@@ -9,6 +9,7 @@ import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation } from "@/lib/core/operation";
 import { tierOf } from "@/lib/credentials/principal";
 import { resolvePrincipal } from "@/lib/credentials/resolve-principal";
+import { errorHeaders } from "@/lib/http/auth-challenge";
 import { decodeUtf8, parseJsonText, readBodyBytes } from "@/lib/http/parse-body";
 import { jsonResponse } from "@/lib/http/render-rest";
 import { echoableRequestId, readRequestEnvelope, type RequestEnvelope } from "@/lib/http/request-envelope";
@@ -60,7 +61,7 @@ const resolveBuyerBearer = async (request: Request, resourcePath: string) => {
 
 const jsonRpcErrorResponse = (error: AppError, requestId: string | null, id: unknown = null): Response => {
   const body = { jsonrpc: "2.0", id, error: toJsonRpcError(error, requestId) };
-  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, error.headers);
+  return jsonResponse(error.spec.httpStatus, JSON.stringify(body), requestId, errorHeaders(error));
 };
 
 const isValidId = (id: unknown): boolean =>
@@ -208,6 +209,7 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
     if (refused) return refused;
 
     let protocolStatus = 200;
+    let protocolHeaders: Record<string, string> = {};
     const server = createMcpServer({
       name: surface.name,
       instructions: surface.instructions,
@@ -223,8 +225,9 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
         baseUrl: getBaseUrl(),
         now,
       },
-      onProtocolError: (status) => {
+      onProtocolError: (status, headers) => {
         protocolStatus = status;
+        protocolHeaders = headers ?? {};
       },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -235,6 +238,8 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
       await server.connect(transport);
       const response = await transport.handleRequest(withMcpAccept(request), { parsedBody: body });
       const headers = new Headers(response.headers);
+      // a tool call's refusal headers (a 401's Bearer challenge: the MCP SDK client starts OAuth from it)
+      if (response.status === 200) for (const [k, v] of Object.entries(protocolHeaders)) headers.set(k, v);
       headers.set("request-id", envelope.requestId);
       headers.set("cache-control", "no-store");
       // UCP §9: over Streamable HTTP the HTTP status is primary, the JSON-RPC code secondary.

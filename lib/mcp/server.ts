@@ -7,7 +7,8 @@ import { z } from "zod";
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
-import { assertTier } from "@/lib/credentials/principal";
+import { assertCanCall } from "@/lib/credentials/principal";
+import { errorHeaders } from "@/lib/http/auth-challenge";
 import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
 import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
 
@@ -28,8 +29,11 @@ export type McpServerOptions = {
   requiresAgentMeta?: boolean;
   /** The profile of the request's UCP-Agent header (normalised); each tool call's meta profile must equal it. */
   headerProfile?: string;
-  /** Receives the HTTP status of a protocol error so the route can answer with it (UCP: HTTP status primary). */
-  onProtocolError: (status: number) => void;
+  /**
+   * Receives the HTTP status of a protocol error and its headers, so the route can answer with them (UCP: HTTP
+   * status primary; a 401's WWW-Authenticate is what an MCP client starts OAuth from).
+   */
+  onProtocolError: (status: number, headers?: Record<string, string>) => void;
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -142,10 +146,10 @@ export const createMcpServer = ({
       const { agentProfile, idempotencyKey } = requiresAgentMeta
         ? readMeta(toolName, op, args, headerProfile)
         : { agentProfile: "", idempotencyKey: null };
-      // An anonymous caller never makes the service fetch the profile it names; a tool above its tier is
-      // refused before anything is fetched (as on REST, lib/http/resolve-caller.ts).
+      // An anonymous caller never makes the service fetch the profile it names; a tool above its tier, or a
+      // buyer-bound one, is refused before anything is fetched (as on REST, lib/http/resolve-caller.ts).
       const isAnonymous = context.tier === "anonymous";
-      if (isAnonymous) assertTier(context.tier, op.tier);
+      if (isAnonymous) assertCanCall(context.principal, context.tier, op);
       // UCP MCP binding: the profile in meta is the one negotiated for this call.
       const ucpVersion =
         agentProfile && !isAnonymous
@@ -160,8 +164,9 @@ export const createMcpServer = ({
       if (stored) throw stored;
       return toolResult(outcome.bodyText);
     } catch (thrown) {
-      const error = toMcpProtocolError(toAppError(thrown), context.requestId);
-      onProtocolError(error.httpStatus);
+      const appError = toAppError(thrown);
+      const error = toMcpProtocolError(appError, context.requestId);
+      onProtocolError(error.httpStatus, errorHeaders(appError));
       throw error;
     }
   });

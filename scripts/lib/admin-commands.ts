@@ -1,7 +1,7 @@
 // The admin CLI's commands (scripts/admin.ts is the process entry point). Each command is a thin adapter over one
 // lib/ operation; tests call runAdmin in-process, so the CLI surface is tested on both databases.
 import { Console } from "node:console";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 
 import { Presets, SingleBar } from "cli-progress";
 
@@ -157,6 +157,44 @@ Commands:
                  settings, every product document, then the outbox of changes made meanwhile.
 `;
 
+/** Every flag of every command (parseArgs, strict: an unknown flag is refused). */
+const ADMIN_FLAGS = {
+  name: { type: "string" },
+  permissions: { type: "string" },
+  scopes: { type: "string" },
+  id: { type: "string" },
+  store: { type: "string" },
+  url: { type: "string" },
+  limit: { type: "string" },
+  order: { type: "string" },
+  type: { type: "string" },
+  carrier: { type: "string" },
+  "tracking-number": { type: "string" },
+  "tracking-url": { type: "string" },
+  description: { type: "string" },
+  amount: { type: "string" },
+  reason: { type: "string" },
+  json: { type: "boolean", default: false },
+  "secret-key": { type: "string" },
+  "webhook-secret": { type: "string" },
+  "publishable-key": { type: "string" },
+  enabled: { type: "string" },
+  "accepted-coins": { type: "string" },
+  "payout-address": { type: "string" },
+  network: { type: "string" },
+  to: { type: "string" },
+  email: { type: "string" },
+  role: { type: "string" },
+  "grace-seconds": { type: "string" },
+  "max-age-days": { type: "string" },
+  all: { type: "boolean", default: false },
+  digest: { type: "string" },
+  request: { type: "string" },
+  currency: { type: "string" },
+  expires: { type: "string" },
+  status: { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+
 const HELP = new Set(["help", "--help", "-h"]);
 
 /** The usage lines of one command: its entry in USAGE up to the next command or section. */
@@ -171,10 +209,30 @@ const usageOf = (command: string): string | null => {
 /** Where a command writes: the terminal, or the admin socket of a running server (admin-socket.ts). */
 export type AdminIo = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 
+/** The flag an input field comes from (`tracking_number`, `trackingNumber` → `--tracking-number`), if there is one. */
+const flagOf = (field: string): string | null => {
+  const name = field.replace(/_/g, "-").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return Object.hasOwn(ADMIN_FLAGS, name) ? `--${name}` : null;
+};
+
+/**
+ * A validation message in the words of the command line: the operation's input path becomes the flag it came
+ * from (`$.name: name is required` → `--name is required`; `$.permissions[0]: …` → `--permissions: …`).
+ */
+const inFlagTerms = (message: string): string => {
+  const match = /^\$\.([A-Za-z_][A-Za-z0-9_]*)\S*: (.*)$/s.exec(message);
+  const flag = match?.[1] ? flagOf(match[1]) : null;
+  if (!match?.[1] || match[2] === undefined || !flag) return message;
+  const [, field, text] = match;
+  // zod messages that name the field ("name is required") read as the flag itself
+  return text.startsWith(`${field} `) ? `${flag}${text.slice(field.length)}` : `${flag}: ${text}`;
+};
+
 /** The one-line message of a failed command (domain errors as they are; unexpected ones with their own text). */
 export const adminErrorMessage = (thrown: unknown): string => {
   const error = toAppError(thrown);
-  return error.code === "internal_error" && thrown instanceof Error ? thrown.message : error.message;
+  if (error.code === "internal_error" && thrown instanceof Error) return thrown.message;
+  return error.code === "invalid_request" ? inFlagTerms(error.message) : error.message;
 };
 
 /**
@@ -200,46 +258,7 @@ export const runAdmin = async (
   const positional =
     command === "make-store-live" && args[0] && !args[0].startsWith("-") ? args[0] : undefined;
   const rest = positional === undefined ? args : args.slice(1);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      name: { type: "string" },
-      permissions: { type: "string" },
-      scopes: { type: "string" },
-      id: { type: "string" },
-      store: { type: "string" },
-      url: { type: "string" },
-      limit: { type: "string" },
-      order: { type: "string" },
-      type: { type: "string" },
-      carrier: { type: "string" },
-      "tracking-number": { type: "string" },
-      "tracking-url": { type: "string" },
-      description: { type: "string" },
-      amount: { type: "string" },
-      reason: { type: "string" },
-      json: { type: "boolean", default: false },
-      "secret-key": { type: "string" },
-      "webhook-secret": { type: "string" },
-      "publishable-key": { type: "string" },
-      enabled: { type: "string" },
-      "accepted-coins": { type: "string" },
-      "payout-address": { type: "string" },
-      network: { type: "string" },
-      to: { type: "string" },
-      email: { type: "string" },
-      role: { type: "string" },
-      "grace-seconds": { type: "string" },
-      "max-age-days": { type: "string" },
-      all: { type: "boolean", default: false },
-      digest: { type: "string" },
-      request: { type: "string" },
-      currency: { type: "string" },
-      expires: { type: "string" },
-      status: { type: "string" },
-    },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: rest, options: ADMIN_FLAGS, strict: true });
   switch (command) {
     case "rotate-signing-key": {
       if (!values.store) throw new Error("--store is required");

@@ -336,7 +336,7 @@ test("seed §5 rule 6 with the official SDK client — the mounted bridge's 401 
     // against the URL it called)
     assert.equal(
       challenges[0],
-      `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/bridge/mcp"`,
+      `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/bridge/mcp"`,
     );
   } finally {
     await client.close();

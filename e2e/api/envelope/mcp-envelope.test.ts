@@ -213,7 +213,7 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     // seed §5 rule 2, plus RFC 9728 resource_metadata (issue #6)
     assert.equal(
       bearer.headers.get("www-authenticate"),
-      `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
+      `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
     );
     const both = await mcpCall(
       storeMcp(),

@@ -171,7 +171,7 @@ describe("credentials and trust tiers", () => {
     // seed §5 rule 2, plus RFC 9728 resource_metadata (issue #6)
     assert.equal(
       res.headers.get("www-authenticate"),
-      `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
+      `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
     );
   });
 

@@ -186,7 +186,7 @@ describe("the linked agent's life: consent → /account/mcp → silent refresh �
       assert.equal(res.status, 401);
       assert.match(
         res.headers.get("www-authenticate") ?? "",
-        /^Bearer error="invalid_token", resource_metadata="/,
+        /^Bearer error="invalid_token", realm="[^"]+", resource_metadata="/,
       );
     }
     await assert.rejects(

@@ -415,7 +415,7 @@ describe("bearer tokens on buyer-bound routes", () => {
       assert.equal(res.status, 401, name);
       assert.equal(
         res.headers.get("www-authenticate"),
-        `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/account/mcp"`,
+        `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/account/mcp"`,
         name,
       );
       // a REST shopping surface answers the same (seed §5 rule 2), with the service-wide resource metadata
@@ -425,7 +425,7 @@ describe("bearer tokens on buyer-bound routes", () => {
       assert.equal(rest.status, 401, name);
       assert.equal(
         rest.headers.get("www-authenticate"),
-        `Bearer error="invalid_token", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
+        `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,
       );
     }
   });
@@ -457,7 +457,7 @@ describe("bearer tokens on buyer-bound routes", () => {
       (e: AppError) =>
         e.code === "insufficient_scope" &&
         e.spec.httpStatus === 403 &&
-        /^Bearer error="insufficient_scope", scope="purchase:complete orders:read", resource_metadata="/.test(
+        /^Bearer error="insufficient_scope", realm="[^"]+", scope="purchase:complete orders:read", resource_metadata="/.test(
           e.headers?.["WWW-Authenticate"] ?? "",
         ),
     );
@@ -475,7 +475,7 @@ describe("bearer tokens on buyer-bound routes", () => {
     assert.equal(body.error.data.code, "identity_required");
     assert.equal(
       keyOnly.headers.get("www-authenticate"),
-      `Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/account/mcp"`,
+      `Bearer realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/account/mcp"`,
     );
   });
 });

@@ -7,6 +7,7 @@ import { getDb, type Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
+import { buyerIdentityRequired } from "@/lib/credentials/principal";
 import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
 import { mandateRequired } from "@/lib/mandates/buyer-spend";
 import {
@@ -47,12 +48,7 @@ export type PreparedForBuyer = {
 /** The buyer-bound calls take the buyer's bearer alone (seed §5 rule 1: a key wins when both arrive). */
 export const assertBuyerAlone = (ctx: OperationContext, what: string) => {
   if (ctx.principal.kind === "buyer") return ctx.principal;
-  throw new AppError(
-    "identity_required",
-    ctx.principal.kind === "platform"
-      ? `${what} is buyer-bound: send the buyer's bearer token ALONE (Authorization: Bearer). This request carried X-API-Key, which wins when both arrive, so the buyer was not loaded`
-      : `${what} is buyer-bound: send the buyer's bearer token (Authorization: Bearer) with scope purchase:complete`,
-  );
+  throw buyerIdentityRequired(what, ctx.principal);
 };
 
 /**
