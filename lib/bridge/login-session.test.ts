@@ -30,16 +30,14 @@ const tokenServer = async () => {
       valid.add(`rt-${issued}`);
       // slow enough that two bridges refreshing at once overlap
       setTimeout(() => {
-        res
-          .writeHead(200, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              access_token: `at-${issued}`,
-              refresh_token: `rt-${issued}`,
-              expires_in: 600,
-              token_type: "Bearer",
-            }),
-          );
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            access_token: `at-${issued}`,
+            refresh_token: `rt-${issued}`,
+            expires_in: 600,
+            token_type: "Bearer",
+          }),
+        );
       }, 100);
     });
   });
