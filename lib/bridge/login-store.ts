@@ -49,7 +49,13 @@ export const readLogin = async (file: string, baseUrl: string): Promise<StoredLo
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
-  const parsed = StoredLoginSchema.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null; // a damaged file is no login: `bridge login` writes a new one
+  }
+  const parsed = StoredLoginSchema.safeParse(json);
   return parsed.success && parsed.data.base_url === baseUrl ? parsed.data : null;
 };
 
