@@ -37,13 +37,28 @@ const main = async (): Promise<number> => {
   }
 };
 
+/**
+ * Resolves once what was written to the stream has left this process: process.exit drops what a pipe or socket
+ * still queues (asynchronous on some platforms and for sockets), and the lines may hold a key shown only once.
+ */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> =>
+  new Promise((resolve) => {
+    if (!stream.writable) resolve();
+    else stream.write("", () => resolve());
+  });
+
+const exit = async (code: number): Promise<never> => {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+};
+
 main()
   .then(async (code) => {
     await closeDb();
-    process.exit(code);
+    await exit(code);
   })
   .catch(async (thrown: unknown) => {
     console.error(`admin: ${adminErrorMessage(thrown)}`);
     await closeDb().catch(() => undefined);
-    process.exit(1);
+    await exit(1);
   });

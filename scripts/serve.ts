@@ -23,6 +23,7 @@ import { SURFACES } from "@/lib/surfaces";
 
 import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
 import { directRoutes } from "./lib/direct-routes";
+import { closeIdleConnectionsAfterReads } from "./lib/keep-alive";
 import { committedMigrations, readDemoKey, setUpIfNeeded } from "./lib/setup-plan";
 import { SANDBOXES, startSandbox } from "./lib/start-sandbox";
 
@@ -226,6 +227,7 @@ const main = async (): Promise<void> => {
       });
   });
   server.on("clientError", rejectClient);
+  closeIdleConnectionsAfterReads(server);
   // requests under way, so shutdown can wait for them (a load balancer stops sending before it signals us)
   let inFlight = 0;
   let drained: (() => void) | null = null;

@@ -12,7 +12,8 @@ import { runAdminProcess, startServedApp, type ServedApp } from "../../scripts/l
 // The admin CLI beside a running server on the embedded database, as a new user tries it: `npm start` in one
 // terminal, `npm run admin -- create-api-key …` in another. The server holds the PGlite data dir, so the CLI runs
 // its command inside the server (its admin socket) instead of opening the dir a second time; the key it prints is
-// the one the server accepts at once. Errors and usage come back the same way; the socket is gone after shutdown.
+// the one the server accepts at once. Every line of a command's answer arrives (the human form of create-api-key
+// prints the key on its third line), errors and usage come back the same way; the socket is gone after shutdown.
 
 const STORE = "summit-trail-outfitters";
 
@@ -30,7 +31,7 @@ test.afterAll(async () => {
 });
 
 test("npm run admin works while npm start serves on the embedded database", async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(420_000);
   dir = mkdtempSync(path.join(tmpdir(), "acs-admin-beside-"));
   const env: Record<string, string | undefined> = {
     PGLITE_DIR: path.join(dir, "pglite"),
@@ -66,6 +67,26 @@ test("npm run admin works while npm start serves on the embedded database", asyn
   expect(body.messages[0]?.code).toBe("not_found");
   expect((await read(`${key.slice(0, -4)}abcd`)).status).toBe(401);
 
+  // the human form, every line of it: the secret is on the third of four lines, shown this once
+  const human = await runAdminProcess(["create-api-key", "--name", "beside-human"], env);
+  expect(human.code, human.output).toBe(0);
+  const printed = new RegExp(
+    '^Created platform key key_\\S+ "beside-human"\nPermissions: \\(none\\)\n\n {2}X-API-Key: (\\S+)\n\n' +
+      "Store it now: it is shown only once \\(only its SHA-256 hash is kept\\)\\.$",
+    "m",
+  ).exec(human.output)?.[1];
+  expect(printed, human.output).toBeDefined();
+  const printedRead = await read(printed!);
+  expect(printedRead.status).toBe(200);
+  expect(((await printedRead.json()) as { messages: { code: string }[] }).messages[0]?.code).toBe(
+    "not_found",
+  );
+  // a table, many lines written at once
+  const table = await runAdminProcess(["list-api-keys"], env);
+  expect(table.code, table.output).toBe(0);
+  expect(table.output).toMatch(/│.*beside-human.*│/);
+  expect(table.output.trimEnd().split("\n").at(-1)).toMatch(/^└/);
+
   const listed = await runAdminProcess(["list-api-keys", "--json"], env);
   expect(listed.code, listed.output).toBe(0);
   expect(
@@ -80,12 +101,13 @@ test("npm run admin works while npm start serves on the embedded database", asyn
   expect(unknown.output).toContain('Unknown command "bogus"');
   // the server printed none of it (the key least of all)
   expect(service.output()).not.toContain(key);
+  expect(service.output()).not.toContain(printed!);
 
   service.child.kill("SIGTERM");
   expect(await service.exited).toBe("exit 0");
   expect(existsSync(socket), "the socket is removed at shutdown").toBe(false);
   // with the server gone, the CLI opens the data dir itself again
-  const alone = await runAdminProcess(["list-api-keys", "--json"], env);
-  expect(alone.code, alone.output).toBe(0);
-  expect(alone.output).toContain("beside");
+  const afterwards = await runAdminProcess(["list-api-keys", "--json"], env);
+  expect(afterwards.code, afterwards.output).toBe(0);
+  expect(afterwards.output).toContain("beside");
 });

@@ -27,12 +27,23 @@ export const adminSocketPath = (dataDir: string): string => {
   return path.join(tmpdir(), `acs-admin-${hash}.sock`);
 };
 
+/**
+ * A command's standard output or error as frames on the socket. Each chunk goes to the socket as it is written
+ * (the socket queues it, in order across both streams, ahead of the exit frame written after the command). Waiting
+ * for each chunk to reach the kernel instead made this stream hold every later line of a command while the first
+ * was in flight, and the exit frame ended the socket before they were written: only a command's first line arrived.
+ */
 const framed = (socket: Socket, key: "o" | "e") =>
   new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      socket.write(`${JSON.stringify({ [key]: chunk.toString() })}\n`, done);
+      // a client that left: nobody to print to (the socket's error handler has destroyed it)
+      if (socket.writable) socket.write(`${JSON.stringify({ [key]: chunk.toString() })}\n`);
+      done();
     },
   });
+
+/** Ends a command's output stream once all it was given has been framed onto the socket. */
+const ended = (stream: Writable): Promise<void> => new Promise((resolve) => stream.end(() => resolve()));
 
 const readArgv = (line: string): string[] | null => {
   try {
@@ -59,9 +70,15 @@ const loadAdminCommands = async () => {
   return import("./admin-commands");
 };
 
+/** What the socket runs: the admin commands (admin-commands.ts), or a test's own. */
+export type AdminCommands = {
+  runAdmin: (argv: string[], io: { stdout: Writable; stderr: Writable }) => Promise<number>;
+  adminErrorMessage: (thrown: unknown) => string;
+};
+
 /** Serves admin commands on the socket; commands run one at a time, in arrival order. */
-export const serveAdminSocket = async (socketPath: string): Promise<Server> => {
-  const { adminErrorMessage, runAdmin } = await loadAdminCommands();
+export const serveAdminSocket = async (socketPath: string, commands?: AdminCommands): Promise<Server> => {
+  const { adminErrorMessage, runAdmin } = commands ?? (await loadAdminCommands());
   // a socket file left by a server that died: nobody answers on it (the data dir's lock said so first)
   if (existsSync(socketPath)) unlinkSync(socketPath);
   let queue = Promise.resolve();
@@ -84,13 +101,22 @@ export const serveAdminSocket = async (socketPath: string): Promise<Server> => {
         return;
       }
       queue = queue.then(async () => {
+        const stdout = framed(socket, "o");
         const stderr = framed(socket, "e");
+        let code: number;
         try {
-          reply(await runAdmin(argv, { stdout: framed(socket, "o"), stderr }));
+          code = await runAdmin(argv, { stdout, stderr });
         } catch (thrown) {
           stderr.write(`admin: ${adminErrorMessage(thrown)}\n`);
-          reply(1);
+          code = 1;
         }
+        // every line the command wrote goes out before the exit frame, which ends the socket
+        await Promise.all([ended(stdout), ended(stderr)]);
+        reply(code);
+      });
+      // the next command runs whatever became of this one (a socket gone mid-answer included)
+      queue = queue.catch(() => {
+        socket.destroy();
       });
     };
     socket.on("data", onData);

@@ -24,18 +24,44 @@ export const TEST_WALLET_FUNDS: readonly { symbol: string; coinType: string; bal
     },
   ];
 
+/** How many times one funding request is sent when the connection fails before an answer. */
+const FUND_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 200;
+
+/**
+ * One funding request, on a connection of its own (`Connection: close`). The requests run while `npm start` sets
+ * up and builds, when this process may not run for seconds (PGlite's start, a build on a busy machine): a reused
+ * keep-alive connection could by then be one the sandbox had closed as idle, and the request sent on it failed
+ * with `fetch failed … other side closed`, which ended the start after its build. A failure before any answer
+ * is sent again, on a new connection (were the lost one funded after all, the test wallet has a few more test
+ * coins).
+ */
+const postFund = async (url: string, body: string): Promise<Response> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(`${url}/__admin/fund`, {
+        method: "POST",
+        headers: { "content-type": "application/json", connection: "close" },
+        body,
+      });
+    } catch (error) {
+      if (attempt >= FUND_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+    }
+  }
+};
+
 /** Funds `address` (default: the sandbox wallet) on the Sui sandbox at `url`; returns a line for the console. */
 export const fundTestWallet = async (url: string, address = SANDBOX_WALLET_ADDRESS): Promise<string> => {
   for (const { coinType, balances } of TEST_WALLET_FUNDS) {
-    const response = await fetch(`${url}/__admin/fund`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ address, coinType, balances: balances.map(String) }),
-    });
+    const response = await postFund(
+      url,
+      JSON.stringify({ address, coinType, balances: balances.map(String) }),
+    );
+    // read whole: the answer is done with, whatever it says
+    const text = await response.text();
     if (!response.ok) {
-      throw new Error(
-        `the Sui sandbox refused to fund ${address} (${response.status}): ${await response.text()}`,
-      );
+      throw new Error(`the Sui sandbox refused to fund ${address} (${response.status}): ${text}`);
     }
   }
   const shown = TEST_WALLET_FUNDS.map((f) => `${f.balances.length} ${f.symbol} coins`).join(", ");
