@@ -1,4 +1,5 @@
 import { ShieldAlert } from "lucide-react";
+import Link from "next/link";
 
 import { Money } from "@/components/cart/money";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
@@ -81,7 +82,7 @@ export function LandedApprovalView(props: LandedApprovalProps) {
         )}
         <p className="text-muted-foreground text-sm">
           Left undecided, the payment is owed back to you after 24 hours. You can raise the limit on{" "}
-          <a href="/account/spend-caps">Spend caps</a>.
+          <Link href="/account/spend-caps">Spend caps</Link>.
         </p>
       </CardContent>
     </Card>
