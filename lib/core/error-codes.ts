@@ -287,7 +287,7 @@ export const ERROR_CODES = {
   /** Thrown by verifyCheckoutMandate: a card completion without ap2.checkout_mandate (UCP AP2 error code). */
   mandate_required: business(
     "ucp",
-    "A mandate is missing. ap2.checkout_mandate: send a detached ES256 JWS over mandateTerms(). A buyer's purchase (a checkout bound to the buyer and your agent): the buyer has not signed an allowance for your agent that covers this store — send the buyer to continue_url (the spend-cap page) to sign one, then retry.",
+    "Checkout mandate: send a detached ES256 JWS over mandateTerms(). Buyer's allowance: send the buyer to continue_url to sign one, then retry.",
   ),
   /** Thrown by verifyCheckoutMandate: malformed JWS, wrong alg or a signature over other terms (UCP AP2). */
   mandate_invalid_signature: business(
