@@ -384,9 +384,15 @@ describe("bridge crypto purchase", () => {
         await refusal(keyOnly, "confirm_purchase", { checkouts: [ref], transaction_digest: "abc" }),
         ["identity_required", "$.payment_method"],
       );
+      // no allowance: the bridge invents no code of its own, the service's answer for that checkout is relayed
+      // (here: this buyer cannot see a checkout another buyer's quote bound)
+      const unallowed = resultJson(
+        await call(noAllowance, "confirm_purchase", { checkouts: [ref], transaction_digest: "abc" }),
+      ) as { status: string; results: { error?: { code: string; path?: string } }[] };
+      assert.equal(unallowed.status, "failed");
       assert.deepEqual(
-        await refusal(noAllowance, "confirm_purchase", { checkouts: [ref], transaction_digest: "abc" }),
-        ["allowance_required", "$.payment_mandate_id"],
+        [unallowed.results[0]?.error?.code, unallowed.results[0]?.error?.path],
+        ["not_found", "$.id"],
       );
       assert.deepEqual(
         await refusal(client, "confirm_purchase", {
