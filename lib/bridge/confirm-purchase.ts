@@ -39,6 +39,10 @@ import {
 //   (coupons.ts); a coupon the service refuses fails that checkout uncharged, never charges the full price instead.
 // - A crypto digest not final yet is reported as pending with that digest: the answer says to call again with the
 //   same digest, never to pay again (the service also finishes it on its own).
+// - Card: the live terms are signed only when they are the terms the agent saw (checkout-terms.ts: the fingerprint
+//   it passes back, else the last one this process showed that caller); otherwise that checkout is refused
+//   (terms_changed / terms_confirmation_required) with the new terms, and nothing is charged.
+// - An incomplete checkout is not sent to complete_checkout: it fails with every missing field and its path.
 
 const CheckoutRefSchema = z
   .object({
@@ -259,7 +263,7 @@ export const confirmPurchase = async (
       return {
         status: "payment_selection_required",
         message:
-          "A store offers several payment rails: call confirm_purchase again with payment_method (card or crypto). Nothing was charged.",
+          "A store offers several payment rails: call confirm_purchase again with payment_method (card or crypto, or the handler id svc.card or svc.crypto). Nothing was charged.",
         results: states.map((s): Result =>
           s.checkout
             ? {
