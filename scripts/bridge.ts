@@ -17,7 +17,12 @@ import { parseArgs } from "node:util";
 import { startAgentProfileServer, type Credentials } from "@agent-commerce/agent-kit";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
-import { bridgeContext, handleBridgeMcp, type BridgeOptions } from "@/lib/bridge/http";
+import {
+  bridgeContext,
+  handleBridgeMcp,
+  standaloneCallerAddress,
+  type BridgeOptions,
+} from "@/lib/bridge/http";
 import {
   bridgeProfile,
   bridgeProtectedResourceMetadata,
@@ -34,6 +39,7 @@ import {
   type InFlight,
 } from "@/lib/bridge/process-lifecycle";
 import { createBridgeServer } from "@/lib/bridge/server";
+import { parseCidrList } from "@/lib/config/cidr";
 
 const USAGE = `usage (from a clone; the built bin takes the same options: agent-commerce-bridge --stdio …):
   npm run --silent bridge -- --stdio --base-url <url> [--api-key <key>] [--bearer <token>]
@@ -192,6 +198,11 @@ if (values.stdio) {
   const port = Number(values.port ?? fail("--http needs --port"));
   const host = values.host ?? "127.0.0.1";
   const publicUrl = (values["public-url"] ?? `http://${host}:${port}`).replace(/\/+$/, "");
+  // the bridge's own proxies, whose X-Forwarded-For it believes (the service believes the bridge's Forwarded only
+  // when the bridge's address is in the service's TRUSTED_PROXIES)
+  const trustedProxies =
+    parseCidrList(process.env.TRUSTED_PROXIES ?? "") ??
+    fail("TRUSTED_PROXIES must be a comma-separated list of CIDRs or IP addresses");
   const options: BridgeOptions = {
     baseUrl,
     agentProfileUrl: values["agent-profile-url"] ?? `${publicUrl}/.well-known/ucp`,
@@ -213,15 +224,16 @@ if (values.stdio) {
         for (const [name, value] of Object.entries(req.headers)) {
           if (typeof value === "string") headers.set(name, value);
         }
-        if (req.socket.remoteAddress && !headers.has("x-forwarded-for")) {
-          headers.set("x-forwarded-for", req.socket.remoteAddress);
-        }
         const request = new Request(`${publicUrl}/mcp`, {
           method: req.method ?? "GET",
           headers,
           ...(body ? { body: new Uint8Array(body) } : {}),
         });
-        return handleBridgeMcp(request, options);
+        // the caller as this socket saw it (behind the bridge's TRUSTED_PROXIES), never its own X-Forwarded-For
+        return handleBridgeMcp(request, {
+          ...options,
+          callerAddress: () => standaloneCallerAddress(req.socket.remoteAddress, headers, trustedProxies),
+        });
       }
       return Response.json({ error: "not found" }, { status: 404 });
     };

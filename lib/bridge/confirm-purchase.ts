@@ -1,6 +1,8 @@
 import { checkoutMandate, newIdempotencyKey, type Checkout } from "@agent-commerce/agent-kit";
 import { z } from "zod";
 
+import { presentTerms, shownTerms, termsFingerprint } from "./checkout-terms";
+import { isOwedBack, purchaseSummary } from "./confirm-summary";
 import { buyerCredentials, platformCredentials, storeMcpPath, type BridgeContext } from "./context";
 import {
   applyCoupon,
@@ -11,7 +13,15 @@ import {
 } from "./coupons";
 import { fetchAllowance, requireBearer, type Allowance } from "./crypto";
 import { businessError, toToolError, type ToolError } from "./errors";
+import { PaymentMethodSchema, railOf } from "./map-args";
 import { BridgeInputError, formatMoney } from "./money";
+import {
+  incompleteError,
+  missingOf,
+  readCheckout,
+  type CheckoutRef,
+  type LiveCheckout,
+} from "./read-checkout";
 
 // confirm_purchase (seed §4 "Bridge"): for each checkout, re-read it, sign
 // the AP2 checkout mandate with the bridge's key over its live terms (the kit's terms function, the one the
@@ -29,11 +39,23 @@ import { BridgeInputError, formatMoney } from "./money";
 //   (coupons.ts); a coupon the service refuses fails that checkout uncharged, never charges the full price instead.
 // - A crypto digest not final yet is reported as pending with that digest: the answer says to call again with the
 //   same digest, never to pay again (the service also finishes it on its own).
+// - Card: the live terms are signed only when they are the terms the agent saw (checkout-terms.ts: the fingerprint
+//   it passes back, else the last one this process showed that caller); otherwise that checkout is refused
+//   (terms_changed / terms_confirmation_required) with the new terms, and nothing is charged.
+// - An incomplete checkout is not sent to complete_checkout: it fails with every missing field and its path.
 
 const CheckoutRefSchema = z
   .object({
     store_slug: z.string().min(1).max(100),
     checkout_id: z.string().min(1).max(200),
+    terms_fingerprint: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "Card: the terms_fingerprint of the checkout answer you showed the buyer (create_checkout, update_checkout, or a terms_changed result); the purchase is refused, uncharged, if the checkout changed since",
+      ),
   })
   .strict();
 
@@ -43,11 +65,10 @@ export const ConfirmPurchaseInputSchema = z
       .array(CheckoutRefSchema)
       .min(1)
       .max(5)
-      .describe("The checkouts to pay, 1 to 5: [{store_slug, checkout_id}]"),
-    payment_method: z
-      .enum(["card", "crypto"])
-      .optional()
-      .describe("The rail; required when a store offers several (else payment_selection_required)"),
+      .describe("The checkouts to pay, 1 to 5: [{store_slug, checkout_id, terms_fingerprint?}]"),
+    payment_method: PaymentMethodSchema.describe(
+      "The rail: card or crypto, or its handler id from ucp.payment_handlers (svc.card, svc.crypto); required when a store offers several (else payment_selection_required)",
+    ),
     pay_with: z
       .string()
       .min(1)
@@ -96,6 +117,10 @@ const ResultSchema = z.looseObject({
     .looseObject({ id: z.string(), amount: z.number().int(), currency: z.string(), formatted: z.string() })
     .optional()
     .describe("the service coupon applied: the service funds this part of the total"),
+  owed_back: z
+    .boolean()
+    .optional()
+    .describe("a payment arrived for this checkout but could not pay for it: it is recorded as owed back"),
   amount_due: z
     .looseObject({ amount: z.number().int(), currency: z.string(), formatted: z.string() })
     .optional()
@@ -144,14 +169,14 @@ const failed = (ref: { store_slug: string; checkout_id: string }, error: ToolErr
 /** The rail asked for: named, or crypto when a digest or a quote is given; undefined when nothing says. */
 const railAskedFor = (input: ConfirmPurchaseInput): "card" | "crypto" | undefined => {
   const cryptoHint = input.transaction_digest !== undefined || input.quote_id !== undefined;
-  if (input.payment_method === "card" && cryptoHint) {
+  if (railOf(input.payment_method) === "card" && cryptoHint) {
     throw new BridgeInputError(
       "invalid_request",
       "transaction_digest and quote_id are for crypto payments; a card payment takes pay_with",
       input.transaction_digest !== undefined ? "$.transaction_digest" : "$.quote_id",
     );
   }
-  return input.payment_method ?? (cryptoHint ? "crypto" : undefined);
+  return railOf(input.payment_method) ?? (cryptoHint ? "crypto" : undefined);
 };
 
 /** A checkout answer that says the crypto payment is submitted but not final yet. */
@@ -195,62 +220,32 @@ export const confirmPurchase = async (
     seen.add(key);
   });
 
-  // the buyer's allowance, before anything is completed (a crypto completion needs one; a card one honours it)
+  // the buyer's allowance, before anything is completed (a card completion honours the one named). With none
+  // signed yet a crypto completion goes on without it: whether it needs one is the service's call (a prepared
+  // payment already holds the buyer's approval), and its refusal (code, continue_url) is relayed as it came
   let allowance: Allowance | null = null;
   if (input.payment_mandate_id !== undefined || rail === "crypto") {
     allowance = await fetchAllowance(ctx, input.payment_mandate_id, "$.payment_mandate_id");
-    if (!allowance) {
-      throw new BridgeInputError(
-        "allowance_required",
-        "The buyer has not signed a spend allowance for this agent: send them to the continue_url from quote_purchase (the wallet page), then call confirm_purchase again with the same transaction_digest. Do not pay again: the submitted transaction is not lost",
-        "$.payment_mandate_id",
-      );
-    }
   }
 
   const headers = ctx.headers ? { headers: ctx.headers } : {};
   const call = { credentials: platformCredentials(ctx), ...headers };
   // crypto is buyer-bound (the bearer alone, seed §5 rule 1)
   const payCall = rail === "crypto" ? { credentials: buyerCredentials(ctx), ...headers } : call;
-  const readWith = async (
-    ref: { store_slug: string; checkout_id: string },
-    with_: { credentials: ReturnType<typeof platformCredentials> },
-  ) => {
-    const answer = await ctx.shop.tool(
-      storeMcpPath(ref.store_slug),
-      "get_checkout",
-      { id: ref.checkout_id },
-      {
-        ...headers,
-        ...with_,
-      },
-    );
-    const refused = businessError(answer.structuredContent);
-    if (refused) throw Object.assign(new Error(refused.message), { toolError: refused });
-    return answer.structuredContent as Checkout & Record<string, unknown>;
-  };
-  const read = async (ref: { store_slug: string; checkout_id: string }) => {
-    if (rail !== "crypto") return readWith(ref, call);
-    // a checkout the platform created is visible to the buyer once a buyer-bound call bound it (B17); before
-    // that (no quote through this agent), its creator's key still reads it
-    try {
-      return await readWith(ref, payCall);
-    } catch (thrown) {
-      const own = (thrown as { toolError?: ToolError }).toolError;
-      if (own?.code !== "not_found" || !ctx.credentials.apiKey) throw thrown;
-      return readWith(ref, call);
-    }
-  };
 
   // 1. the live state of every checkout (sequentially: one agent's purchase, a handful of calls)
   const states: {
-    ref: (typeof input.checkouts)[number];
-    checkout?: Checkout & Record<string, unknown>;
+    ref: CheckoutRef;
+    /** The terms the agent says it showed (its fingerprint, else the last this caller was shown here). */
+    seen?: string;
+    checkout?: LiveCheckout;
     error?: ToolError;
   }[] = [];
-  for (const ref of input.checkouts) {
+  for (const { terms_fingerprint: given, ...ref } of input.checkouts) {
+    const seen = given ?? shownTerms(ctx, ref);
     try {
-      states.push({ ref, checkout: await read(ref) });
+      const checkout = await readCheckout(ctx, ref, { buyerFirst: rail === "crypto" });
+      states.push({ ref, checkout, ...(seen ? { seen } : {}) });
     } catch (thrown) {
       const own = (thrown as { toolError?: ToolError }).toolError;
       states.push({ ref, error: own ?? toToolError(thrown) });
@@ -268,7 +263,7 @@ export const confirmPurchase = async (
       return {
         status: "payment_selection_required",
         message:
-          "A store offers several payment rails: call confirm_purchase again with payment_method (card or crypto). Nothing was charged.",
+          "A store offers several payment rails: call confirm_purchase again with payment_method (card or crypto, or the handler id svc.card or svc.crypto). Nothing was charged.",
         results: states.map((s): Result =>
           s.checkout
             ? {
@@ -309,7 +304,7 @@ export const confirmPurchase = async (
   }
   const results: Result[] = [];
   for (const state of states) {
-    const { ref, checkout } = state;
+    const { ref, checkout, seen } = state;
     if (!checkout) {
       results.push(failed(ref, state.error!));
       continue;
@@ -329,6 +324,19 @@ export const confirmPurchase = async (
         failed(ref, { code: "checkout_canceled", message: "This checkout was canceled; create a new one" }),
       );
       continue;
+    }
+    if (checkout.status === "incomplete") {
+      results.push(failed(ref, incompleteError(ref, checkout)));
+      continue;
+    }
+    // card: never sign terms other than those the agent showed (the crypto amounts are bound by the transaction
+    // the buyer's wallet signed, and what arrives short is owed back, not charged)
+    if (rail !== "crypto") {
+      const changed = termsRefusal(ref, checkout, seen, `$.checkouts[${states.indexOf(state)}]`);
+      if (changed) {
+        results.push(failed(ref, changed));
+        continue;
+      }
     }
     const handlerId = rail === "crypto" ? "svc.crypto" : "svc.card";
     if (!railsOf(checkout).includes(handlerId)) {
@@ -403,6 +411,9 @@ export const confirmPurchase = async (
           continue_url: body.continue_url,
           ...total(body),
         });
+      } else if (!refused && body.status === "incomplete") {
+        // re-priced at completion (e.g. a line sold out): every blocker with its path
+        results.push(failed(ref, incompleteError(ref, body, missingOf(body)[0]?.code)));
       } else {
         const error = refused ??
           (body.messages ?? [])
@@ -423,30 +434,34 @@ export const confirmPurchase = async (
     }
   }
 
-  const done = results.filter((r) => r.status === "completed").length;
-  const pending = results.filter((r) => r.status === "pending").length;
-  const waiting = results.filter((r) => r.status === "requires_buyer_action").length;
-  const status =
-    done === results.length
-      ? "completed"
-      : pending > 0 && done + pending === results.length
-        ? "pending"
-        : waiting > 0 && done + waiting === results.length
-          ? "requires_buyer_action"
-          : done + pending + waiting > 0
-            ? "partial"
-            : "failed";
-  const message = {
-    completed: "Every checkout is paid and has its order.",
-    pending: `The transaction ${digest ?? ""} is submitted but not final on the chain yet. Do NOT pay again and do not sign another quote: call confirm_purchase again in a little while with the same checkouts and the same transaction_digest (paid ones are not charged again; the service also finishes it on its own).`,
-    requires_buyer_action: "The buyer must finish paying at each continue_url.",
-    partial:
-      rail === "crypto"
-        ? "Some checkouts are paid, others not (see each result). Call confirm_purchase again with the same checkouts and the same transaction_digest: paid ones are not completed again. Do not pay again for a pending one."
-        : "Some checkouts are paid, others not (see each result's error). Fix them and call confirm_purchase again with the same checkouts: paid ones are not charged again.",
-    failed: "Nothing was paid (see each result's error).",
-  }[status];
-  return { status, message, results };
+  const marked = results.map((r) => (isOwedBack(r) ? { ...r, owed_back: true } : r));
+  return { ...purchaseSummary({ results: marked, rail, digest }), results: marked };
+};
+
+/** The refusal of a card checkout whose terms are not the ones the agent saw, or null when they are. */
+const termsRefusal = (
+  ref: CheckoutRef,
+  checkout: LiveCheckout,
+  seen: string | undefined,
+  at: string,
+): ToolError | null => {
+  const live = termsFingerprint(checkout, ref.store_slug);
+  if (seen === live) return null;
+  const terms = presentTerms(checkout, ref.store_slug);
+  const now = terms.total ? ` (total now ${terms.total.formatted})` : "";
+  return seen === undefined
+    ? {
+        code: "terms_confirmation_required",
+        message: `Nothing was charged: the bridge has not shown you this checkout's terms${now}. Show the buyer these terms and, if they agree, call confirm_purchase again with checkouts[].terms_fingerprint = ${live}`,
+        path: `${at}.terms_fingerprint`,
+        terms,
+      }
+    : {
+        code: "terms_changed",
+        message: `Nothing was charged: the checkout changed since you read it (lines, quantities, prices, shipping or total)${now}. Show the buyer the new terms and, if they agree, call confirm_purchase again with checkouts[].terms_fingerprint = ${live}`,
+        path: `${at}.terms_fingerprint`,
+        terms,
+      };
 };
 
 const total = (checkout: Checkout) => {

@@ -83,7 +83,9 @@ export const refusalAt = (error: ToolError, paths: Record<string, string>, fallb
         )
       : undefined;
   const path = own ?? (prefixed ? `${prefixed[1]}${error.path!.slice(prefixed[0].length)}` : undefined);
-  throw new BridgeInputError(error.code, error.message, path ?? error.path ?? fallback);
+  // what else the service (or the bridge) said travels with it: what is missing, where the buyer acts next
+  const { code, message, path: _path, ...details } = error;
+  throw new BridgeInputError(code, message, path ?? error.path ?? fallback, details);
 };
 
 /** A thrown call failure as a ToolError; a 401 is rethrown so the HTTP surface relays it (seed §5 rule 6). */

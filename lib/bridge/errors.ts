@@ -15,7 +15,13 @@ export type ToolError = {
   messages?: unknown[];
   /** A 401's challenge, relayed for clients that cannot see HTTP headers (stdio). */
   www_authenticate?: string;
-};
+  /** What an incomplete checkout still needs, each with the JSONPath (in the checkout) to set. */
+  missing?: MissingField[];
+  /** Where the buyer acts next, when the service named a page (e.g. signing an allowance). */
+  continue_url?: string;
+} & Record<string, unknown>;
+
+export type MissingField = { path: string; code: string; message: string };
 
 export type ToolErrorResult = {
   content: { type: "text"; text: string }[];
@@ -30,7 +36,7 @@ export const toolErrorResult = (error: ToolError): ToolErrorResult => ({
 /** A thrown value as the model sees it. Unknown failures say only that the service could not be reached. */
 export const toToolError = (thrown: unknown): ToolError => {
   if (thrown instanceof BridgeInputError) {
-    return { code: thrown.code, message: thrown.message, path: thrown.path };
+    return { ...thrown.details, code: thrown.code, message: thrown.message, path: thrown.path };
   }
   if (thrown instanceof UcpError) {
     const first = thrown.messages[0];
@@ -39,12 +45,15 @@ export const toToolError = (thrown: unknown): ToolError => {
         ? (thrown.body as { content: string }).content
         : (first?.content ?? thrown.message);
     const challenge = thrown.headers.get("www-authenticate");
+    // UCP transport errors carry continue_url beside code and content where the buyer can act
+    const continueUrl = (thrown.body as { continue_url?: unknown } | null)?.continue_url;
     return {
       code: thrown.code,
       message: content,
       ...(first?.path ? { path: first.path } : {}),
       ...(thrown.messages.length > 1 ? { messages: thrown.messages } : {}),
       ...(challenge ? { www_authenticate: challenge } : {}),
+      ...(typeof continueUrl === "string" ? { continue_url: continueUrl } : {}),
     };
   }
   // a network failure after the bounded retries (kit retry.ts): the service is down or unreachable
@@ -66,5 +75,6 @@ export const businessError = (body: Record<string, unknown>): ToolError | null =
     message: typeof first?.content === "string" ? first.content : "The service refused the call",
     ...(typeof first?.path === "string" ? { path: first.path } : {}),
     ...(messages.length > 1 ? { messages } : {}),
+    ...(typeof body.continue_url === "string" ? { continue_url: body.continue_url } : {}),
   };
 };

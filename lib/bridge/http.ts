@@ -6,6 +6,8 @@ import {
 } from "@agent-commerce/agent-kit";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
+import { forwardedClient, parseAddress, type Cidr } from "@/lib/config/cidr";
+
 import type { BridgeContext } from "./context";
 import { createBridgeServer } from "./server";
 
@@ -33,6 +35,35 @@ export type BridgeOptions = {
    * `resource`. Unset: the challenge is relayed byte for byte.
    */
   challengeMetadataUrl?: string;
+  /**
+   * How the service learns who this request's caller is (its budgets and failed-authentication counters are per
+   * client address): headers for the bridge's calls, resolved from what the bridge saw, never from what the caller
+   * claims; `release` runs when the request ends. The mounted bridge hands the address over in process (the
+   * prelude's handOverClientAddress); the stand-alone one forwards it (standaloneCallerAddress). Unset: the
+   * bridge's calls count as the bridge's own.
+   */
+  callerAddress?: () => CallerAddress | undefined;
+};
+
+/** Headers naming the bridge's caller to the service, and what to do when the caller's request ends. */
+export type CallerAddress = { headers: Record<string, string>; release?: () => void };
+
+/**
+ * The stand-alone bridge's caller as it saw it: its socket peer, or behind the bridge's own proxies
+ * (TRUSTED_PROXIES of the bridge process) the first hop they vouch for, the same rule the service applies
+ * (lib/config/cidr.ts). Sent as `Forwarded: for=`, which the service believes only when the bridge's address is in
+ * the service's TRUSTED_PROXIES (README: running the bridge apart).
+ */
+export const standaloneCallerAddress = (
+  peer: string | undefined,
+  headers: Headers,
+  trustedProxies: readonly Cidr[],
+): CallerAddress | undefined => {
+  const address = parseAddress(peer ?? "");
+  if (!address) return undefined;
+  const client = forwardedClient(address, headers, trustedProxies).toString();
+  // RFC 7239: a quoted, bracketed IPv6 address, a bare IPv4 one
+  return { headers: { forwarded: `for=${client.includes(":") ? `"[${client}]"` : client}` } };
 };
 
 /** The service's challenge, with `resource_metadata` pointed at the bridge's metadata when one is configured. */
@@ -44,8 +75,8 @@ export const relayedChallenge = (challenge: string, metadataUrl: string | undefi
 export type BridgeCaller = {
   apiKey?: string;
   authorization?: string;
-  /** The caller's address, sent as `Forwarded` so anonymous callers do not share one budget. */
-  forwardedFor?: string;
+  /** Headers that name the caller to the service (see BridgeOptions.callerAddress). */
+  addressHeaders?: Record<string, string>;
 };
 
 /** The context of one call (or one stdio session) for a caller. */
@@ -67,14 +98,7 @@ export const bridgeContext = (
       ...(caller.authorization ? { authorization: caller.authorization } : {}),
     },
     signer: { privateJwk: options.key.privateJwk, kid: options.key.kid },
-    // RFC 7239: a quoted IPv6 address, a bare IPv4 one
-    ...(caller.forwardedFor
-      ? {
-          headers: {
-            forwarded: `for=${caller.forwardedFor.includes(":") ? `"[${caller.forwardedFor}]"` : caller.forwardedFor}`,
-          },
-        }
-      : {}),
+    ...(caller.addressHeaders ? { headers: caller.addressHeaders } : {}),
     ...(onUnauthorized ? { onUnauthorized } : {}),
   };
 };
@@ -143,7 +167,8 @@ export const handleBridgeMcp = async (request: Request, options: BridgeOptions):
     });
   }
   let unauthorized: UcpError | undefined;
-  const forwardedFor = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  // the caller as this request saw it (never its X-Forwarded-For: a caller writes what it likes there)
+  const address = options.callerAddress?.();
   const ctx = bridgeContext(
     options,
     {
@@ -151,7 +176,7 @@ export const handleBridgeMcp = async (request: Request, options: BridgeOptions):
       ...(request.headers.get("authorization")
         ? { authorization: request.headers.get("authorization")! }
         : {}),
-      ...(forwardedFor ? { forwardedFor } : {}),
+      ...(address ? { addressHeaders: address.headers } : {}),
     },
     (error) => {
       unauthorized ??= error;
@@ -187,5 +212,6 @@ export const handleBridgeMcp = async (request: Request, options: BridgeOptions):
     return new Response(await response.text(), { status: response.status, headers: out });
   } finally {
     await server.close();
+    address?.release?.();
   }
 };

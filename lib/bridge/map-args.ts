@@ -25,19 +25,112 @@ export const ItemsSchema = z
   .max(100)
   .describe("What to buy: variant ids and quantities");
 
+/** The seed's shipping_address names (seed §2) → UCP postal_address names (the mapping REST applies). */
+const SEED_ADDRESS_NAMES = {
+  line1: "street_address",
+  line2: "extended_address",
+  city: "address_locality",
+  region: "address_region",
+  country: "address_country",
+} as const;
+type SeedAddressName = keyof typeof SEED_ADDRESS_NAMES;
+const SEED_NAMES = Object.keys(SEED_ADDRESS_NAMES) as SeedAddressName[];
+
+// Both forms in one schema (each member optional) so the JSON Schema a model reads lists every name it may use;
+// toPostalAddress then checks that one form was used whole and nothing required is missing.
 export const AddressSchema = z
   .object({
     first_name: z.string().max(200).optional(),
     last_name: z.string().max(200).optional(),
-    street_address: z.string().max(500),
+    line1: z.string().max(500).optional().describe("Street and number (seed form; or street_address)"),
+    line2: z.string().max(500).optional().describe("Apartment, suite (seed form; or extended_address)"),
+    city: z.string().max(200).optional().describe("City (seed form; or address_locality)"),
+    region: z.string().max(200).optional().describe("State or region (seed form; or address_region)"),
+    street_address: z.string().max(500).optional().describe("Street and number (UCP form; or line1)"),
     extended_address: z.string().max(500).optional(),
-    address_locality: z.string().max(200).describe("City"),
-    address_region: z.string().max(200).optional().describe("State or region"),
-    postal_code: z.string().max(40),
-    address_country: z.string().length(2).describe("ISO 3166-1 alpha-2 country code, e.g. US"),
+    address_locality: z.string().max(200).optional().describe("City (UCP form; or city)"),
+    address_region: z.string().max(200).optional().describe("State or region (UCP form; or region)"),
+    postal_code: z.string().max(40).optional(),
+    country: z.string().max(10).optional().describe("ISO 3166-1 alpha-2 country code, e.g. US (seed form)"),
+    address_country: z.string().max(10).optional().describe("ISO 3166-1 alpha-2 country code (UCP form)"),
     phone_number: z.string().max(40).optional(),
   })
-  .strict();
+  .strict()
+  .describe(
+    "Either the seed's form {line1, line2?, city, region?, postal_code, country} or UCP's postal_address " +
+      "{street_address, extended_address?, address_locality, address_region?, postal_code, address_country}; not both",
+  );
+
+/** A postal address in UCP's names, as the fulfillment extension's destination takes it. */
+export type PostalAddress = {
+  first_name?: string;
+  last_name?: string;
+  street_address: string;
+  extended_address?: string;
+  address_locality: string;
+  address_region?: string;
+  postal_code: string;
+  address_country: string;
+  phone_number?: string;
+};
+
+/**
+ * A shipping address in either form → UCP's postal_address names. Mixing the forms, or leaving out a required
+ * part, is refused with invalid_request naming the fields.
+ * @throws BridgeInputError invalid_request
+ */
+export const toPostalAddress = (address: z.infer<typeof AddressSchema>, path: string): PostalAddress => {
+  const present = (name: keyof typeof address) => address[name] !== undefined;
+  const seed = SEED_NAMES.filter(present);
+  const ucp = SEED_NAMES.map((name) => SEED_ADDRESS_NAMES[name]).filter(present);
+  if (seed.length > 0 && ucp.length > 0) {
+    throw new BridgeInputError(
+      "invalid_request",
+      `shipping_address mixes the seed's names (${seed.join(", ")}) with UCP's (${ucp.join(", ")}): use one form, ` +
+        "either {line1, line2?, city, region?, postal_code, country} or {street_address, extended_address?, " +
+        "address_locality, address_region?, postal_code, address_country}",
+      `${path}.${seed[0]}`,
+    );
+  }
+  const useSeed = seed.length > 0;
+  const pick = (name: SeedAddressName) => (useSeed ? address[name] : address[SEED_ADDRESS_NAMES[name]]);
+  const shown = (name: SeedAddressName) => (useSeed ? name : SEED_ADDRESS_NAMES[name]);
+  const required: [string, string | undefined][] = [
+    [shown("line1"), pick("line1")],
+    [shown("city"), pick("city")],
+    ["postal_code", address.postal_code],
+    [shown("country"), pick("country")],
+  ];
+  const missing = required.filter(([, value]) => value === undefined || value.trim() === "").map(([n]) => n);
+  if (missing.length > 0) {
+    throw new BridgeInputError(
+      "invalid_request",
+      `shipping_address is missing ${missing.map((n) => `${path}.${n}`).join(", ")}`,
+      `${path}.${missing[0]}`,
+    );
+  }
+  const country = pick("country")!.trim();
+  if (!/^[A-Za-z]{2}$/.test(country)) {
+    throw new BridgeInputError(
+      "invalid_request",
+      "the country is an ISO 3166-1 alpha-2 code such as US",
+      `${path}.${shown("country")}`,
+    );
+  }
+  const line2 = pick("line2");
+  const region = pick("region");
+  return {
+    ...(address.first_name !== undefined ? { first_name: address.first_name } : {}),
+    ...(address.last_name !== undefined ? { last_name: address.last_name } : {}),
+    street_address: pick("line1")!,
+    ...(line2 !== undefined ? { extended_address: line2 } : {}),
+    address_locality: pick("city")!,
+    ...(region !== undefined ? { address_region: region } : {}),
+    postal_code: address.postal_code!,
+    address_country: country.toUpperCase(),
+    ...(address.phone_number !== undefined ? { phone_number: address.phone_number } : {}),
+  };
+};
 
 export const BuyerSchema = z
   .object({
@@ -62,7 +155,16 @@ export const PriceFilterSchema = z
   .strict();
 
 export type Items = z.infer<typeof ItemsSchema>;
-export type Address = z.infer<typeof AddressSchema>;
+
+/**
+ * A rail by its short name or by its handler id in `ucp.payment_handlers` (seed: payment_selection_required says
+ * "read ucp.payment_handlers, retry with payment_method", so the ids found there are accepted as they are).
+ */
+export const PaymentMethodSchema = z.enum(["card", "crypto", "svc.card", "svc.crypto"]).optional();
+
+/** The rail a payment_method names. */
+export const railOf = (method: z.infer<typeof PaymentMethodSchema>): "card" | "crypto" | undefined =>
+  method === undefined ? undefined : method === "svc.card" || method === "card" ? "card" : "crypto";
 
 /** items → UCP line_items. */
 export const toLineItems = (items: Items) => items.map(({ id, quantity }) => ({ item: { id }, quantity }));
@@ -97,7 +199,7 @@ export const toFulfillment = ({
   shippingMethodId,
   fulfillment,
 }: {
-  shippingAddress?: Address;
+  shippingAddress?: PostalAddress;
   shippingMethodId?: string;
   fulfillment?: Record<string, unknown>;
 }): Record<string, unknown> | undefined => {

@@ -39,11 +39,14 @@ export const MAX_MINOR = 2_147_483_647;
 export class BridgeInputError extends Error {
   readonly code: string;
   readonly path: string;
-  constructor(code: string, message: string, path: string) {
+  /** More the model can act on, beside code/message/path (e.g. `missing`: what a checkout still needs). */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(code: string, message: string, path: string, details?: Record<string, unknown>) {
     super(message);
     this.name = "BridgeInputError";
     this.code = code;
     this.path = path;
+    this.details = details;
   }
 }
 

@@ -20,7 +20,9 @@ import {
   type RawLeg,
 } from "./crypto";
 import { businessError, type ToolError } from "./errors";
+import { PaymentMethodSchema, railOf } from "./map-args";
 import { BridgeInputError, formatMoney } from "./money";
+import { incompleteError, readCheckout } from "./read-checkout";
 
 // quote_purchase (seed §4 "Bridge": buyer bearer, crypto only, moves no money). One checkout → the store's
 // prepare_checkout_payment; 2–5 checkouts, one per store → prepare_combined_payment on /account/mcp (one
@@ -50,10 +52,9 @@ export const QuotePurchaseInputSchema = z
       .min(1, "Send 1 to 5 checkouts (none were sent)")
       .max(MAX_CHECKOUTS, "Send at most 5 checkouts, one per store")
       .describe("The checkouts to pay together, 1 to 5, at most one per store: [{store_slug, checkout_id}]"),
-    payment_method: z
-      .enum(["crypto", "card"])
-      .optional()
-      .describe("Only crypto is quoted (a card purchase needs no quote: call confirm_purchase)"),
+    payment_method: PaymentMethodSchema.describe(
+      "Only crypto (or its handler id svc.crypto) is quoted (a card purchase needs no quote: call confirm_purchase)",
+    ),
     pay_with: z
       .string()
       .min(1)
@@ -155,7 +156,7 @@ const nextSteps = (expiresAt: string, count: number) =>
 
 /** Refusals the bridge can give before calling the service (each with the argument's JSONPath). */
 const checkInput = (input: QuotePurchaseInput) => {
-  if (input.payment_method === "card") {
+  if (railOf(input.payment_method) === "card") {
     throw new BridgeInputError(
       "unsupported_payment_method",
       "quote_purchase quotes crypto payments only; a card purchase needs no quote: call confirm_purchase with payment_method 'card'",
@@ -240,6 +241,34 @@ const applyCoupons = async (
   return coupons;
 };
 
+/**
+ * A refusal because a checkout cannot be paid yet, with what it is missing: the service says only that it is not
+ * ready, and the checkout's own messages name each blocker with its JSONPath. Other refusals pass unchanged.
+ */
+const withMissing = async (
+  ctx: BridgeContext,
+  refs: QuotePurchaseInput["checkouts"],
+  refused: ToolError,
+): Promise<ToolError> => {
+  if (refused.code !== "checkout_not_modifiable") return refused;
+  for (const [i, ref] of refs.entries()) {
+    let checkout;
+    try {
+      checkout = await readCheckout(ctx, ref, { buyerFirst: true });
+    } catch (thrown) {
+      failureOf(ctx, thrown);
+      continue;
+    }
+    if (checkout.status !== "incomplete") continue;
+    const explained = incompleteError(ref, checkout, refused.code);
+    return {
+      ...explained,
+      path: explained.missing?.[0] ? `$.checkouts[${i}]` : (refused.path ?? `$.checkouts[${i}]`),
+    };
+  }
+  return refused;
+};
+
 const quoteWith = async (
   ctx: BridgeContext,
   input: QuotePurchaseInput,
@@ -279,7 +308,7 @@ const quoteWith = async (
     const refused = businessError(answer.structuredContent);
     if (refused) {
       return refusalAt(
-        refused,
+        await withMissing(ctx, input.checkouts, refused),
         {
           "$.id": "$.checkouts[0].checkout_id",
           "$.input_coin_type": "$.pay_with",
@@ -329,7 +358,13 @@ const quoteWith = async (
     return refusalAt(failureOf(ctx, thrown), { "$.input_coin_type": "$.pay_with" }, "$.checkouts");
   }
   const refused = businessError(answer.structuredContent);
-  if (refused) return refusalAt(refused, { "$.input_coin_type": "$.pay_with" }, "$.checkouts");
+  if (refused) {
+    return refusalAt(
+      await withMissing(ctx, input.checkouts, refused),
+      { "$.input_coin_type": "$.pay_with" },
+      "$.checkouts",
+    );
+  }
   const prepared = answer.structuredContent as unknown as CombinedPrepared;
   const currency = prepared.quote.currency;
   const legs = prepared.quote.legs ?? [];

@@ -1,5 +1,6 @@
 import { z } from "zod";
 
+import { withTermsFingerprint } from "./checkout-terms";
 import { confirmPurchase, ConfirmPurchaseInputSchema, ConfirmPurchaseOutputSchema } from "./confirm-purchase";
 import { platformCredentials, storeMcpPath, type BridgeContext } from "./context";
 import {
@@ -10,6 +11,7 @@ import {
   PriceFilterSchema,
   toFulfillment,
   toLineItems,
+  toPostalAddress,
   toRawPriceFilter,
 } from "./map-args";
 import { BridgeInputError } from "./money";
@@ -310,7 +312,9 @@ const cancelCart = defineTool({
 
 const checkoutFields = {
   buyer: BuyerSchema.optional().describe("Who buys: email (the receipt goes there), names, phone"),
-  shipping_address: AddressSchema.optional().describe("Where to ship; then choose an option by its id"),
+  shipping_address: AddressSchema.optional().describe(
+    "Where to ship, in the seed's form {line1, line2?, city, region?, postal_code, country} or UCP's {street_address, extended_address?, address_locality, address_region?, postal_code, address_country} (one form, not both); then choose an option by its id",
+  ),
   fulfillment: z
     .record(z.string(), z.unknown())
     .optional()
@@ -322,7 +326,7 @@ const createCheckout = defineTool({
   name: "create_checkout",
   title: "Create a checkout",
   description:
-    "Open a checkout in one store from a cart (cart_id) or from items. The answer lists what is still missing (messages), the shipping options once an address is set (fulfillment.methods[0].groups[0].options) and the totals in minor units with formatted amounts. Nothing is charged until confirm_purchase.",
+    "Open a checkout in one store from a cart (cart_id) or from items. The answer lists what is still missing (messages), the shipping options once an address is set (fulfillment.methods[0].groups[0].options) and the totals in minor units with formatted amounts, and terms_fingerprint: pass it to confirm_purchase for the terms you show the buyer. Nothing is charged until confirm_purchase.",
   input: z
     .object({
       store_slug: storeSlug,
@@ -333,7 +337,7 @@ const createCheckout = defineTool({
     .strict(),
   output: CheckoutOutput,
   annotations: ADDITIVE,
-  run: (ctx, { store_slug, cart_id, items, buyer, shipping_address, fulfillment, notes }) => {
+  run: async (ctx, { store_slug, cart_id, items, buyer, shipping_address, fulfillment, notes }) => {
     if ((cart_id === undefined) === (items === undefined)) {
       throw new BridgeInputError(
         "invalid_request",
@@ -345,12 +349,18 @@ const createCheckout = defineTool({
       ...(cart_id !== undefined ? { cart_id } : { line_items: toLineItems(items ?? []) }),
       buyer,
       fulfillment: toFulfillment({
-        ...(shipping_address ? { shippingAddress: shipping_address } : {}),
+        ...(shipping_address
+          ? { shippingAddress: toPostalAddress(shipping_address, "$.shipping_address") }
+          : {}),
         ...(fulfillment ? { fulfillment } : {}),
       }),
       notes,
     });
-    return callShop(ctx, store_slug, "create_checkout", { checkout }, true);
+    return withTermsFingerprint(
+      ctx,
+      store_slug,
+      await callShop(ctx, store_slug, "create_checkout", { checkout }, true),
+    );
   },
 });
 
@@ -358,7 +368,7 @@ const updateCheckout = defineTool({
   name: "update_checkout",
   title: "Update a checkout",
   description:
-    "Change a checkout: buyer, shipping_address, shipping_method_id (an option id from fulfillment.methods[0].groups[0].options), discount codes, notes. Totals are re-priced; read them in the answer.",
+    "Change a checkout: buyer, shipping_address, shipping_method_id (an option id from fulfillment.methods[0].groups[0].options), discount codes, notes. Totals are re-priced; read them in the answer, with terms_fingerprint (what confirm_purchase compares: show the buyer these terms).",
   input: z
     .object({
       store_slug: storeSlug,
@@ -374,7 +384,7 @@ const updateCheckout = defineTool({
     .strict(),
   output: CheckoutOutput,
   annotations: ADDITIVE,
-  run: (
+  run: async (
     ctx,
     {
       store_slug,
@@ -390,14 +400,20 @@ const updateCheckout = defineTool({
     const checkout = compact({
       buyer,
       fulfillment: toFulfillment({
-        ...(shipping_address ? { shippingAddress: shipping_address } : {}),
+        ...(shipping_address
+          ? { shippingAddress: toPostalAddress(shipping_address, "$.shipping_address") }
+          : {}),
         ...(shipping_method_id ? { shippingMethodId: shipping_method_id } : {}),
         ...(fulfillment ? { fulfillment } : {}),
       }),
       discounts,
       notes,
     });
-    return callShop(ctx, store_slug, "update_checkout", { id: checkoutId, checkout }, true);
+    return withTermsFingerprint(
+      ctx,
+      store_slug,
+      await callShop(ctx, store_slug, "update_checkout", { id: checkoutId, checkout }, true),
+    );
   },
 });
 
@@ -438,7 +454,7 @@ const confirmPurchaseTool = defineTool({
   name: "confirm_purchase",
   title: "Confirm a purchase (pay)",
   description:
-    "Pay for one or more ready checkouts (status ready_for_complete); the bridge re-reads each checkout, signs the AP2 checkout mandate over its live terms and completes it. Card: payment_method 'card' with pay_with = a payment-method token (test stores: pm_card_visa); without a token the answer gives a continue_url where the buyer pays. Crypto (the buyer's bearer): after quote_purchase and the buyer's wallet signed and submitted its transaction, payment_method 'crypto' with transaction_digest (the same digest for every checkout of the quote) and payment_mandate_id (the buyer's allowance, get_intent_mandate; default the newest). A pending result means the transaction is not final yet: call again later with the same digest, NEVER pay again. payment_mandate_id on a card purchase applies the allowance's merchants and per-order maximum. Results are per checkout; calling again finishes only what is left and never charges twice. MOVES MONEY: confirm with the buyer first.",
+    "Pay for one or more ready checkouts (status ready_for_complete); the bridge re-reads each checkout, signs the AP2 checkout mandate over its live terms and completes it. Card: the bridge charges only the terms you saw: give each checkout's terms_fingerprint from the create_checkout/update_checkout answer you showed the buyer (without it, the last one this bridge showed you); if anyone changed the checkout since (price, quantity, shipping, total), that checkout is refused uncharged with terms_changed and its new terms. An incomplete checkout is refused with what is missing (paths). payment_method 'card' (or svc.card) with pay_with = a payment-method token (test stores: pm_card_visa); without a token the answer gives a continue_url where the buyer pays. Crypto (the buyer's bearer): after quote_purchase and the buyer's wallet signed and submitted its transaction, payment_method 'crypto' (or svc.crypto) with transaction_digest (the same digest for every checkout of the quote) and payment_mandate_id (the buyer's allowance, get_intent_mandate; default the newest). A pending result means the transaction is not final yet: call again later with the same digest, NEVER pay again. payment_mandate_id on a card purchase applies the allowance's merchants and per-order maximum. Results are per checkout; calling again finishes only what is left and never charges twice. MOVES MONEY: confirm with the buyer first.",
   input: ConfirmPurchaseInputSchema,
   output: ConfirmPurchaseOutputSchema,
   annotations: DESTRUCTIVE,

@@ -50,3 +50,49 @@ export const inCidrs = (address: ipaddr.IPv4 | ipaddr.IPv6, cidrs: readonly Cidr
     }
     return false;
   });
+
+/** `for=` values of a Forwarded header (RFC 7239), client first: quotes, IPv6 brackets and ports removed. */
+const forwardedFor = (header: string): string[] =>
+  header.split(",").map((element) => {
+    const pair = element
+      .split(";")
+      .map((p) => p.trim())
+      .find((p) => p.toLowerCase().startsWith("for="));
+    let value = (pair?.slice(4) ?? "").trim().replace(/^"|"$/g, "");
+    const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
+    if (bracketed?.[1]) value = bracketed[1];
+    else if (/^[\d.]+:\d+$/.test(value)) value = value.replace(/:\d+$/, "");
+    return value;
+  });
+
+/** The proxies' hops, client first: Forwarded when present, else X-Forwarded-For. */
+const forwardedChain = (headers: Headers): string[] => {
+  const forwarded = headers.get("forwarded");
+  if (forwarded) return forwardedFor(forwarded);
+  const xff = headers.get("x-forwarded-for");
+  return xff ? xff.split(",").map((hop) => hop.trim()) : [];
+};
+
+/**
+ * The client behind a socket peer: the peer itself, or when the peer is a configured proxy, the first hop of
+ * X-Forwarded-For / Forwarded (walking back from the nearest) that is not itself a trusted proxy. Anything further
+ * left was written by the client and is never believed. The service's budgets (lib/rate-limit/client-address.ts)
+ * and the stand-alone bridge (lib/bridge/http.ts) resolve their caller with this one rule.
+ */
+export const forwardedClient = (
+  peer: ipaddr.IPv4 | ipaddr.IPv6,
+  headers: Headers,
+  trustedProxies: readonly Cidr[],
+): ipaddr.IPv4 | ipaddr.IPv6 => {
+  let client = peer;
+  if (trustedProxies.length > 0 && inCidrs(peer, trustedProxies)) {
+    const chain = forwardedChain(headers);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const hop = parseAddress(chain[i] ?? "");
+      if (!hop) break;
+      client = hop;
+      if (!inCidrs(hop, trustedProxies)) break;
+    }
+  }
+  return client;
+};

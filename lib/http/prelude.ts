@@ -5,7 +5,7 @@ import { withHeadersSet } from "@/lib/core/known-body";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { observed } from "@/lib/ops/access-log";
 import { serverTimingValue, withServerTiming } from "@/lib/ops/server-timing";
-import { withRequestSource } from "@/lib/rate-limit/request-source";
+import { handOverRequestSource, withRequestSource } from "@/lib/rate-limit/request-source";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 
@@ -31,6 +31,12 @@ import { NOSNIFF } from "./security-headers";
 // Body limits and JSON decoding are parse-body.ts (the handlers call it: some read JSON, some forms, some raw
 // bytes for a signature); the Node HTTP server adds the same checks for what Next answers before any route
 // (raw-request.ts).
+
+/**
+ * The client address this request's prelude resolved, handed over to calls its handler makes back into this
+ * service over HTTP (the mounted bridge): see lib/rate-limit/client-address.ts.
+ */
+export const handOverClientAddress = handOverRequestSource;
 
 export type RouteKind = "ucp" | "mcp" | "oauth" | "discovery" | "webhook" | "page-api";
 

@@ -3,7 +3,14 @@ import { test } from "node:test";
 
 import { parseCidrList } from "@/lib/config/cidr";
 
-import { CLIENT_ADDRESS_HEADER, clientAddress, clientAddressStamp, UNKNOWN_CLIENT } from "./client-address";
+import {
+  CLIENT_ADDRESS_HEADER,
+  clientAddress,
+  clientAddressStamp,
+  HANDOVER_HEADER,
+  handOverClientAddress,
+  UNKNOWN_CLIENT,
+} from "./client-address";
 
 // The client address behind the anonymous budget: the socket's peer (stamped by our server), X-Forwarded-For or
 // Forwarded believed only from configured proxies and only back to the first untrusted hop.
@@ -79,4 +86,16 @@ test("TRUSTED_PROXIES parsing: CIDRs and bare addresses, anything else refused",
   assert.deepEqual(parseCidrList(""), []);
   assert.equal(parseCidrList("10.0.0.0/33"), null);
   assert.equal(parseCidrList("example.com"), null);
+});
+
+test("a handed-over address (the mounted bridge's caller) wins over the bridge's own socket while its request lasts", () => {
+  const handover = handOverClientAddress("198.51.100.40");
+  const fromBridge = at("127.0.0.1", { ...handover.headers, "x-forwarded-for": "203.0.113.1" });
+  assert.equal(clientAddress(fromBridge, parseCidrList("127.0.0.1")!), "198.51.100.40");
+  handover.release();
+  // once the bridge request is over, the same handle is nobody's
+  assert.equal(clientAddress(fromBridge, []), "127.0.0.1");
+  // a handle the caller made up is not believed either
+  const forged = at("198.51.100.7", { [HANDOVER_HEADER]: "x".repeat(32) });
+  assert.equal(clientAddress(forged, []), "198.51.100.7");
 });

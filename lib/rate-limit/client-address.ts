@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 
 import type ipaddr from "ipaddr.js";
 
-import { inCidrs, parseAddress, type Cidr } from "@/lib/config/cidr";
+import { forwardedClient, parseAddress, type Cidr } from "@/lib/config/cidr";
 
 // The client address a request's budget is keyed by. The socket's peer address reaches the route handlers in one
 // header that our own HTTP server (scripts/serve.ts, lib/http/raw-request.ts) sets on every request after deleting
@@ -38,28 +38,6 @@ const stampedAddress = (value: string | null): string | null => {
 /** When the server set no address (a route called in-process): one shared anonymous budget. */
 export const UNKNOWN_CLIENT = "unknown";
 
-/** `for=` values of a Forwarded header (RFC 7239), client first: quotes, IPv6 brackets and ports removed. */
-const forwardedFor = (header: string): string[] =>
-  header.split(",").map((element) => {
-    const pair = element
-      .split(";")
-      .map((p) => p.trim())
-      .find((p) => p.toLowerCase().startsWith("for="));
-    let value = (pair?.slice(4) ?? "").trim().replace(/^"|"$/g, "");
-    const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
-    if (bracketed?.[1]) value = bracketed[1];
-    else if (/^[\d.]+:\d+$/.test(value)) value = value.replace(/:\d+$/, "");
-    return value;
-  });
-
-/** The proxies' hops, client first: Forwarded when present, else X-Forwarded-For. */
-const forwardedChain = (headers: Headers): string[] => {
-  const forwarded = headers.get("forwarded");
-  if (forwarded) return forwardedFor(forwarded);
-  const xff = headers.get("x-forwarded-for");
-  return xff ? xff.split(",").map((hop) => hop.trim()) : [];
-};
-
 /** An IPv6 client is counted by its /64 (one subscriber's usual allocation), an IPv4 one by its address. */
 const budgetKey = (address: ipaddr.IPv4 | ipaddr.IPv6): string => {
   if (address.kind() === "ipv4") return address.toString();
@@ -69,19 +47,41 @@ const budgetKey = (address: ipaddr.IPv4 | ipaddr.IPv6): string => {
 
 /** The address the request's anonymous budget and failed-authentication counters are keyed by. */
 export const clientAddress = (headers: Headers, trustedProxies: readonly Cidr[]): string => {
+  // the mounted bridge's caller, as the bridge's own request resolved it (handed over, never a caller's claim)
+  const handed = handedOverAddress(headers.get(HANDOVER_HEADER));
+  if (handed !== null) return handed;
   const peer = parseAddress(stampedAddress(headers.get(CLIENT_ADDRESS_HEADER)) ?? "");
   if (!peer) return UNKNOWN_CLIENT;
-  let client = peer;
-  if (trustedProxies.length > 0 && inCidrs(peer, trustedProxies)) {
-    // from the nearest hop back: each trusted proxy vouches for the hop before it; the first untrusted hop is
-    // the client (anything further left was written by the client itself)
-    const chain = forwardedChain(headers);
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const hop = parseAddress(chain[i] ?? "");
-      if (!hop) break;
-      client = hop;
-      if (!inCidrs(hop, trustedProxies)) break;
-    }
-  }
-  return budgetKey(client);
+  return budgetKey(forwardedClient(peer, headers, trustedProxies));
+};
+
+// The mounted bridge (app/bridge) is a client of this same process over HTTP: its calls reach the service from a
+// loopback socket, and what a caller of the bridge wrote in X-Forwarded-For is that caller's claim. So the bridge
+// hands its caller's address (as this module resolved it for the bridge's own request) to its calls with a
+// per-request handle: a random value registered here for the duration of the bridge request, sent in
+// HANDOVER_HEADER, and looked up by the service's prelude in the same process. A caller cannot forge one (it is
+// random and lives only while its bridge request runs); a request the bridge did not make carries none.
+
+/** The header the mounted bridge's calls carry the handle in. */
+export const HANDOVER_HEADER = "x-acs-caller-handover";
+
+const HANDOVERS_KEY = Symbol.for("agent-commerce-service.client-address-handovers");
+type Handovers = { [HANDOVERS_KEY]?: Map<string, string> };
+// on globalThis: Next may load this module once per bundle (the bridge route's and the service routes')
+const handovers = ((globalThis as Handovers)[HANDOVERS_KEY] ??= new Map<string, string>());
+
+/** The client address a live handle stands for, or null. */
+const handedOverAddress = (handle: string | null): string | null =>
+  handle === null || handle.length !== 32 ? null : (handovers.get(handle) ?? null);
+
+/**
+ * Registers `address` (a budget key as clientAddress returns it) for in-process hand-over: the headers to send
+ * with the calls made on the caller's behalf, and `release` to call when the caller's request ends.
+ */
+export const handOverClientAddress = (
+  address: string,
+): { headers: Record<string, string>; release: () => void } => {
+  const handle = randomBytes(24).toString("base64url");
+  handovers.set(handle, address);
+  return { headers: { [HANDOVER_HEADER]: handle }, release: () => handovers.delete(handle) };
 };

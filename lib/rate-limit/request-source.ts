@@ -2,6 +2,8 @@ import "server-only";
 
 import { AsyncLocalStorage } from "node:async_hooks";
 
+import { handOverClientAddress, UNKNOWN_CLIENT } from "./client-address";
+
 // The client address of the request being served, for the failed-authentication counters deep in lib/credentials
 // and lib/oauth: the prelude (lib/http/prelude.ts) runs every handler inside withRequestSource, so the code that
 // decides "wrong credential" can count against the source without every signature on the way carrying it.
@@ -18,3 +20,13 @@ export const withRequestSource = <T>(source: string, fn: () => Promise<T>): Prom
 
 /** The client address of the request being served, or null outside a request. */
 export const currentRequestSource = (): string | null => storage.getStore() ?? null;
+
+/**
+ * The current request's client address handed over to calls made on its behalf back into this process (the
+ * mounted bridge's calls to the service): the headers to send, and `release` for when the request ends. Undefined
+ * outside a request or when the address is unknown (those calls then count as the bridge's own).
+ */
+export const handOverRequestSource = (): ReturnType<typeof handOverClientAddress> | undefined => {
+  const source = currentRequestSource();
+  return source === null || source === UNKNOWN_CLIENT ? undefined : handOverClientAddress(source);
+};

@@ -361,6 +361,32 @@ describe("bridge crypto purchase", () => {
         await refusal(client, "quote_purchase", { checkouts: [ref], payment_method: "card" }),
         ["unsupported_payment_method", "$.payment_method"],
       );
+      // the handler id from ucp.payment_handlers names the rail as well as the short name
+      assert.deepEqual(
+        await refusal(client, "quote_purchase", { checkouts: [ref], payment_method: "svc.card" }),
+        ["unsupported_payment_method", "$.payment_method"],
+      );
+      // an incomplete checkout: the refusal names what is missing, each with its JSONPath in the checkout
+      const bare = resultJson(
+        await call(client, "create_checkout", {
+          store_slug: store.slug,
+          items: [{ id: variantId, quantity: 1 }],
+          shipping_address: ADDRESS,
+        }),
+      ) as { id: string; status: string };
+      assert.equal(bare.status, "incomplete");
+      const incomplete = toolError(
+        await call(client, "quote_purchase", {
+          checkouts: [{ store_slug: store.slug, checkout_id: bare.id }],
+          payment_method: "svc.crypto",
+        }),
+      ) as { code: string; message: string; path?: string; missing?: { path: string }[] };
+      assert.deepEqual([incomplete.code, incomplete.path], ["checkout_not_modifiable", "$.checkouts[0]"]);
+      const missing = incomplete.missing?.map((m) => m.path) ?? [];
+      for (const path of ["$.buyer.email", "$.buyer.first_name", "$.buyer.last_name"]) {
+        assert.ok(missing.includes(path), JSON.stringify(incomplete));
+        assert.ok(incomplete.message.includes(path), incomplete.message);
+      }
       assert.deepEqual(await refusal(keyOnly, "quote_purchase", { checkouts: [ref] }), [
         "identity_required",
         "$",
@@ -384,9 +410,15 @@ describe("bridge crypto purchase", () => {
         await refusal(keyOnly, "confirm_purchase", { checkouts: [ref], transaction_digest: "abc" }),
         ["identity_required", "$.payment_method"],
       );
+      // no allowance: the bridge invents no code of its own, the service's answer for that checkout is relayed
+      // (here: this buyer cannot see a checkout another buyer's quote bound)
+      const unallowed = resultJson(
+        await call(noAllowance, "confirm_purchase", { checkouts: [ref], transaction_digest: "abc" }),
+      ) as { status: string; results: { error?: { code: string; path?: string } }[] };
+      assert.equal(unallowed.status, "failed");
       assert.deepEqual(
-        await refusal(noAllowance, "confirm_purchase", { checkouts: [ref], transaction_digest: "abc" }),
-        ["allowance_required", "$.payment_mandate_id"],
+        [unallowed.results[0]?.error?.code, unallowed.results[0]?.error?.path],
+        ["not_found", "$.id"],
       );
       assert.deepEqual(
         await refusal(client, "confirm_purchase", {

@@ -235,8 +235,9 @@ test("seed §5 rules 1 and 6 — bearer alone on buyer calls; a 401 is relayed u
   assert.equal(accountCall.path, "/account/mcp");
   assert.equal(accountCall.headers.authorization, stale);
   assert.equal(accountCall.headers["x-api-key"], undefined, "the bearer goes alone (seed §5 rule 1)");
-  // the caller's address travels as RFC 7239 Forwarded (the service decides whether to trust it)
-  assert.equal(accountCall.headers.forwarded, "for=203.0.113.9");
+  // the caller's own X-Forwarded-For is its claim: never forwarded (the bridge names its caller only by what it
+  // saw, BridgeOptions.callerAddress)
+  assert.equal(accountCall.headers.forwarded, undefined);
 
   // the client refreshes (offline_access) and the same call through the bridge succeeds
   const refreshed = await oauth.processRefreshTokenResponse(

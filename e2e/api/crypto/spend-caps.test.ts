@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
-import { startAgentProfileServer } from "@agent-commerce/agent-kit";
+import { startAgentProfileServer, type Checkout as KitCheckout } from "@agent-commerce/agent-kit";
 
+import { termsFingerprint } from "@/lib/bridge/checkout-terms";
 import { revokeLinkedAgent } from "@/lib/buyers/consents";
 import {
   CRYPTO_RECONCILE_GRACE_MS,
@@ -478,26 +479,33 @@ describe("bridge spend caps", () => {
     };
     const withBuyer = await connectBridge(options, { "x-api-key": apiKey, authorization: agent.bearer });
     const keyOnly = await connectBridge(options, { "x-api-key": apiKey });
-    const confirm = (client: typeof withBuyer, checkoutId: string) =>
+    // the agent read these checkouts over REST: it confirms the terms it read by their fingerprint
+    const confirm = (client: typeof withBuyer, checkout: Checkout) =>
       client.callTool({
         name: "confirm_purchase",
         arguments: {
-          checkouts: [{ store_slug: shop.store.slug, checkout_id: checkoutId }],
+          checkouts: [
+            {
+              store_slug: shop.store.slug,
+              checkout_id: checkout.id,
+              terms_fingerprint: termsFingerprint(checkout as unknown as KitCheckout, shop.store.slug),
+            },
+          ],
           payment_method: "card",
           pay_with: "pm_card_visa",
           payment_mandate_id: id,
         },
       });
     try {
-      const refused = toolError(await confirm(keyOnly, c1!.id));
+      const refused = toolError(await confirm(keyOnly, c1!));
       assert.deepEqual([refused.code, refused.path], ["identity_required", "$.payment_mandate_id"]);
       assert.equal(await (await getDb()).cardPayment.count({ where: { checkoutId: c1!.id } }), 0);
 
-      const paid = resultJson(await confirm(withBuyer, c1!.id)) as { results: { status: string }[] };
+      const paid = resultJson(await confirm(withBuyer, c1!)) as { results: { status: string }[] };
       assert.equal(paid.results[0]?.status, "completed", JSON.stringify(paid));
       assert.equal((await entries(id)).filter((e) => e.kind === "debit").length, 1);
 
-      const over = resultJson(await confirm(withBuyer, c2!.id)) as {
+      const over = resultJson(await confirm(withBuyer, c2!)) as {
         results: { status: string; error?: { code: string } }[];
       };
       assert.equal(over.results[0]?.error?.code, "spend_cap_exceeded", JSON.stringify(over));
