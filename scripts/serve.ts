@@ -293,10 +293,15 @@ const main = async (): Promise<void> => {
     // what the examples read to find this server and its sandboxes (whose ports change on every start)
     const serverFile = serverFilePath();
     const sandboxUrls = SANDBOXES.map((s) => [s.envVar, process.env[s.envVar]] as const);
-    writeServerFile(serverFile, {
-      base_url: base,
-      sandboxes: Object.fromEntries(sandboxUrls.filter((entry): entry is [string, string] => !!entry[1])),
-    });
+    try {
+      writeServerFile(serverFile, {
+        base_url: base,
+        sandboxes: Object.fromEntries(sandboxUrls.filter((entry): entry is [string, string] => !!entry[1])),
+      });
+    } catch (error) {
+      // a convenience for the examples: a folder it cannot write to is worth a line, not a failed start
+      console.error(`Could not write ${serverFile} (the examples then need BASE_URL): ${errorText(error)}`);
+    }
     stageDone("listen");
     console.log(`\nStart-up: ${(performance.now() / 1000).toFixed(2)} s (${stages.join(", ")})`);
     // The summary a first run ends on: where to go next. Never the key itself (set-up printed it once, when it
