@@ -34,7 +34,8 @@ test("a quiet step gets a 'still working' line per quiet period, with the time s
     /^ {2}… Build \(next build\): still working \(\d+ s so far\)$/.test(line),
   );
   assert.ok(still.length >= 2, out.join("\n"));
-  assert.equal(out.at(-2), "✓ Compiled");
+  // the child's own exit can take a quiet period more on a busy machine: one more such line is fine there
+  assert.equal(out.filter((line) => !line.includes("still working")).at(-2), "✓ Compiled");
   assert.match(out.at(-1)!, /^✔ Build \(next build\) \(\d+\.\d s\)$/);
 });
 
