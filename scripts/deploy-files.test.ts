@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 
 import { envOf, parseDockerfile, type Instruction } from "./lib/dockerfile";
 import {
+  NODE_CHECK_COMMAND,
   REPO_ROOT,
   SERVER_MALLOC_ENV,
   SERVER_NODE_ARGS,
@@ -81,15 +82,19 @@ test("Dockerfile: runs as a non-root user, exposes the port it listens on, start
   const cmd = one("CMD").exec;
   assert.ok(cmd, "CMD in exec form, so the server gets SIGTERM itself");
   const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
-  // npm start: the same command, after the malloc settings an operator's environment has not set already
+  // npm start: the same command, after the Node version check and the malloc settings an operator's environment
+  // has not set already
   assert.equal(
     scripts.start,
-    `${serverMallocShellPrefix()} ${cmd!.join(" ")}`,
+    `${NODE_CHECK_COMMAND} && ${serverMallocShellPrefix()} ${cmd!.join(" ")}`,
     "the CMD is npm start's command",
   );
   // the benches start the server as these do (the same node flags, the same malloc settings)
   assert.deepEqual(cmd, ["node", ...SERVER_NODE_ARGS]);
-  assert.equal(scripts.serve, `${serverMallocShellPrefix()} node ${SERVER_NODE_ARGS.join(" ")} --no-setup`);
+  assert.equal(
+    scripts.serve,
+    `${NODE_CHECK_COMMAND} && ${serverMallocShellPrefix()} node ${SERVER_NODE_ARGS.join(" ")} --no-setup`,
+  );
   for (const [name, value] of Object.entries(SERVER_MALLOC_ENV)) assert.equal(runtimeEnv[name], value, name);
   assert.equal(one("STOPSIGNAL").args, "SIGTERM");
 });

@@ -3,7 +3,6 @@
 // of the surfaces and where the demo platform key is kept.
 // `npm run serve` skips the set-up (migrations and seed) and only serves. The set-up step runs only when a few
 // SELECTs find something missing (scripts/lib/setup-plan.ts), so a start on an existing database is quick.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -24,6 +23,8 @@ import { SURFACES } from "@/lib/surfaces";
 import { adminSocketPath, serveAdminSocket } from "./lib/admin-socket";
 import { directRoutes } from "./lib/direct-routes";
 import { closeIdleConnectionsAfterReads } from "./lib/keep-alive";
+import { runStep } from "./lib/run-step";
+import { sameFilesPrefix, serverFilePath, writeServerFile } from "./lib/server-file";
 import { committedMigrations, readDemoKey, setUpIfNeeded } from "./lib/setup-plan";
 import { SANDBOXES, startSandbox } from "./lib/start-sandbox";
 
@@ -35,21 +36,12 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 const args = new Set(process.argv.slice(2));
 
-// Not spawnSync: the sandboxes boot and are primed while these steps run (the Sui one funds the test wallet over
-// HTTP), and an event loop blocked through a build of minutes left that request unanswered until the sandbox's
-// server dropped its connection (a failed start with `connect EPIPE`).
-const runStep = async (label: string, command: string, commandArgs: string[]): Promise<void> => {
-  console.log(`\n▶ ${label}`);
+/** A set-up step as a child process (scripts/lib/run-step.ts: its output relayed, a line while it is quiet). */
+const step = async (label: string, command: string, commandArgs: string[]): Promise<void> => {
   // Telemetry off: these machines (and many operators' servers) have no outbound internet.
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-  const child = spawn(command, commandArgs, { cwd: ROOT, stdio: "inherit", env });
-  const [status, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.once("exit", (code, sig) => resolve([code, sig])),
-  );
-  if (status !== 0) {
-    console.error(`✖ ${label} failed (exit ${status ?? signal})`);
-    process.exit(status ?? 1);
-  }
+  const status = await runStep(label, command, commandArgs, { cwd: ROOT, env });
+  if (status !== 0) process.exit(typeof status === "number" ? status : 1);
 };
 
 /** Where start-up time goes, printed with "Ready on" (`npm run bench:startup` collects it). */
@@ -147,14 +139,18 @@ const main = async (): Promise<void> => {
         demoKey: production ? null : readDemoKey(demoKeyFile()),
       },
       runSetup: (missing) =>
-        runStep(`Set-up: ${missing.join("; ")}`, tsx, ["--conditions=react-server", "scripts/setup.ts"]),
+        step(`Set-up: ${missing.join("; ")}`, tsx, ["--conditions=react-server", "scripts/setup.ts"]),
       keep: keepOpenForServer,
       log: (line) => console.log(line.startsWith("Set-up") ? `\n▶ ${line}` : line),
     });
     stageDone("set-up");
   }
   if (args.has("--build") || !existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
-    await runStep("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
+    // a first build takes minutes on a small machine: say so before Next's first line, which then sits a while
+    console.log(
+      "\nNo build yet (.next/BUILD_ID): building once; this takes a few minutes on a small machine.",
+    );
+    await step("Build (next build)", path.join(ROOT, "node_modules/.bin/next"), ["build"]);
     stageDone("build");
   }
 
@@ -293,16 +289,45 @@ const main = async (): Promise<void> => {
     );
     console.log("\nSurfaces:");
     for (const s of SURFACES) console.log(`  ${`${base}${s.path}`.padEnd(58)} ${s.transport}`);
-    // Never the key itself: it was printed once when set-up created it, and logs outlive terminals.
-    if (existsSync(demoKeyFile())) {
-      console.log(`\nDemo platform key (X-API-Key): in ${path.relative(ROOT, demoKeyFile())}`);
-    }
-    console.log(`Outbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
+    console.log(`\nOutbound fetches (agent profiles, CIMD, webhooks): ${outbound}`);
     if (adminSocket)
       console.log(`Admin CLI (npm run admin -- …) runs its commands in this server while it serves`);
+    // what the examples read to find this server and its sandboxes (whose ports change on every start)
+    const serverFile = serverFilePath();
+    const sandboxUrls = SANDBOXES.map((s) => [s.envVar, process.env[s.envVar]] as const);
+    try {
+      writeServerFile(serverFile, {
+        base_url: base,
+        sandboxes: Object.fromEntries(sandboxUrls.filter((entry): entry is [string, string] => !!entry[1])),
+      });
+    } catch (error) {
+      // a convenience for the examples: a folder it cannot write to is worth a line, not a failed start
+      console.error(`Could not write ${serverFile} (the examples then need BASE_URL): ${errorText(error)}`);
+    }
     stageDone("listen");
     console.log(`\nStart-up: ${(performance.now() / 1000).toFixed(2)} s (${stages.join(", ")})`);
+    // The summary a first run ends on: where to go next. Never the key itself (set-up printed it once, when it
+    // created it, and logs outlive terminals): its file and the command that prints it, with the variables
+    // another shell needs to find this server's files when they are not the default ones.
+    const relative = (file: string) => {
+      const inside = path.relative(process.cwd(), file);
+      return inside && !inside.startsWith("..") && !path.isAbsolute(inside) ? inside : file;
+    };
+    const prefix = sameFilesPrefix();
     console.log(`Ready on http://${host}:${env.PORT}`);
+    console.log(`  Merchant admin:     ${base}/admin`);
+    console.log(`  Agent developers:   ${base}/developers`);
+    const hasDemoKey = existsSync(demoKeyFile());
+    if (hasDemoKey) {
+      console.log(
+        `  Demo platform key:  in ${relative(demoKeyFile())} (X-API-Key); print it with: ${prefix}npm run -s demo-key`,
+      );
+    }
+    console.log(
+      `  Examples find this server and its sandboxes through ${relative(serverFile)}${hasDemoKey ? ":" : ""}`,
+    );
+    if (hasDemoKey)
+      console.log(`    ${prefix}API_KEY=$(${prefix}npm run -s demo-key) npx tsx examples/agent-rest/main.ts`);
   });
 };
 

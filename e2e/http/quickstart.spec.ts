@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -8,14 +8,18 @@ import { expect, test } from "@playwright/test";
 import { findFreePort } from "../../scripts/lib/free-port";
 import { REPO_ROOT } from "../../scripts/lib/paths";
 import { quickstartCommands } from "../../scripts/lib/readme-snippets";
+import type { ServerFile } from "../../scripts/lib/server-file";
 
-// The README's quick start, run as written on a fresh data dir: its server command (`npm start`; `npm ci` is left
-// out, CI has just run it on this clone) and then its agent commands — examples/agent-rest and examples/agent-mcp,
-// each a whole card purchase on the agent kit with a profile that has a generated key and a webhook receiver —
-// with the demo key that first `npm start` printed. Each agent must exit 0 and print its order id within 60 s, the
-// order must be readable with that key, and its webhook must have reached the agent's receiver. Then the README's
-// crypto purchase (examples/agent-crypto): the OAuth link with the admin CLI's test-mode consent, the sandbox wallet
-// that `npm start` funded paying over REST and over MCP, each printing its order.
+// The README's quick start, run as written on a fresh data dir and a port other than 3000: its server command
+// (`npm start`; `npm ci` is left out, CI has just run it on this clone) and then its agent commands —
+// examples/agent-rest and examples/agent-mcp, each a whole card purchase on the agent kit with a profile that has a
+// generated key and a webhook receiver — with the demo key `npm run -s demo-key` prints, finding the server through
+// the server.json `npm start` writes (no BASE_URL). Each agent must exit 0 and print its order id within 60 s, the
+// order must be readable with the key the first start printed, and its webhook must have reached the agent's
+// receiver. Then the README's crypto purchase (examples/agent-crypto): the OAuth link with the admin CLI's
+// test-mode consent, the sandbox wallet that `npm start` funded paying over REST and over MCP, each printing its
+// order, the Sui sandbox found the same way. Last, what a stale URL gets: an old SUI_SANDBOX_URL, then a server
+// that was killed, each a message saying what to do before any purchase starts.
 
 const STORE = "summit-trail-outfitters";
 const AGENT_TIMEOUT_MS = 60_000;
@@ -60,11 +64,21 @@ let server: Run | undefined;
 let baseUrl = "";
 let apiKey = "";
 let pgliteDir = "";
+/** What another shell of the clone sets to find this server's files (as the Ready summary says). */
+let filesEnv: Record<string, string> = {};
+/** Everything unset that would name the server for the examples: they must find it themselves. */
+const UNNAMED = {
+  BASE_URL: undefined,
+  API_KEY: undefined,
+  SUI_SANDBOX_URL: undefined,
+  DATABASE_URL: undefined,
+};
 
 test.beforeAll(async () => {
   test.setTimeout(300_000); // a clone without a build builds first (≈ 1 min here), then migrates and seeds
   tempDir = mkdtempSync(path.join(tmpdir(), "acs-quickstart-"));
   const port = await findFreePort();
+  expect(port).not.toBe(3000); // the examples' old default: they must find this server, not assume it
   baseUrl = `http://127.0.0.1:${port}`;
   pgliteDir = path.join(tempDir, "pglite");
   const commands = quickstartCommands(readme, "server")
@@ -86,7 +100,8 @@ test.beforeAll(async () => {
     OAUTH_TEST_MODE: undefined,
   });
   const started = Date.now();
-  while (!server.output().includes("Ready on")) {
+  // the summary under "Ready on" ends with the examples' line
+  while (!/Ready on[\s\S]*npx tsx examples\/agent-rest\/main\.ts/.test(server.output())) {
     const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r(null), 250))]);
     if (exited !== null) throw new Error(`npm start exited (${exited}):\n${server.output().slice(-3000)}`);
     if (Date.now() - started > 280_000)
@@ -96,6 +111,24 @@ test.beforeAll(async () => {
   const printed = /Created demo platform key \S+: (acs_[A-Za-z0-9_-]+)/.exec(server.output());
   expect(printed, server.output().slice(-2000)).not.toBeNull();
   apiKey = printed![1]!;
+  filesEnv = { PGLITE_DIR: pgliteDir, DEMO_KEY_FILE: path.join(tempDir, "demo-platform-key.json") };
+});
+
+test("the Ready summary names the admin and developer pages, the demo key's file and the command printing it", () => {
+  const summary = server!.output().slice(server!.output().lastIndexOf("Ready on"));
+  expect(summary).toContain(`${baseUrl}/admin`);
+  expect(summary).toContain(`${baseUrl}/developers`);
+  // the data dir is not the default one: the commands say what another shell sets to find its files
+  const prefix = `PGLITE_DIR=${filesEnv.PGLITE_DIR} DEMO_KEY_FILE=${filesEnv.DEMO_KEY_FILE} `;
+  expect(summary).toContain(
+    `in ${filesEnv.DEMO_KEY_FILE} (X-API-Key); print it with: ${prefix}npm run -s demo-key`,
+  );
+  expect(summary).toContain(`${path.join(tempDir, "server.json")}`);
+  // the key itself only where set-up created it, never in the summary
+  expect(summary).not.toContain(apiKey);
+  const record = JSON.parse(readFileSync(path.join(tempDir, "server.json"), "utf8")) as ServerFile;
+  expect(record.base_url).toBe(baseUrl);
+  expect(Object.keys(record.sandboxes).sort()).toEqual(["STRIPE_SANDBOX_URL", "SUI_SANDBOX_URL"]);
 });
 
 test.afterAll(async () => {
@@ -117,7 +150,8 @@ for (const [index, example] of ["agent-rest", "agent-mcp"].entries()) {
     const command = agentCommands[index]!;
     expect(command).toContain(`examples/${example}/main.ts`);
     const started = Date.now();
-    const agent = run(command.replace("acs_…", apiKey), { BASE_URL: baseUrl, API_KEY: undefined });
+    // as written: the key from `npm run -s demo-key`, the server from its server.json
+    const agent = run(command, { ...UNNAMED, ...filesEnv });
     const timer = setTimeout(() => killGroup(agent, "SIGKILL"), AGENT_TIMEOUT_MS);
     const exited = await agent.exited;
     clearTimeout(timer);
@@ -147,15 +181,11 @@ test("README crypto purchase: the agent links to the sandbox buyer and pays over
   expect(suiUrl, server!.output().slice(-2000)).toBeDefined();
   expect(server!.output()).toMatch(/Sui sandbox \([^)]*\): funded the test wallet 0x[0-9a-f]{64}/);
   const [command] = quickstartCommands(readme, "crypto");
-  expect(command).toContain("examples/agent-crypto/main.ts");
+  expect(command).toBe("npx tsx examples/agent-crypto/main.ts");
   const started = Date.now();
-  const agent = run(command!.replace("http://127.0.0.1:…", suiUrl!), {
-    BASE_URL: baseUrl,
-    // the admin CLI the script runs for the consent reaches this server through its data dir's socket
-    PGLITE_DIR: pgliteDir,
-    DATABASE_URL: undefined,
-    SUI_SANDBOX_URL: undefined,
-  });
+  // as written: the server and its Sui sandbox from the server.json; the admin CLI the script runs for the consent
+  // reaches this server through its data dir's socket
+  const agent = run(command!, { ...UNNAMED, ...filesEnv });
   const timer = setTimeout(() => killGroup(agent, "SIGKILL"), 100_000);
   const exited = await agent.exited;
   clearTimeout(timer);
@@ -180,4 +210,28 @@ test("README crypto purchase: the agent links to the sandbox buyer and pays over
     balances: { coinType: string; total: string }[];
   };
   expect(balances.balances.some((b) => BigInt(b.total) > 0n)).toBe(true);
+});
+
+test("an old SUI_SANDBOX_URL, then a server that was killed: a message saying what to do, not `fetch failed`", async () => {
+  test.setTimeout(60_000);
+  const [command] = quickstartCommands(readme, "crypto");
+  // a port nothing listens on any more: the sandbox of an earlier start
+  const oldSandbox = `http://127.0.0.1:${await findFreePort()}`;
+  const stale = run(command!, { ...UNNAMED, ...filesEnv, SUI_SANDBOX_URL: oldSandbox });
+  expect(await stale.exited, stale.output()).toBe(1);
+  expect(stale.output()).toContain(`No Sui sandbox answers at ${oldSandbox} (SUI_SANDBOX_URL)`);
+  expect(stale.output()).toContain("unset SUI_SANDBOX_URL");
+  expect(stale.output()).not.toContain("fetch failed");
+
+  // killed, its server.json stays behind (a clean stop removes it) and its sandboxes are gone with it
+  killGroup(server!, "SIGKILL");
+  await server!.exited;
+  server = undefined;
+  expect(existsSync(path.join(tempDir, "server.json"))).toBe(true);
+  const [rest] = quickstartCommands(readme, "agents");
+  const agent = run(rest!, { ...UNNAMED, ...filesEnv });
+  expect(await agent.exited, agent.output()).toBe(1);
+  expect(agent.output()).toContain(`No server answers at ${baseUrl}`);
+  expect(agent.output()).toContain("start it with npm start");
+  expect(agent.output()).not.toContain("fetch failed");
 });

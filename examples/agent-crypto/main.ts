@@ -12,6 +12,9 @@
 // through the same core as the consent page), and the buyer's wallet is that public sandbox key, which `npm start`
 // funds on the sandbox chain. Outside test mode both are refused.
 
+// first: on a Node too old for the service, a message naming the version needed and how to get it
+import "../../scripts/check-node.mjs";
+
 import { spawn } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
@@ -34,11 +37,13 @@ import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { fromBase64 } from "@mysten/sui/utils";
 
-const baseUrl = (process.argv[2] ?? process.env.BASE_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
-const suiUrl = process.env.SUI_SANDBOX_URL ?? "";
+import { findSandbox, findService, orExit } from "../shared/local-service";
+
+const service = await orExit(findService(process.argv[2] ?? process.env.BASE_URL));
+const baseUrl = service.baseUrl;
+const suiUrl = await orExit(findSandbox(service, "SUI_SANDBOX_URL", "Sui sandbox"));
 const store = process.env.STORE ?? "summit-trail-outfitters";
 const only = process.env.ONLY;
-if (!suiUrl) throw new Error("Set SUI_SANDBOX_URL to the Sui sandbox URL `npm start` printed");
 
 // The buyer's wallet: the service's public sandbox key (lib/buyers/sandbox-wallet.ts), 32 bytes of its seed text.
 // Anyone may sign with it; the service accepts its address in test mode only.

@@ -5,6 +5,9 @@
 //   npx tsx examples/agent-mcp/main.ts [BASE_URL] [API_KEY]
 //   (or BASE_URL, API_KEY, STORE, QUERY in the environment)
 
+// first: on a Node too old for the service, a message naming the version needed and how to get it
+import "../../scripts/check-node.mjs";
+
 import { randomUUID } from "node:crypto";
 
 import {
@@ -18,10 +21,12 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const baseUrl = process.argv[2] ?? process.env.BASE_URL ?? "http://127.0.0.1:3000";
+import { findService, orExit } from "../shared/local-service";
+
 const apiKey = process.argv[3] ?? process.env.API_KEY ?? "";
 const store = process.env.STORE ?? "summit-trail-outfitters";
 if (!apiKey) throw new Error("Pass the platform API key: API_KEY=acs_… or as the second argument");
+const { baseUrl } = await orExit(findService(process.argv[2] ?? process.env.BASE_URL));
 
 // #region readme-mcp
 const agent = await startAgentProfileServer(); // profile with a fresh ES256 key and a webhook receiver

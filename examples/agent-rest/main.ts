@@ -6,6 +6,9 @@
 //   (or BASE_URL, API_KEY, STORE, QUERY in the environment; the key is the one `npm start` printed, kept in
 //   .data/demo-platform-key.json)
 
+// first: on a Node too old for the service, a message naming the version needed and how to get it
+import "../../scripts/check-node.mjs";
+
 import {
   createShoppingClient,
   fetchSigningKeys,
@@ -15,10 +18,12 @@ import {
   verifyWebhook,
 } from "@agent-commerce/agent-kit";
 
-const baseUrl = process.argv[2] ?? process.env.BASE_URL ?? "http://127.0.0.1:3000";
+import { findService, orExit } from "../shared/local-service";
+
 const apiKey = process.argv[3] ?? process.env.API_KEY ?? "";
 const store = process.env.STORE ?? "summit-trail-outfitters";
 if (!apiKey) throw new Error("Pass the platform API key: API_KEY=acs_… or as the second argument");
+const { baseUrl } = await orExit(findService(process.argv[2] ?? process.env.BASE_URL));
 
 // #region readme-rest
 // Our agent's UCP profile: a fresh ES256 key in signing_keys, AP2 mandates declared, an order webhook receiver.

@@ -19,6 +19,13 @@ export const PLAYWRIGHT_JSON_REPORT = path.join(REPO_ROOT, "playwright-report", 
 export const SERVER_NODE_ARGS = ["--max-semi-space-size=8", "--import", "tsx", "scripts/serve.ts"] as const;
 
 /**
+ * What `npm start`, `npm run serve` and `npm run admin` run first (`<this> && …`): the Node version check, plain
+ * JavaScript an old node still parses, so Node 20 gets a message naming the version needed and how to get it
+ * instead of an import error (scripts/check-node.mjs). The Dockerfile's image is Node 24 and runs without it.
+ */
+export const NODE_CHECK_COMMAND = "node scripts/check-node.mjs";
+
+/**
  * glibc's malloc tuning the server is started with, unless the environment already sets it (`npm start` and
  * `npm run serve` as `${NAME:-value}` in their shell, the Dockerfile as an ENV an operator can override, the
  * benches through `serverEnv`). A fixed mmap threshold: a block of 128 KiB or more is mapped on its own and

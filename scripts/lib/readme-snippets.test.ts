@@ -69,7 +69,7 @@ test("the quickstart blocks e2e/http/quickstart.spec.ts runs: the server, then b
   assert.deepEqual(quickstartCommands(readme, "server"), ["npm ci && npm start"]);
   const agents = quickstartCommands(readme, "agents");
   assert.deepEqual(
-    agents.map((c) => c.replace(/^API_KEY=acs_… /, "")),
+    agents.map((c) => c.replace(/^API_KEY=\$\(npm run -s demo-key\) /, "")),
     ["npx tsx examples/agent-rest/main.ts", "npx tsx examples/agent-mcp/main.ts"],
   );
   assert.deepEqual(quickstartCommands("<!-- quickstart: x -->\n\n```sh\n# note\na   # why\n\nb\n```", "x"), [
