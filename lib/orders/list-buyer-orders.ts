@@ -14,8 +14,9 @@ import { paidMinor } from "./settle-refund";
 
 /**
  * Orders that belong to a buyer: their checkout was created (or bound) by any of the buyer's agents (principal
- * `buyer:<id>:agent:<client>`), or under the buyer alone (`buyer:<id>`, before tokens were bound to the agent).
- * Only the buyer's own pages read all of them; an agent reads its own (lib/orders/my-orders.ts).
+ * `buyer:<id>:agent:<client>`), or under the buyer alone (`buyer:<id>`: created before tokens were bound to the
+ * agent, or bound when the signed-in buyer paid it on the wallet page). Only the buyer's own pages read all of
+ * them; an agent reads its own (lib/orders/my-orders.ts).
  */
 export const buyerOrdersWhere = (buyerId: string): Prisma.OrderWhereInput => ({
   OR: [
@@ -23,6 +24,8 @@ export const buyerOrdersWhere = (buyerId: string): Prisma.OrderWhereInput => ({
     { principalId: { startsWith: buyerPrincipalPrefix(buyerId) } },
     // a platform's checkout that this buyer's agent bound and paid (DECISIONS B17)
     { boundPrincipalId: { startsWith: buyerPrincipalPrefix(buyerId) } },
+    // a platform's checkout the buyer paid themselves on the wallet page (lib/checkout/crypto/wallet-page.ts)
+    { boundPrincipalId: `buyer:${buyerId}` },
   ],
 });
 
