@@ -41,7 +41,7 @@ const BRAND_NAMES: Record<string, string> = {
 };
 const brandName = (brand: string): string => BRAND_NAMES[brand] ?? brand;
 
-function Payment({ order }: { order: BuyerOrderView }) {
+function Payment({ order, inGroup }: { order: BuyerOrderView; inGroup: boolean }) {
   const { rail, reference, paidMinor, card } = order.payment;
   if (!rail) return <span className="text-muted-foreground">Not paid</span>;
   const Icon = rail === "card" ? CreditCard : Coins;
@@ -62,7 +62,7 @@ function Payment({ order }: { order: BuyerOrderView }) {
         · <Money amountMinor={paidMinor} currency={order.currency} />
       </span>
       {order.crypto ? (
-        <CryptoPayment receipt={order.crypto} order={order} />
+        <CryptoPayment receipt={order.crypto} order={order} inGroup={inGroup} />
       ) : reference ? (
         <Reference label="Payment reference" value={reference} />
       ) : null}
@@ -80,9 +80,20 @@ function Reference({ label, value }: { label: string; value: string }) {
   );
 }
 
-/** This order's legs of the transaction and, for a combined payment, the other stores it paid. */
-function CryptoPayment({ receipt, order }: { receipt: CryptoReceipt; order: BuyerOrderView }) {
-  const group = order.paymentGroup;
+/**
+ * This order's legs of the transaction and, for a combined payment, the other stores it paid (unless the card is
+ * shown inside its group, which names them already).
+ */
+function CryptoPayment({
+  receipt,
+  order,
+  inGroup,
+}: {
+  receipt: CryptoReceipt;
+  order: BuyerOrderView;
+  inGroup: boolean;
+}) {
+  const group = inGroup ? null : order.paymentGroup;
   return (
     <span className="grid gap-1" data-testid="order-crypto-payment">
       <span className="text-sm" data-testid="order-crypto-legs">
@@ -112,15 +123,16 @@ function CryptoPayment({ receipt, order }: { receipt: CryptoReceipt; order: Buye
   );
 }
 
-export function OrderCard({ order }: { order: BuyerOrderView }) {
+export function OrderCard({ order, inGroup = false }: { order: BuyerOrderView; inGroup?: boolean }) {
   const titleId = `order-${order.id}`;
+  const Title = inGroup ? "h3" : "h2";
   return (
     <Card aria-labelledby={titleId} data-testid="my-order" className="overflow-hidden">
       <header className="bg-muted/50 flex flex-wrap items-start justify-between gap-3 border-b p-4 sm:px-6">
         <div className="grid gap-0.5">
-          <h2 id={titleId} className="font-semibold">
+          <Title id={titleId} className="font-semibold">
             {order.store.name}
-          </h2>
+          </Title>
           <p className="text-muted-foreground text-xs">
             <LocalTime at={order.createdAt} /> · Order <code data-testid="order-id">{order.id}</code>
           </p>
@@ -174,7 +186,7 @@ export function OrderCard({ order }: { order: BuyerOrderView }) {
         <div className="grid content-start gap-5">
           <DataList>
             <DataItem label="Payment">
-              <Payment order={order} />
+              <Payment order={order} inGroup={inGroup} />
             </DataItem>
             {order.refunds.length > 0 ? (
               <DataItem label="Money back">
@@ -273,7 +285,7 @@ export function PaymentGroup({ orders }: { orders: BuyerOrderView[] }) {
         ) : null}
       </header>
       {orders.map((o) => (
-        <OrderCard key={o.id} order={o} />
+        <OrderCard key={o.id} order={o} inGroup />
       ))}
     </section>
   );

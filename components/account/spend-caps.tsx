@@ -314,16 +314,16 @@ function AllowanceCard({
         <caption className="sr-only">Spending against each limit</caption>
         <thead className="text-muted-foreground text-left text-xs">
           <tr>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Window
             </th>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Limit
             </th>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Spent
             </th>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Left
             </th>
           </tr>
@@ -331,11 +331,11 @@ function AllowanceCard({
         <tbody>
           {allowance.windows.map((w) => (
             <tr key={w.name} data-testid={`window-${w.name}`} className="border-border border-t">
-              <th scope="row" className="py-1.5 text-left font-normal">
+              <th scope="row" className="py-1.5 pr-3 text-left font-normal">
                 {WINDOW_LABEL[w.name]}
               </th>
-              <td className="py-1.5">{w.limit === null ? "no limit" : money(w.limit)}</td>
-              <td className="py-1.5">{money(w.spent)}</td>
+              <td className="py-1.5 pr-3">{w.limit === null ? "no limit" : money(w.limit)}</td>
+              <td className="py-1.5 pr-3">{money(w.spent)}</td>
               <td className="py-1.5">{!live || w.remaining === null ? "—" : money(w.remaining)}</td>
             </tr>
           ))}
