@@ -66,6 +66,8 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
   page,
   baseURL,
 }, testInfo) => {
+  // many steps (consent, token, two axe scans and screenshots per width): more than the default 30 s on 2 cores
+  test.setTimeout(120_000);
   // the buyer links the agent (consent page, sandbox wallet) and the agent gets its bearer
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
