@@ -4,16 +4,16 @@ import { Money } from "@/components/cart/money";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { DataItem, DataList } from "@/components/ui/data-list";
+import { LocalTime } from "@/components/ui/local-time";
 import type { CryptoReceipt } from "@/lib/orders/crypto-receipts";
 import type { BuyerOrderView } from "@/lib/orders/list-buyer-orders";
 import { formatUnits } from "@/lib/payments/crypto/coins";
 
 import { OrderStatusBadge } from "./order-status-badge";
 
-// One order on My orders: where and when, its status and total; the items; how it was paid; money returned or
-// still owed back; and its timeline.
-
-const when = (date: Date) => date.toISOString().replace("T", " ").slice(0, 16) + " UTC";
+// One order on My orders: where and when (in the reader's time zone), its status and total; the items; how it was
+// paid; money returned or still owed back; and its timeline. Stores are named by their names; transaction
+// references stay folded away for whoever needs them.
 
 const TOTAL_LABELS: Record<string, string> = {
   subtotal: "Subtotal",
@@ -41,37 +41,59 @@ const BRAND_NAMES: Record<string, string> = {
 };
 const brandName = (brand: string): string => BRAND_NAMES[brand] ?? brand;
 
-function Payment({ order }: { order: BuyerOrderView }) {
+function Payment({ order, inGroup }: { order: BuyerOrderView; inGroup: boolean }) {
   const { rail, reference, paidMinor, card } = order.payment;
   if (!rail) return <span className="text-muted-foreground">Not paid</span>;
   const Icon = rail === "card" ? CreditCard : Coins;
+  const symbols = order.crypto
+    ? [...new Set(order.crypto.crypto_payment.legs.map((l) => l.symbol))].join(" + ")
+    : "";
   return (
     <span className="grid gap-0.5">
       <span className="flex items-center gap-1.5 font-medium">
         <Icon aria-hidden className="size-4" />
         {rail === "crypto"
-          ? "Crypto (Sui)"
+          ? symbols
+            ? `Crypto (${symbols})`
+            : "Crypto"
           : card
             ? `${brandName(card.brand)} •••• ${card.last4}`
-            : "Card"} · <Money amountMinor={paidMinor} currency={order.currency} />
+            : "Card"}{" "}
+        · <Money amountMinor={paidMinor} currency={order.currency} />
       </span>
       {order.crypto ? (
-        <CryptoPayment receipt={order.crypto} orderId={order.id} />
+        <CryptoPayment receipt={order.crypto} order={order} inGroup={inGroup} />
       ) : reference ? (
-        <code
-          className="text-muted-foreground text-xs break-all"
-          title={rail === "card" ? "Payment" : "Transaction"}
-        >
-          {reference}
-        </code>
+        <Reference label="Payment reference" value={reference} />
       ) : null}
     </span>
   );
 }
 
-/** This order's legs of the transaction and, for a combined payment, the other checkouts it paid. */
-function CryptoPayment({ receipt, orderId }: { receipt: CryptoReceipt; orderId: string }) {
-  const group = receipt.payment_group;
+/** A provider's reference (PaymentIntent id, transaction digest): folded away, for support or an explorer. */
+function Reference({ label, value }: { label: string; value: string }) {
+  return (
+    <details className="text-muted-foreground text-xs">
+      <summary className="w-fit cursor-pointer">{label}</summary>
+      <code className="break-all">{value}</code>
+    </details>
+  );
+}
+
+/**
+ * This order's legs of the transaction and, for a combined payment, the other stores it paid (unless the card is
+ * shown inside its group, which names them already).
+ */
+function CryptoPayment({
+  receipt,
+  order,
+  inGroup,
+}: {
+  receipt: CryptoReceipt;
+  order: BuyerOrderView;
+  inGroup: boolean;
+}) {
+  const group = inGroup ? null : order.paymentGroup;
   return (
     <span className="grid gap-1" data-testid="order-crypto-payment">
       <span className="text-sm" data-testid="order-crypto-legs">
@@ -79,23 +101,16 @@ function CryptoPayment({ receipt, orderId }: { receipt: CryptoReceipt; orderId: 
           .map((l) => `${formatUnits(l.amount, l.decimals)} ${l.symbol}`)
           .join(" + ")}
       </span>
-      <code className="text-muted-foreground text-xs break-all" title="Transaction">
-        {receipt.crypto_payment.transaction_digest}
-      </code>
       {group ? (
         <span className="grid gap-0.5 text-xs" data-testid="order-payment-group">
-          <span className="text-muted-foreground">
-            One payment for {group.checkouts.length} stores (combined payment <code>{group.id}</code>):
-          </span>
+          <span className="text-muted-foreground">One payment for {group.stores.length} stores:</span>
           <ul className="grid gap-0.5">
-            {group.checkouts.map((c) => (
-              <li key={c.checkout_id} className="flex flex-wrap items-center gap-1.5">
-                <span className="font-medium">{c.store_slug}</span>
-                {c.order_id === orderId ? (
+            {group.stores.map((c) => (
+              <li key={c.checkoutId} className="flex flex-wrap items-center gap-1.5">
+                <span className="font-medium">{c.storeName}</span>
+                {c.orderId === order.id ? (
                   <Badge tone="neutral">this order</Badge>
-                ) : c.order_id ? (
-                  <code>{c.order_id}</code>
-                ) : (
+                ) : c.orderId ? null : (
                   <Badge tone="warning">paid, order not placed yet</Badge>
                 )}
               </li>
@@ -103,21 +118,23 @@ function CryptoPayment({ receipt, orderId }: { receipt: CryptoReceipt; orderId: 
           </ul>
         </span>
       ) : null}
+      <Reference label="Transaction" value={receipt.crypto_payment.transaction_digest} />
     </span>
   );
 }
 
-export function OrderCard({ order }: { order: BuyerOrderView }) {
+export function OrderCard({ order, inGroup = false }: { order: BuyerOrderView; inGroup?: boolean }) {
   const titleId = `order-${order.id}`;
+  const Title = inGroup ? "h3" : "h2";
   return (
     <Card aria-labelledby={titleId} data-testid="my-order" className="overflow-hidden">
       <header className="bg-muted/50 flex flex-wrap items-start justify-between gap-3 border-b p-4 sm:px-6">
         <div className="grid gap-0.5">
-          <h2 id={titleId} className="font-semibold">
+          <Title id={titleId} className="font-semibold">
             {order.store.name}
-          </h2>
+          </Title>
           <p className="text-muted-foreground text-xs">
-            Order <code data-testid="order-id">{order.id}</code> · {when(order.createdAt)}
+            <LocalTime at={order.createdAt} /> · Order <code data-testid="order-id">{order.id}</code>
           </p>
         </div>
         <div className="flex items-center gap-3">
@@ -169,7 +186,7 @@ export function OrderCard({ order }: { order: BuyerOrderView }) {
         <div className="grid content-start gap-5">
           <DataList>
             <DataItem label="Payment">
-              <Payment order={order} />
+              <Payment order={order} inGroup={inGroup} />
             </DataItem>
             {order.refunds.length > 0 ? (
               <DataItem label="Money back">
@@ -225,7 +242,7 @@ export function OrderCard({ order }: { order: BuyerOrderView }) {
                   />
                   <p className="font-medium">{e.title}</p>
                   <p className="text-muted-foreground text-xs">
-                    <time dateTime={e.at.toISOString()}>{when(e.at)}</time>
+                    <LocalTime at={e.at} />
                     {e.detail ? ` · ${e.detail}` : ""}
                   </p>
                 </li>
@@ -235,5 +252,41 @@ export function OrderCard({ order }: { order: BuyerOrderView }) {
         </div>
       </div>
     </Card>
+  );
+}
+
+/** The orders one combined payment paid (one transaction for several stores), as one purchase. */
+export function PaymentGroup({ orders }: { orders: BuyerOrderView[] }) {
+  const first = orders[0];
+  if (!first?.paymentGroup) return null;
+  const stores = first.paymentGroup.stores;
+  const currencies = new Set(orders.map((o) => o.currency));
+  const headingId = `payment-group-${first.paymentGroup.id}`;
+  return (
+    <section
+      aria-labelledby={headingId}
+      data-testid="my-payment-group"
+      className="border-border grid gap-4 rounded-lg border border-dashed p-3 sm:p-4"
+    >
+      <header className="flex flex-wrap items-baseline justify-between gap-2">
+        <div className="grid gap-0.5">
+          <h2 id={headingId} className="font-semibold">
+            One payment for {stores.length} stores
+          </h2>
+          <p className="text-muted-foreground text-sm">{stores.map((s) => s.storeName).join(", ")}</p>
+        </div>
+        {currencies.size === 1 ? (
+          <span className="font-semibold" data-testid="payment-group-total">
+            <Money
+              amountMinor={orders.reduce((sum, o) => sum + o.payment.paidMinor, 0)}
+              currency={first.currency}
+            />
+          </span>
+        ) : null}
+      </header>
+      {orders.map((o) => (
+        <OrderCard key={o.id} order={o} inGroup />
+      ))}
+    </section>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { toBase64 } from "@mysten/sui/utils";
-import { Pause, Pencil, Play, Plus, Trash2, Wallet } from "lucide-react";
+import { Coins, CreditCard, Pause, Pencil, Play, Plus, Trash2, Wallet } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 
@@ -22,13 +22,17 @@ import {
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
+import { LocalTime } from "@/components/ui/local-time";
 import { NativeSelect } from "@/components/ui/select";
 import { useToast } from "@/components/ui/toast";
+import type { Purchase } from "@/lib/buyers/agent-purchases";
 import { intentSigningBytes, type IntentPayload } from "@/lib/mandates/intent-mandate";
 import type { AgentAllowances, AllowanceView } from "@/lib/mandates/spend-caps-page";
 
-// The spend-cap page's body (DECISIONS B6): per linked agent, each allowance with spent / reserved / remaining per
-// rolling window, and the buyer's controls. Creating and editing build the allowance payload here and have the
+// The spend-cap page's body (DECISIONS B6, B20): per agent, what it bought for the buyer in the last 30 days on
+// every rail (from the orders), each allowance with spent / reserved / remaining per rolling window (from the
+// ledger), and the buyer's controls. A purchase the ledger did not count (paid without an allowance) is listed and
+// says so, so the page never shows nothing spent beside money an agent really spent. Creating and editing build the allowance payload here and have the
 // buyer's wallet sign its JCS bytes (`sui:signPersonalMessage`; test mode's sandbox wallet signs in the page); an
 // edit keeps the allowance's id, so what the agent spent under it still counts. Amounts are typed in major units
 // and converted to minor units with integer arithmetic.
@@ -310,16 +314,16 @@ function AllowanceCard({
         <caption className="sr-only">Spending against each limit</caption>
         <thead className="text-muted-foreground text-left text-xs">
           <tr>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Window
             </th>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Limit
             </th>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Spent
             </th>
-            <th scope="col" className="py-1 font-medium">
+            <th scope="col" className="py-1 pr-3 font-medium">
               Left
             </th>
           </tr>
@@ -327,11 +331,11 @@ function AllowanceCard({
         <tbody>
           {allowance.windows.map((w) => (
             <tr key={w.name} data-testid={`window-${w.name}`} className="border-border border-t">
-              <th scope="row" className="py-1.5 text-left font-normal">
+              <th scope="row" className="py-1.5 pr-3 text-left font-normal">
                 {WINDOW_LABEL[w.name]}
               </th>
-              <td className="py-1.5">{w.limit === null ? "no limit" : money(w.limit)}</td>
-              <td className="py-1.5">{money(w.spent)}</td>
+              <td className="py-1.5 pr-3">{w.limit === null ? "no limit" : money(w.limit)}</td>
+              <td className="py-1.5 pr-3">{money(w.spent)}</td>
               <td className="py-1.5">{!live || w.remaining === null ? "—" : money(w.remaining)}</td>
             </tr>
           ))}
@@ -367,6 +371,78 @@ function AllowanceCard({
   );
 }
 
+const hostOf = (clientId: string): string => {
+  try {
+    return new URL(clientId).host;
+  } catch {
+    return clientId;
+  }
+};
+
+function Purchases({ agent }: { agent: AgentAllowances }) {
+  const uncounted = agent.purchases.filter((p) => p.allowanceId === null).length;
+  return (
+    <section aria-label={`Purchases by ${agent.clientName}`} className="grid gap-2">
+      <h3 className="text-sm font-medium">
+        Bought for you in the last 30 days:{" "}
+        <span data-testid="agent-spent">
+          {agent.spent.length === 0
+            ? formatMinor(0, agent.allowances[0]?.currency ?? "USD")
+            : agent.spent.map((s) => formatMinor(s.amountMinor, s.currency)).join(" + ")}
+        </span>
+      </h3>
+      {agent.purchases.length === 0 ? (
+        <p className="text-muted-foreground text-sm">No purchases in the last 30 days.</p>
+      ) : (
+        <ul className="divide-border grid divide-y rounded-md border text-sm">
+          {agent.purchases.map((p) => (
+            <PurchaseRow key={p.orderId} purchase={p} />
+          ))}
+        </ul>
+      )}
+      {uncounted > 0 ? (
+        <p className="text-muted-foreground text-xs" data-testid="agent-uncounted">
+          {uncounted === 1 ? "1 purchase was" : `${uncounted} purchases were`} paid without an allowance, so{" "}
+          {uncounted === 1 ? "it counts" : "they count"} against none.
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function PurchaseRow({ purchase: p }: { purchase: Purchase }) {
+  const Icon = p.paidWith?.startsWith("Crypto") ? Coins : CreditCard;
+  return (
+    <li
+      data-testid="agent-purchase"
+      className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-3 py-2"
+    >
+      <span className="grid min-w-0 gap-0.5">
+        <span className="font-medium">{p.store.name}</span>
+        <span className="text-muted-foreground flex flex-wrap items-center gap-x-1.5 text-xs">
+          <LocalTime at={p.placedAt} />
+          <span aria-hidden>·</span>
+          <span className="inline-flex items-center gap-1" data-testid="purchase-rail">
+            <Icon aria-hidden className="size-3.5" />
+            {p.paidWith ?? "Not paid"}
+          </span>
+        </span>
+      </span>
+      <span className="flex flex-wrap items-center gap-2">
+        {p.allowanceId ? <Badge tone="neutral">Counted</Badge> : <Badge tone="warning">No allowance</Badge>}
+        <span className="font-medium tabular-nums" data-testid="purchase-amount">
+          {formatMinor(p.amountMinor, p.currency)}
+        </span>
+        {p.refundedMinor > 0 ? (
+          <span className="text-muted-foreground text-xs">
+            ({formatMinor(p.refundedMinor, p.currency)} refunded)
+          </span>
+        ) : null}
+      </span>
+    </li>
+  );
+}
+
 function AgentSection({
   agent,
   address,
@@ -390,12 +466,13 @@ function AgentSection({
       <Card className="grid gap-4 p-5 sm:p-6" aria-labelledby={headingId}>
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div className="grid min-w-0 gap-1">
-            <h2 id={headingId} className="text-lg font-semibold">
+            <h2 id={headingId} className="flex flex-wrap items-center gap-2 text-lg font-semibold">
               {agent.clientName}
+              {agent.linked ? null : <Badge tone="neutral">Unlinked</Badge>}
             </h2>
-            <code className="text-muted-foreground text-xs break-all">{agent.clientId}</code>
+            <span className="text-muted-foreground text-xs break-all">{hostOf(agent.clientId)}</span>
           </div>
-          {form === null ? (
+          {form === null && agent.linked ? (
             <Button size="sm" onClick={() => setForm("new")}>
               <Plus aria-hidden />
               New allowance
@@ -414,8 +491,10 @@ function AgentSection({
           />
         ) : null}
         {agent.allowances.length === 0 ? (
-          <p className="text-muted-foreground text-sm">
-            No allowance yet: this agent cannot pay for you until you sign one.
+          <p className="text-muted-foreground text-sm" data-testid="agent-no-allowance">
+            {agent.linked
+              ? "No allowance yet: this agent cannot pay for you until you sign one."
+              : "No allowance: this agent is no longer linked and cannot pay for you."}
           </p>
         ) : (
           <ul className="grid gap-3" aria-label={`Allowances of ${agent.clientName}`}>
@@ -424,6 +503,7 @@ function AgentSection({
             ))}
           </ul>
         )}
+        <Purchases agent={agent} />
       </Card>
     </li>
   );

@@ -242,9 +242,10 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await expect(page.getByTestId("group-checkout-order")).toHaveCount(3);
   await shoot(page, testInfo, "crypto-combined-paid-1280");
 
-  // My orders: each order shows its leg and the transaction, and the group it was paid with
+  // My orders: the three orders together as one payment, each with its leg of the transaction
   await page.goto(`${service!.baseUrl}/account/orders`);
-  await expect(page.getByTestId("order-payment-group")).toHaveCount(3);
+  await expect(page.getByTestId("my-payment-group")).toHaveCount(1);
+  await expect(page.getByTestId("my-payment-group").getByTestId("my-order")).toHaveCount(3);
   await expect(page.getByTestId("order-crypto-legs").first()).toContainText("USDC");
   await expectAccessible(page, "my orders with a combined payment");
   await shoot(page, testInfo, "crypto-combined-orders-1280");

@@ -1,15 +1,34 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 import { expect, test } from "@playwright/test";
 import * as oauth from "oauth4webapi";
 
+import { SANDBOX_WALLET_ADDRESS } from "../../lib/buyers/sandbox-wallet";
+import { cardCompletionBody } from "../helpers/card-completion";
 import { expectAccessible, shoot } from "../helpers/page-checks";
+import { fund, SUI, USDC } from "../helpers/sui-sandbox";
+import {
+  accountTool,
+  BASE,
+  linkWithSandboxWallet,
+  readyCheckout,
+  SANDBOX_URL,
+  signAllowanceOnPage,
+  startUiAgent,
+  totalOf,
+  ucp,
+  usd,
+  type Checkout,
+} from "../helpers/ui-buyer-agent";
 
 // The spend-cap page in Chromium against the built service (DECISIONS B6): the sandbox buyer links an agent on the
 // consent page, follows the consent centre's link to the spend caps, creates an allowance (the sandbox wallet signs
 // its payload as a personal message), edits it (a new signature, the same allowance), pauses and resumes it, and
-// revokes it; the agent's own view (list_my_allowances on /account/mcp) follows each step at once.
+// revokes it; the agent's own view (list_my_allowances on /account/mcp) follows each step at once. Then another agent
+// buys for the buyer by card (with the buyer's bearer) and by crypto, and the page lists both purchases with the
+// day window's spent and left agreeing with them.
 
 let agent: Server;
 let origin = "";
@@ -47,6 +66,8 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
   page,
   baseURL,
 }, testInfo) => {
+  // many steps (consent, token, two axe scans and screenshots per width): more than the default 30 s on 2 cores
+  test.setTimeout(120_000);
   // the buyer links the agent (consent page, sandbox wallet) and the agent gets its bearer
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -171,4 +192,82 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
   await expect(allowance.getByRole("button", { name: "Edit" })).toHaveCount(0);
   await expectAccessible(page, "spend caps revoked");
   await shoot(page, testInfo, "spend-caps-revoked-1280");
+});
+
+test("spend-cap page — after the agent bought by card with the buyer's bearer and by crypto: each purchase with its store, rail and amount, spent and left per window agreeing with them", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(180_000);
+  const STORE = "summit-trail-outfitters";
+  const agent = await startUiAgent(`Purchases Agent ${randomUUID().slice(0, 6)}`);
+  try {
+    // the sandbox wallet pays the crypto purchase on the shared server's Sui sandbox
+    await fund(SANDBOX_URL, SANDBOX_WALLET_ADDRESS, USDC, [5_000_000_000n]);
+    await fund(SANDBOX_URL, SANDBOX_WALLET_ADDRESS, SUI, [50n * 1_000_000_000n]);
+    const bearer = await linkWithSandboxWallet(page, agent);
+    const asBuyer = { authorization: `Bearer ${bearer}` };
+    const section = await signAllowanceOnPage(page, agent, "5000");
+    await expect(section.getByTestId("agent-spent")).toHaveText("$0.00");
+    const { intent_mandate } = await accountTool<{ intent_mandate: string }>(
+      bearer,
+      "get_intent_mandate",
+      {},
+    );
+
+    // 1. by card, with the buyer's bearer (the checkout is the buyer's from creation) and the buyer's allowance
+    const card = await readyCheckout(agent, STORE, asBuyer, "svc.card");
+    const body = await cardCompletionBody(card, STORE, agent.signer, "pm_card_visa");
+    const paidByCard = await ucp<Checkout>(
+      agent,
+      STORE,
+      "POST",
+      `/checkout-sessions/${card.id}/complete`,
+      asBuyer,
+      {
+        ...body,
+        ap2: { ...body.ap2, intent_mandate },
+      },
+    );
+    expect(paidByCard.status, JSON.stringify(paidByCard.messages)).toBe("completed");
+
+    // 2. by crypto: the agent prepares with the bearer, the buyer pays on the wallet page with the test wallet
+    const crypto = await readyCheckout(agent, STORE, asBuyer, "svc.crypto");
+    const prepared = await ucp<{ continue_url: string }>(
+      agent,
+      STORE,
+      "POST",
+      `/checkout-sessions/${crypto.id}/payment-intent`,
+      asBuyer,
+      { buyer_address: SANDBOX_WALLET_ADDRESS },
+    );
+    await page.goto(prepared.continue_url);
+    await page.getByRole("button", { name: "Pay with the test wallet" }).click();
+    await expect(page.getByText(/your order is placed/i)).toBeVisible();
+
+    // the page: both purchases (store, rail, amount), what they cost, and the day window agreeing with them
+    await page.goto(`${BASE}/account/spend-caps`);
+    const purchases = section.getByTestId("agent-purchase");
+    await expect(purchases).toHaveCount(2);
+    await expect(purchases.nth(0)).toContainText("Summit Trail Outfitters");
+    await expect(purchases.nth(0).getByTestId("purchase-rail")).toHaveText("Crypto (USDC)");
+    await expect(purchases.nth(0).getByTestId("purchase-amount")).toHaveText(usd(totalOf(crypto)));
+    await expect(purchases.nth(1).getByTestId("purchase-rail")).toHaveText("Card");
+    await expect(purchases.nth(1).getByTestId("purchase-amount")).toHaveText(usd(totalOf(paidByCard)));
+    await expect(purchases.filter({ hasText: "Counted" })).toHaveCount(2);
+    const spent = totalOf(crypto) + totalOf(paidByCard);
+    await expect(section.getByTestId("agent-spent")).toHaveText(usd(spent));
+    const day = section.getByTestId("window-day");
+    await expect(day).toContainText(usd(spent));
+    await expect(day).toContainText(usd(500_000 - spent));
+    await expect(section.getByTestId("agent-uncounted")).toHaveCount(0);
+    await expect(section.getByText(/cannot pay for you/)).toHaveCount(0);
+
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectAccessible(page, `spend caps with purchases ${width}`);
+      await shoot(page, testInfo, `spend-caps-purchases-${width}`);
+    }
+  } finally {
+    await agent.close();
+  }
 });

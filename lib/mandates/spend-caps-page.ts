@@ -1,62 +1,23 @@
 import "server-only";
 
+import { agentPurchasesOf, type AgentPurchases } from "@/lib/buyers/agent-purchases";
 import { listLinkedAgents } from "@/lib/buyers/consents";
-import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 
-import { listAllowances, saveIntentMandate, setAllowanceStatus } from "./intent-mandates";
-import { allowanceStatus, remainingOf, WINDOWS, type AllowanceStatus, type WindowName } from "./spend-ledger";
+import { saveIntentMandate, setAllowanceStatus } from "./intent-mandates";
 
-// The buyer's spend-cap page (/account/spend-caps): per linked agent, every allowance with what it allows and, per
-// rolling window, what was spent, what is reserved now and what remains — read from the one ledger. Creating or
-// editing an allowance is a new wallet signature (saveIntentMandate); pause, resume and revoke take effect at once.
+// The buyer's spend-cap page (/account/spend-caps): per agent, every allowance with what it allows and, per rolling
+// window, what was spent, what is reserved now and what remains — read from the one ledger — beside the purchases
+// the agent really made for the buyer (from the orders, lib/buyers/agent-purchases.ts), so a purchase that counted
+// against no allowance is shown too. Creating or editing an allowance is a new wallet signature
+// (saveIntentMandate); pause, resume and revoke take effect at once.
 
-export type AllowanceView = {
-  id: string;
-  status: AllowanceStatus;
-  currency: string;
-  perOrderMax: number | null;
-  merchants: string[] | "*";
-  expiresAt: string;
-  reserved: number;
-  windows: { name: WindowName; limit: number | null; spent: number; remaining: number | null }[];
-};
+export type { AllowanceView } from "@/lib/buyers/agent-purchases";
+export type AgentAllowances = AgentPurchases;
 
-export type AgentAllowances = { clientId: string; clientName: string; allowances: AllowanceView[] };
-
-/** Every linked agent of the buyer with its allowances, newest first, and their usage now. */
-export const spendCapsOf = async (buyerId: string, now: Date): Promise<AgentAllowances[]> => {
-  const db = await getDb();
-  const [agents, rows] = await Promise.all([listLinkedAgents(buyerId), listAllowances(buyerId)]);
-  return Promise.all(
-    agents.map(async (agent) => ({
-      clientId: agent.clientId,
-      clientName: agent.clientName,
-      allowances: await Promise.all(
-        rows
-          .filter((r) => r.clientId === agent.clientId)
-          .map(async (row): Promise<AllowanceView> => {
-            const usage = await remainingOf(db, row, now);
-            return {
-              id: row.id,
-              status: allowanceStatus(row, now),
-              currency: row.currency,
-              perOrderMax: row.perOrderMax,
-              merchants: row.merchants as string[] | "*",
-              expiresAt: row.expiresAt.toISOString(),
-              reserved: usage.reserved,
-              windows: (Object.keys(WINDOWS) as WindowName[]).map((name) => ({
-                name,
-                limit: usage.windows[name].limit,
-                spent: usage.windows[name].spent,
-                remaining: usage.windows[name].remaining,
-              })),
-            };
-          }),
-      ),
-    })),
-  );
-};
+/** Every linked agent of the buyer (and any other that bought for them) with its purchases and allowances now. */
+export const spendCapsOf = async (buyerId: string, now: Date): Promise<AgentAllowances[]> =>
+  (await agentPurchasesOf(buyerId, now)).agents;
 
 /**
  * Keeps an allowance the signed-in buyer signed for one of their linked agents (new, or an edit of the same id).

@@ -8,14 +8,16 @@ import { owedBackOfCheckouts, type OwedBackView } from "@/lib/payments/rails";
 import { cryptoReceiptsOf, type CryptoReceipt } from "./crypto-receipts";
 import { paidMinor } from "./settle-refund";
 
-// The buyer's orders page (/account/orders): the orders of checkouts the buyer's agents created with the buyer's
-// bearer, across every store (the same rows list_my_orders returns on /account/mcp), with what a person wants to
-// see on one screen: items, totals, how it was paid, money returned or still owed back, and what happened when.
+// The buyer's orders page (/account/orders): the orders of checkouts the buyer's agents created with (or bound to)
+// the buyer's bearer, and those the buyer paid themselves on the wallet page, across every store (each agent reads
+// its own with list_my_orders on /account/mcp), with what a person wants to see on one screen: items, totals, how
+// it was paid, money returned or still owed back, and what happened when; one combined payment's orders together.
 
 /**
  * Orders that belong to a buyer: their checkout was created (or bound) by any of the buyer's agents (principal
- * `buyer:<id>:agent:<client>`), or under the buyer alone (`buyer:<id>`, before tokens were bound to the agent).
- * Only the buyer's own pages read all of them; an agent reads its own (lib/orders/my-orders.ts).
+ * `buyer:<id>:agent:<client>`), or under the buyer alone (`buyer:<id>`: created before tokens were bound to the
+ * agent, or bound when the signed-in buyer paid it on the wallet page). Only the buyer's own pages read all of
+ * them; an agent reads its own (lib/orders/my-orders.ts).
  */
 export const buyerOrdersWhere = (buyerId: string): Prisma.OrderWhereInput => ({
   OR: [
@@ -23,6 +25,8 @@ export const buyerOrdersWhere = (buyerId: string): Prisma.OrderWhereInput => ({
     { principalId: { startsWith: buyerPrincipalPrefix(buyerId) } },
     // a platform's checkout that this buyer's agent bound and paid (DECISIONS B17)
     { boundPrincipalId: { startsWith: buyerPrincipalPrefix(buyerId) } },
+    // a platform's checkout the buyer paid themselves on the wallet page (lib/checkout/crypto/wallet-page.ts)
+    { boundPrincipalId: `buyer:${buyerId}` },
   ],
 });
 
@@ -77,6 +81,14 @@ export type BuyerOrderView = {
   cryptoOwedBack: OwedBackView[];
   /** Crypto orders: this order's legs of the transaction and, for a combined payment, its group. */
   crypto: CryptoReceipt | null;
+  /**
+   * The combined payment that paid it (one transaction for several stores), named for people: every store of the
+   * group with its order (null while that checkout is not completed yet).
+   */
+  paymentGroup: {
+    id: string;
+    stores: { checkoutId: string; storeName: string; orderId: string | null }[];
+  } | null;
   timeline: { at: Date; title: string; detail: string | null }[];
 };
 
@@ -190,6 +202,49 @@ const findBuyerOrders = async (
   return { rows: found.slice(0, pageSize), more: found.length > pageSize };
 };
 
+const groupOf = (
+  receipt: CryptoReceipt | undefined,
+  storeNames: Map<string, string>,
+): BuyerOrderView["paymentGroup"] => {
+  const group = receipt?.payment_group;
+  if (!group) return null;
+  return {
+    id: group.id,
+    stores: group.checkouts.map((c) => ({
+      checkoutId: c.checkout_id,
+      storeName: storeNames.get(c.store_slug) ?? c.store_slug,
+      orderId: c.order_id,
+    })),
+  };
+};
+
+/**
+ * The page's orders as it shows them: an order alone, or the orders of one combined payment together (in the place
+ * of the newest of them), so one payment for several stores reads as one purchase.
+ */
+export const groupByPayment = (
+  orders: readonly BuyerOrderView[],
+): ({ kind: "order"; order: BuyerOrderView } | { kind: "group"; id: string; orders: BuyerOrderView[] })[] => {
+  const out: ReturnType<typeof groupByPayment> = [];
+  const groups = new Map<string, BuyerOrderView[]>();
+  for (const order of orders) {
+    const id = order.paymentGroup?.id;
+    if (!id) {
+      out.push({ kind: "order", order });
+      continue;
+    }
+    const members = groups.get(id);
+    if (members) {
+      members.push(order);
+      continue;
+    }
+    const fresh = [order];
+    groups.set(id, fresh);
+    out.push({ kind: "group", id, orders: fresh });
+  }
+  return out;
+};
+
 const toViews = async (
   rows: Awaited<ReturnType<typeof findBuyerOrders>>["rows"],
 ): Promise<BuyerOrderView[]> => {
@@ -207,6 +262,18 @@ const toViews = async (
     rows.map((o) => o.checkoutId),
   );
   const receipts = await cryptoReceiptsOf(db, rows);
+  const groupSlugs = [
+    ...new Set(
+      [...receipts.values()].flatMap((r) => r.payment_group?.checkouts.map((c) => c.store_slug) ?? []),
+    ),
+  ];
+  const storeNames = new Map(
+    groupSlugs.length
+      ? (
+          await db.store.findMany({ where: { slug: { in: groupSlugs } }, select: { slug: true, name: true } })
+        ).map((st) => [st.slug, st.name])
+      : [],
+  );
   const cardOf = new Map(
     attempts.flatMap((a) =>
       a.providerRef && a.cardBrand && a.cardLast4
@@ -265,6 +332,7 @@ const toViews = async (
       owedMinor: refunds.filter((r) => r.status === "pending").reduce((s, r) => s + r.amountMinor, 0),
       cryptoOwedBack: owed,
       crypto: receipts.get(o.id) ?? null,
+      paymentGroup: groupOf(receipts.get(o.id), storeNames),
       timeline,
     };
   });

@@ -2,16 +2,17 @@ import { Package } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 
-import { OrderCard } from "@/components/account/order-card";
+import { OrderCard, PaymentGroup } from "@/components/account/order-card";
 import { OrderFilters } from "@/components/account/order-filters";
 import { PageShell } from "@/components/layout/page-shell";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
 import { EmptyState } from "@/components/ui/empty-state";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { isOAuthTestMode } from "@/lib/config/env";
-import { listBuyerOrdersPage, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
+import { groupByPayment, listBuyerOrdersPage, listBuyerOrderStores } from "@/lib/orders/list-buyer-orders";
 
-// My orders: what the buyer's agents bought, across stores (DECISIONS.md B17: the buyer sees all their orders).
+// My orders: what the buyer's agents bought and what the buyer paid on their own wallet page, across stores
+// (DECISIONS.md B17: the buyer sees all their orders); the orders of one combined payment shown together.
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "My orders — Agent Commerce Service", robots: { index: false } };
@@ -60,7 +61,10 @@ export default async function MyOrdersPage({ searchParams }: Props) {
     return query ? `/account/orders?${query}` : "/account/orders";
   };
   return (
-    <PageShell title="My orders" description="Everything your agents bought for you, in every store.">
+    <PageShell
+      title="My orders"
+      description="Everything your agents bought for you and everything you paid yourself, in every store."
+    >
       {stores.length > 0 ? <OrderFilters stores={stores} store={store} status={status} /> : null}
       {page.invalidCursor ? (
         <p className="text-muted-foreground mb-4 text-sm" role="status">
@@ -89,9 +93,13 @@ export default async function MyOrdersPage({ searchParams }: Props) {
             {orders.length === 1 ? "1 order" : `${orders.length} orders`}
             {later ? " (older orders)" : page.older ? " (the newest)" : ""}
           </p>
-          {orders.map((o) => (
-            <OrderCard key={o.id} order={o} />
-          ))}
+          {groupByPayment(orders).map((entry) =>
+            entry.kind === "order" ? (
+              <OrderCard key={entry.order.id} order={entry.order} />
+            ) : (
+              <PaymentGroup key={entry.id} orders={entry.orders} />
+            ),
+          )}
           {page.older || later ? (
             <nav aria-label="Pages of orders" className="flex flex-wrap justify-between gap-3 text-sm">
               {later ? <Link href={pageLink(null)}>Newest orders</Link> : <span />}

@@ -10,8 +10,9 @@ import { spendCapsOf } from "@/lib/mandates/spend-caps-page";
 
 import { changeAllowance, saveAllowance } from "./actions";
 
-// The buyer's spend caps (DECISIONS B6): per linked agent, the allowances the buyer's wallet signed, what each agent
-// spent against each limit and what is reserved now; create, edit (a new signature), pause and revoke.
+// The buyer's spend caps (DECISIONS B6, B20): per agent, what it bought for the buyer (from the orders), the
+// allowances the buyer's wallet signed, what it spent against each limit and what is reserved now; create, edit (a
+// new signature), pause and revoke.
 export const dynamic = "force-dynamic";
 
 export default async function SpendCapsPage() {
@@ -32,8 +33,9 @@ export default async function SpendCapsPage() {
       title="Your spend caps"
       description={
         <>
-          What each agent may spend for you, across every store and both payment methods. Changes take effect
-          at once. Agents you link appear on <Link href="/account/agents">your linked agents</Link>.
+          What each agent may spend for you and what it bought, across every store and both payment methods.
+          An agent cannot pay for you until you sign it an allowance; changes take effect at once. Agents you
+          link appear on <Link href="/account/agents">your linked agents</Link>.
         </>
       }
     >

@@ -6,6 +6,7 @@ import type { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { fromBase64, normalizeStructTag, toBase64 } from "@mysten/sui/utils";
 import type { JWK } from "jose";
 
+import { agentPurchasesOf } from "@/lib/buyers/agent-purchases";
 import { signInBuyer, type BuyerAccount } from "@/lib/buyers/sign-in-buyer";
 import {
   getWalletPage,
@@ -21,6 +22,7 @@ import { intentSigningBytes, type IntentPayload } from "@/lib/mandates/intent-ma
 import { currentIntentMandate, saveIntentMandate } from "@/lib/mandates/intent-mandates";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
+import { listBuyerOrders } from "@/lib/orders/list-buyer-orders";
 import { suiSandbox, type SuiSandbox } from "@/sandbox/sui/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -345,6 +347,54 @@ describe("the wallet page (lib/checkout/crypto/wallet-page.ts)", () => {
     assert.equal(session.status, "completed");
     assert.equal(session.continueToken, null, "the link is closed");
     assert.equal(await pageFor(token, wallet.buyer), null);
+  });
+
+  test("an unbound checkout paid on the page becomes the signed-in buyer's own (bound to the buyer alone): My orders lists it, no agent bought it, the creating platform still reads it", async () => {
+    const wallet = await newWallet();
+    const { checkoutId, token } = await escalatedLink();
+    const quote = (await pageFor(token, wallet.buyer))!.quote!;
+    const db = await getDb();
+    assert.equal(
+      (await db.checkoutSession.findUniqueOrThrow({ where: { id: checkoutId } })).boundPrincipalId,
+      null,
+      "showing the page binds nothing",
+    );
+    const paid = await payOnWalletPage({
+      slug: store.slug,
+      token,
+      viewer: wallet.buyer,
+      transaction: quote.bytes,
+      signature: await sign(wallet, quote.bytes),
+    });
+    assert.equal(paid.kind, "order_placed", JSON.stringify(paid));
+    const orderId = (paid as { orderId: string }).orderId;
+    const session = await db.checkoutSession.findUniqueOrThrow({ where: { id: checkoutId } });
+    assert.equal(session.boundPrincipalId, `buyer:${wallet.buyer.id}`);
+    const order = await db.order.findUniqueOrThrow({ where: { id: orderId } });
+    assert.equal(order.boundPrincipalId, `buyer:${wallet.buyer.id}`);
+
+    const mine = await listBuyerOrders(wallet.buyer.id);
+    assert.deepEqual(
+      mine.map((o) => [o.id, o.payment.rail]),
+      [[orderId, "crypto"]],
+    );
+    const stranger = await newWallet();
+    assert.deepEqual(await listBuyerOrders(stranger.buyer.id), [], "nobody else's");
+    const purchases = await agentPurchasesOf(wallet.buyer.id, new Date());
+    assert.deepEqual(
+      purchases.own.map((p) => [p.orderId, p.paidWith, p.amountMinor, p.store.name, p.allowanceId]),
+      [[orderId, "Crypto (USDC)", PRICE, store.name, null]],
+    );
+    assert.deepEqual(purchases.agents, [], "the buyer's own purchase is no agent's");
+
+    // the platform that created the checkout keeps reading it (B17)
+    const read = await rest<Checkout & { order?: { id: string } }>(
+      "GET",
+      `/s/${store.slug}/checkout-sessions/${checkoutId}`,
+      { headers: platform() },
+    );
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.order?.id, orderId);
   });
 
   test("bad input is refused with a clear code before anything reaches the chain; nothing is stored", async () => {

@@ -33,9 +33,12 @@ import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 // that pays with svc.crypto. The link token finds the checkout; the signed-in buyer (wallet sign-in) is who pays:
 // - a checkout bound to a buyer (B17) is paid by that buyer only; anyone else is refused;
 // - an unbound checkout (a platform key created it and no buyer-bound call came yet) is paid by whoever signs in
-//   with the link. The page does NOT bind it to an agent: no agent made this call, and binding to "the page" would
-//   lock the creating platform's agent out of its own buyer flow. The payment itself is tied to the signed-in
-//   wallet (the prepared transaction's sender), which is what settlement checks.
+//   with the link. Showing it or preparing a quote binds nothing. Paying it binds the checkout to the signed-in
+//   buyer ALONE (`buyer:<id>`, no agent: no agent made this call), just before the signed bytes go to the chain, so
+//   the order is the buyer's own purchase and My orders lists it; it is no agent's spend (DECISIONS B20). The
+//   creating platform keeps its access (B17: the creator always reaches its checkout); another buyer-agent pair
+//   gets not_found from then on, as for any bound checkout. The payment itself is tied to the signed-in wallet (the
+//   prepared transaction's sender), which is what settlement checks.
 // The wallet only SIGNS the fully resolved bytes we prepared; the server verifies the signature, executes them
 // through the store's chain port (one node per store, the gRPC sandbox in test mode) and settles the digest through
 // settleCrypto, the one path completion also takes. The buyer approved on this page, so no agent mandate is asked.
@@ -73,6 +76,9 @@ export const isWalletPageLink = async (slug: string, token: string, now = new Da
   return session ? paysWithCrypto(db, session) : false;
 };
 
+/** The principal of the buyer alone (no agent): the buyer paid on their own wallet page. */
+export const buyerOwnPrincipalId = (buyerId: string): string => `buyer:${buyerId}`;
+
 /** Who the checkout is bound to (B17): the binding, or the buyer-agent pair that created it. */
 const bindingOf = (session: Link): string | null =>
   session.boundPrincipalId ?? (session.principalId.startsWith("buyer:") ? session.principalId : null);
@@ -94,7 +100,8 @@ const accessOf = (session: Link, viewer: BuyerAccount | null): Access => {
     return { kind: "buyer", buyer: viewer, address, agent: binding.slice(prefix.length) };
   }
   // a principal of the buyer alone (written before agents were told apart) is still this buyer's
-  if (binding === `buyer:${viewer.id}`) return { kind: "buyer", buyer: viewer, address, agent: null };
+  if (binding === buyerOwnPrincipalId(viewer.id))
+    return { kind: "buyer", buyer: viewer, address, agent: null };
   return { kind: "refused" };
 };
 
@@ -119,6 +126,31 @@ const openOrThrow = async (db: Db, slug: string, token: string, viewer: BuyerAcc
     );
   }
   return { session, access };
+};
+
+/**
+ * The signed-in buyer pays an unbound checkout: it becomes theirs (bound to the buyer alone) before any money
+ * moves. One conditional write, as every binding (lib/checkout/checkout-record.ts): when a buyer-bound call bound it
+ * to another pair meanwhile, nothing is sent to the chain.
+ * @throws AppError access_denied (another buyer's pair bound it meanwhile)
+ */
+const bindToPayingBuyerOrThrow = async (db: Db, session: Link, buyerId: string): Promise<void> => {
+  if (bindingOf(session) !== null) return;
+  const { count } = await db.checkoutSession.updateMany({
+    where: { id: session.id, boundPrincipalId: null, NOT: { principalId: { startsWith: "buyer:" } } },
+    data: { boundPrincipalId: buyerOwnPrincipalId(buyerId) },
+  });
+  if (count === 1) return;
+  const now = await db.checkoutSession.findUnique({
+    where: { id: session.id },
+    select: { boundPrincipalId: true },
+  });
+  const bound = now?.boundPrincipalId ?? null;
+  if (bound === buyerOwnPrincipalId(buyerId) || bound?.startsWith(buyerPrincipalPrefix(buyerId))) return;
+  throw new AppError(
+    "access_denied",
+    "This checkout belongs to another buyer: sign in with the wallet of the buyer it was made for",
+  );
 };
 
 type WireLeg = {
@@ -433,6 +465,8 @@ export const payOnWalletPage = async (input: {
       { path: "$.transaction" },
     );
   }
+  // every check passed: the checkout becomes the buyer's before the bytes reach the chain (a refusal binds nothing)
+  await bindToPayingBuyerOrThrow(db, session, access.buyer.id);
   const store: Store = session.store;
   const rail = cryptoRailOf(store);
   const executed = await chainForNetwork(settlementNetwork(store)).executeTransaction(row.transactionBytes, [
