@@ -1,8 +1,8 @@
 // A shopping agent paying with crypto (svc.crypto, Sui) in a store of a service running in test mode (`npm start`):
 // link to the buyer over OAuth (authorization code + PKCE, this script being a loopback client with a client
-// metadata document), then search → checkout → payment-intent → the buyer's wallet signs and submits the
-// transaction to the Sui sandbox → the buyer signs a spend allowance (AP2 intent mandate) → complete with the
-// transaction digest. Done over REST, then over MCP (the SDK's Client), each printing `order <id>`; exits 0.
+// metadata document), then search → checkout → payment-intent with the buyer's spend allowance for this agent (AP2
+// intent mandate, signed by the buyer's wallet; without one an agent cannot pay for a buyer) → the buyer's wallet
+// signs and submits the transaction to the Sui sandbox → complete with the transaction digest. Done over REST, then over MCP (the SDK's Client), each printing `order <id>`; exits 0.
 //
 //   SUI_SANDBOX_URL=http://127.0.0.1:… npx tsx examples/agent-crypto/main.ts [BASE_URL]
 //   (SUI_SANDBOX_URL: the "Sui sandbox" URL `npm start` printed; BASE_URL, STORE, QUERY, ONLY=rest|mcp optional)
@@ -263,10 +263,15 @@ if (only !== "mcp") {
       { credentials },
     ),
   );
+  // the buyer's allowance for this agent rides with the prepare (signed by their wallet, as on the spend-cap
+  // page): an agent prepares a buyer's payment only within one, and it is kept from then on
   const prepared = await ucp.rest<Prepared>(
     "POST",
     `${path}/payment-intent`,
-    { buyer_address: buyerAddress },
+    {
+      buyer_address: buyerAddress,
+      ap2: { intent_mandate: await intentMandate(agent.clientId, store, ready.currency) },
+    },
     { credentials },
   );
   const digest = await signAndSubmit(prepared);
@@ -332,6 +337,7 @@ if (only !== "rest") {
   const prepared = await tool<Prepared>("prepare_checkout_payment", {
     id: ready.id,
     buyer_address: buyerAddress,
+    ap2: { intent_mandate: await intentMandate(agent.clientId, store, ready.currency) },
   });
   const digest = await signAndSubmit(prepared);
   const paid = await tool<Checkout>("complete_checkout", {
