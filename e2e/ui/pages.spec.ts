@@ -189,6 +189,17 @@ const signInWithSandbox = async (page: Page) => {
   await expect(page.getByTestId("account-menu")).toBeVisible();
 };
 
+/** The buyer gives the agent a spending limit on the spend-cap page, signed with the sandbox wallet (DECISIONS B20). */
+const giveAllowance = async (page: Page, client: ClientKey = "agent") => {
+  await page.goto("/account/spend-caps");
+  const caps = page.getByTestId("agent-caps").filter({ hasText: CLIENTS[client] });
+  await caps.getByRole("button", { name: "New allowance" }).click();
+  const form = caps.getByRole("form", { name: /New allowance/ });
+  await form.getByLabel("Per day (USD)").fill("1000");
+  await form.getByRole("button", { name: "Sign with your wallet" }).click();
+  await expect(caps.getByTestId("allowance")).toHaveCount(1);
+};
+
 const setTheme = (page: Page, theme: (typeof THEMES)[number]) =>
   page.context().addCookies([{ name: "acs-theme", value: theme, url: BASE }]);
 
@@ -215,7 +226,9 @@ test("buyer story — sandbox wallet sign-in, approve the agent, the agent buys 
   const tokens = await exchangeCode(new URL(page.url()), state, verifier);
   const bearer = { authorization: `Bearer ${tokens.access_token}` };
 
-  // 2. the agent buys by card with the buyer's bearer (the checkout is the buyer's from creation)
+  // 2. consent is not spending: the buyer gives the agent a limit, then the agent buys by card with the buyer's
+  // bearer (the checkout is the buyer's from creation)
+  await giveAllowance(page);
   const checkout = await newCheckout(bearer);
   const completed = await ucp<Checkout>(
     "POST",
@@ -348,6 +361,7 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
   await page.waitForURL((url) => url.href.startsWith(redirectUri("tour")));
   const tokens = await exchangeCode(new URL(page.url()), state, verifier, "tour");
   const bearer = { authorization: `Bearer ${tokens.access_token}` };
+  await giveAllowance(page, "tour");
   const bought = await newCheckout(bearer);
   const paid = await ucp<Checkout>(
     "POST",
