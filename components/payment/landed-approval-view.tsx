@@ -6,6 +6,7 @@ import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { DataItem, DataList } from "@/components/ui/data-list";
+import { LocalTime } from "@/components/ui/local-time";
 
 // The payment link of a checkout whose crypto payment landed without room on the buyer's allowance for the agent
 // (DECISIONS B20): the buyer, signed in with the wallet that owns the account, approves it (the order is placed
@@ -52,9 +53,7 @@ export function LandedApprovalView(props: LandedApprovalProps) {
             <Money amountMinor={props.amountMinor} currency={props.currency} />
           </DataItem>
           <DataItem label="Decide by">
-            <time dateTime={props.decideBy.toISOString()}>
-              {props.decideBy.toUTCString().replace(" GMT", " UTC")}
-            </time>
+            <LocalTime at={props.decideBy} />
           </DataItem>
         </DataList>
         {props.viewer === "buyer" ? (

@@ -98,6 +98,27 @@ export const seedProduct = async (
 export const seedPlatformKey = async (permissions: PlatformPermission[] = []) =>
   createApiKey({ name: `test-${unique()}`, permissions });
 
+/**
+ * A stored allowance of a buyer for an agent, as if the buyer had signed it on the spend-cap page (no limits, every
+ * store, one hour): for tests of a buyer's purchases that are not about the allowance itself (DECISIONS B20: an
+ * agent pays for a buyer only within one). The service reads the stored row when it reserves; tests of the signed
+ * envelope itself sign one (e2e/helpers/crypto-purchase.ts, signAllowance).
+ */
+export const seedAllowance = async (input: { buyerId: string; clientId: string; limitDay?: number }) =>
+  (await getDb()).intentMandate.create({
+    data: {
+      id: `im_${unique()}`,
+      buyerId: input.buyerId,
+      clientId: input.clientId,
+      envelope: "seeded-by-test",
+      currency: "USD",
+      limitDay: input.limitDay ?? null,
+      merchants: "*",
+      nonce: unique(),
+      expiresAt: new Date(Date.now() + 60 * 60_000),
+    },
+  });
+
 // ── issue #4: checkout rules ─────────────────────────────────────────────────────────────────────────────
 
 export type ShippingRateSpec = {

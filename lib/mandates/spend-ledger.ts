@@ -220,7 +220,7 @@ export const reserveSpend = async (
     const remaining = remainingToWire(usage);
     throw new AppError(
       "spend_cap_exceeded",
-      `This payment (${input.amount} ${row.currency} minor units) is over the buyer's ${over.join(", ")} limit: ${over.map((w) => `${remaining[w]} left this ${w}`).join(", ")}`,
+      `This payment (${input.amount} ${row.currency} minor units) is over the buyer's ${over.join(", ")} limit: ${over.map((w) => `${remaining[w]} left this ${w}`).join(", ")}. The buyer can raise it on the spend-cap page (/account/spend-caps)`,
       {
         path: "$.ap2.intent_mandate",
         details: { allowance_id: row.id, requested: input.amount, remaining },

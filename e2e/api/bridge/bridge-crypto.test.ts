@@ -317,7 +317,7 @@ describe("bridge crypto purchase", () => {
   test("bad input: 0 or 6 checkouts, two of one store, an unknown store, a coin the store does not take, card, no bearer, no allowance → tool errors with the argument's JSONPath", async () => {
     const { store, variantId, agent, client } = await setup({ coins: ["USDC", "SUI"] });
     const keyOnly = await connectBridge(options(), { "x-api-key": apiKey });
-    const fresh = await linkBuyerAgent(cimd, await newWallet());
+    const fresh = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
     const noAllowance = await connectBridge(options(), { "x-api-key": apiKey, authorization: fresh.bearer });
     try {
       const checkoutId = await readyCheckout(client, store, variantId);

@@ -472,6 +472,8 @@ describe("service coupons", () => {
       handlerId: "svc.crypto",
       paymentRef: `digest-${checkoutId}`,
       now: new Date(),
+      // placed directly, as the buyer's own approved payment: the allowance's gate (the finisher) is not the point
+      spendApproved: true,
     });
     const db = await getDb();
     assert.equal(order.serviceCouponMinor, 0);

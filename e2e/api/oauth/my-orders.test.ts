@@ -74,6 +74,8 @@ const orderIn = async (i: number, credential: Record<string, string>) => {
     handlerId: "svc.crypto",
     paymentRef: `0x${i}`,
     now: new Date(),
+    // placed directly, as a payment the buyer approved: the allowance's gate (the finisher) is not the point here
+    spendApproved: true,
   });
 };
 

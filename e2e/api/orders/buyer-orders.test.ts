@@ -7,7 +7,7 @@ import { listBuyerOrders, listBuyerOrdersPage, listBuyerOrderStores } from "@/li
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 
-import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { seedAllowance, seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
@@ -60,6 +60,8 @@ const bearerOfNewBuyer = async (path: string) => {
     token_endpoint_auth_method: "none",
   });
   const linked = await linkAgent({ clientId, redirectUri, scope: "purchase:complete" });
+  // the buyer gave the agent an allowance (an agent pays for a buyer only within one)
+  await seedAllowance({ buyerId: linked.buyerId, clientId });
   return { buyerId: linked.buyerId, authorization: `Bearer ${linked.tokens.access_token}` };
 };
 
