@@ -264,6 +264,13 @@ const serveAgentProfile = async (server: Server): Promise<() => void> => {
 
 /** The crypto flow's buyer (its bearer goes ALONE: a key would win and the buyer would not be loaded). */
 let buyer: SandboxBuyer | undefined;
+/** The buyer's allowance for each agent (DECISIONS B20), signed once: the first prepare stores it. */
+const allowances = new Map<string, Promise<string>>();
+const allowanceOf = (clientId: string, currency: string): Promise<string> => {
+  const key = `${clientId} ${currency}`;
+  if (!allowances.has(key)) allowances.set(key, sandboxIntentMandate(clientId, STORE, currency));
+  return allowances.get(key)!;
+};
 
 const headers = (server: Server, mutates: boolean, rail: Rail = "card"): Record<string, string> => ({
   "content-type": "application/json",
@@ -414,12 +421,14 @@ const cryptoFlowOn = async (server: Server, variantId: string, samples: Samples)
     if (/out_of_stock|item_unavailable/.test(messages)) return false;
     throw new Error(`update left blockers: ${messages}`);
   }
+  // the buyer's allowance for the agent (DECISIONS B20), signed once and stored by the first prepare
+  const allowance = await allowanceOf(buyer!.clientId, updated.currency as string);
   const digest = await withWallet(async () => {
     const prepared = (await timed(samples, "payment-intent", () =>
       fetch(`${base}/${id}/payment-intent`, {
         method: "POST",
         headers: headers(server, true, "crypto"),
-        body: JSON.stringify({ buyer_address: buyer!.address }),
+        body: JSON.stringify({ buyer_address: buyer!.address, ap2: { intent_mandate: allowance } }),
       }),
     )) as { transaction: { bytes: string } };
     const started = performance.now();

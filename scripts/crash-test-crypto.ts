@@ -128,8 +128,11 @@ try {
     });
     assert.equal(checkout.status, "ready_for_complete", JSON.stringify(checkout.messages));
     const id = checkout.id as string;
+    // the buyer's allowance for the agent rides with the prepare (DECISIONS B20: an agent prepares a buyer's
+    // payment only within one)
     const prepared = (await call(serverA.baseUrl, "POST", `/checkout-sessions/${id}/payment-intent`, {
       buyer_address: buyerAddress,
+      ap2: { intent_mandate: await sandboxIntentMandate(buyer.clientId, STORE, checkout.currency as string) },
     })) as { transaction?: { bytes: string; digest: string } };
     assert.ok(prepared.transaction, JSON.stringify(prepared).slice(0, 500));
 
