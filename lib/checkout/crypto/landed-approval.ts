@@ -90,6 +90,19 @@ const oweBack = async (
   reason: string,
   rail: PaymentRail,
 ): Promise<void> => {
+  // the payment may have become its checkout's order since it was read (approved, or room freed and a retry
+  // placed it): then it is the order's payment, never owed back
+  const order = await db.order.findUnique({
+    where: { checkoutId: attempt.checkoutId },
+    select: { paymentRef: true },
+  });
+  if (order?.paymentRef === attempt.providerRef) {
+    await db.paymentAttempt.updateMany({
+      where: { id: attempt.id, state: "awaiting_approval" },
+      data: { state: "succeeded" },
+    });
+    return;
+  }
   await refundSupersededPayment(db, store, {
     checkoutId: attempt.checkoutId,
     providerRef: attempt.providerRef!,
