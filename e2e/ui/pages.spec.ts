@@ -251,7 +251,7 @@ test("buyer story — sandbox wallet sign-in, approve the agent, the agent buys 
   await expect(order.getByTestId("order-status")).toHaveText("Paid");
   await expect(order).toContainText("Visa •••• 4242");
   await expect(order.getByTestId("order-timeline")).toContainText("Order placed");
-  await page.getByLabel("Store").selectOption(STORE);
+  await page.getByLabel("Store", { exact: true }).selectOption(STORE);
   await page.getByLabel("Status").selectOption("canceled");
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.getByText("No orders match these filters")).toBeVisible();
