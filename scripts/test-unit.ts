@@ -2,7 +2,7 @@ import { findTestFiles } from "./lib/find-test-files";
 import { REPO_ROOT } from "./lib/paths";
 import { childEnv, runNodeTests, splitArgs } from "./lib/run-node-tests";
 
-// `npm test`: every unit test (`*.test.ts` next to the code under lib/, scripts/, prisma/, packages/; STYLE.md §9).
+// `npm test`: every unit test (`*.test.ts` next to the code under lib/, components/, scripts/, prisma/, packages/; STYLE.md §9).
 // Unit tests are pure; those that need SQL open their own in-memory PGlite, so the run never sees a
 // DATABASE_URL from the developer's shell and never touches the project's PGlite data dir.
 // Usage: npm test [-- <path filter>… [--test-name-pattern=<re>]]
@@ -10,7 +10,7 @@ import { childEnv, runNodeTests, splitArgs } from "./lib/run-node-tests";
 const { nodeArgs, filters } = splitArgs(process.argv.slice(2));
 const files = findTestFiles({
   cwd: REPO_ROOT,
-  roots: ["lib", "scripts", "prisma", "packages"],
+  roots: ["lib", "components", "scripts", "prisma", "packages"],
   suffix: ".test.ts",
   filters,
 });

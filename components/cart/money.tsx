@@ -1,18 +1,10 @@
-// Renders integer minor units as money without floats: the decimal string is built with integer arithmetic and
-// handed to Intl.NumberFormat, which formats decimal strings exactly.
+import { DEFAULT_LOCALE, formatMoney } from "@/components/ui/format";
 
-const fractionDigits = (currency: string): number =>
-  new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+// Integer minor units as money, through the shared formatter (components/ui/format.ts).
 
-export const formatMinor = (amountMinor: number, currency: string): string => {
-  const digits = fractionDigits(currency);
-  const sign = amountMinor < 0 ? "-" : "";
-  const abs = String(Math.abs(amountMinor)).padStart(digits + 1, "0");
-  const decimal = digits === 0 ? abs : `${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
-  const format = new Intl.NumberFormat("en", { style: "currency", currency }).format as (v: string) => string;
-  return format(`${sign}${decimal}`);
-};
+export const formatMinor = (amountMinor: number, currency: string, locale: string = DEFAULT_LOCALE): string =>
+  formatMoney(amountMinor, currency, locale);
 
-export function Money({ amountMinor, currency }: { amountMinor: number; currency: string }) {
-  return <span className="money tabular-nums">{formatMinor(amountMinor, currency)}</span>;
+export function Money({ amountMinor, currency, locale }: { amountMinor: number; currency: string; locale?: string }) {
+  return <span className="money tabular-nums">{formatMoney(amountMinor, currency, locale)}</span>;
 }
