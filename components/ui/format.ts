@@ -82,7 +82,11 @@ export const formatCount = (n: number, locale: string = DEFAULT_LOCALE): string 
  * A moment in a readable form: "Dec 1, 2026, 9:43 PM". Without a time zone it is the runtime's own (the viewer's,
  * in a browser); on the server pass one, and the zone's name is appended so nobody mistakes it for local time.
  */
-export const formatDateTime = (at: Date | string, locale: string = DEFAULT_LOCALE, timeZone?: string): string => {
+export const formatDateTime = (
+  at: Date | string,
+  locale: string = DEFAULT_LOCALE,
+  timeZone?: string,
+): string => {
   const date = typeof at === "string" ? new Date(at) : at;
   const text = new Intl.DateTimeFormat(locale, {
     dateStyle: "medium",
@@ -108,7 +112,10 @@ export const localeForCountry = (country: string | null | undefined): string => 
  * The viewer's locale from an Accept-Language header (its first tag this runtime can format, by q order), else the
  * one derived from the store's country, else the default. Never throws on a malformed header.
  */
-export const pickLocale = (acceptLanguage: string | null | undefined, fallbackCountry?: string | null): string => {
+export const pickLocale = (
+  acceptLanguage: string | null | undefined,
+  fallbackCountry?: string | null,
+): string => {
   const tags = (acceptLanguage ?? "")
     .split(",")
     .map((part, index) => {

@@ -247,6 +247,19 @@ export const signAllowance = async (
   return encodeIntentMandate({ ...payload, ...tamper }, signature);
 };
 
+/** The buyer signs an allowance for their agent with their wallet, and it is stored as the spend-cap page stores it. */
+export const allow = async (agent: BuyerAgent, overrides: Partial<IntentPayload> = {}) => {
+  const envelope = await signAllowance(agent.wallet, agent.clientId, overrides);
+  const row = await saveIntentMandate({
+    buyerId: agent.buyerId,
+    buyerAddress: agent.wallet.address,
+    clientId: agent.clientId,
+    envelope,
+    now: new Date(),
+  });
+  return { id: row.id, envelope };
+};
+
 /** The crypto completion body: the digest as the credential token, both mandates. */
 export const cryptoCompletionBody = async (
   checkout: Checkout,

@@ -206,6 +206,9 @@ const setTheme = (page: Page, theme: (typeof THEMES)[number]) =>
 test("buyer story — sandbox wallet sign-in, approve the agent, the agent buys by card, the order on My orders, revoke", async ({
   page,
 }, testInfo) => {
+  // a guard against a hang, not a speed check: the story took 15 s alone on an idle 2-core machine and ran out of
+  // the default 30 s in a fresh-clone CI run beside the other worker
+  test.setTimeout(120_000);
   // 1. the agent asks; the buyer signs in with the sandbox wallet and sees who is asking and for what
   const { verifier, state, response } = await startAuthorization(page);
   const csp = response?.headers()["content-security-policy"] ?? "";

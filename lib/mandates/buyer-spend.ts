@@ -6,7 +6,7 @@ import type { ErrorCode } from "@/lib/core/error-codes";
 import { AppError, isAppError } from "@/lib/core/errors";
 import type { IntentMandate, SpendEntry, Store } from "@/lib/generated/prisma/client";
 
-import { allowanceForPrepare, reserveCheckoutSpend } from "./spend-for-checkout";
+import { allowanceForPrepare, allowsStore, reserveCheckoutSpend } from "./spend-for-checkout";
 
 // Whose spend a purchase is (DECISIONS B20). A checkout bound to the pair buyer + agent (B17: its bound principal,
 // or its creator when a buyer's bearer created it) is that buyer's purchase through that agent, on every rail and
@@ -113,12 +113,8 @@ export const reserveAtPlacement = async (
         },
       })
     : null;
-  const allowsStore = (row: IntentMandate) => {
-    const merchants = row.merchants as string[] | "*";
-    return merchants === "*" || merchants.includes(input.store.slug);
-  };
   const allowance =
-    previous && allowsStore(previous)
+    previous && allowsStore(previous, input.store.slug)
       ? previous
       : await allowanceForPurchaseOrThrow(db, {
           spender: input.spender,

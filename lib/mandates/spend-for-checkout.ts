@@ -23,9 +23,14 @@ export const CARD_RESERVATION_MS = 60 * 60_000;
 
 const PATH = "$.ap2.intent_mandate";
 
-const assertAllowsStore = (row: IntentMandate, merchant: string, path: string): void => {
+/** Whether an allowance lets its agent buy from the store `merchant` (a slug): every store, or one it names. */
+export const allowsStore = (row: Pick<IntentMandate, "merchants">, merchant: string): boolean => {
   const merchants = row.merchants as string[] | "*";
-  if (merchants !== "*" && !merchants.includes(merchant)) {
+  return merchants === "*" || merchants.includes(merchant);
+};
+
+const assertAllowsStore = (row: IntentMandate, merchant: string, path: string): void => {
+  if (!allowsStore(row, merchant)) {
     throw new AppError(
       "mandate_scope_mismatch",
       `The allowance ${row.id} does not allow the store ${merchant}`,
@@ -90,10 +95,7 @@ export const allowanceForPrepare = async (
     },
     orderBy: { createdAt: "desc" },
   });
-  const row = rows.find((r) => {
-    const merchants = r.merchants as string[] | "*";
-    return merchants === "*" || merchantList.every((m) => merchants.includes(m));
-  });
+  const row = rows.find((r) => merchantList.every((m) => allowsStore(r, m)));
   return row ?? null;
 };
 

@@ -7,8 +7,6 @@ import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-cry
 import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
 import { decideLandedPayment, landedPaymentAt } from "@/lib/checkout/crypto/landed-approval";
 import { getDb } from "@/lib/config/db";
-import type { IntentPayload } from "@/lib/mandates/intent-mandate";
-import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 import { answerSandboxChallenge } from "@/lib/payments/card/sandbox-client";
 import { stripeSandbox, type StripeSandbox } from "@/sandbox/stripe/server";
 
@@ -17,6 +15,7 @@ import { rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
+  allow,
   bearerHeaders,
   completeWithDigest as complete,
   createCryptoCheckout,
@@ -65,18 +64,6 @@ const messages = (body: unknown): Message[] => ((body as Envelope).messages ?? [
 const codes = (body: unknown) => messages(body).map((m) => m.code);
 
 /** The buyer signs the agent an allowance and it is kept, as the spend-cap page does. */
-const allow = async (agent: BuyerAgent, overrides: Partial<IntentPayload> = {}) => {
-  const envelope = await signAllowance(agent.wallet, agent.clientId, overrides);
-  const row = await saveIntentMandate({
-    buyerId: agent.buyerId,
-    buyerAddress: agent.wallet.address,
-    clientId: agent.clientId,
-    envelope,
-    now: new Date(),
-  });
-  return { id: row.id, envelope };
-};
-
 const debitsOf = async (allowanceId: string) =>
   (await (await getDb()).spendEntry.findMany({ where: { allowanceId, kind: "debit" } })).reduce(
     (sum, e) => sum + e.amount,

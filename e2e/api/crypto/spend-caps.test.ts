@@ -12,7 +12,6 @@ import {
 } from "@/lib/checkout/completion/reconcile-crypto";
 import { getDb } from "@/lib/config/db";
 import { toAllowanceCurrency } from "@/lib/mandates/allowance-amount";
-import type { IntentPayload } from "@/lib/mandates/intent-mandate";
 import { saveIntentMandate, setAllowanceStatus } from "@/lib/mandates/intent-mandates";
 import { releaseExpired } from "@/lib/mandates/spend-ledger";
 import { refundOrder } from "@/lib/orders/refund-order";
@@ -22,6 +21,7 @@ import { rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
+  allow,
   completeWithDigest as complete,
   createCryptoCheckout,
   lapseReservations,
@@ -33,7 +33,6 @@ import {
   signAndSubmit,
   signedProfile,
   USDC_UNIT,
-  type BuyerAgent,
 } from "../../helpers/crypto-purchase";
 import { connectMcpClient } from "../../helpers/mcp-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -66,18 +65,6 @@ const messages = (body: unknown): Message[] => ((body as ErrorEnvelope).messages
 const codes = (body: unknown) => messages(body).map((m) => m.code);
 
 /** The buyer signs an allowance for the agent and it is kept, as the spend-cap page does. */
-const allow = async (agent: BuyerAgent, overrides: Partial<IntentPayload> = {}) => {
-  const envelope = await signAllowance(agent.wallet, agent.clientId, overrides);
-  const row = await saveIntentMandate({
-    buyerId: agent.buyerId,
-    buyerAddress: agent.wallet.address,
-    clientId: agent.clientId,
-    envelope,
-    now: new Date(),
-  });
-  return { id: row.id, envelope };
-};
-
 const entries = async (allowanceId: string) =>
   (await getDb()).spendEntry.findMany({ where: { allowanceId }, orderBy: { createdAt: "asc" } });
 
