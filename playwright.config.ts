@@ -70,6 +70,9 @@ export default defineConfig({
   outputDir: "./test-results",
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
+  // A hang guard, not a speed check: a browser story that takes 15 s alone takes twice that beside the other worker
+  // on a 2-core CI machine, past Playwright's default 30 s. Longer stories set their own.
+  timeout: 90_000,
   // One worker per core on these machines; the web server shares them.
   workers: 2,
   reporter: [["list"], ["json", { outputFile: PLAYWRIGHT_JSON_REPORT }]],
