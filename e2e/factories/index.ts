@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-import { type AccountSummary, createAccount } from "@/lib/accounts/accounts";
+import { createAccount, type AccountSummary } from "@/lib/accounts/accounts";
 import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";

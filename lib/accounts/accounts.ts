@@ -2,8 +2,8 @@ import "server-only";
 
 import type { z } from "zod";
 
-import { getBaseUrl } from "@/lib/config/env";
 import { getDb, isUniqueViolation } from "@/lib/config/db";
+import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { MerchantAccount } from "@/lib/generated/prisma/client";
@@ -11,7 +11,7 @@ import { sendMail } from "@/lib/mail/send-mail";
 import { assertAuthAttemptAllowed, recordAuthFailure } from "@/lib/rate-limit/auth-failures";
 
 import { sendVerificationMail } from "./email-verification";
-import { linkTokenHash as tokenHash, newLinkToken } from "./link-tokens";
+import { newLinkToken, linkTokenHash as tokenHash } from "./link-tokens";
 import { hashPassword, verifyNobody, verifyPassword } from "./passwords";
 import { ResetConfirmSchema, ResetRequestSchema, SignInSchema, SignUpSchema } from "./schemas";
 
@@ -22,9 +22,18 @@ import { ResetConfirmSchema, ResetRequestSchema, SignInSchema, SignUpSchema } fr
 /** How long a reset link works. */
 export const RESET_TTL_MS = 30 * 60_000;
 
-export type AccountSummary = Pick<MerchantAccount, "id" | "email" | "name" | "isOperator" | "emailVerifiedAt">;
+export type AccountSummary = Pick<
+  MerchantAccount,
+  "id" | "email" | "name" | "isOperator" | "emailVerifiedAt"
+>;
 
-export const summary = ({ id, email, name, isOperator, emailVerifiedAt }: MerchantAccount): AccountSummary => ({
+export const summary = ({
+  id,
+  email,
+  name,
+  isOperator,
+  emailVerifiedAt,
+}: MerchantAccount): AccountSummary => ({
   id,
   email,
   name,
@@ -64,7 +73,13 @@ export const createAccount = async (
       await (
         await getDb()
       ).merchantAccount.create({
-        data: { id: newId("merchantAccount"), email: input.email, name: input.name, passwordHash, isOperator },
+        data: {
+          id: newId("merchantAccount"),
+          email: input.email,
+          name: input.name,
+          passwordHash,
+          isOperator,
+        },
       }),
     );
   } catch (error) {

@@ -99,9 +99,13 @@ export const verifyEmail = async (
       include: { account: { select: { email: true } } },
     });
     if (!link || link.account.email !== link.email) {
-      throw new AppError("invalid_request", "This verification link is not valid: sign in and ask for a new one", {
-        path: "$.token",
-      });
+      throw new AppError(
+        "invalid_request",
+        "This verification link is not valid: sign in and ask for a new one",
+        {
+          path: "$.token",
+        },
+      );
     }
     // claim it: of two uses at once, one wins
     const claimed = await tx.emailVerification.updateMany({

@@ -36,7 +36,13 @@ const TokenSchema = z.strictObject({
   token: linkTokenSchema("This invitation link is not valid: ask an owner of the store for a new one"),
 });
 
-export type PendingInvitation = { id: string; email: string; role: StoreRole; expiresAt: Date; invitedBy: string };
+export type PendingInvitation = {
+  id: string;
+  email: string;
+  role: StoreRole;
+  expiresAt: Date;
+  invitedBy: string;
+};
 
 /** What an invitation link shows before it is accepted. */
 export type InvitationView = {

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { confirmPasswordReset, createAccount, getAccount, requestPasswordReset } from "@/lib/accounts/accounts";
+import {
+  confirmPasswordReset,
+  createAccount,
+  getAccount,
+  requestPasswordReset,
+} from "@/lib/accounts/accounts";
 import {
   RESEND_INTERVAL_MS,
   sendVerificationMail,
@@ -40,7 +45,9 @@ const refusal = async (promise: Promise<unknown>) => {
 /** The tokens of the verification links mailed to `to`, oldest first. */
 const linksTo = async (to: string): Promise<string[]> =>
   (
-    await (await getDb()).capturedMail.findMany({
+    await (
+      await getDb()
+    ).capturedMail.findMany({
       where: { to, subject: { contains: "Verify your email" } },
       orderBy: { createdAt: "asc" },
     })
@@ -94,7 +101,10 @@ describe("the mail page's reader", () => {
   test("the operator reads every message", async () => {
     const buyer = address();
     await confirmationTo(buyer);
-    const operator = await createAccount({ name: "Op", email: address(), password: PASSWORD }, { isOperator: true });
+    const operator = await createAccount(
+      { name: "Op", email: address(), password: PASSWORD },
+      { isOperator: true },
+    );
     const seen = await capturedMailFor(operator, 1000);
     assert.equal(seen.scope, "all");
     assert.ok(seen.mails.some((m) => m.to === buyer));
@@ -108,7 +118,10 @@ describe("the mail page's reader", () => {
       mailPageAvailableIn({ NODE_ENV: "production", DATABASE_URL: "postgresql://db.example/acs" }),
       false,
     );
-    assert.equal(mailPageAvailableIn({ NODE_ENV: "development", SMTP_URL: "smtp://mail.example.com" }), false);
+    assert.equal(
+      mailPageAvailableIn({ NODE_ENV: "development", SMTP_URL: "smtp://mail.example.com" }),
+      false,
+    );
   });
 });
 
@@ -120,14 +133,18 @@ describe("the verification link", () => {
     const [first] = await linksTo(email);
 
     // too early for another link, then a second one
-    const early = await refusal(sendVerificationMail(account, { baseUrl: BASE, now: new Date(t0.getTime() + 1000) }));
+    const early = await refusal(
+      sendVerificationMail(account, { baseUrl: BASE, now: new Date(t0.getTime() + 1000) }),
+    );
     assert.equal(early.code, "rate_limited");
     await sendVerificationMail(account, { baseUrl: BASE, now: new Date(t0.getTime() + RESEND_INTERVAL_MS) });
     const [, second] = await linksTo(email);
     assert.ok(second && second !== first);
 
     // an expired link: refused, the account stays unverified
-    const late = await refusal(verifyEmail({ token: first }, { now: new Date(t0.getTime() + VERIFY_TTL_MS + 1) }));
+    const late = await refusal(
+      verifyEmail({ token: first }, { now: new Date(t0.getTime() + VERIFY_TTL_MS + 1) }),
+    );
     assert.equal(late.code, "invalid_request");
     assert.equal(late.path, "$.token");
     assert.match(late.message, /expired/);

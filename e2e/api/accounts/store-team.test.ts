@@ -21,7 +21,10 @@ after(closeTestDatabase);
 
 let n = 0;
 const person = (name: string) =>
-  seedVerifiedAccount({ name, email: `${name.toLowerCase()}-${process.pid}-${Date.now()}-${n++}@example.com` });
+  seedVerifiedAccount({
+    name,
+    email: `${name.toLowerCase()}-${process.pid}-${Date.now()}-${n++}@example.com`,
+  });
 
 /** The token of the newest invitation mailed to `email`. */
 const invitationToken = async (email: string): Promise<string> => {
