@@ -57,7 +57,10 @@ describe("sign-up and sign-in", () => {
       email: `  ${address.toUpperCase()} `,
       password: PASSWORD,
     });
-    assert.deepEqual({ ...account, id: "" }, { id: "", email: address, name: "Ada", isOperator: false });
+    assert.deepEqual(
+      { ...account, id: "" },
+      { id: "", email: address, name: "Ada", isOperator: false, emailVerifiedAt: null },
+    );
     const row = await (await getDb()).merchantAccount.findUniqueOrThrow({ where: { id: account.id } });
     assert.match(row.passwordHash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.ok(!row.passwordHash.includes(PASSWORD));
