@@ -28,6 +28,16 @@ export default async function AdminHomePage() {
         <>
           Signed in as {account.name} ({account.email})
           {account.isOperator ? ", operator of this service" : ""}.
+          {account.emailVerifiedAt ? null : (
+            <>
+              {" "}
+              Your email is not verified yet:{" "}
+              <Link className="underline underline-offset-4" href="/admin/verify-email">
+                verify it
+              </Link>{" "}
+              to join other stores&apos; teams.
+            </>
+          )}
         </>
       }
       actions={

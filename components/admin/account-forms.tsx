@@ -178,3 +178,64 @@ export function ResetPasswordForm({ action, token }: { action: Action; token: st
     </form>
   );
 }
+
+/** Confirms the address a verification link was sent to (a button, so a mail scanner's visit uses nothing). */
+export function VerifyEmailForm({ action, token }: { action: Action; token: string }) {
+  const [state, formAction, pending] = useActionState(action, EMPTY);
+  if (state.ok) {
+    return (
+      <div className="grid gap-4">
+        <Notice>{state.message}</Notice>
+        <Button asChild className="justify-self-start">
+          <Link href="/admin">Open the admin</Link>
+        </Button>
+      </div>
+    );
+  }
+  return (
+    <form action={formAction} className="grid gap-4">
+      <FormError message={state.errors.form} />
+      <input type="hidden" name="token" value={token} />
+      <Button type="submit" disabled={pending} className="justify-self-start">
+        {pending ? "Verifying…" : "Verify my email"}
+      </Button>
+    </form>
+  );
+}
+
+/** Mails the signed-in account a new verification link. */
+export function ResendVerificationForm({ action }: { action: Action }) {
+  const [state, formAction, pending] = useActionState(action, EMPTY);
+  return (
+    <form action={formAction} className="grid gap-3">
+      {state.ok ? <Notice>{state.message}</Notice> : <FormError message={state.errors.form} />}
+      <Button type="submit" variant="outline" disabled={pending} className="justify-self-start">
+        {pending ? "Sending…" : "Send me a new link"}
+      </Button>
+    </form>
+  );
+}
+
+/** Accepts a team invitation with the signed-in account; the refusal (another address, unverified…) says why. */
+export function AcceptInvitationForm({ action, token }: { action: Action; token: string }) {
+  const [state, formAction, pending] = useActionState(action, EMPTY);
+  if (state.ok) {
+    return (
+      <div className="grid gap-4">
+        <Notice>{state.message}</Notice>
+        <Button asChild className="justify-self-start">
+          <Link href={`/admin/stores/${encodeURIComponent(state.values?.store ?? "")}`}>Open the store</Link>
+        </Button>
+      </div>
+    );
+  }
+  return (
+    <form action={formAction} className="grid gap-4">
+      <FormError message={state.errors.form} />
+      <input type="hidden" name="token" value={token} />
+      <Button type="submit" disabled={pending} className="justify-self-start">
+        {pending ? "Joining…" : "Accept the invitation"}
+      </Button>
+    </form>
+  );
+}

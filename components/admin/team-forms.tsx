@@ -14,8 +14,8 @@ type Action = (state: FormState, data: FormData) => Promise<FormState>;
 
 const EMPTY: FormState = { ok: false, errors: {} };
 
-/** An owner adds someone who already has an account, as owner or staff (or changes their role). */
-export function AddMemberForm({ action }: { action: Action }) {
+/** An owner invites an email address to the team, as owner or staff; the link goes out by mail. */
+export function InviteMemberForm({ action }: { action: Action }) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   return (
     <form action={formAction} className="grid gap-4" noValidate>
@@ -24,8 +24,8 @@ export function AddMemberForm({ action }: { action: Action }) {
       <div className="grid items-start gap-4 sm:grid-cols-[1fr_10rem]">
         <Field
           id="member-email"
-          label="Email of their account"
-          hint="They sign up at /admin/sign-up first."
+          label="Email address"
+          hint="They accept the mailed link with a verified account of this address."
           error={state.errors.email}
         >
           {(control) => (
@@ -49,7 +49,7 @@ export function AddMemberForm({ action }: { action: Action }) {
         </Field>
       </div>
       <Button type="submit" disabled={pending} className="justify-self-start">
-        {pending ? "Adding…" : "Add to team"}
+        {pending ? "Sending…" : "Send invitation"}
       </Button>
     </form>
   );
@@ -71,6 +71,38 @@ export function RemoveMemberForm({
       <input type="hidden" name="account_id" value={accountId} />
       <Button type="submit" variant="outline" size="sm" disabled={pending} aria-label={`Remove ${name}`}>
         Remove
+      </Button>
+      {state.errors.form ? (
+        <p role="alert" className="text-destructive max-w-56 text-right text-xs">
+          {state.errors.form}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+/** Withdraws an open invitation: its link stops working. */
+export function RevokeInvitationForm({
+  action,
+  invitationId,
+  email,
+}: {
+  action: Action;
+  invitationId: string;
+  email: string;
+}) {
+  const [state, formAction, pending] = useActionState(action, EMPTY);
+  return (
+    <form action={formAction} className="grid justify-items-end gap-1">
+      <input type="hidden" name="invitation_id" value={invitationId} />
+      <Button
+        type="submit"
+        variant="outline"
+        size="sm"
+        disabled={pending}
+        aria-label={`Withdraw the invitation of ${email}`}
+      >
+        Withdraw
       </Button>
       {state.errors.form ? (
         <p role="alert" className="text-destructive max-w-56 text-right text-xs">

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 
+import { createAccount, type AccountSummary } from "@/lib/accounts/accounts";
 import { signInBuyer } from "@/lib/buyers/sign-in-buyer";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
@@ -12,6 +13,22 @@ import { createSigningKeyMaterial } from "@/lib/stores/signing-keys";
 // share no data and can run in parallel on one PostgreSQL.
 
 const unique = () => randomBytes(5).toString("hex");
+
+/**
+ * A merchant account whose email is already verified, for tests that are not about sign-up (sign-up itself and
+ * the verification link are tested through the mail in e2e/api/accounts).
+ */
+export const seedVerifiedAccount = async ({
+  name = "Verified Merchant",
+  email = `verified-${unique()}@example.com`,
+  password = "long enough passphrase",
+}: { name?: string; email?: string; password?: string } = {}): Promise<AccountSummary> => {
+  const account = await createAccount({ name, email, password });
+  const { emailVerifiedAt } = await (
+    await getDb()
+  ).merchantAccount.update({ where: { id: account.id }, data: { emailVerifiedAt: new Date() } });
+  return { ...account, emailVerifiedAt };
+};
 
 export type StoreOptions = Partial<
   Pick<Store, "name" | "mode" | "currency" | "cardEnabled" | "cryptoEnabled" | "suiRecipient" | "taxRateBps">

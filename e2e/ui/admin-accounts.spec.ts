@@ -29,6 +29,13 @@ const look = async (page: Page, testInfo: Parameters<typeof shoot>[1], name: str
   }
 };
 
+/** Follows the newest link of the mail page whose address matches, as a person reading the mail would. */
+const followMailLink = async (page: Page, pattern: RegExp) => {
+  await page.goto(`${BASE}/admin/mail`);
+  const href = await page.getByRole("link", { name: pattern }).first().getAttribute("href");
+  await page.goto(href!.replace(/^https?:\/\/[^/]+/, BASE));
+};
+
 /** The newest captured mail to an address, through the admin CLI (the server holds the embedded database). */
 const latestMailTo = async (to: string): Promise<string> => {
   const run = await runAdminProcess(["mail", "--to", to, "--json"], {
@@ -234,6 +241,7 @@ test("a store's team; a form sent from another site is refused; a planted sessio
   };
   const ownerEmail = `team-owner-${stamp}@example.com`;
   const staffEmail = `team-staff-${stamp}@example.com`;
+  const laterEmail = `team-later-${stamp}@example.com`;
   await signUp(page, "Team Owner", ownerEmail);
   const slug = `team-${stamp}`;
   await page.getByRole("link", { name: "Create a store" }).click();
@@ -246,17 +254,34 @@ test("a store's team; a form sent from another site is refused; a planted sessio
   const staffPage = await staffContext.newPage();
   await signUp(staffPage, "Team Staff", staffEmail);
 
-  // the owner adds the staff member; the action's request is kept to be replayed below
+  // the owner invites the staff member's address; the action's request is kept to be replayed below
   await page.getByRole("navigation", { name: "Store sections" }).getByRole("link", { name: "Team" }).click();
   await expect(page.getByRole("heading", { name: "Team", exact: true })).toBeVisible();
-  await page.getByLabel("Email of their account").fill("nobody-signed-up@example.com");
-  await page.getByRole("button", { name: "Add to team" }).click();
-  await expect(page.getByText("ask them to sign up at /admin/sign-up first")).toBeVisible();
+  await page.getByLabel("Email address").fill("not an email");
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.getByText("Enter an email address such as you@example.com")).toBeVisible();
   const sent = page.waitForRequest((r) => r.method() === "POST" && r.headers()["next-action"] !== undefined);
-  await page.getByLabel("Email of their account").fill(staffEmail);
-  await page.getByRole("button", { name: "Add to team" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Team Staff is now staff" })).toBeVisible();
+  await page.getByLabel("Email address").fill(laterEmail);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(
+    page.getByRole("status").filter({ hasText: `Invitation sent to ${laterEmail}` }),
+  ).toBeVisible();
   const action = await sent;
+  await page.getByLabel("Email address").fill(staffEmail);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(
+    page.getByRole("status").filter({ hasText: `Invitation sent to ${staffEmail}` }),
+  ).toBeVisible();
+  // the staff member verifies its address, then accepts the invitation, both through its mail
+  await followMailLink(staffPage, /\/admin\/verify-email\?token=/);
+  await staffPage.getByRole("button", { name: "Verify my email" }).click();
+  await expect(staffPage.getByRole("status").filter({ hasText: "is verified." })).toBeVisible();
+  await followMailLink(staffPage, /\/admin\/invitations\/accept\?token=/);
+  await staffPage.getByRole("button", { name: "Accept the invitation" }).click();
+  await expect(
+    staffPage.getByRole("status").filter({ hasText: "You are now staff of Team Shop." }),
+  ).toBeVisible();
+  await page.reload();
   await expect(page.getByRole("row", { name: /Team Staff/ })).toContainText("Staff");
   await look(page, testInfo, "team");
 
@@ -267,7 +292,7 @@ test("a store's team; a form sent from another site is refused; a planted sessio
   // staff see the team and cannot change it
   await staffPage.goto(`${BASE}/admin/stores/${slug}/team`);
   await expect(staffPage.getByText("Only an owner of the store changes its team.")).toBeVisible();
-  await expect(staffPage.getByRole("button", { name: /Add to team|Remove/ })).toHaveCount(0);
+  await expect(staffPage.getByRole("button", { name: /Send invitation|Remove|Withdraw/ })).toHaveCount(0);
 
   // Staff of this store are nobody in another store: every page of a second store of the same owner is "not found",
   // exactly like a store that does not exist, and the staff member's own store still opens.
@@ -285,9 +310,9 @@ test("a store's team; a form sent from another site is refused; a planted sessio
     expect((await staffPage.goto(`${BASE}/admin/stores/${slug}${section}`))?.status(), section).toBe(200);
   }
 
-  // The same action replayed with the owner's cookies, asking to make the staff member an owner: from another
-  // site it is refused with a 403 and changes nothing; from our own origin the very same request works, so it was
-  // the origin that was refused.
+  // The invitation action replayed with the owner's cookies, asking to invite the same address as an owner: from
+  // another site it is refused with a 403 and changes nothing; from our own origin the very same request works, so
+  // it was the origin that was refused.
   const body = (action.postDataBuffer() ?? Buffer.alloc(0))
     .toString("latin1")
     .replace(/\r\n\r\nstaff\r\n/, "\r\n\r\nowner\r\n");
@@ -305,11 +330,13 @@ test("a store's team; a form sent from another site is refused; a planted sessio
   const forged = await replay("https://evil.example");
   expect(forged.status()).toBe(403);
   expect(await forged.text()).toContain("sent from another site");
+  const invited = () =>
+    page.getByRole("table", { name: "Open invitations" }).getByRole("row", { name: new RegExp(laterEmail) });
   await page.goto(`${BASE}/admin/stores/${slug}/team`);
-  await expect(page.getByRole("row", { name: /Team Staff/ })).toContainText("Staff");
+  await expect(invited()).toContainText("Staff");
   expect((await replay(BASE)).status()).toBe(200);
   await page.reload();
-  await expect(page.getByRole("row", { name: /Team Staff/ })).toContainText("Owner");
+  await expect(invited()).toContainText("Owner");
 
   // next-auth's own sign-in refuses a post without its CSRF token: no session is issued
   const bare = await page.request.post(`${BASE}/api/auth/callback/merchant-password`, {

@@ -1,16 +1,17 @@
 import "server-only";
 
-import { createHash, randomBytes } from "node:crypto";
-
 import type { z } from "zod";
 
 import { getDb, isUniqueViolation } from "@/lib/config/db";
+import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
-import { AppError } from "@/lib/core/errors";
+import { AppError, toAppError } from "@/lib/core/errors";
 import type { MerchantAccount } from "@/lib/generated/prisma/client";
 import { sendMail } from "@/lib/mail/send-mail";
 import { assertAuthAttemptAllowed, recordAuthFailure } from "@/lib/rate-limit/auth-failures";
 
+import { sendVerificationMail } from "./email-verification";
+import { newLinkToken, linkTokenHash as tokenHash } from "./link-tokens";
 import { hashPassword, verifyNobody, verifyPassword } from "./passwords";
 import { ResetConfirmSchema, ResetRequestSchema, SignInSchema, SignUpSchema } from "./schemas";
 
@@ -21,13 +22,23 @@ import { ResetConfirmSchema, ResetRequestSchema, SignInSchema, SignUpSchema } fr
 /** How long a reset link works. */
 export const RESET_TTL_MS = 30 * 60_000;
 
-export type AccountSummary = Pick<MerchantAccount, "id" | "email" | "name" | "isOperator">;
+export type AccountSummary = Pick<
+  MerchantAccount,
+  "id" | "email" | "name" | "isOperator" | "emailVerifiedAt"
+>;
 
-const summary = ({ id, email, name, isOperator }: MerchantAccount): AccountSummary => ({
+export const summary = ({
   id,
   email,
   name,
   isOperator,
+  emailVerifiedAt,
+}: MerchantAccount): AccountSummary => ({
+  id,
+  email,
+  name,
+  isOperator,
+  emailVerifiedAt,
 });
 
 /** The input parsed, or the first issue as an AppError naming its field. */
@@ -41,22 +52,36 @@ const parse = <T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> => {
 };
 
 /**
- * Creates an account. `isOperator` only from the operator's CLI, never from a form.
+ * Creates an account, unverified, and mails it the link that verifies its email. A mail that cannot go out does
+ * not undo the account: it signs in and sends the link again from /admin/verify-email. `isOperator` only from the
+ * operator's CLI, never from a form.
  * @throws AppError invalid_request (a field, or an email that already has an account)
  */
 export const createAccount = async (
   raw: unknown,
-  { isOperator = false }: { isOperator?: boolean } = {},
+  {
+    isOperator = false,
+    baseUrl = getBaseUrl(),
+    now = new Date(),
+  }: { isOperator?: boolean; baseUrl?: string; now?: Date } = {},
 ): Promise<AccountSummary> => {
   const input = parse(SignUpSchema, raw);
   const passwordHash = await hashPassword(input.password);
+  let account: AccountSummary;
   try {
-    const account = await (
-      await getDb()
-    ).merchantAccount.create({
-      data: { id: newId("merchantAccount"), email: input.email, name: input.name, passwordHash, isOperator },
-    });
-    return summary(account);
+    account = summary(
+      await (
+        await getDb()
+      ).merchantAccount.create({
+        data: {
+          id: newId("merchantAccount"),
+          email: input.email,
+          name: input.name,
+          passwordHash,
+          isOperator,
+        },
+      }),
+    );
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     throw new AppError(
@@ -65,6 +90,12 @@ export const createAccount = async (
       { path: "$.email" },
     );
   }
+  try {
+    await sendVerificationMail(account, { baseUrl, now });
+  } catch (error) {
+    if (toAppError(error).code !== "mail_failed") throw error;
+  }
+  return account;
 };
 
 /**
@@ -109,8 +140,6 @@ export const makeOperator = async (email: string): Promise<AccountSummary> => {
   return summary(await (await getDb()).merchantAccount.update({ where: { id }, data: { isOperator: true } }));
 };
 
-const tokenHash = (token: string): string => createHash("sha256").update(token).digest("hex");
-
 /**
  * Sends a reset link when the email has an account; answers the same either way (no account probing).
  * @throws AppError invalid_request (not an email), mail_failed
@@ -123,7 +152,7 @@ export const requestPasswordReset = async (
   const db = await getDb();
   const account = await db.merchantAccount.findUnique({ where: { email } });
   if (!account) return;
-  const token = randomBytes(32).toString("base64url");
+  const token = newLinkToken();
   await db.passwordReset.create({
     data: {
       id: newId("passwordReset"),
@@ -145,7 +174,8 @@ export const requestPasswordReset = async (
 
 /**
  * Sets a new password with a reset link's token: single use, within its time; every other open link of the
- * account stops working and every session issued before ends.
+ * account stops working and every session issued before ends. The link reached the account's inbox, exactly as a
+ * verification link would: an unverified account is verified by it.
  * @throws AppError invalid_request (token unknown, used or expired; password too short)
  */
 export const confirmPasswordReset = async (
@@ -179,6 +209,10 @@ export const confirmPasswordReset = async (
       where: { id: reset.accountId },
       data: { passwordHash, passwordChangedAt: now },
     });
-    return summary(account);
+    await tx.merchantAccount.updateMany({
+      where: { id: reset.accountId, emailVerifiedAt: null },
+      data: { emailVerifiedAt: now },
+    });
+    return { ...summary(account), emailVerifiedAt: account.emailVerifiedAt ?? now };
   });
 };

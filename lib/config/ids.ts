@@ -37,6 +37,8 @@ export const ID_PREFIXES = {
   merchantAccount: "acct",
   storeMembership: "mbr",
   passwordReset: "pwr",
+  emailVerification: "evf",
+  storeInvitation: "inv",
   capturedMail: "mail",
   owedBack: "owe",
   paymentGroup: "cpg",

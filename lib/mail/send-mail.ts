@@ -7,7 +7,7 @@ import { getEnv } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 
-// The mail port: password resets and order confirmations go out through SMTP (nodemailer) when SMTP_URL is set;
+// The mail port: password resets, email verifications, team invitations and order confirmations go out through SMTP (nodemailer) when SMTP_URL is set;
 // otherwise they are kept in the database (the local capture), which the admin shows, so the embedded demo and
 // the tests see every message without a mail server. Plain text only: every message is a sentence and a link.
 
@@ -64,15 +64,23 @@ export const sendMail = async (
   }
 };
 
-/** The captured mail, newest first (the admin's mail view and the tests); only the messages to `to` when given. */
+/**
+ * The captured mail, newest first (the admin's mail view and the tests); only the messages to `to` when given, and
+ * only the verification mail of account `verificationFor` when given.
+ */
 export const listCapturedMail = async (
   limit = 50,
-  { to, subjectContains }: { to?: string[]; subjectContains?: string } = {},
+  {
+    to,
+    subjectContains,
+    verificationFor,
+  }: { to?: string[]; subjectContains?: string; verificationFor?: string } = {},
 ) =>
   (await getDb()).capturedMail.findMany({
     where: {
       ...(to ? { to: { in: to } } : {}),
       ...(subjectContains ? { subject: { contains: subjectContains } } : {}),
+      ...(verificationFor ? { verificationFor } : {}),
     },
     orderBy: { createdAt: "desc" },
     take: limit,

@@ -1,30 +1,54 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 
 import { PageShell } from "@/components/layout/page-shell";
 import { EmptyState } from "@/components/ui/empty-state";
+import { LocalTime } from "@/components/ui/local-time";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
-import { capturedMailFor } from "@/lib/mail/captured-mail";
+import { getBaseUrl } from "@/lib/config/env";
+import { capturedMailFor, mailPageAvailable, type MailScope } from "@/lib/mail/captured-mail";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Mail capture — Merchant admin", robots: { index: false } };
 
+/** Why the reader sees what it sees, in one sentence. */
+const WHY: Record<MailScope, string> = {
+  all: "As the operator you see every message.",
+  own_address: "You see the messages sent to your verified address.",
+  own_verification:
+    "Anyone can sign up with any address, so until yours is verified you see only your own verification link.",
+};
+
+/**
+ * The message's text with the service's own links followable, as a mail reader shows them; any other URL (a name
+ * someone typed into a form can look like one) stays text.
+ */
+const withLinks = (text: string, base: string) =>
+  text.split(/(https?:\/\/\S+)/).map((part, i) =>
+    i % 2 === 1 && part.startsWith(`${base}/`) ? (
+      <a key={i} href={part} className="underline underline-offset-4">
+        {part}
+      </a>
+    ) : (
+      part
+    ),
+  );
+
+// The local mail capture: only where mail is kept instead of sent (no SMTP_URL) and not in production
+// (lib/mail/captured-mail.ts); elsewhere the page does not exist.
 export default async function MailPage() {
+  if (!mailPageAvailable()) notFound();
   const account = await getMerchantSession();
   if (!account) redirect("/admin/sign-in?next=/admin/mail");
-  const { capturing, mails } = await capturedMailFor(account);
+  const { scope, mails } = await capturedMailFor(account);
   return (
     <PageShell
       title="Mail capture"
-      description={
-        capturing
-          ? `No SMTP server is configured: mail is kept here instead of being sent. ${account.isOperator ? "You see every message." : "You see the messages sent to your address."}`
-          : "Mail goes out through SMTP; only messages captured before that are listed."
-      }
+      description={`No SMTP server is configured: mail is kept here instead of being sent. ${WHY[scope]}`}
     >
       {mails.length === 0 ? (
         <EmptyState title="No captured mail">
-          Password resets and order confirmations appear here in test mode.
+          Verification links, invitations, password resets and order confirmations appear here.
         </EmptyState>
       ) : (
         <ol className="grid gap-4" aria-label="Captured mail, newest first">
@@ -35,13 +59,10 @@ export default async function MailPage() {
                   {m.subject}
                 </h2>
                 <p className="text-muted-foreground text-xs break-all">
-                  To {m.to} ·{" "}
-                  <time dateTime={m.createdAt.toISOString()}>
-                    {m.createdAt.toISOString().slice(0, 19).replace("T", " ")} UTC
-                  </time>
+                  To {m.to} · <LocalTime at={m.createdAt} />
                 </p>
-                <pre className="bg-muted mt-2 rounded-md p-3 text-xs break-words whitespace-pre-wrap">
-                  {m.text}
+                <pre className="bg-muted mt-2 rounded-md p-3 text-xs break-all whitespace-pre-wrap">
+                  {withLinks(m.text, getBaseUrl())}
                 </pre>
               </article>
             </li>

@@ -40,9 +40,12 @@ const refused = (code: string, path: string | undefined, pattern: RegExp) => (er
   return true;
 };
 
-/** The captured mail to one address (the test database is shared: count only our own). */
+/** The captured mail to one address but its sign-up verification (the test database is shared: count only our own). */
 const mailTo = async (to: string) =>
-  (await getDb()).capturedMail.findMany({ where: { to }, orderBy: { createdAt: "asc" } });
+  (await getDb()).capturedMail.findMany({
+    where: { to, verificationFor: null },
+    orderBy: { createdAt: "asc" },
+  });
 
 const tokenOf = (text: string): string => /reset-password\?token=([A-Za-z0-9_-]{43})/.exec(text)![1]!;
 
@@ -54,7 +57,10 @@ describe("sign-up and sign-in", () => {
       email: `  ${address.toUpperCase()} `,
       password: PASSWORD,
     });
-    assert.deepEqual({ ...account, id: "" }, { id: "", email: address, name: "Ada", isOperator: false });
+    assert.deepEqual(
+      { ...account, id: "" },
+      { id: "", email: address, name: "Ada", isOperator: false, emailVerifiedAt: null },
+    );
     const row = await (await getDb()).merchantAccount.findUniqueOrThrow({ where: { id: account.id } });
     assert.match(row.passwordHash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.ok(!row.passwordHash.includes(PASSWORD));
@@ -277,10 +283,12 @@ describe("admin CLI for accounts", () => {
     const listed = await run("mail", "--to", address, "--json");
     assert.equal(listed.code, 0);
     const mail = JSON.parse(listed.out) as { to: string; text: string }[];
+    // newest first: the reset, then the verification link sign-up sent
     assert.deepEqual(
       mail.map((m) => m.to),
-      [address],
+      [address, address],
     );
     assert.match(mail[0]!.text, /reset-password\?token=/);
+    assert.match(mail[1]!.text, /verify-email\?token=/);
   });
 });

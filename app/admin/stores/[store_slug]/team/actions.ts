@@ -3,11 +3,13 @@
 import { revalidatePath } from "next/cache";
 
 import type { FormState } from "@/components/admin/form-state";
-import { addStoreMember, removeStoreMember } from "@/lib/accounts/store-team";
+import { inviteToStore, revokeInvitation } from "@/lib/accounts/store-invitations";
+import { removeStoreMember } from "@/lib/accounts/store-team";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { toAppError } from "@/lib/core/errors";
 
-// The team page's actions: thin adapters over lib/accounts/store-team.ts, which checks the owner role.
+// The team page's actions: thin adapters over lib/accounts/store-team.ts and store-invitations.ts, which check the
+// owner role.
 
 const SIGNED_OUT: FormState = { ok: false, errors: { form: "Your session has ended: sign in again." } };
 
@@ -21,10 +23,11 @@ const refused = (thrown: unknown, values?: Record<string, string>): FormState =>
     };
   }
   const field = error.path?.replace(/^\$\./, "");
-  return { ok: false, errors: { [field && field !== "account_id" ? field : "form"]: error.message }, values };
+  const named = field === "email" || field === "role";
+  return { ok: false, errors: { [named ? field : "form"]: error.message }, values };
 };
 
-export async function addMemberAction(
+export async function inviteMemberAction(
   slug: string,
   _previous: FormState,
   data: FormData,
@@ -33,11 +36,31 @@ export async function addMemberAction(
   if (!account) return SIGNED_OUT;
   const values = { email: String(data.get("email") ?? ""), role: String(data.get("role") ?? "") };
   try {
-    const member = await addStoreMember(account, slug, values);
+    const invitation = await inviteToStore(account, slug, values);
     revalidatePath(`/admin/stores/${slug}/team`);
-    return { ok: true, errors: {}, message: `${member.name} is now ${member.role} of this store.` };
+    return {
+      ok: true,
+      errors: {},
+      message: `Invitation sent to ${invitation.email} as ${invitation.role}: they join once they accept it.`,
+    };
   } catch (thrown) {
     return refused(thrown, values);
+  }
+}
+
+export async function revokeInvitationAction(
+  slug: string,
+  _previous: FormState,
+  data: FormData,
+): Promise<FormState> {
+  const account = await getMerchantSession();
+  if (!account) return SIGNED_OUT;
+  try {
+    await revokeInvitation(account, slug, String(data.get("invitation_id") ?? ""));
+    revalidatePath(`/admin/stores/${slug}/team`);
+    return { ok: true, errors: {}, message: "Invitation withdrawn." };
+  } catch (thrown) {
+    return refused(thrown);
   }
 }
 

@@ -2,18 +2,20 @@ import { Users } from "lucide-react";
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
-import { AddMemberForm, RemoveMemberForm } from "@/components/admin/team-forms";
+import { InviteMemberForm, RemoveMemberForm, RevokeInvitationForm } from "@/components/admin/team-forms";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { LocalTime } from "@/components/ui/local-time";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { storeForAccount } from "@/lib/accounts/store-access";
+import { listOpenInvitations } from "@/lib/accounts/store-invitations";
 import { listStoreTeam } from "@/lib/accounts/store-team";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { toAppError } from "@/lib/core/errors";
 
-import { addMemberAction, removeMemberAction } from "./actions";
+import { inviteMemberAction, removeMemberAction, revokeInvitationAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Team — Merchant admin", robots: { index: false } };
@@ -38,6 +40,7 @@ export default async function TeamPage({ params }: Props) {
   }
   const { store, role } = access;
   const team = await listStoreTeam(account, store.slug);
+  const invitations = await listOpenInvitations(account, store.slug);
   const mayChange = role !== "staff";
   return (
     <PageShell title="Team" description={`Who runs ${store.name} from this admin.`}>
@@ -45,13 +48,13 @@ export default async function TeamPage({ params }: Props) {
         {mayChange ? (
           <Card>
             <CardHeader>
-              <CardTitle>Add someone</CardTitle>
+              <CardTitle>Invite someone</CardTitle>
               <CardDescription>
                 Owners: {ROLE_TEXT.owner.toLowerCase()}. Staff: {ROLE_TEXT.staff.toLowerCase()}.
               </CardDescription>
             </CardHeader>
             <CardContent>
-              <AddMemberForm action={addMemberAction.bind(null, store.slug)} />
+              <InviteMemberForm action={inviteMemberAction.bind(null, store.slug)} />
             </CardContent>
           </Card>
         ) : (
@@ -110,6 +113,54 @@ export default async function TeamPage({ params }: Props) {
             </Table>
           )}
         </section>
+        {invitations.length > 0 ? (
+          <section aria-labelledby="invitations-heading" className="grid gap-3">
+            <h2 id="invitations-heading" className="text-xl font-semibold">
+              Open invitations
+            </h2>
+            <Table aria-label="Open invitations">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Email</TableHead>
+                  <TableHead>Role</TableHead>
+                  <TableHead className="hidden sm:table-cell">Expires</TableHead>
+                  <TableHead>
+                    <span className="sr-only">Actions</span>
+                  </TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {invitations.map((i) => (
+                  <TableRow key={i.id}>
+                    <TableCell className="text-xs break-all">
+                      {i.email}
+                      <span className="text-muted-foreground block sm:hidden">
+                        Expires <LocalTime at={i.expiresAt} />
+                      </span>
+                    </TableCell>
+                    <TableCell>
+                      <Badge tone={i.role === "owner" ? "info" : "neutral"}>
+                        {i.role === "owner" ? "Owner" : "Staff"}
+                      </Badge>
+                    </TableCell>
+                    <TableCell className="hidden text-xs sm:table-cell">
+                      <LocalTime at={i.expiresAt} />
+                    </TableCell>
+                    <TableCell>
+                      {mayChange ? (
+                        <RevokeInvitationForm
+                          action={revokeInvitationAction.bind(null, store.slug)}
+                          invitationId={i.id}
+                          email={i.email}
+                        />
+                      ) : null}
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </section>
+        ) : null}
       </div>
     </PageShell>
   );
