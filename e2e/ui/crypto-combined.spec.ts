@@ -150,7 +150,7 @@ const checkoutIn = async (store: string): Promise<Checkout> => {
 test("a combined payment for three stores is signed once on the wallet page; each store gets its order", async ({
   page,
 }, testInfo) => {
-  test.setTimeout(300_000);
+  test.setTimeout(420_000);
   const checkouts = await Promise.all(STORES.map(checkoutIn));
 
   // the buyer links the agent (consent, signing in with the sandbox wallet)

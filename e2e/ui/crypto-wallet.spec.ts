@@ -97,7 +97,7 @@ const call = async <T>(method: string, p: string, body?: unknown): Promise<T> =>
 test("the buyer signs in with the sandbox wallet, sees the quote, switches coin, pays with the test wallet, sees the order", async ({
   page,
 }, testInfo) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000);
   const product = await call<{
     product: { variants: { id: string; availability?: { available?: boolean } }[] };
   }>("POST", "/catalog/product", { id: seedId("product", STORE, 0) });

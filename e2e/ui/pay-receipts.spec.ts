@@ -46,7 +46,7 @@ test("card pay page: everything paid for, amount on the button, declined then pa
   page,
   request,
 }, testInfo) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000);
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const kid = "pay-receipts-agent";
   const base = (await (await request.get("/demo/agent/.well-known/ucp")).json()) as Record<string, unknown>;
