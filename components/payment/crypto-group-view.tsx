@@ -1,26 +1,45 @@
 "use client";
 
-import { CheckCircle2, CircleAlert, Clock, Loader2, Lock, RefreshCw, ShieldX, Wallet } from "lucide-react";
+import {
+  CheckCircle2,
+  CircleAlert,
+  Clock,
+  ExternalLink,
+  Loader2,
+  Lock,
+  RefreshCw,
+  ShieldX,
+  Wallet,
+} from "lucide-react";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
-import { Money } from "@/components/cart/money";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { DataItem, DataList } from "@/components/ui/data-list";
+import { formatCoin, formatMoney } from "@/components/ui/format";
 import type { GroupPayResult, GroupWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import type { WalletActionResult } from "@/lib/checkout/crypto/wallet-page";
 
 import { signerFor } from "./crypto-signers";
+import { OrderLines, OrderTotals } from "./order-summary";
+import { explorerUrl, shortDigest } from "./pay-text";
+import { NetworkFee, QuoteCountdown, QuoteLegs } from "./quote-details";
 
-// The combined payment page: each store's items, total and legs, the whole quote, and one button — the wallet
-// signs the one transaction, our server executes it and completes every checkout. A checkout whose order could not
-// be placed says why (money owed back); a transaction not final yet is re-checked on demand.
+// The combined payment page, as Stripe Checkout would show it: one card per store with its items, shipping and tax
+// and its total, then one total, the whole quote (coins with their value and rate, the network fee, a countdown)
+// and one button — the wallet signs the one transaction, our server executes it and completes every checkout.
+// Nothing is called paid before it is. Once every store has its order the page is the receipt: each store's order
+// and what it was paid with, the transaction, and a link to My orders. A checkout whose order could not be placed
+// says why (money owed back); a transaction not final yet is re-checked on demand.
 
 type Props = {
   page: GroupWalletPage | null;
   token: string;
+  locale: string;
   sandboxSignIn: boolean;
   actions: {
     pay: (
@@ -32,16 +51,110 @@ type Props = {
   };
 };
 
-const utc = (iso: string) => `${iso.replace("T", " ").slice(0, 16)} UTC`;
+type Coins = GroupWalletPage["checkouts"][number]["coins"];
+
+const coinsText = (coins: Coins, locale: string) =>
+  coins.map((c) => formatCoin(c.amount, c.decimals, c.symbol, locale, c.decimals)).join(" + ");
 
 const describe = (r: GroupPayResult["checkouts"][number]["result"]) =>
   r.kind === "order_placed"
-    ? `order ${r.orderId}`
+    ? "order placed"
     : r.kind === "pending"
-      ? "sent, waiting for the chain"
+      ? "sent, being confirmed by the network"
       : `not completed: ${r.reason}`;
 
-export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) {
+function Transaction({ page }: { page: GroupWalletPage }) {
+  const link = explorerUrl(page.network, page.digest);
+  const code = (
+    <code title={page.digest} data-testid="group-transaction">
+      {shortDigest(page.digest)}
+    </code>
+  );
+  return link ? (
+    <a href={link} target="_blank" rel="noreferrer" className="text-primary inline-flex items-center gap-1">
+      {code}
+      <ExternalLink aria-hidden className="size-3" />
+      <span className="sr-only">(opens the explorer)</span>
+    </a>
+  ) : (
+    <span>
+      {code} <span className="text-muted-foreground">(sandbox)</span>
+    </span>
+  );
+}
+
+/** After paying: every store's order, what each was paid with, the one transaction, and where to see them later. */
+function GroupReceipt({ page, locale }: { page: GroupWalletPage; locale: string }) {
+  const coins = page.quote.legs;
+  return (
+    <div className="grid gap-6" data-testid="group-receipt">
+      <div className="grid justify-items-center gap-2 text-center">
+        <div
+          aria-hidden
+          className="bg-success-soft text-success-soft-foreground grid size-14 place-items-center rounded-full"
+        >
+          <CheckCircle2 className="size-7" />
+        </div>
+        <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Payment received</h1>
+        <p role="status" data-testid="group-paid">
+          Thank you: {page.checkouts.length} stores have your order. There is nothing more to pay.
+        </p>
+      </div>
+      <Card aria-labelledby="group-receipt-title">
+        <CardHeader>
+          <CardTitle id="group-receipt-title" as="h2" className="text-base">
+            Receipt
+          </CardTitle>
+        </CardHeader>
+        <CardContent className="grid gap-4">
+          <DataList>
+            <DataItem label="Total paid">
+              <span className="font-semibold tabular-nums" data-testid="group-receipt-total">
+                {formatMoney(page.totalMinor, page.currency, locale)}
+              </span>
+            </DataItem>
+            <DataItem label="Paid with">{coinsText(coins, locale)}</DataItem>
+            <DataItem label="Transaction">
+              <Transaction page={page} />
+            </DataItem>
+          </DataList>
+          <ul aria-label="Orders" className="grid gap-3 border-t pt-4">
+            {page.checkouts.map((c) => (
+              <li
+                key={c.checkoutId}
+                data-testid="group-receipt-store"
+                className="grid gap-2 rounded-lg border p-3 text-sm"
+              >
+                <p className="flex flex-wrap items-baseline justify-between gap-x-3">
+                  <span className="font-semibold">{c.storeName}</span>
+                  <span className="font-semibold tabular-nums">
+                    {formatMoney(c.totalMinor, c.currency, locale)}
+                  </span>
+                </p>
+                <OrderLines lines={c.lines} currency={c.currency} locale={locale} />
+                <p className="text-muted-foreground flex flex-wrap justify-between gap-x-3 text-xs">
+                  <span data-testid="group-checkout-order">
+                    Order <code className="break-all">{c.orderId}</code>
+                  </span>
+                  <span>Paid with {coinsText(c.coins, locale)}</span>
+                </p>
+              </li>
+            ))}
+          </ul>
+          <Link
+            href="/account/orders"
+            data-testid="my-orders-link"
+            className="text-primary justify-self-center font-medium underline underline-offset-4"
+          >
+            Go to My orders
+          </Link>
+        </CardContent>
+      </Card>
+    </div>
+  );
+}
+
+export function CryptoGroupView({ page, token, locale, sandboxSignIn, actions }: Props) {
   const router = useRouter();
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -50,7 +163,9 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
     return (
       <Card>
         <CardHeader>
-          <CardTitle className="text-base">This payment link is unknown</CardTitle>
+          <CardTitle as="h1" className="text-base">
+            This payment link is unknown
+          </CardTitle>
           <CardDescription>Ask your agent for a new combined payment.</CardDescription>
         </CardHeader>
       </Card>
@@ -89,6 +204,10 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
     }
   };
 
+  if (page.state === "paid") return <GroupReceipt page={page} locale={locale} />;
+  const total = formatMoney(page.totalMinor, page.currency, locale);
+  const unfinished = result?.checkouts.filter((c) => c.result.kind !== "order_placed") ?? [];
+
   return (
     <div className="grid gap-6">
       <div className="grid gap-1.5">
@@ -96,8 +215,8 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
           Pay {page.checkouts.length} stores at once
         </h1>
         <p className="text-muted-foreground flex items-start gap-1.5 text-sm">
-          <Lock aria-hidden className="mt-0.5 size-4 shrink-0" /> One crypto transaction pays every store
-          below
+          <Lock aria-hidden className="mt-0.5 size-4 shrink-0" /> One crypto payment for the orders your agent
+          prepared in every store below
           {page.mode === "test" ? " (test mode: sandbox coins, no real money)" : ""}.
         </p>
       </div>
@@ -106,69 +225,72 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
           {page.checkouts.map((c) => (
             <Card key={c.checkoutId} aria-label={c.storeName} data-testid="group-checkout">
               <CardHeader>
-                <CardTitle className="flex flex-wrap items-center justify-between gap-2 text-base">
+                <CardTitle as="h2" className="flex flex-wrap items-center justify-between gap-2 text-base">
                   <span>{c.storeName}</span>
                   {c.orderId ? (
                     <Badge tone="success" data-testid="group-checkout-order">
-                      <CheckCircle2 aria-hidden className="size-3.5" /> Order {c.orderId}
+                      <CheckCircle2 aria-hidden className="size-3.5" /> Order placed
                     </Badge>
                   ) : null}
                 </CardTitle>
               </CardHeader>
-              <CardContent className="grid gap-2 text-sm">
-                <ul className="grid gap-1">
-                  {c.lines.map((l, i) => (
-                    <li key={i} className="flex justify-between gap-3">
-                      <span>
-                        {l.title} <span className="text-muted-foreground">× {l.quantity}</span>
-                      </span>
-                      <Money amountMinor={l.amountMinor} currency={c.currency} />
-                    </li>
-                  ))}
-                </ul>
-                <p className="flex justify-between gap-3 border-t pt-2 font-medium">
-                  <span>Total</span>
-                  <Money amountMinor={c.totalMinor} currency={c.currency} />
-                </p>
-                <p className="text-muted-foreground text-xs">
-                  Paid with {c.legs.map((l) => l.text).join(" + ")}
-                </p>
+              <CardContent className="grid gap-3 text-sm">
+                <OrderLines lines={c.lines} currency={c.currency} locale={locale} />
+                <div className="border-t pt-3">
+                  <OrderTotals
+                    breakdown={c.breakdown}
+                    totalMinor={c.totalMinor}
+                    currency={c.currency}
+                    locale={locale}
+                    totalLabel={`Total for ${c.storeName}`}
+                    testId="group-checkout-total"
+                  />
+                </div>
               </CardContent>
             </Card>
           ))}
         </div>
         <Card aria-labelledby="group-pay-title">
           <CardHeader>
-            <CardTitle id="group-pay-title" className="flex items-center gap-2 text-base">
+            <CardTitle id="group-pay-title" as="h2" className="flex items-center gap-2 text-base">
               <Wallet aria-hidden className="text-primary size-5" /> Pay with crypto (Sui)
             </CardTitle>
             <CardDescription>
-              Your wallet signs once; nothing moves until it does.
-              {page.testWallet ? " Test mode: the built-in test wallet signs with sandbox coins." : ""}
+              Approve once in your wallet and every store gets its order. Nothing moves until you do.
+              {page.testWallet ? " Test mode: the built-in test wallet pays with sandbox coins." : ""}
             </CardDescription>
           </CardHeader>
           <CardContent className="grid gap-4">
+            <p
+              className="flex items-baseline justify-between gap-3 border-b pb-3 text-base font-semibold"
+              data-testid="group-total"
+            >
+              <span>Total for {page.checkouts.length} stores</span>
+              <span className="tabular-nums">{total}</span>
+            </p>
             <section aria-labelledby="group-quote-title" className="grid gap-2" data-testid="group-quote">
               <h3 id="group-quote-title" className="text-sm font-medium">
-                You pay, in total
+                You pay
               </h3>
-              <ul className="grid gap-2">
-                {page.quote.legs.map((leg, i) => (
-                  <li key={i} className="bg-muted/50 grid gap-0.5 rounded-lg border p-3 text-sm">
-                    <span className="flex flex-wrap items-baseline justify-between gap-x-3">
-                      <span className="text-base font-semibold tabular-nums">{leg.text}</span>
-                      <span className="text-muted-foreground">
-                        ≈ <Money amountMinor={leg.fiatMinor} currency={page.currency} />
-                      </span>
-                    </span>
-                    <span className="text-muted-foreground text-xs">Rate: {leg.rateSource}</span>
-                  </li>
-                ))}
-              </ul>
-              <p className="text-muted-foreground text-xs">
-                Network fee paid in SUI (at most {page.quote.gasReserveText} SUI). Quote valid until{" "}
-                <time dateTime={page.expiresAt}>{utc(page.expiresAt)}</time>.
-              </p>
+              <QuoteLegs
+                legs={page.quote.legs}
+                currency={page.currency}
+                locale={locale}
+                testId="crypto-leg"
+              />
+              <NetworkFee
+                gasReserve={page.quote.gasReserve}
+                feeFiatMinor={page.quote.feeFiatMinor}
+                currency={page.currency}
+                locale={locale}
+              />
+              {page.state === "open" ? (
+                <QuoteCountdown
+                  expiresAt={page.expiresAt}
+                  renderedAt={page.asOf}
+                  expiredText="This price has expired. Ask your agent for a new combined payment."
+                />
+              ) : null}
             </section>
             {error ? (
               <p
@@ -179,30 +301,33 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
                 <span className="break-words">{error}</span>
               </p>
             ) : null}
-            {result ? (
-              <ul className="grid gap-1 text-sm" data-testid="group-result" role="status">
-                {result.checkouts.map((c) => (
-                  <li key={c.checkoutId}>
-                    <span className="font-medium">{c.storeSlug}</span>: {describe(c.result)}
-                  </li>
-                ))}
-              </ul>
+            {unfinished.length > 0 ? (
+              <div role="status" data-testid="group-result">
+                <ul className="grid gap-1 text-sm">
+                  {unfinished.map((c) => (
+                    <li key={c.checkoutId}>
+                      <span className="font-medium">
+                        {page.checkouts.find((x) => x.checkoutId === c.checkoutId)?.storeName ?? c.storeSlug}
+                      </span>
+                      : {describe(c.result)}
+                    </li>
+                  ))}
+                </ul>
+              </div>
             ) : null}
-            {page.state === "paid" ? (
-              <p className="flex items-center gap-2 font-medium" data-testid="group-paid">
-                <CheckCircle2 aria-hidden className="text-success size-5" /> Paid: every store has your order.
-              </p>
-            ) : page.state === "partly_paid" ? (
+            {page.state === "partly_paid" ? (
               <div className="grid gap-2 text-sm" data-testid="group-partly-paid">
                 <p className="flex items-center gap-2 font-medium">
-                  <Clock aria-hidden className="size-4" /> Payment sent: do not pay again.
+                  <Clock aria-hidden className="size-4" /> Payment sent: please don&apos;t pay again.
                 </p>
                 <Button variant="outline" disabled={busy !== null} onClick={() => void recheck()}>
                   <RefreshCw aria-hidden /> Check again and finish every order
                 </Button>
               </div>
             ) : page.state === "expired" ? (
-              <p className="text-sm">This quote expired. Ask your agent for a new combined payment.</p>
+              <p className="text-sm" data-testid="group-expired">
+                This price has expired. Ask your agent for a new combined payment.
+              </p>
             ) : access.kind === "signed_out" ? (
               <WalletSignIn sandbox={sandboxSignIn} />
             ) : access.kind === "refused" ? (
@@ -214,11 +339,10 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
               <div className="grid gap-2 border-t pt-4">
                 <Button size="lg" className="w-full" disabled={busy !== null} onClick={() => void pay()}>
                   {busy ? <Loader2 aria-hidden className="animate-spin" /> : null}
-                  {busy ?? (page.testWallet ? "Pay all with the test wallet" : "Pay all with your wallet")}
+                  {busy ?? `Pay all with ${page.testWallet ? "the test wallet" : "your wallet"} — ${total}`}
                 </Button>
                 <p className="text-muted-foreground text-xs break-all">
-                  Paying <Money amountMinor={page.totalMinor} currency={page.currency} /> from{" "}
-                  <code>{access.address}</code>
+                  Paying from <code>{access.address}</code>
                 </p>
               </div>
             )}

@@ -5,9 +5,9 @@ import { signOut } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 
-import { Money } from "@/components/cart/money";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { formatMoney } from "@/components/ui/format";
 import type {
   WalletActionResult,
   WalletPageActions,
@@ -16,16 +16,23 @@ import type {
 } from "@/lib/checkout/crypto/wallet-page";
 
 import { signerFor } from "./crypto-signers";
+import { NetworkFee, QuoteCountdown, QuoteLegs } from "./quote-details";
 
-// The wallet page's payment step: the quote of the prepared payment (per coin: amount, fiat value, rate source),
-// a coin switch (a new prepare), then the wallet signs the prepared bytes and our server executes and settles them.
-// A payment the chain has not finalised yet is shown as pending and re-checked; it is never offered again.
+// The wallet page's payment step: the quote of the prepared payment (per coin: amount, value in the store's
+// currency and the rate used; the network fee; a countdown to the quote's expiry), the coin choice (choosing one
+// asks for a new quote at once), then the wallet signs the prepared bytes and our server executes and settles
+// them. A payment the chain has not finalised yet is shown as pending and re-checked; it is never offered again.
 
 type Props = {
   actions: Pick<WalletPageActions, "prepare" | "pay" | "recheck">;
   slug: string;
   token: string;
   currency: string;
+  /** The checkout's total (minor units), on the pay button. */
+  totalMinor: number;
+  locale: string;
+  /** When the server rendered the page (ISO): the countdown's start before the browser's clock takes over. */
+  renderedAt: string;
   network: string;
   address: string;
   testWallet: boolean;
@@ -41,8 +48,6 @@ type Phase =
   | { kind: "pending"; digest: string }
   | { kind: "failed"; reason: string };
 
-const utc = (iso: string) => `${iso.replace("T", " ").slice(0, 16)} UTC`;
-
 export function CryptoPayPanel(props: Props) {
   const { slug, token, currency } = props;
   const router = useRouter();
@@ -54,10 +59,10 @@ export function CryptoPayPanel(props: Props) {
   );
   const busy = phase.kind === "busy";
 
-  const requote = async () => {
-    setPhase({ kind: "busy", what: "Getting a quote…" });
+  const requote = async (chosen: string) => {
+    setPhase({ kind: "busy", what: "Getting a new price…" });
     setError(null);
-    const answer = await props.actions.prepare(slug, token, coin);
+    const answer = await props.actions.prepare(slug, token, chosen);
     if (answer.ok) {
       setQuote(answer.value);
       setCoin(answer.value.coin);
@@ -66,6 +71,12 @@ export function CryptoPayPanel(props: Props) {
       setError(answer.message);
     }
     setPhase({ kind: "idle" });
+  };
+
+  const choose = (chosen: string) => {
+    if (chosen === coin && quote) return;
+    setCoin(chosen);
+    void requote(chosen);
   };
 
   const settle = useCallback(
@@ -117,11 +128,11 @@ export function CryptoPayPanel(props: Props) {
       <Card aria-labelledby="pending-title" data-testid="crypto-pending">
         <CardHeader>
           <CardTitle id="pending-title" className="flex items-center gap-2 text-base">
-            <Clock aria-hidden className="text-primary size-5" /> Payment sent, waiting for the chain
+            <Clock aria-hidden className="text-primary size-5" /> Payment sent, being confirmed
           </CardTitle>
           <CardDescription>
-            Do not pay again. This page checks the transaction every few seconds and shows your order as soon
-            as it is final.
+            Please don&apos;t pay again. This page checks every few seconds and shows your receipt as soon as
+            the network confirms the payment.
           </CardDescription>
         </CardHeader>
         <CardContent className="grid gap-3 text-sm">
@@ -136,10 +147,6 @@ export function CryptoPayPanel(props: Props) {
           <Button variant="outline" onClick={() => void recheck()} className="justify-self-start">
             <RefreshCw aria-hidden /> Check again
           </Button>
-          <p className="text-muted-foreground">
-            Your agent should read the checkout (or complete it with this transaction digest) — never start a
-            new payment.
-          </p>
         </CardContent>
       </Card>
     );
@@ -152,8 +159,8 @@ export function CryptoPayPanel(props: Props) {
           <Wallet aria-hidden className="text-primary size-5" /> Pay with crypto (Sui)
         </CardTitle>
         <CardDescription>
-          Your wallet signs the payment below; nothing moves until it does.
-          {props.testWallet ? " Test mode: the built-in test wallet signs with sandbox coins." : ""}
+          Choose a coin, then approve the payment in your wallet. Nothing moves until you do.
+          {props.testWallet ? " Test mode: the built-in test wallet pays with sandbox coins." : ""}
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-5">
@@ -161,84 +168,79 @@ export function CryptoPayPanel(props: Props) {
           <div role="alert" className="bg-danger-soft text-danger-soft-foreground rounded-md p-3 text-sm">
             <p className="font-medium">The payment did not go through.</p>
             <p className="mt-1 break-words">{phase.reason}</p>
-            <p className="mt-1">Get a new quote to try again.</p>
+            <p className="mt-1">Choose a coin to get a new price and try again.</p>
           </div>
         ) : null}
+        <fieldset className="grid gap-2" disabled={busy}>
+          <legend className="mb-2 text-sm font-medium">Pay with</legend>
+          <div className="flex flex-wrap gap-2">
+            {["auto", ...props.coins].map((c) => (
+              <label
+                key={c}
+                className="has-[:checked]:border-primary has-[:checked]:bg-accent has-[:focus-visible]:ring-ring flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border px-3 text-sm has-[:focus-visible]:ring-2"
+              >
+                <input
+                  type="radio"
+                  name="coin"
+                  value={c}
+                  checked={coin === c}
+                  onChange={() => choose(c)}
+                  className="accent-primary size-4"
+                />
+                {c === "auto" ? "Automatic (stablecoins first)" : c}
+              </label>
+            ))}
+          </div>
+        </fieldset>
         {quote ? (
           <section aria-labelledby="quote-title" className="grid gap-2" data-testid="crypto-quote">
             <h3 id="quote-title" className="text-sm font-medium">
               You pay
             </h3>
-            <ul className="grid gap-2">
-              {quote.legs.map((leg) => (
-                <li
-                  key={leg.coinType}
-                  data-testid="crypto-leg"
-                  className="bg-muted/50 grid gap-0.5 rounded-lg border p-3 text-sm"
-                >
-                  <span className="flex flex-wrap items-baseline justify-between gap-x-3">
-                    <span className="text-base font-semibold tabular-nums">
-                      {leg.amountText} {leg.symbol}
-                    </span>
-                    <span className="text-muted-foreground">
-                      ≈ <Money amountMinor={leg.fiatMinor} currency={currency} />
-                    </span>
-                  </span>
-                  <span className="text-muted-foreground text-xs">Rate: {leg.rateSource}</span>
-                </li>
-              ))}
-            </ul>
-            <p className="text-muted-foreground text-xs">
-              Network fee paid in SUI (at most {quote.gasReserveText} SUI). Quote valid until{" "}
-              <time dateTime={quote.expiresAt}>{utc(quote.expiresAt)}</time>.
-            </p>
+            <QuoteLegs legs={quote.legs} currency={currency} locale={props.locale} testId="crypto-leg" />
+            <NetworkFee
+              gasReserve={quote.gasReserve}
+              feeFiatMinor={quote.feeFiatMinor}
+              currency={currency}
+              locale={props.locale}
+            />
+            <QuoteCountdown
+              key={quote.expiresAt}
+              expiresAt={quote.expiresAt}
+              renderedAt={props.renderedAt}
+              busy={busy}
+              onRefresh={() => void requote(coin)}
+            />
           </section>
         ) : null}
         {error ? (
-          <p
+          <div
             role="alert"
-            className="bg-danger-soft text-danger-soft-foreground flex gap-2 rounded-md p-3 text-sm"
+            className="bg-danger-soft text-danger-soft-foreground grid gap-2 rounded-md p-3 text-sm"
           >
-            <CircleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
-            <span className="break-words">{error}</span>
-          </p>
+            <p className="flex gap-2">
+              <CircleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
+              <span className="break-words">{error}</span>
+            </p>
+            {!quote ? (
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={busy}
+                className="justify-self-start"
+                onClick={() => void requote(coin)}
+              >
+                <RefreshCw aria-hidden /> Try again
+              </Button>
+            ) : null}
+          </div>
         ) : null}
-        <form
-          className="grid gap-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void requote();
-          }}
-        >
-          <fieldset className="grid gap-2">
-            <legend className="mb-2 text-sm font-medium">Coin</legend>
-            <div className="flex flex-wrap gap-2">
-              {["auto", ...props.coins].map((c) => (
-                <label
-                  key={c}
-                  className="has-[:checked]:border-primary has-[:checked]:bg-accent flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border px-3 text-sm"
-                >
-                  <input
-                    type="radio"
-                    name="coin"
-                    value={c}
-                    checked={coin === c}
-                    onChange={() => setCoin(c)}
-                    className="accent-primary size-4"
-                  />
-                  {c === "auto" ? "Auto (stablecoins first)" : c}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-          <Button type="submit" variant="outline" disabled={busy} className="justify-self-start">
-            {quote ? "Update quote" : "Get a quote"}
-          </Button>
-        </form>
         <div className="grid gap-2 border-t pt-4">
           <Button size="lg" className="w-full" disabled={busy || !quote} onClick={() => void pay()}>
             {busy ? <Loader2 aria-hidden className="animate-spin" /> : null}
-            {busy ? phase.what : props.testWallet ? "Pay with the test wallet" : "Pay with your wallet"}
+            {busy
+              ? phase.what
+              : `Pay with ${props.testWallet ? "the test wallet" : "your wallet"} — ${formatMoney(props.totalMinor, currency, props.locale)}`}
           </Button>
           <p className="text-muted-foreground text-xs break-all">
             Paying from <code>{props.address}</code>

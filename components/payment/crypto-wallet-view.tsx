@@ -13,12 +13,14 @@ import { OrderSummary } from "./order-summary";
 
 export function CryptoWalletView({
   page,
+  locale,
   slug,
   token,
   sandboxSignIn,
   actions,
 }: {
   page: WalletPage;
+  locale: string;
   slug: string;
   token: string;
   sandboxSignIn: boolean;
@@ -52,7 +54,7 @@ export function CryptoWalletView({
         </div>
       ) : null}
       <div className="grid items-start gap-6 lg:grid-cols-[1fr_28rem]">
-        <OrderSummary page={page} />
+        <OrderSummary page={page} locale={locale} />
         <div className="grid gap-6">
           {access.kind === "signed_out" ? (
             <WalletSignIn sandbox={sandboxSignIn} />
@@ -95,6 +97,9 @@ export function CryptoWalletView({
                 slug={slug}
                 token={token}
                 currency={page.currency}
+                totalMinor={page.totalMinor}
+                locale={locale}
+                renderedAt={page.asOf}
                 network={page.network}
                 address={access.address}
                 testWallet={page.testWallet}
@@ -124,13 +129,13 @@ export function CryptoWalletView({
             className="text-muted-foreground grid gap-1 rounded-lg border border-dashed p-4 text-sm"
           >
             <h2 id="agent-next-title" className="text-foreground flex items-center gap-2 font-medium">
-              <Bot aria-hidden className="size-4" /> What your agent does next
+              <Bot aria-hidden className="size-4" /> After you pay
             </h2>
             <p>
-              Once you pay here, your agent reads the checkout and finds the order; it must not start another
-              payment.
+              Your order is placed at once and you get a receipt here. Your agent sees the order too, so it
+              won&apos;t ask you to pay again.
               {page.allowance
-                ? " With an allowance, it can complete your next crypto checkouts over the API on its own."
+                ? " With an allowance, your agent can pay for your next crypto orders on its own, up to the limit you set."
                 : ""}
             </p>
           </section>

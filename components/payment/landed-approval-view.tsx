@@ -18,6 +18,8 @@ export type LandedApprovalProps = {
   agentName: string;
   amountMinor: number;
   currency: string;
+  /** The viewer's locale for the amount. */
+  locale?: string;
   decideBy: Date;
   /** The viewer is the buyer of this purchase. */
   viewer: "buyer" | "other" | "signed-out";
@@ -50,7 +52,7 @@ export function LandedApprovalView(props: LandedApprovalProps) {
           <DataItem label="Store">{props.storeName}</DataItem>
           <DataItem label="Agent">{props.agentName}</DataItem>
           <DataItem label="Amount">
-            <Money amountMinor={props.amountMinor} currency={props.currency} />
+            <Money amountMinor={props.amountMinor} currency={props.currency} locale={props.locale} />
           </DataItem>
           <DataItem label="Decide by">
             <LocalTime at={props.decideBy} />

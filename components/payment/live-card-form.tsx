@@ -8,7 +8,6 @@ import { loadStripe } from "@stripe/stripe-js/pure";
 import { Lock } from "lucide-react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
-import { formatMinor } from "@/components/cart/money";
 import { Button } from "@/components/ui/button";
 
 // The live card step of the hosted payment page (issue #5 §3): Stripe.js through the official loader, the Payment
@@ -23,8 +22,8 @@ type Props = {
   returnUrl: string;
   /** The submit route (form target) of this page. */
   action: string;
-  totalMinor: number;
-  currency: string;
+  /** The amount charged, as the page shows it (the button says "Pay $51.15"). */
+  amountText: string;
 };
 
 /**
@@ -59,15 +58,11 @@ const plainError = (error: StripeError): string =>
 const LOAD_FAILED =
   "The secure card form could not be loaded. Check your connection and reload this page to try again.";
 
-// Room reserved for the Payment Element while Stripe.js loads, so the page does not jump when it appears.
+// Room reserved for the Payment Element while Stripe.js loads, so the page does not jump when it appears; released
+// once it is ready, so no empty band is left under a shorter form.
 const ELEMENT_MIN_HEIGHT = "min-h-[220px]";
 
-function CardStep({
-  returnUrl,
-  action,
-  totalMinor,
-  currency,
-}: Omit<Props, "publishableKey" | "clientSecret">) {
+function CardStep({ returnUrl, action, amountText }: Omit<Props, "publishableKey" | "clientSecret">) {
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
@@ -102,19 +97,19 @@ function CardStep({
   return (
     <>
       <form onSubmit={(e) => void pay(e)} aria-label="Card payment" aria-busy={busy} className="grid gap-3">
-        <div className={ELEMENT_MIN_HEIGHT} role="group" aria-label="Card details">
+        <div className={ready ? undefined : ELEMENT_MIN_HEIGHT} role="group" aria-label="Card details">
           <PaymentElement
             onReady={() => setReady(true)}
             onLoadError={() => setError(LOAD_FAILED)}
             options={{ layout: "tabs" }}
           />
         </div>
-        <p role="alert" className="text-destructive min-h-6 text-sm font-medium" data-testid="pay-error">
+        <p role="alert" className="text-destructive text-sm font-medium empty:hidden" data-testid="pay-error">
           {error ?? ""}
         </p>
         <Button type="submit" size="lg" className="w-full" disabled={!stripe || !elements || !ready || busy}>
           <Lock aria-hidden />
-          {busy ? "Paying…" : `Pay ${formatMinor(totalMinor, currency)}`}
+          {busy ? "Paying…" : `Pay ${amountText}`}
         </Button>
       </form>
       <form ref={refresh} method="post" action={action} hidden>

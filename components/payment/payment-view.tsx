@@ -2,15 +2,18 @@ import { Lock, ShieldCheck, TriangleAlert } from "lucide-react";
 
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { formatMoney } from "@/components/ui/format";
 import type { PaymentPage } from "@/lib/checkout/hosted-payment";
 
 import { LiveCardForm } from "./live-card-form";
 import { OrderSummary } from "./order-summary";
 import { TestCards } from "./test-cards";
 
-// The hosted payment page's view (issue #5 §3): the store, the breakdown of the total, then the card step. Test
-// mode: the sandbox 3-DS challenge or a sandbox card form (plain HTML forms, no client script). Live mode: Stripe's
-// Payment Element (LiveCardForm, a client component), or why it cannot run.
+// The hosted payment page's view (issue #5 §3): the store, everything paid for and the total, then the card step
+// with the amount on its button. Test mode: the sandbox 3-DS challenge or the sandbox card choices (plain HTML
+// forms, no client script; no card-number box, since no number is typed there). Live mode: Stripe's Payment
+// Element (LiveCardForm, a client component), or why it cannot run. A notice about the card (declined, none
+// chosen) is shown in the card step, next to what caused it.
 
 const NOTICES: Record<string, { text: string; tone: "warning" | "danger" }> = {
   declined: { text: "The card was declined. Try another card.", tone: "danger" },
@@ -31,39 +34,47 @@ const TONE = {
   danger: "bg-danger-soft text-danger-soft-foreground",
 } as const;
 
-const Problem = ({ children }: { children: string }) => (
-  <p className="bg-danger-soft text-danger-soft-foreground rounded-md p-3 text-sm font-medium">{children}</p>
+const Notice = ({ text, tone }: { text: string; tone: keyof typeof TONE }) => (
+  <p
+    role={tone === "danger" ? "alert" : "status"}
+    data-testid="pay-notice"
+    className={`flex items-start gap-2 rounded-md p-3 text-sm font-medium ${TONE[tone]}`}
+  >
+    <TriangleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
+    {text}
+  </p>
 );
 
 export function PaymentView({
   page,
   action,
   notice,
+  locale,
 }: {
   page: PaymentPage;
   action: string;
   notice: string | null;
+  locale: string;
 }) {
   const shown = notice ? NOTICES[notice] : undefined;
+  const amount = formatMoney(page.totalMinor, page.currency, locale);
+  // one notice at a time beside the card: the page's answer to the last step, else the card's recorded decline
+  const problem = shown ? (
+    <Notice text={shown.text} tone={shown.tone} />
+  ) : page.lastError ? (
+    <Notice text={page.lastError} tone="danger" />
+  ) : null;
   return (
     <div className="grid gap-6">
       <div className="grid gap-1.5">
         <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Pay {page.storeName}</h1>
         <p className="text-muted-foreground flex items-center gap-1.5 text-sm">
-          <Lock aria-hidden className="size-4" /> Secure card payment for the order your agent prepared.
+          <Lock aria-hidden className="size-4 shrink-0" /> Secure card payment for the order your agent
+          prepared.
         </p>
       </div>
-      {shown ? (
-        <p
-          role="status"
-          className={`flex items-start gap-2 rounded-lg p-3 text-sm font-medium ${TONE[shown.tone]}`}
-        >
-          <TriangleAlert aria-hidden className="mt-0.5 size-4 shrink-0" />
-          {shown.text}
-        </p>
-      ) : null}
       <div className="grid items-start gap-6 lg:grid-cols-[1fr_26rem]">
-        <OrderSummary page={page} />
+        <OrderSummary page={page} locale={locale} />
         {page.live ? (
           <Card aria-labelledby="card-title">
             <CardHeader>
@@ -74,15 +85,14 @@ export function PaymentView({
             <CardContent className="grid gap-4">
               {page.live.status === "ready" ? (
                 <>
-                  {page.lastError ? <Problem>{page.lastError}</Problem> : null}
+                  {problem}
                   {page.live.publishableKey.startsWith("pk_test_") ? <TestCards /> : null}
                   <LiveCardForm
                     publishableKey={page.live.publishableKey}
                     clientSecret={page.live.clientSecret}
                     returnUrl={page.live.returnUrl}
                     action={action}
-                    totalMinor={page.totalMinor}
-                    currency={page.currency}
+                    amountText={amount}
                   />
                 </>
               ) : (
@@ -106,7 +116,8 @@ export function PaymentView({
                 This is the sandbox bank challenge. Confirm or refuse the payment.
               </CardDescription>
             </CardHeader>
-            <CardContent>
+            <CardContent className="grid gap-4">
+              {problem}
               <form method="post" action={action} className="flex flex-col gap-2 sm:flex-row">
                 <Button type="submit" name="action" value="approve">
                   Complete authentication
@@ -128,7 +139,7 @@ export function PaymentView({
               </CardDescription>
             </CardHeader>
             <CardContent className="grid gap-4">
-              {page.lastError ? <Problem>{page.lastError}</Problem> : null}
+              {problem}
               <form method="post" action={action} className="grid gap-4">
                 <input type="hidden" name="action" value="card" />
                 <fieldset className="grid gap-2">
@@ -154,10 +165,9 @@ export function PaymentView({
                   ))}
                 </fieldset>
                 <Button type="submit" size="lg" className="w-full">
-                  Pay
+                  <Lock aria-hidden /> Pay {amount}
                 </Button>
               </form>
-              <TestCards title="Sandbox card numbers" />
             </CardContent>
           </Card>
         )}

@@ -19,6 +19,7 @@ import { adminSocketPath, runThroughServer } from "../../scripts/lib/admin-socke
 import { findFreePort } from "../../scripts/lib/free-port";
 import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { expectAccessible, shoot } from "../helpers/page-checks";
+import { everyLook } from "../helpers/pay-page-looks";
 import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
 
 // A combined crypto payment in Chromium: the buyer links an agent (consent with the sandbox wallet), the agent
@@ -149,7 +150,7 @@ const checkoutIn = async (store: string): Promise<Checkout> => {
 test("a combined payment for three stores is signed once on the wallet page; each store gets its order", async ({
   page,
 }, testInfo) => {
-  test.setTimeout(180_000);
+  test.setTimeout(420_000);
   const checkouts = await Promise.all(STORES.map(checkoutIn));
 
   // the buyer links the agent (consent, signing in with the sandbox wallet)
@@ -228,19 +229,45 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(prepared.continue_url);
   await expect(page.getByRole("heading", { level: 1, name: "Pay 3 stores at once" })).toBeVisible();
-  await expect(page.getByTestId("group-checkout")).toHaveCount(3);
+  const stores = page.getByTestId("group-checkout");
+  await expect(stores).toHaveCount(3);
+  // each store's card: its lines, then its shipping and tax, and its total (nothing hidden in it)
+  for (const [i, store] of (await stores.all()).entries()) {
+    await expect(store.getByTestId("pay-line")).toHaveCount(1);
+    await expect(store.getByTestId("pay-breakdown")).toContainText("Subtotal");
+    await expect(store.getByTestId("pay-breakdown")).toContainText("Shipping");
+    await expect(store.getByTestId("pay-breakdown")).toContainText("Tax");
+    await expect(store.getByTestId("group-checkout-total")).toHaveText(usd(prepared.checkouts[i]!.total));
+  }
+  // one total; the quote with each coin's value and rate, the fee in money, a countdown
+  await expect(page.getByTestId("group-total")).toContainText(usd(groupTotal));
   await expect(page.getByTestId("group-quote")).toContainText("USDC");
-  await expectAccessible(page, "combined payment 1280");
-  await shoot(page, testInfo, "crypto-combined-1280");
-  await page.setViewportSize({ width: 375, height: 800 });
-  await expectAccessible(page, "combined payment 375");
-  await shoot(page, testInfo, "crypto-combined-375");
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await expect(page.getByTestId("crypto-leg-rate").first()).toHaveText(/^1 USDC = \$1\.00 \(/);
+  await expect(page.getByTestId("crypto-fee")).toContainText(/\(≈ \$\d+\.\d\d\)/);
+  await expect(page.getByTestId("quote-countdown").getByRole("timer")).toHaveText(/^\d+:\d\d$/);
+  // nothing is said as paid before it is
+  await expect(page.getByRole("main")).not.toContainText(/paid with|order placed/i);
+  await expect(page.getByTestId("group-checkout-order")).toHaveCount(0);
+  await everyLook(page, testInfo, "crypto-combined");
 
   await page.getByRole("button", { name: "Pay all with the test wallet" }).click();
+  // the receipt: every store's order and what paid it, the transaction, the way to My orders
   await expect(page.getByTestId("group-paid")).toBeVisible();
-  await expect(page.getByTestId("group-checkout-order")).toHaveCount(3);
-  await shoot(page, testInfo, "crypto-combined-paid-1280");
+  const receipt = page.getByTestId("group-receipt");
+  await expect(receipt.getByTestId("group-receipt-store")).toHaveCount(3);
+  await expect(receipt.getByTestId("group-checkout-order")).toHaveCount(3);
+  await expect(receipt.getByTestId("group-receipt-total")).toHaveText(usd(groupTotal));
+  for (const name of ["Summit Trail Outfitters", "Voltage Electronics", "Urban Thread Apparel"]) {
+    await expect(receipt.getByTestId("group-receipt-store").filter({ hasText: name })).toContainText(
+      "Paid with",
+    );
+  }
+  await expect(receipt.getByTestId("group-transaction")).toBeVisible();
+  // the sandbox chain has no explorer: no link to one
+  await expect(receipt.getByRole("link", { name: /explorer/ })).toHaveCount(0);
+  await expect(page.getByTestId("my-orders-link")).toHaveAttribute("href", "/account/orders");
+  await expectAccessible(page, "combined payment paid");
+  await everyLook(page, testInfo, "crypto-combined-paid");
 
   // My orders: the three orders together as one payment, each with its leg of the transaction
   await page.goto(`${service!.baseUrl}/account/orders`);

@@ -13,7 +13,7 @@ import { mandateTerms } from "../../lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
 import { withMandateKey } from "../helpers/card-completion";
-import { expectAccessible, shoot } from "../helpers/page-checks";
+import { everyLook } from "../helpers/pay-page-looks";
 import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
 
 // The buyer's wallet page in Chromium: an agent (this test, with the demo platform key) creates a crypto checkout and
@@ -97,6 +97,7 @@ const call = async <T>(method: string, p: string, body?: unknown): Promise<T> =>
 test("the buyer signs in with the sandbox wallet, sees the quote, switches coin, pays with the test wallet, sees the order", async ({
   page,
 }, testInfo) => {
+  test.setTimeout(420_000);
   const product = await call<{
     product: { variants: { id: string; availability?: { available?: boolean } }[] };
   }>("POST", "/catalog/product", { id: seedId("product", STORE, 0) });
@@ -131,25 +132,37 @@ test("the buyer signs in with the sandbox wallet, sees the quote, switches coin,
   await page.goto(link);
   await expect(page.getByRole("heading", { level: 1, name: "Pay Summit Trail Outfitters" })).toBeVisible();
   await expect(page.getByTestId("pay-line")).toHaveCount(1);
+  await expect(page.getByTestId("pay-ship-to")).toContainText("1 Market St");
+  await expect(page.getByTestId("pay-email")).toHaveText("ada@example.com");
+  await everyLook(page, testInfo, "crypto-wallet-signed-out");
   await page.getByRole("button", { name: "Sign in with the sandbox wallet (test mode)" }).click();
 
   // signed in: the quote of the prepared payment (auto pays USDC first in this store)
   const legs = page.getByTestId("crypto-leg");
   await expect(legs).toHaveCount(1);
   await expect(legs.first()).toContainText("USDC");
-  await expect(page.getByTestId("crypto-quote")).toContainText("Quote valid until");
+  // each coin with its value in the store's currency and the rate used, the fee in money, a live countdown
+  await expect(legs.first().getByTestId("crypto-leg-fiat")).toHaveText(/^≈ \$\d/);
+  await expect(legs.first().getByTestId("crypto-leg-rate")).toHaveText(/^1 USDC = \$1\.00 \(/);
+  await expect(page.getByTestId("crypto-fee")).toContainText(/at most [\d.]+ SUI \(≈ \$\d+\.\d\d\)/);
+  const countdown = page.getByTestId("quote-countdown").getByRole("timer");
+  await expect(countdown).toHaveText(/^\d+:\d\d$/);
+  const first = await countdown.textContent();
+  await expect(countdown).not.toHaveText(first!);
+  // written to the buyer: nothing tells an agent what it must not do
+  await expect(page.getByRole("main")).not.toContainText(/must not|your agent should/i);
   await expect(page.getByRole("button", { name: "Pay with the test wallet" })).toBeEnabled();
-  await expectAccessible(page, "wallet page 1280");
-  await shoot(page, testInfo, "crypto-wallet-1280");
-  await page.setViewportSize({ width: 375, height: 800 });
-  await expectAccessible(page, "wallet page 375");
-  await shoot(page, testInfo, "crypto-wallet-375");
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await expect(page.getByRole("button", { name: "Pay with the test wallet" })).toContainText(
+    (await page.getByTestId("pay-total").textContent())!,
+  );
+  await everyLook(page, testInfo, "crypto-wallet-quote");
 
   // switch to SUI: a new prepare
   await page.getByRole("radio", { name: "SUI" }).check();
-  await page.getByRole("button", { name: "Update quote" }).click();
+  // choosing the coin asks for the new quote at once (no separate button)
+  await expect(page.getByRole("button", { name: /update quote/i })).toHaveCount(0);
   await expect(legs.first()).toContainText(" SUI");
+  await expect(legs.first().getByTestId("crypto-leg-rate")).toHaveText(/^1 SUI = \$\d+\.\d\d \(/);
   await expect(legs.first()).not.toContainText("USDC");
   const quoted = (await legs.first().locator("span.text-base").textContent())!.replace(/[^\d.]/g, "");
   const merchant = seedSuiAddress(STORE);
@@ -164,10 +177,12 @@ test("the buyer signs in with the sandbox wallet, sees the quote, switches coin,
     "/account/orders",
   );
   await expect(page.getByText(/nothing more to pay/)).toBeVisible();
-  await expectAccessible(page, "paid");
-  await shoot(page, testInfo, "crypto-wallet-paid-1280");
-  await page.setViewportSize({ width: 375, height: 800 });
-  await shoot(page, testInfo, "crypto-wallet-paid-375");
+  // how it was paid: the coins as quoted and the transaction; no explorer link for the sandbox chain
+  const paidWith = page.getByTestId("receipt-paid-with");
+  await expect(paidWith).toContainText(`${quoted} SUI`);
+  await expect(paidWith.getByTestId("receipt-transaction")).toBeVisible();
+  await expect(paidWith.getByRole("link")).toHaveCount(0);
+  await everyLook(page, testInfo, "crypto-wallet-paid");
 
   const after = await call<Checkout>("GET", `/checkout-sessions/${checkout.id}`);
   expect(after.status).toBe("completed");

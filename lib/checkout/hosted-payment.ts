@@ -13,6 +13,7 @@ import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import type { ChargeOutcome } from "@/lib/payments/rail";
 
 import { continueUrlOf, draftOf } from "./checkout-record";
+import { firstImageOf, paymentPageDetailsOf, type PaymentPageDetails } from "./payment-page-details";
 import { priceCheckout } from "./price-checkout";
 
 // The hosted payment page behind a checkout's continue_url (issue #5 §3): the buyer finishes a card payment the
@@ -27,9 +28,13 @@ const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
 export type PaymentPage = {
   storeName: string;
+  /** The store's country: the locale money and dates are shown in when the viewer's is unknown. */
+  storeCountry: string;
   mode: "test" | "live";
   currency: string;
-  lines: { title: string; quantity: number; amountMinor: number }[];
+  lines: { title: string; quantity: number; amountMinor: number; imageUrl: string | null }[];
+  /** The receipt email, ship-to address and shipping option of the checkout. */
+  details: PaymentPageDetails;
   totalMinor: number;
   /** How the total was reached, as charged (subtotal, discount, fulfillment, tax…; minor units, signed). */
   breakdown: { type: string; amount: number; display_text?: string }[];
@@ -101,13 +106,16 @@ export const getPaymentPage = async (
   const priced = await priceCheckout(db, session.store, draftOf(session), { now, frozen: true });
   return {
     storeName: session.store.name,
+    storeCountry: session.store.country,
     mode: session.store.mode,
     currency: session.currency,
     lines: priced.lines.map((l) => ({
       title: itemTitle(l.variant.product.title, l.variant.title),
       quantity: l.quantity,
       amountMinor: l.amount,
+      imageUrl: firstImageOf(l.variant.product.media),
     })),
+    details: paymentPageDetailsOf(session, priced.selectedOption),
     totalMinor: payment.amount,
     breakdown: ((session.totals ?? []) as PaymentPage["breakdown"]).filter((t) => t.type !== "total"),
     step: payment.status === "requires_action" ? "challenge" : "card",

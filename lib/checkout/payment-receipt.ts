@@ -5,15 +5,31 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { getDb } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import { getStoredSessionSecret } from "@/lib/oauth/server-keys";
+import { cryptoReceiptsOf } from "@/lib/orders/crypto-receipts";
+import { settlementNetwork, type SuiNetwork } from "@/lib/payments/crypto/coins";
+
+import { paymentPageDetailsOf, type PaymentPageDetails } from "./payment-page-details";
 
 // The receipt the hosted payment page shows after the buyer paid. The page's link token dies with the payment
 // (the checkout is completed), so the page carries a sealed receipt reference instead: the checkout id with an HMAC
 // bound to the store, made only by the server that saw the link (a guessed or edited reference shows nothing).
 // Whoever holds the sealed reference may see that receipt, as whoever held the payment link could see the order.
 
+/** How an order was paid, as a receipt says it: the card's brand and last four, or the coins and transaction. */
+export type PaidWith =
+  | { kind: "card"; brand: string | null; last4: string | null }
+  | {
+      kind: "crypto";
+      coins: { symbol: string; decimals: number; amount: string }[];
+      transaction: string;
+      network: SuiNetwork;
+    };
+
 export type PaymentReceipt = {
   orderId: string;
   storeName: string;
+  /** The store's country: the locale money and dates are shown in when the viewer's is unknown. */
+  storeCountry: string;
   currency: string;
   placedAt: Date;
   lines: { title: string; quantity: number; amountMinor: number }[];
@@ -22,6 +38,8 @@ export type PaymentReceipt = {
   rail: "card" | "crypto" | null;
   /** The provider's payment reference (PaymentIntent id). */
   reference: string | null;
+  paidWith: PaidWith | null;
+  details: PaymentPageDetails;
 };
 
 const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
@@ -62,13 +80,18 @@ export const getPaymentReceipt = async (slug: string, sealed: string): Promise<P
   const db = await getDb();
   const order = await db.order.findFirst({
     where: { checkoutId, store: { slug } },
-    include: { store: { select: { name: true } }, lineItems: { orderBy: { position: "asc" } } },
+    include: {
+      store: { select: { name: true, country: true, mode: true, suiNetwork: true } },
+      lineItems: { orderBy: { position: "asc" } },
+      checkout: { select: { buyer: true, fulfillment: true } },
+    },
   });
   if (!order) return null;
   const totals = (order.totals ?? []) as PaymentReceipt["totals"];
   return {
     orderId: order.id,
     storeName: order.store.name,
+    storeCountry: order.store.country,
     currency: order.currency,
     placedAt: order.createdAt,
     lines: order.lineItems.map((l) => ({
@@ -80,5 +103,41 @@ export const getPaymentReceipt = async (slug: string, sealed: string): Promise<P
     totalMinor: totals.find((t) => t.type === "total")?.amount ?? 0,
     rail: order.handlerId === "svc.card" ? "card" : order.handlerId === "svc.crypto" ? "crypto" : null,
     reference: order.paymentRef,
+    paidWith: await paidWithOf(order),
+    details: paymentPageDetailsOf({
+      buyer: order.buyer ?? order.checkout.buyer,
+      fulfillment: order.checkout.fulfillment,
+    }),
+  };
+};
+
+/** The card (brand, last four) of the attempt that paid the order, or the coins and transaction of its payment. */
+const paidWithOf = async (order: {
+  id: string;
+  handlerId: string | null;
+  paymentRef: string | null;
+  store: { mode: string; suiNetwork: string };
+}): Promise<PaidWith | null> => {
+  const db = await getDb();
+  if (order.handlerId === "svc.card") {
+    const attempt = order.paymentRef
+      ? await db.paymentAttempt.findUnique({
+          where: { providerRef: order.paymentRef },
+          select: { cardBrand: true, cardLast4: true },
+        })
+      : null;
+    return { kind: "card", brand: attempt?.cardBrand ?? null, last4: attempt?.cardLast4 ?? null };
+  }
+  const crypto = (await cryptoReceiptsOf(db, [order])).get(order.id);
+  if (!crypto) return null;
+  return {
+    kind: "crypto",
+    coins: crypto.crypto_payment.legs.map((l) => ({
+      symbol: l.symbol,
+      decimals: l.decimals,
+      amount: l.amount,
+    })),
+    transaction: crypto.crypto_payment.transaction_digest,
+    network: settlementNetwork(order.store),
   };
 };

@@ -91,6 +91,14 @@ describe("hosted payment page: breakdown before, receipt after", () => {
       page.totalMinor,
       "the parts add up to what is charged",
     );
+    // above the total: where it ships and how, and who gets the receipt
+    assert.deepEqual(page.details.shipTo, {
+      name: "Ada Lovelace",
+      lines: ["1 Market St", "San Francisco, CA 94105"],
+      country: "US",
+    });
+    assert.equal(page.details.email, "ada@example.com");
+    assert.ok(page.details.shippingOption, "the chosen shipping option is named");
 
     const paid = await submit(url, { action: "card", payment_method: "pm_card_visa" });
     assert.equal(paid.get("result"), "paid");
@@ -109,6 +117,10 @@ describe("hosted payment page: breakdown before, receipt after", () => {
     assert.equal(receipt.totalMinor, totalOf(checkout, "total"));
     assert.equal(receipt.rail, "card");
     assert.match(receipt.reference ?? "", /^pi_/);
+    // how it was paid, as the receipt says it: the card the paying attempt recorded, not the PaymentIntent
+    assert.deepEqual(receipt.paidWith, { kind: "card", brand: "visa", last4: "4242" });
+    assert.equal(receipt.details.email, "ada@example.com");
+    assert.equal(receipt.details.shipTo?.lines[0], "1 Market St");
 
     // the link is gone and a second post gets no receipt
     const again = await submit(url, { action: "card", payment_method: "pm_card_visa" });

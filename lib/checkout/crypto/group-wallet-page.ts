@@ -17,6 +17,8 @@ import {
 import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
 
 import { settleCrypto, type CryptoSettlement } from "../completion/settle-crypto";
+import { firstImageOf } from "../payment-page-details";
+import { networkFeeInFiat } from "./payment-page-fee";
 import { cryptoRailOf } from "./prepare-checkout-payment";
 import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 
@@ -39,14 +41,27 @@ type WireQuote = {
   gas_reserve: { amount: string };
 };
 
+/** One coin of a quote: base units with the coin's decimals, its value in the store's currency, the rate's source. */
+export type GroupQuoteLeg = {
+  symbol: string;
+  amount: string;
+  decimals: number;
+  fiatMinor: number;
+  rateSource: string;
+};
+
 export type GroupCheckoutView = {
   storeName: string;
   storeSlug: string;
   checkoutId: string;
   currency: string;
-  lines: { title: string; quantity: number; amountMinor: number }[];
+  lines: { title: string; quantity: number; amountMinor: number; imageUrl: string | null }[];
+  /** How this store's total was reached (subtotal, discount, shipping, tax), as charged. */
+  breakdown: { type: string; amount: number; display_text?: string }[];
   totalMinor: number;
   legs: { text: string; fiatMinor: number }[];
+  /** This store's share of the transaction, per coin. */
+  coins: GroupQuoteLeg[];
   /** The order once this checkout is completed. */
   orderId: string | null;
 };
@@ -55,10 +70,20 @@ export type GroupWalletPage = {
   groupId: string;
   mode: "test" | "live";
   network: SuiNetwork;
+  /** The first store's country: the locale money is shown in when the viewer's is unknown. */
+  storeCountry: string;
   currency: string;
   totalMinor: number;
   checkouts: GroupCheckoutView[];
-  quote: { legs: { text: string; fiatMinor: number; rateSource: string }[]; gasReserveText: string };
+  quote: {
+    legs: (GroupQuoteLeg & { text: string })[];
+    gasReserveText: string;
+    /** The gas reserve in SUI base units (the most the network fee can be), and in the group's currency. */
+    gasReserve: string;
+    feeFiatMinor: number | null;
+  };
+  /** The moment this page was read (ISO): where the quote's countdown starts. */
+  asOf: string;
   digest: string;
   bytes: string;
   expiresAt: string;
@@ -103,8 +128,10 @@ export const getGroupWalletPage = async (input: {
   ]);
   const variants = await db.variant.findMany({
     where: { id: { in: sessions.flatMap((s) => s.lineItems.map((l) => l.variantId)) } },
-    select: { id: true, title: true, product: { select: { title: true } } },
+    select: { id: true, title: true, product: { select: { title: true, media: true } } },
   });
+  const imageOf = (variantId: string) =>
+    firstImageOf(variants.find((x) => x.id === variantId)?.product.media);
   const titleOf = (variantId: string) => {
     const v = variants.find((x) => x.id === variantId);
     if (!v) return variantId;
@@ -115,7 +142,9 @@ export const getGroupWalletPage = async (input: {
   const checkouts = entries.map((e): GroupCheckoutView => {
     const session = sessions.find((s) => s.id === e.checkout_id);
     const share = shares.find((s) => s.preparedDigest === e.prepared_digest);
-    const legs = ((share?.quote as { legs?: WireLeg[] } | undefined)?.legs ?? []).map((l) => ({
+    const shareLegs =
+      (share?.quote as { legs?: (WireLeg & { rate?: { source?: string } })[] } | undefined)?.legs ?? [];
+    const legs = shareLegs.map((l) => ({
       text: `${formatUnits(l.amount, l.decimals)} ${l.symbol}`,
       fiatMinor: l.fiat_amount,
     }));
@@ -128,9 +157,20 @@ export const getGroupWalletPage = async (input: {
         title: titleOf(l.variantId),
         quantity: l.quantity,
         amountMinor: l.priceMinor * l.quantity,
+        imageUrl: imageOf(l.variantId),
       })),
+      breakdown: ((session?.totals ?? []) as GroupCheckoutView["breakdown"]).filter(
+        (t) => t.type !== "total",
+      ),
       totalMinor: share?.amount ?? 0,
       legs,
+      coins: shareLegs.map((l) => ({
+        symbol: l.symbol,
+        amount: l.amount,
+        decimals: l.decimals,
+        fiatMinor: l.fiat_amount,
+        rateSource: l.rate?.source ?? "",
+      })),
       orderId: orders.find((o) => o.checkoutId === e.checkout_id)?.id ?? null,
     };
   });
@@ -145,21 +185,37 @@ export const getGroupWalletPage = async (input: {
           ? "expired"
           : "open";
   const access = accessOf(group, input.viewer);
+  const quoteLegs = quote.legs.map((l) => ({
+    text: `${formatUnits(l.amount, l.decimals)} ${l.symbol}`,
+    symbol: l.symbol,
+    amount: l.amount,
+    decimals: l.decimals,
+    fiatMinor: l.fiat_amount,
+    rateSource: l.rate.source,
+  }));
   return {
     groupId: group.id,
     mode: head?.mode === "live" ? "live" : "test",
     network: head ? settlementNetwork(head) : "sandbox",
+    storeCountry: head?.country ?? "US",
     currency: quote.currency,
     totalMinor: quote.total,
     checkouts,
     quote: {
-      legs: quote.legs.map((l) => ({
-        text: `${formatUnits(l.amount, l.decimals)} ${l.symbol}`,
-        fiatMinor: l.fiat_amount,
-        rateSource: l.rate.source,
-      })),
+      legs: quoteLegs,
       gasReserveText: formatUnits(quote.gas_reserve.amount, 9),
+      gasReserve: quote.gas_reserve.amount,
+      feeFiatMinor:
+        state === "open" && head
+          ? await networkFeeInFiat(
+              head,
+              BigInt(quote.gas_reserve.amount),
+              quote.currency,
+              quote.legs.map((l) => ({ coinType: l.coin_type, amount: l.amount, fiatMinor: l.fiat_amount })),
+            )
+          : null,
     },
+    asOf: now.toISOString(),
     digest: group.transactionDigest,
     bytes: group.transactionBytes,
     expiresAt: group.expiresAt.toISOString(),

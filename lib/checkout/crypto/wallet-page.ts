@@ -24,8 +24,10 @@ import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 import { draftOf, storedInstruments } from "../checkout-record";
 import { finishPayment } from "../completion/finish-payment";
 import { settleCrypto } from "../completion/settle-crypto";
+import { firstImageOf, paymentPageDetailsOf, type PaymentPageDetails } from "../payment-page-details";
 import { sealReceipt } from "../payment-receipt";
 import { priceCheckout } from "../price-checkout";
+import { networkFeeInFiat } from "./payment-page-fee";
 import { cryptoRailOf, prepareForBuyer } from "./prepare-checkout-payment";
 import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 
@@ -174,6 +176,7 @@ export type WalletQuoteLeg = {
   /** Base units (decimal string) and the same formatted with the coin's decimals. */
   amount: string;
   amountText: string;
+  decimals: number;
   fiatMinor: number;
   rateSource: string;
 };
@@ -186,6 +189,10 @@ export type WalletQuote = {
   coin: string;
   legs: WalletQuoteLeg[];
   gasReserveText: string;
+  /** The gas reserve (SUI base units, decimal string): the most the network fee can be. */
+  gasReserve: string;
+  /** That reserve in minor units of the checkout's currency; null when SUI has no price now. */
+  feeFiatMinor: number | null;
   expiresAt: string;
 };
 
@@ -194,13 +201,19 @@ export type OwedBack = { reason: string; amounts: string[] };
 export type WalletPage = {
   storeName: string;
   storeSlug: string;
+  /** The store's country: the locale money and dates are shown in when the viewer's is unknown. */
+  storeCountry: string;
   mode: "test" | "live";
   network: SuiNetwork;
   checkoutId: string;
   currency: string;
-  lines: { title: string; quantity: number; amountMinor: number }[];
+  lines: { title: string; quantity: number; amountMinor: number; imageUrl: string | null }[];
   totalMinor: number;
   breakdown: { type: string; amount: number; display_text?: string }[];
+  /** The receipt email, ship-to address and shipping option of the checkout. */
+  details: PaymentPageDetails;
+  /** The moment this page was read (ISO): where the quote's countdown starts. */
+  asOf: string;
   /** The store's accepted coins (our symbols), in its order. */
   coins: string[];
   access: { kind: "signed_out" } | { kind: "refused" } | { kind: "buyer"; address: string };
@@ -225,21 +238,29 @@ export type WalletPage = {
   } | null;
 };
 
-const quoteOf = (row: CryptoPayment): WalletQuote => {
+const quoteOf = async (
+  row: CryptoPayment,
+  store: Pick<Store, "mode" | "suiNetwork">,
+  currency: string,
+): Promise<WalletQuote> => {
   const quote = row.quote as unknown as WireQuote;
+  const legs = quote.legs.map((l) => ({
+    symbol: l.symbol,
+    coinType: l.coin_type,
+    amount: l.amount,
+    amountText: formatUnits(l.amount, l.decimals),
+    decimals: l.decimals,
+    fiatMinor: l.fiat_amount,
+    rateSource: l.rate.source,
+  }));
   return {
     digest: row.preparedDigest,
     bytes: row.transactionBytes,
     coin: quote.mode === "named" && quote.legs[0] ? quote.legs[0].symbol : "auto",
-    legs: quote.legs.map((l) => ({
-      symbol: l.symbol,
-      coinType: l.coin_type,
-      amount: l.amount,
-      amountText: formatUnits(l.amount, l.decimals),
-      fiatMinor: l.fiat_amount,
-      rateSource: l.rate.source,
-    })),
+    legs,
     gasReserveText: formatUnits(quote.gas_reserve.amount, 9),
+    gasReserve: quote.gas_reserve.amount,
+    feeFiatMinor: await networkFeeInFiat(store, BigInt(quote.gas_reserve.amount), currency, legs),
     expiresAt: row.expiresAt.toISOString(),
   };
 };
@@ -333,6 +354,7 @@ export const getWalletPage = async (input: {
   return {
     storeName: store.name,
     storeSlug: store.slug,
+    storeCountry: store.country,
     mode: store.mode,
     network: settlementNetwork(store),
     checkoutId: session.id,
@@ -341,7 +363,10 @@ export const getWalletPage = async (input: {
       title: itemTitle(l.variant.product.title, l.variant.title),
       quantity: l.quantity,
       amountMinor: l.amount,
+      imageUrl: firstImageOf(l.variant.product.media),
     })),
+    details: paymentPageDetailsOf(session, priced.selectedOption),
+    asOf: now.toISOString(),
     totalMinor:
       breakdown.find((t) => t.type === "total")?.amount ??
       priced.totals.find((t) => t.type === "total")?.amount ??
@@ -353,7 +378,7 @@ export const getWalletPage = async (input: {
       allowed && store.mode === "test" && isOAuthTestMode() && access.address === SANDBOX_WALLET_ADDRESS,
     quote:
       allowed && !pending && !group && prepared && usable(prepared, access.address)
-        ? quoteOf(prepared.row)
+        ? await quoteOf(prepared.row, store, session.currency)
         : null,
     group: group ? { url: `/account/pay/${group.pageToken}` } : null,
     quoteError,
@@ -408,6 +433,8 @@ export const prepareOnWalletPage = async (input: {
       input.baseUrl,
       now,
     ),
+    session.store,
+    session.currency,
   );
 };
 

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 
 import { PageShell } from "@/components/layout/page-shell";
 import { CryptoGroupView } from "@/components/payment/crypto-group-view";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { getGroupWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import { isOAuthTestMode } from "@/lib/config/env";
@@ -27,6 +28,7 @@ export default async function CombinedPaymentPage({ params }: Props) {
       <CryptoGroupView
         page={page}
         token={token}
+        locale={await viewerLocale(page?.storeCountry)}
         sandboxSignIn={isOAuthTestMode()}
         actions={{ pay: payGroupWithWallet, recheck: recheckGroupPaymentAction }}
       />

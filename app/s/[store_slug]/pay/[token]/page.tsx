@@ -6,6 +6,7 @@ import { CryptoWalletView } from "@/components/payment/crypto-wallet-view";
 import { LandedApprovalView } from "@/components/payment/landed-approval-view";
 import { PaymentDone } from "@/components/payment/payment-done";
 import { PaymentView } from "@/components/payment/payment-view";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { landedPaymentAt } from "@/lib/checkout/crypto/landed-approval";
 import {
@@ -66,6 +67,7 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
           agentName={landed.agentName}
           amountMinor={landed.amount}
           currency={landed.currency}
+          locale={await viewerLocale()}
           decideBy={landed.decideBy}
           viewer={!viewer ? "signed-out" : viewer.id === landed.buyerId ? "buyer" : "other"}
           sandboxSignIn={isOAuthTestMode()}
@@ -90,6 +92,7 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
         <PageShell>
           <CryptoWalletView
             page={wallet}
+            locale={await viewerLocale(wallet.storeCountry)}
             slug={store_slug}
             token={token}
             sandboxSignIn={isOAuthTestMode()}
@@ -111,22 +114,22 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
   }
   const page = await getPaymentPage(store_slug, token);
   if (!page) {
+    const paid =
+      result === "paid" && typeof receipt === "string" ? await getPaymentReceipt(store_slug, receipt) : null;
     return (
       <PageShell width="narrow">
-        <PaymentDone
-          result={result ?? null}
-          receipt={
-            result === "paid" && typeof receipt === "string"
-              ? await getPaymentReceipt(store_slug, receipt)
-              : null
-          }
-        />
+        <PaymentDone result={result ?? null} receipt={paid} locale={await viewerLocale(paid?.storeCountry)} />
       </PageShell>
     );
   }
   return (
     <PageShell>
-      <PaymentView page={page} action={`${here}/submit`} notice={result ?? null} />
+      <PaymentView
+        page={page}
+        action={`${here}/submit`}
+        notice={result ?? null}
+        locale={await viewerLocale(page.storeCountry)}
+      />
     </PageShell>
   );
 }

@@ -1,0 +1,32 @@
+import { expect, type Page, type TestInfo } from "@playwright/test";
+
+import { expectAccessible, shoot } from "./page-checks";
+
+// One state of a buyer's pay page in every look the brief asks for: light and dark (the theme cookie, then a reload:
+// the server renders the theme), each at 1280 and 390 px, with no sideways scrolling and a screenshot; axe runs in
+// the light theme at 1280 px and the dark one at 390 px.
+// The page must show the same state after a reload (the pay pages keep their state on the server).
+
+const THEMES = ["light", "dark"] as const;
+const WIDTHS = [1280, 390] as const;
+
+export const everyLook = async (page: Page, testInfo: TestInfo, name: string) => {
+  for (const theme of THEMES) {
+    await page.context().addCookies([{ name: "acs-theme", value: theme, url: new URL(page.url()).origin }]);
+    await page.reload();
+    await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth),
+        `${name} ${theme} ${width}: no sideways scrolling`,
+      ).toBeLessThanOrEqual(width);
+      await shoot(page, testInfo, `${name}-${theme}-${width}`);
+      // axe in both themes and at both widths, not in all four looks (it is the slow part on a small machine)
+      if ((theme === "light") === (width === 1280)) await expectAccessible(page, `${name} ${theme} ${width}`);
+    }
+  }
+  await page.context().addCookies([{ name: "acs-theme", value: "light", url: new URL(page.url()).origin }]);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.reload();
+};
