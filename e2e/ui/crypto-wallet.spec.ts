@@ -139,7 +139,8 @@ test("the buyer signs in with the sandbox wallet, sees the quote, switches coin,
 
   // signed in: the quote of the prepared payment (auto pays USDC first in this store)
   const legs = page.getByTestId("crypto-leg");
-  await expect(legs).toHaveCount(1);
+  // the page prepares the quote as it renders for the signed-in wallet (slow on a loaded machine)
+  await expect(legs).toHaveCount(1, { timeout: 30_000 });
   await expect(legs.first()).toContainText("USDC");
   // each coin with its value in the store's currency and the rate used, the fee in money, a live countdown
   await expect(legs.first().getByTestId("crypto-leg-fiat")).toHaveText(/^≈ \$\d/);
