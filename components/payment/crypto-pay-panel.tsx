@@ -62,15 +62,22 @@ export function CryptoPayPanel(props: Props) {
   const requote = async (chosen: string) => {
     setPhase({ kind: "busy", what: "Getting a new price…" });
     setError(null);
-    const answer = await props.actions.prepare(slug, token, chosen);
-    if (answer.ok) {
-      setQuote(answer.value);
-      setCoin(answer.value.coin);
-    } else {
+    try {
+      const answer = await props.actions.prepare(slug, token, chosen);
+      if (answer.ok) {
+        setQuote(answer.value);
+        setCoin(answer.value.coin);
+      } else {
+        setQuote(null);
+        setError(answer.message);
+      }
+    } catch {
+      // the server could not be reached: the choice stays open, nothing was prepared that the buyer can pay
       setQuote(null);
-      setError(answer.message);
+      setError("We could not get a price just now. Check your connection and choose a coin again.");
+    } finally {
+      setPhase({ kind: "idle" });
     }
-    setPhase({ kind: "idle" });
   };
 
   const choose = (chosen: string) => {
