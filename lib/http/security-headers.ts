@@ -6,3 +6,9 @@
 // `next dev`, where scripts/serve.ts does not run).
 
 export const NOSNIFF = ["x-content-type-options", "nosniff"] as const;
+
+// Referrer-Policy on every answer, set in the same three places as nosniff. A page's address can carry a secret
+// (a cart or payment link's token, a consent request): another site is told at most our origin, never the path or
+// query. Where a page or route already chose a stricter policy (the buyer identity pages and the OAuth pages send
+// no-referrer: next.config.mjs, lib/http/oauth-endpoints.ts), that one stays.
+export const REFERRER_POLICY = ["referrer-policy", "strict-origin-when-cross-origin"] as const;
