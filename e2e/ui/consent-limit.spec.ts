@@ -157,7 +157,9 @@ test("consent → the limit step → the wallet signs → the agent's redirect_u
     await look(page, testInfo, "linked-agents");
     await row.getByRole("link", { name: `Spending limits of ${agent.name}` }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Your spend caps" })).toBeVisible();
-    await expect(page.locator(":target")).toHaveText(agent.name);
+    const anchor = `agent-${agent.clientId}`.replace(/[^a-zA-Z0-9_-]/g, "_");
+    expect(new URL(page.url()).hash).toBe(`#${anchor}`);
+    await expect(page.locator(`[id="${anchor}"]`)).toHaveText(agent.name);
   } finally {
     await agent.close();
   }
