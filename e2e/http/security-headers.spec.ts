@@ -57,7 +57,7 @@ test("the authorization endpoint's error, its redirect and the page it lands on,
 });
 
 // Referrer-Policy on every kind of answer (security-headers.ts): another site is told at most our origin; the buyer
-// identity pages and the OAuth pages, whose addresses carry request ids and tickets, send no referrer at all.
+// identity pages and the OAuth pages (/oauth/*), whose addresses carry request ids and tickets, send no referrer.
 test("Referrer-Policy on a page, an API route (direct and through Next), a static file, the favicon and 404s", async ({
   request,
 }) => {
@@ -99,8 +99,9 @@ test("Referrer-Policy on a page, an API route (direct and through Next), a stati
   expect(await policyOf("/oauth/consent")).toMatchObject({ status: 200, policy: "no-referrer" });
   expect(await policyOf("/oauth/error")).toMatchObject({ status: 200, policy: "no-referrer" });
   expect(await policyOf("/account/agents")).toMatchObject({ status: 200, policy: "no-referrer" });
+  // and a redirect a route handler answers
   expect(await policyOf("/ucp/oauth2/authorize?response_type=code")).toMatchObject({
     status: 303,
-    policy: "no-referrer",
+    policy: "strict-origin-when-cross-origin",
   });
 });

@@ -73,6 +73,8 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
   page,
   baseURL,
 }) => {
+  // consent, the limit step, the token exchange and the consent centre: more than 30 s on 2 shared cores
+  test.setTimeout(120_000);
   const { verifier, state, response } = await startAuthorization(page, baseURL!);
   // RFC 9700 §4.16: the consent page may not be framed
   expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");

@@ -80,7 +80,7 @@ const errorPage = async (error: string, description: string): Promise<Response> 
   );
   return new Response(null, {
     status: 303,
-    headers: { location, "referrer-policy": "no-referrer", ...NO_STORE },
+    headers: { location, ...NO_STORE },
   });
 };
 
