@@ -18,9 +18,16 @@ const nextConfig = {
   poweredByHeader: false,
   // Buyer identity pages (issue #6): never framed (RFC 9700 §4.16 clickjacking), never cached, no referrer. The
   // Content-Security-Policy of every page (with frame-ancestors 'none') comes from proxy.ts: it needs a nonce.
-  // Every answer is nosniff (lib/http/security-headers.ts says where else it is set, and why).
+  // Every answer is nosniff and has a Referrer-Policy (lib/http/security-headers.ts says where else they are set,
+  // and why); the identity pages' no-referrer comes later in this list, so it wins (Next: the last match wins).
   headers: async () => [
-    { source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] },
+    {
+      source: "/:path*",
+      headers: [
+        { key: "X-Content-Type-Options", value: "nosniff" },
+        { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+      ],
+    },
     ...["/oauth/:path*", "/account/agents", "/account/orders", "/account/pay/:token"].map((source) => ({
       source,
       headers: [

@@ -38,6 +38,8 @@ export const config = {
   matcher: [
     "/",
     "/oauth/consent",
+    "/oauth/consent/limit",
+    "/oauth/error",
     "/account/agents",
     "/account/orders",
     "/account/spend-caps",

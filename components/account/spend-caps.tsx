@@ -72,22 +72,31 @@ const toMajorText = (minor: number | null, currency: string): string => {
 const randomHex = (bytes: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 
+/** The id of an agent's section on this page: other pages link to `/account/spend-caps#<id>`. */
+export const agentSectionId = (clientId: string): string =>
+  `agent-${clientId}`.replace(/[^a-zA-Z0-9_-]/g, "_");
+
 const STATUS_TONE = { active: "success", paused: "warning", revoked: "danger", expired: "neutral" } as const;
 
-function AllowanceForm({
+/** The allowance form and its wallet signing; also the consent page's limit step (app/oauth/consent/limit). */
+export function AllowanceForm({
   agent,
   address,
   testWallet,
   actions,
   editing,
   onDone,
+  onCancel = onDone,
+  cancelLabel = "Cancel",
 }: {
-  agent: AgentAllowances;
+  agent: Pick<AgentAllowances, "clientId" | "clientName">;
   address: string;
   testWallet: boolean;
-  actions: Actions;
+  actions: Pick<Actions, "save">;
   editing: AllowanceView | null;
   onDone: () => void;
+  onCancel?: () => void;
+  cancelLabel?: string;
 }) {
   const limitOf = (name: "day" | "week" | "month") =>
     toMajorText(editing?.windows.find((w) => w.name === name)?.limit ?? null, editing?.currency ?? "USD");
@@ -230,8 +239,8 @@ function AllowanceForm({
           <Wallet aria-hidden />
           {busy ? "Waiting for your wallet…" : "Sign with your wallet"}
         </Button>
-        <Button type="button" variant="outline" onClick={onDone}>
-          Cancel
+        <Button type="button" variant="outline" onClick={onCancel}>
+          {cancelLabel}
         </Button>
       </div>
     </form>
@@ -456,7 +465,7 @@ function AgentSection({
 }) {
   const [form, setForm] = useState<AllowanceView | "new" | null>(null);
   const router = useRouter();
-  const headingId = `agent-${agent.clientId}`.replace(/[^a-zA-Z0-9_-]/g, "_");
+  const headingId = agentSectionId(agent.clientId);
   const done = () => {
     setForm(null);
     router.refresh();

@@ -1,6 +1,7 @@
 import * as oauth from "oauth4webapi";
 
 import { decideAuthorization } from "@/lib/oauth/decide-authorization";
+import { readOAuthErrorTicket, type OAuthErrorTicket } from "@/lib/oauth/error-ticket";
 
 import { seedBuyer } from "../factories";
 import { callApp, TEST_BASE_URL } from "./app-client";
@@ -37,6 +38,22 @@ export const authorize = (as: oauth.AuthorizationServer, params: AuthorizeParams
   const url = new URL(as.authorization_endpoint!);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return callApp("GET", `${url.pathname}${url.search}`);
+};
+
+/**
+ * What the authorization endpoint's error page shows: the endpoint sends the browser to our own /oauth/error (never to
+ * the client's redirect_uri) with a signed ticket; throws when the answer is anything else.
+ */
+export const errorPageOf = async (response: Response): Promise<OAuthErrorTicket> => {
+  const location = response.headers.get("location") ?? "";
+  if (response.status !== 303 || !location.startsWith(`${TEST_BASE_URL}/oauth/error?ticket=`)) {
+    throw new Error(`expected a redirect to the error page, got ${response.status} ${location}`);
+  }
+  const ticket = await readOAuthErrorTicket(new URL(location).searchParams.get("ticket") ?? "", {
+    baseUrl: TEST_BASE_URL,
+  });
+  if (!ticket) throw new Error(`the error page's ticket does not verify: ${location}`);
+  return ticket;
 };
 
 export const pendingIdFrom = (response: Response): string => {

@@ -104,6 +104,8 @@ export const linkWithSandboxWallet = async (page: Page, agent: UiAgent): Promise
   await page.goto(url.href);
   await page.getByRole("button", { name: /sandbox wallet/ }).click();
   await page.getByRole("button", { name: "Allow" }).click();
+  // the limit step (DECISIONS B20) comes next; this story gives the allowance elsewhere, or none
+  await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((u) => u.href.startsWith(redirectUri));
   const options = { [oauth.allowInsecureRequests]: true } as const;
   const issuer = new URL(BASE);

@@ -106,6 +106,8 @@ test("/account/mcp — the MCP SDK agent discovers, gets consent, calls, refresh
   await expect(page.getByTestId("client-name")).toHaveText(NAME);
   await page.getByRole("button", { name: /sandbox wallet/ }).click();
   await page.getByRole("button", { name: "Allow" }).click();
+  // the limit step (DECISIONS B20) comes next; this story gives the allowance elsewhere, or none
+  await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((url) => url.href.startsWith(redirectUri()));
   const code = new URL(page.url()).searchParams.get("code")!;
   await transport.finishAuth(code);

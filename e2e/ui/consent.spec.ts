@@ -7,7 +7,7 @@ import * as oauth from "oauth4webapi";
 
 // The consent page in Chromium against the built service (issue #6 §8): an agent's authorization request, the
 // buyer signs in with the sandbox wallet (test mode), approves → the browser lands on the agent's redirect_uri with
-// code, state and iss; denies → access_denied. The agent's client metadata document and its callback are served
+// code, state and iss (after the limit step, skipped here: consent-limit.spec.ts signs it); denies → access_denied. The agent's client metadata document and its callback are served
 // on loopback by this test. The code is then exchanged over real HTTP by oauth4webapi, and the consent centre's
 // revoke is shown to cut the agent off.
 
@@ -73,6 +73,8 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
   page,
   baseURL,
 }) => {
+  // consent, the limit step, the token exchange and the consent centre: more than 30 s on 2 shared cores
+  test.setTimeout(120_000);
   const { verifier, state, response } = await startAuthorization(page, baseURL!);
   // RFC 9700 §4.16: the consent page may not be framed
   expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
@@ -82,6 +84,10 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
   await expect(page.getByText(/not permission to spend/)).toBeVisible();
 
   await page.getByRole("button", { name: "Allow" }).click();
+  // the limit step (DECISIONS B20): the buyer skips it, so the agent is linked but cannot pay
+  await page.waitForURL((url) => url.pathname === "/oauth/consent/limit");
+  await expect(page.getByTestId("skip-note")).toContainText("cannot pay for you");
+  await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((url) => url.href.startsWith(redirectUri()));
   await expect(page.getByText("back at the agent")).toBeVisible();
   const landed = new URL(page.url());
@@ -126,6 +132,30 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
       },
     });
   expect((await callAccount()).status()).toBe(200);
+  // skipped: no allowance, so the agent cannot pay for the buyer
+  const allowances = await page.request.post("/account/mcp", {
+    headers: {
+      authorization: `Bearer ${tokens.access_token}`,
+      accept: "application/json, text/event-stream",
+    },
+    data: {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "list_my_allowances", arguments: {} },
+    },
+  });
+  const listed = await allowances.text();
+  expect(
+    (
+      JSON.parse(listed.includes("data:") ? listed.split("data:")[1]!.trim() : listed) as {
+        result: { structuredContent: { allowances: unknown[] } };
+      }
+    ).result.structuredContent.allowances,
+  ).toEqual([]);
+  // the limit step is over: going back to it shows nothing to continue
+  await page.goto("/oauth/consent/limit");
+  await expect(page.getByText("There is no agent waiting for a spending limit")).toBeVisible();
 
   // The consent centre lists the agent; one click revokes it and its tokens stop working
   await page.goto("/account/agents");
@@ -157,7 +187,7 @@ test("consent page — deny → the agent's redirect_uri with error=access_denie
   expect(landed.searchParams.get("code")).toBeNull();
 });
 
-test("authorization endpoint — an unregistered redirect_uri shows an error page in the browser, no redirect", async ({
+test("authorization endpoint — an unregistered redirect_uri shows our error page in the browser, never the redirect_uri", async ({
   page,
   baseURL,
 }) => {
@@ -170,10 +200,13 @@ test("authorization endpoint — an unregistered redirect_uri shows an error pag
     code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
     code_challenge_method: "S256",
   }).toString();
-  const response = await page.goto(url.href);
-  expect(response?.status()).toBe(400);
+  await page.goto(url.href);
   expect(new URL(page.url()).origin).toBe(baseURL);
+  expect(new URL(page.url()).pathname).toBe("/oauth/error");
   await expect(page.getByRole("heading", { name: /cannot be processed/ })).toBeVisible();
+  await expect(page.getByTestId("oauth-error-description")).toHaveText(
+    "redirect_uri is not one of the client's registered redirect_uris",
+  );
 });
 
 test("consent page — a Wallet Standard Sui wallet (not the sandbox) signs the buyer in as its own address", async ({

@@ -187,6 +187,8 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await page.goto(box.url!.href);
   await page.getByRole("button", { name: /sandbox wallet/ }).click();
   await page.getByRole("button", { name: "Allow" }).click();
+  // the limit step (DECISIONS B20) comes next; this story gives the allowance elsewhere, or none
+  await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((url) => url.href.startsWith(`${origin}/agent/callback`));
   await transport.finishAuth(new URL(page.url()).searchParams.get("code")!);
 

@@ -225,6 +225,8 @@ test("buyer story — sandbox wallet sign-in, approve the agent, the agent buys 
     await shoot(page, testInfo, `consent-${width}`);
   }
   await page.getByRole("button", { name: "Allow" }).click();
+  // the limit step (DECISIONS B20) comes next; this story gives the allowance elsewhere, or none
+  await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((url) => url.href.startsWith(redirectUri()));
   const tokens = await exchangeCode(new URL(page.url()), state, verifier);
   const bearer = { authorization: `Bearer ${tokens.access_token}` };
@@ -362,6 +364,8 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
   await tour("consent", null);
   // approve, and let the agent buy once, so the buyer's pages have something to show
   await page.getByRole("button", { name: "Allow" }).click();
+  // the limit step (DECISIONS B20) comes next; this story gives the allowance elsewhere, or none
+  await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((url) => url.href.startsWith(redirectUri("tour")));
   const tokens = await exchangeCode(new URL(page.url()), state, verifier, "tour");
   const bearer = { authorization: `Bearer ${tokens.access_token}` };

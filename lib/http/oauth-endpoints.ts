@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 
 import { getBaseUrl, getBridgeUrl, isOAuthTestMode } from "@/lib/config/env";
 import { AppError, toAppError } from "@/lib/core/errors";
+import { OAUTH_ERROR_PATH, oauthErrorPageUrl } from "@/lib/oauth/error-ticket";
 import { exchangeToken } from "@/lib/oauth/exchange-token";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
 import { revokeToken } from "@/lib/oauth/revoke-token";
@@ -67,29 +68,21 @@ export const revocationEndpoint = async (request: Request): Promise<Response> =>
   }
 };
 
-const escapeHtml = (text: string): string =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+/**
+ * The authorization endpoint's errors are shown, never redirected to the client (RFC 6749 §4.1.2.1): the browser
+ * goes to our own error page, in the site's frame, with what happened in a signed ticket (lib/oauth/error-ticket.ts).
+ * Should the ticket itself fail (no key: the database is down), the page still says the request failed.
+ */
+const errorPage = async (error: string, description: string): Promise<Response> => {
+  const baseUrl = getBaseUrl();
+  const location = await oauthErrorPageUrl({ error, description }, { baseUrl }).catch(
+    () => new URL(OAUTH_ERROR_PATH, baseUrl).href,
   );
-
-/** Page-level hardening for OAuth pages: not framable (RFC 9700 §4.16 clickjacking), never cached. */
-export const OAUTH_PAGE_HEADERS = {
-  "content-security-policy": "frame-ancestors 'none'; default-src 'none'; style-src 'unsafe-inline'",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  ...NO_STORE,
+  return new Response(null, {
+    status: 303,
+    headers: { location, ...NO_STORE },
+  });
 };
-
-/** The error page of the authorization endpoint: shown, never redirected (RFC 6749 §4.1.2.1). */
-const errorPage = (error: string, description: string): Response =>
-  new Response(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization error</title></head>` +
-      `<body style="font-family:system-ui;max-width:36rem;margin:3rem auto"><h1>This authorization request cannot be processed</h1>` +
-      `<p><code data-error>${escapeHtml(error)}</code></p><p>${escapeHtml(description)}</p>` +
-      `<p>Return to the application that sent you here and try again.</p></body></html>`,
-    { status: 400, headers: { "content-type": "text/html; charset=utf-8", ...OAUTH_PAGE_HEADERS } },
-  );
 
 /** GET /ucp/oauth2/authorize */
 export const authorizationEndpoint = async (request: Request): Promise<Response> => {

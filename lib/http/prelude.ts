@@ -15,7 +15,7 @@ import { rateLimitRequest, requestSourceOf } from "./rate-limit";
 import { errorResponse, jsonResponse } from "./render-rest";
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget, targetOf } from "./request-target";
-import { NOSNIFF } from "./security-headers";
+import { NOSNIFF, REFERRER_POLICY } from "./security-headers";
 
 // The one request prelude (STYLE.md §4) every route kind goes through: REST shopping, MCP, OAuth endpoints,
 // discovery documents, inbound webhooks and the pages' API routes. In one place, so that a rule added here (a
@@ -89,12 +89,17 @@ const withHeaders = (response: Response, extra: Record<string, string>): Respons
 };
 
 /**
- * The headers every answer of the prelude ends with: its Server-Timing, and nosniff (a JSON answer, an OAuth error
- * page or a 405 is never to be sniffed into something a browser would run; security-headers.ts).
+ * The headers every answer of the prelude ends with: its Server-Timing, nosniff (a JSON answer, an OAuth error
+ * page or a 405 is never to be sniffed into something a browser would run) and a Referrer-Policy unless the route
+ * chose its own (security-headers.ts).
  */
 const withClosingHeaders = (response: Response): Response => {
   const value = serverTimingValue();
-  return withHeadersSet(response, [NOSNIFF, ...(value ? [["server-timing", value] as const] : [])]);
+  return withHeadersSet(response, [
+    NOSNIFF,
+    ...(response.headers.has(REFERRER_POLICY[0]) ? [] : [REFERRER_POLICY]),
+    ...(value ? [["server-timing", value] as const] : []),
+  ]);
 };
 
 /** Wraps a route handler in the prelude, observed (lib/ops/access-log.ts: one access line and the HTTP metrics). */

@@ -6,7 +6,7 @@ import { CLIENT_ADDRESS_HEADER, clientAddressStamp } from "@/lib/rate-limit/clie
 
 import { echoableRequestId } from "./request-envelope";
 import { assertCleanTarget } from "./request-target";
-import { NOSNIFF } from "./security-headers";
+import { NOSNIFF, REFERRER_POLICY } from "./security-headers";
 
 // The prelude's rules for what the Node HTTP server (scripts/serve.ts) sees before Next routes anything: Next
 // answers some requests itself (a 308 for a trailing slash, a text/plain 500 when a path does not
@@ -37,7 +37,7 @@ export const stampClientAddress = (req: IncomingMessage): void => {
 };
 
 /**
- * Sets the Request-Id echo and nosniff on every answer and refuses an unsafe request target (invalid percent-encoding, NUL)
+ * Sets the Request-Id echo, nosniff and the Referrer-Policy on every answer and refuses an unsafe request target (invalid percent-encoding, NUL)
  * with 400 invalid_request in the UCP envelope. Returns false when it answered the request itself.
  */
 export const admitRawRequest = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -46,6 +46,8 @@ export const admitRawRequest = (req: IncomingMessage, res: ServerResponse): bool
   if (requestId) res.setHeader("request-id", requestId);
   // every answer of the server, pages and static files and Next's own answers included (security-headers.ts)
   res.setHeader(...NOSNIFF);
+  // a default: a page or route that sets its own Referrer-Policy later replaces it
+  res.setHeader(...REFERRER_POLICY);
   try {
     assertCleanTarget(req.url ?? "/");
     return true;

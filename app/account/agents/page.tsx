@@ -1,16 +1,22 @@
 import Link from "next/link";
 
-import { LinkedAgents } from "@/components/account/linked-agents";
+import { LinkedAgents, type AgentActivity } from "@/components/account/linked-agents";
 import { PageShell } from "@/components/layout/page-shell";
 import { WalletSignIn } from "@/components/oauth/wallet-sign-in";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { getBuyerSession } from "@/lib/auth/get-buyer-session";
+import { agentPurchasesOf } from "@/lib/buyers/agent-purchases";
 import { listLinkedAgents } from "@/lib/buyers/consents";
 import { isOAuthTestMode } from "@/lib/config/env";
 
 import { revokeAgent } from "./actions";
 
-// The consent centre (issue #6 §7) for the signed-in buyer.
+// The consent centre (issue #6 §7) for the signed-in buyer: each linked agent with what it bought for them lately,
+// from the same query as the spend-caps page (lib/buyers/agent-purchases.ts).
 export const dynamic = "force-dynamic";
+
+/** How many of an agent's purchases the list shows; the rest are on the buyer's orders page. */
+const RECENT_PURCHASES = 3;
 
 export default async function LinkedAgentsPage() {
   const buyer = await getBuyerSession();
@@ -25,6 +31,22 @@ export default async function LinkedAgentsPage() {
       </PageShell>
     );
   }
+  const [agents, purchases, locale] = await Promise.all([
+    listLinkedAgents(buyer.id),
+    agentPurchasesOf(buyer.id, new Date()),
+    viewerLocale(),
+  ]);
+  const activity: Record<string, AgentActivity> = Object.fromEntries(
+    purchases.agents.map((a) => [
+      a.clientId,
+      {
+        recent: a.purchases.slice(0, RECENT_PURCHASES),
+        count: a.purchases.length,
+        spent: a.spent,
+        canPay: a.allowances.some((allowance) => allowance.status === "active"),
+      },
+    ]),
+  );
   return (
     <PageShell
       title="Your linked agents"
@@ -36,7 +58,7 @@ export default async function LinkedAgentsPage() {
         </>
       }
     >
-      <LinkedAgents agents={await listLinkedAgents(buyer.id)} revoke={revokeAgent} />
+      <LinkedAgents agents={agents} activity={activity} locale={locale} revoke={revokeAgent} />
     </PageShell>
   );
 }
