@@ -26,7 +26,7 @@ const person = (name: string) =>
 const newStore = async () => {
   const owner = await person("Olive");
   const slug = `team-${process.pid}-${Date.now().toString(36)}-${n++}`;
-  await createStore({ name: "Team Shop", slug, currency: "USD", country: "US" }, owner.id);
+  await createStore({ name: "Team Shop", slug, currency: "USD", country: "US", shipping: "later" }, owner.id);
   return { owner, slug };
 };
 const refusal = async (promise: Promise<unknown>) => {
