@@ -73,32 +73,37 @@ export const CreateStoreSchema = z.strictObject({
 export const CreateStoreInputSchema = CreateStoreSchema.transform((input, ctx) => {
   const { shipping, shipsTo, shippingRate, ...store } = input;
   if (shipping === "later") return { ...store, firstRate: null };
+  // both fields are checked, so the form shows each one's problem at once
+  let refused = false;
   const countries: string[] = [];
-  for (const code of shipsTo ?? []) {
-    const parsed = countryCode.safeParse(code);
-    if (!parsed.success) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["shipsTo"],
-        message: `${code} is not a country code: use two-letter ISO 3166 codes such as US, CA`,
-      });
-      return z.NEVER;
-    }
-    if (!countries.includes(parsed.data)) countries.push(parsed.data);
-  }
-  if (countries.length === 0) {
+  const unknown = (shipsTo ?? []).find((code) => !countryCode.safeParse(code).success);
+  if (unknown !== undefined) {
     ctx.addIssue({
       code: "custom",
       path: ["shipsTo"],
-      message: "Name at least one country the store ships to, or choose not shipping yet",
+      message: `${unknown.slice(0, 12)} is not a country code: use two-letter ISO 3166 codes such as US, CA`,
     });
-    return z.NEVER;
+    refused = true;
+  } else {
+    for (const code of shipsTo ?? []) {
+      const upper = code.trim().toUpperCase();
+      if (!countries.includes(upper)) countries.push(upper);
+    }
+    if (countries.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["shipsTo"],
+        message: "Name at least one country the store ships to, or choose not shipping yet",
+      });
+      refused = true;
+    }
   }
   const price = parseMajor(shippingRate ?? "", store.currency);
   if (!price.ok) {
     ctx.addIssue({ code: "custom", path: ["shippingRate"], message: price.message });
-    return z.NEVER;
+    refused = true;
   }
+  if (refused || !price.ok) return z.NEVER;
   return { ...store, firstRate: { countries, priceMinor: price.minor } };
 });
 export type CreateStoreInput = z.input<typeof CreateStoreInputSchema>;
