@@ -12,7 +12,7 @@ import type { FormState } from "./form-state";
 
 const EMPTY: FormState = { ok: false, errors: {} };
 
-/** The prefilled flat rate: 5 in the currency's major unit, written with its decimals ("5.00", "500" for JPY). */
+/** The prefilled flat rate: 5 in the currency's major unit, written with its decimals ("5.00", "5" for JPY, "5.000" for KWD). */
 const suggestedRate = (currency: string): string => {
   try {
     const digits = currencyDigits(currency.trim().toUpperCase());
