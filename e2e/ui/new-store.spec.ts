@@ -35,7 +35,7 @@ const look = async (page: Page, testInfo: TestInfo, name: string) => {
 test("a new store ships from its first minute: create with a flat rate, the checklist ticks shipping, then products", async ({
   page,
 }, testInfo) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000);
   const slug = `first-${RUN}`;
   await page.goto(`${BASE}/admin/sign-up`);
   await page.getByLabel("Your name").fill("Fiona First");
