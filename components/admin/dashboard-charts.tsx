@@ -12,7 +12,7 @@ import {
   YAxis,
 } from "recharts";
 
-import { formatMoney } from "@/lib/bridge/money";
+import { formatMoney } from "@/components/ui/format";
 
 // The dashboard's charts (Recharts). Each chart is a picture of the table printed beside it (the accessible text
 // alternative), so the drawing itself is hidden from assistive technology and kept out of the tab order. Values are
@@ -22,7 +22,15 @@ type Point = Record<string, string | number>;
 
 const CHART_HEIGHT = 220;
 
-export function SalesPerDayChart({ data, currency }: { data: Point[]; currency: string }) {
+export function SalesPerDayChart({
+  data,
+  currency,
+  locale,
+}: {
+  data: Point[];
+  currency: string;
+  locale: string;
+}) {
   return (
     <div aria-hidden="true" className="h-[220px] w-full min-w-0 overflow-hidden">
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -34,8 +42,12 @@ export function SalesPerDayChart({ data, currency }: { data: Point[]; currency: 
             tickFormatter={(d: string) => d.slice(5)}
             minTickGap={16}
           />
-          <YAxis tick={{ fontSize: 11 }} width={72} tickFormatter={(v: number) => formatMoney(v, currency)} />
-          <Tooltip formatter={(v) => formatMoney(Number(v), currency)} />
+          <YAxis
+            tick={{ fontSize: 11 }}
+            width={72}
+            tickFormatter={(v: number) => formatMoney(v, currency, locale)}
+          />
+          <Tooltip formatter={(v) => formatMoney(Number(v), currency, locale)} />
           <Line
             type="monotone"
             dataKey="salesMinor"
@@ -54,10 +66,12 @@ export function SalesBarChart({
   data,
   category,
   currency,
+  locale,
 }: {
   data: Point[];
   category: string;
   currency: string;
+  locale: string;
 }) {
   return (
     <div aria-hidden="true" className="h-[220px] w-full min-w-0 overflow-hidden">
@@ -65,8 +79,12 @@ export function SalesBarChart({
         <BarChart data={data} accessibilityLayer={false} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" className="stroke-border" />
           <XAxis dataKey={category} tick={{ fontSize: 11 }} interval={0} />
-          <YAxis tick={{ fontSize: 11 }} width={72} tickFormatter={(v: number) => formatMoney(v, currency)} />
-          <Tooltip formatter={(v) => formatMoney(Number(v), currency)} />
+          <YAxis
+            tick={{ fontSize: 11 }}
+            width={72}
+            tickFormatter={(v: number) => formatMoney(v, currency, locale)}
+          />
+          <Tooltip formatter={(v) => formatMoney(Number(v), currency, locale)} />
           <Bar dataKey="salesMinor" name="Sales" fill="var(--color-primary)" />
         </BarChart>
       </ResponsiveContainer>

@@ -58,6 +58,7 @@ test("preflight: every blocker at once, in a stable order, all recoverable", () 
     buyer: { email: "a@b.co" },
     fulfillment: { destination: { id: "d", address_country: "US" }, selectedOptionId: null },
     options: [{ id: "standard", title: "Standard", amount: 500 }],
+    hasRatesForCountry: true,
     offeredHandlers: ["svc.card", "svc.crypto"],
     selectedHandler: null,
   });

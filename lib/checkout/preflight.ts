@@ -17,11 +17,29 @@ const missing = (path: string, content: string): UcpMessage => ({
   path,
 });
 
+const REGION_NAMES = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
+
+/**
+ * Why no option serves the destination, for the agent to relay: the store has no rate for the country at all (the
+ * merchant has not set shipping up there), or its rates there exclude this order (region, weight or subtotal band).
+ */
+const undeliverableContent = (country: string, region: string | undefined, hasRatesForCountry: boolean) => {
+  const name = REGION_NAMES.of(country);
+  const place = `${name ? `${name} (${country})` : country}${region ? `, region ${region}` : ""}`;
+  return hasRatesForCountry
+    ? `None of this store's shipping rates for ${place} covers this order (its region, weight or subtotal): ` +
+        "the merchant must add a shipping rate that does before it can ship this order there"
+    : `This store has no shipping rate for ${place}: the merchant must add a shipping rate for ${country} ` +
+        "(or for anywhere) in the store's admin before it can ship there";
+};
+
 export type PreflightInput = {
   lineCount: number;
   buyer: BuyerInput | null;
   fulfillment: FulfillmentState;
   options: readonly ShippingOption[] | null;
+  /** The store has at least one rate for the destination's country or for anywhere (whether or not it matches). */
+  hasRatesForCountry: boolean;
   offeredHandlers: readonly string[];
   selectedHandler: string | null;
 };
@@ -32,6 +50,7 @@ export const preflightMessages = ({
   buyer,
   fulfillment,
   options,
+  hasRatesForCountry,
   offeredHandlers,
   selectedHandler,
 }: PreflightInput): UcpMessage[] => {
@@ -58,7 +77,11 @@ export const preflightMessages = ({
       messages.push({
         type: "error",
         code: "address_undeliverable",
-        content: `This store does not ship to ${destination.address_country}${destination.address_region ? `-${destination.address_region}` : ""} for this order`,
+        content: undeliverableContent(
+          destination.address_country ?? "",
+          destination.address_region,
+          hasRatesForCountry,
+        ),
         severity: "recoverable",
         path: `${method}.destinations[0]`,
       });

@@ -170,6 +170,7 @@ export const priceCheckout = async (
           buyer: draft.buyer,
           fulfillment: draft.fulfillment,
           options,
+          hasRatesForCountry: (rates?.length ?? 0) > 0,
           offeredHandlers: offeredHandlers(store),
           selectedHandler: selectedHandler(draft.instruments),
         }),

@@ -6,15 +6,18 @@ import type { FormState } from "@/components/admin/form-state";
 import { fieldErrors } from "@/lib/accounts/schemas";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { toAppError } from "@/lib/core/errors";
-import { createStore, CreateStoreSchema } from "@/lib/stores/create-store";
+import { createStore, CreateStoreInputSchema } from "@/lib/stores/create-store";
 
 export async function createStoreAction(_previous: FormState, data: FormData): Promise<FormState> {
   const account = await getMerchantSession();
   if (!account) return { ok: false, errors: { form: "Your session has ended: sign in again." } };
   const input = Object.fromEntries(
-    ["name", "slug", "currency", "country"].map((name) => [name, String(data.get(name) ?? "")]),
+    ["name", "slug", "currency", "country", "shipping", "shipsTo", "shippingRate"].map((name) => [
+      name,
+      String(data.get(name) ?? ""),
+    ]),
   );
-  const parsed = CreateStoreSchema.safeParse(input);
+  const parsed = CreateStoreInputSchema.safeParse(input);
   if (!parsed.success) return { ok: false, errors: fieldErrors(parsed.error), values: input };
   let slug: string;
   try {

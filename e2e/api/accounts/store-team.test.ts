@@ -46,7 +46,7 @@ const addStoreMember = async (
 const newStore = async () => {
   const owner = await person("Olive");
   const slug = `team-${process.pid}-${Date.now().toString(36)}-${n++}`;
-  await createStore({ name: "Team Shop", slug, currency: "USD", country: "US" }, owner.id);
+  await createStore({ name: "Team Shop", slug, currency: "USD", country: "US", shipping: "later" }, owner.id);
   return { owner, slug };
 };
 const refusal = async (promise: Promise<unknown>) => {

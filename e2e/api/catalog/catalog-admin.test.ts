@@ -42,7 +42,10 @@ const account = (name: string) =>
     password: "long enough passphrase",
   });
 const newStore = async (ownerId: string, currency = "USD") =>
-  createStore({ name: "Admin Shop", slug: `adm-${unique()}`, currency, country: "US" }, ownerId);
+  createStore(
+    { name: "Admin Shop", slug: `adm-${unique()}`, currency, country: "US", shipping: "later" },
+    ownerId,
+  );
 
 const rejects = async (promise: Promise<unknown>, code: string, path?: string, pattern?: RegExp) =>
   assert.rejects(promise, (error: unknown) => {

@@ -374,8 +374,17 @@ describe("dashboard", () => {
     const sales = a.total + b.total;
     assert.deepEqual(figures.perDay, [{ day: today, orders: 2, salesMinor: sales }]);
     assert.deepEqual(figures.byRail, [{ rail: "svc.card", orders: 2, salesMinor: sales }]);
-    assert.deepEqual(figures.byAgent, [{ agent: profileUrl, orders: 2, salesMinor: sales }]);
-    assert.deepEqual(figures.totals, { orders: 2, salesMinor: sales, refundedMinor: 300 + c.total });
+    assert.deepEqual(
+      figures.byAgent.map((a) => [a.agent, a.orders, a.salesMinor]),
+      [[profileUrl, 2, sales]],
+    );
+    assert.match(figures.byAgent[0]!.name, /^test-/, "named after the platform key");
+    assert.deepEqual(figures.totals, {
+      orders: 2,
+      salesMinor: sales,
+      refundedMinor: 300 + c.total,
+      averageOrderMinor: Math.round(sales / 2),
+    });
     assert.deepEqual(figures.conversion, { checkouts: 4, converted: 3, rate: 3 / 4 });
 
     const week = await dashboardFigures(owner, shop.slug, { from: "2001-01-01", to: "2001-01-07" });

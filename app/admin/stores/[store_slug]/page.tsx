@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 
+import { SetupChecklist } from "@/components/admin/setup-checklist";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -9,6 +10,7 @@ import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { getBaseUrl } from "@/lib/config/env";
 import { toAppError } from "@/lib/core/errors";
+import { storeSetupChecklist } from "@/lib/stores/setup-checklist";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Store — Merchant admin", robots: { index: false } };
@@ -28,6 +30,7 @@ export default async function StorePage({ params }: Props) {
     throw thrown;
   }
   const { store, role } = access;
+  const steps = await storeSetupChecklist(store);
   const base = `${getBaseUrl()}/s/${store.slug}`;
   const links = [
     { label: "Business profile (UCP)", href: `${base}/.well-known/ucp` },
@@ -54,6 +57,9 @@ export default async function StorePage({ params }: Props) {
       }
     >
       <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
+        <div className="min-w-0 md:col-span-2">
+          <SetupChecklist slug={store.slug} steps={steps} />
+        </div>
         <Card className="min-w-0">
           <CardHeader>
             <CardTitle>Where agents find it</CardTitle>

@@ -17,7 +17,7 @@ export default async function NewStorePage() {
     <PageShell
       width="narrow"
       title="Create a store"
-      description="It starts in test mode: agents can buy at once with sandbox cards, and no real money moves."
+      description="It starts in test mode: once it has a product, agents can buy with sandbox cards wherever it ships, and no real money moves."
     >
       <Card>
         <CardContent className="pt-5 sm:pt-6">
