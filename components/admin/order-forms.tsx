@@ -2,7 +2,7 @@
 
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
 import { ChevronDown, PackageCheck, RotateCcw, XCircle } from "lucide-react";
-import { useActionState, useEffect, useRef, useState, type ReactNode } from "react";
+import { useActionState, useState, type ReactNode } from "react";
 
 import { Button } from "@/components/ui/button";
 import {
@@ -23,26 +23,29 @@ import type { FormState } from "./form-state";
 // The order page's actions: "Fulfil items" is the primary button; refund and cancel send money back, so they sit
 // under "More actions" and each opens a dialog that says what happens before anything is sent. Each form posts to
 // its server action, which validates on the server and answers the message of the field it refused (shown beside
-// it, the dialog stays open) or a notice (the dialog closes, the notice comes as a toast, the page reloads its
-// data through revalidatePath).
+// it, the dialog stays open) or a notice (the dialog closes, the notice comes as a toast, the page's data is
+// reloaded by revalidatePath).
 
 type Action = (previous: FormState, data: FormData) => Promise<FormState>;
 const EMPTY: FormState = { ok: false, errors: {} };
 
 const value = (state: FormState, name: string) => (state.ok ? undefined : state.values?.[name]);
 
-/** Closes the dialog and announces the notice once the action succeeded. */
-const useOnSuccess = (state: FormState, close: () => void) => {
+/**
+ * The form's state, closing the dialog and announcing the notice as soon as the action succeeded: done when the
+ * action's answer arrives, not in an effect, because that answer also reloads the page's data, which may remove
+ * this very form (nothing left to ship) before an effect would run.
+ */
+const useDialogAction = (action: Action, close: () => void) => {
   const toast = useToast();
-  const seen = useRef(state);
-  useEffect(() => {
-    if (state === seen.current) return;
-    seen.current = state;
-    if (state.ok) {
+  return useActionState(async (previous: FormState, data: FormData) => {
+    const next = await action(previous, data);
+    if (next.ok) {
       close();
-      if (state.message) toast({ title: state.message, tone: "success" });
+      if (next.message) toast({ title: next.message, tone: "success" });
     }
-  }, [state, close, toast]);
+    return next;
+  }, EMPTY);
 };
 
 function ActionDialog({
@@ -70,8 +73,7 @@ function ActionDialog({
 }
 
 function FulfilForm({ action, close }: { action: Action; close: () => void }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
-  useOnSuccess(state, close);
+  const [state, formAction, pending] = useDialogAction(action, close);
   return (
     <form action={formAction} className="grid gap-3" noValidate aria-label="Fulfil items">
       <FormError message={state.errors.form} />
@@ -114,8 +116,7 @@ function RefundForm({
   currency: string;
   refundable: string;
 }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
-  useOnSuccess(state, close);
+  const [state, formAction, pending] = useDialogAction(action, close);
   return (
     <form action={formAction} className="grid gap-3" noValidate aria-label="Refund">
       <FormError message={state.errors.form} />
@@ -145,8 +146,7 @@ function RefundForm({
 }
 
 function CancelForm({ action, close }: { action: Action; close: () => void }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
-  useOnSuccess(state, close);
+  const [state, formAction, pending] = useDialogAction(action, close);
   return (
     <form action={formAction} className="grid gap-3" noValidate aria-label="Cancel the order">
       <FormError message={state.errors.form} />

@@ -142,7 +142,7 @@ export default async function OrderPage({ params }: Props) {
                   </li>
                 ))}
               </ul>
-              <dl className="grid gap-2 text-sm" aria-label="Order total">
+              <dl className="grid gap-2 text-sm" data-testid="order-breakdown">
                 {breakdown.map((row) => (
                   <div key={row.type} className="flex justify-between gap-4">
                     <dt className="text-muted-foreground">{row.label}</dt>
