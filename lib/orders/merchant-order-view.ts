@@ -51,7 +51,7 @@ const EVENT_TITLES: Record<string, string> = {
   "order.placed": "Order placed",
   "order.paid": "Payment captured",
   "order.canceled": "Order canceled",
-  "order.refunded": "Refunded in full",
+  "order.refunded": "Refund paid back",
   "order.fulfilled": "Shipment recorded",
   "order.delivered": "Delivered",
   "order.updated": "Order updated",
@@ -197,8 +197,9 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
   const push = (entry: ViewTimelineEntry) => steps.push({ ...entry, seq: steps.length });
   const eventKinds = new Set(events.map((e) => e.kind));
   for (const e of events) {
-    // shipments, refunds and cancellations have their own, richer entries below
-    if (["order.fulfilled", "order.updated", "order.delivered"].includes(e.kind)) continue;
+    // shipments and refunds have their own, richer entries below (order.refunded follows every refund paid back,
+    // partial ones too); the names above still label the webhook attempts
+    if (["order.fulfilled", "order.updated", "order.delivered", "order.refunded"].includes(e.kind)) continue;
     push({
       at: e.createdAt,
       title: EVENT_TITLES[e.kind] ?? e.kind,

@@ -169,6 +169,7 @@ describe("merchantOrderView", () => {
     assert.ok(at("2 items shipped") < at("Refund"), titles.join(" | "));
     assert.equal(view.timeline[at("2 items shipped")]?.detail, "UPS · 1Z999");
     assert.equal(view.timeline[at("Refund")]?.amountMinor, 150);
+    assert.equal(titles.filter((t) => t.startsWith("Refund")).length, 1, "one refund, said once");
     for (let i = 1; i < view.timeline.length; i++) {
       assert.ok(view.timeline[i - 1]!.at <= view.timeline[i]!.at, "oldest first");
     }
