@@ -26,7 +26,7 @@ export function FrameMenu({
       <span className="min-w-0 truncate text-sm font-semibold">{current?.name ?? currentSlug}</span>
       <Sheet open={open} onOpenChange={setOpen}>
         <SheetTrigger asChild>
-          <Button variant="outline" size="sm" aria-label="Open the store menu">
+          <Button variant="outline" size="sm">
             <Menu aria-hidden />
             Menu
           </Button>

@@ -35,10 +35,11 @@ export function FrameNav({
     { href: "/developers", label: "Developer area", Icon: Code2 },
   ];
   return (
-    <div className="grid gap-6">
+    // minmax(0, 1fr): a long store name or email is truncated, never widening the sidebar
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
       <StoreSwitcher stores={stores} current={current} onNavigate={onNavigate} />
       <StoreNav slug={currentSlug} onNavigate={onNavigate} />
-      <nav aria-label="Account" className="grid gap-2 border-t pt-4">
+      <nav aria-label="Account" className="grid grid-cols-[minmax(0,1fr)] gap-2 border-t pt-4">
         <p className="px-3 text-sm">
           <span className="block font-medium">{account.name}</span>
           <span className="text-muted-foreground block truncate text-xs">{account.email}</span>

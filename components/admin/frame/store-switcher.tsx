@@ -27,15 +27,12 @@ export function StoreSwitcher({
   return (
     <DropdownMenu.Root>
       <DropdownMenu.Trigger asChild>
-        <Button
-          variant="outline"
-          className="h-auto w-full justify-between px-3 py-2 text-left"
-          aria-label={`Store: ${current?.name ?? "none chosen"}. Switch store`}
-        >
+        <Button variant="outline" className="h-auto w-full min-w-0 justify-between px-3 py-2 text-left">
           <span className="grid min-w-0">
             <span className="text-muted-foreground text-xs font-normal">Store</span>
             <span className="truncate">{current?.name ?? "Choose a store"}</span>
           </span>
+          <span className="sr-only">: switch store</span>
           <ChevronsUpDown aria-hidden />
         </Button>
       </DropdownMenu.Trigger>

@@ -92,8 +92,10 @@ export default async function OrderPage({ params }: Props) {
         />
       }
     >
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
-        <div className="grid min-w-0 content-start gap-6 lg:col-span-2">
+      {/* on a phone: items, then who and where to ship (what shipping needs), then the timeline; from lg up the
+          customer, ship-to and payment cards sit in a column beside the rest */}
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
+        <div className="grid min-w-0 gap-6 lg:col-span-2">
           <Card className="min-w-0">
             <CardHeader>
               <CardTitle>Items</CardTitle>
@@ -183,54 +185,8 @@ export default async function OrderPage({ params }: Props) {
               </dl>
             </CardContent>
           </Card>
-          <Card className="min-w-0">
-            <CardHeader>
-              <CardTitle>Timeline</CardTitle>
-              <CardDescription>What happened to this order, oldest first.</CardDescription>
-            </CardHeader>
-            <CardContent>
-              <ol className="grid gap-4" aria-label="Timeline">
-                {view.timeline.map((t, i) => (
-                  <li key={i} className="relative grid gap-0.5 pl-5">
-                    <span
-                      aria-hidden
-                      className={cn("absolute top-1.5 left-0 size-2.5 rounded-full", TONE_DOT[t.tone])}
-                    />
-                    <span className="text-sm font-medium">
-                      {t.title}
-                      {t.amountMinor !== undefined ? ` · ${money(t.amountMinor)}` : ""}
-                    </span>
-                    <LocalTime at={t.at} className="text-muted-foreground text-xs" />
-                    {t.detail ? (
-                      <span className="text-muted-foreground text-xs break-all">{t.detail}</span>
-                    ) : null}
-                  </li>
-                ))}
-              </ol>
-            </CardContent>
-          </Card>
-          <Card className="min-w-0">
-            <CardHeader>
-              <CardTitle>Confirmation email</CardTitle>
-              <CardDescription>
-                {!buyer.email
-                  ? "The buyer gave no email: no confirmation is sent."
-                  : view.confirmation.state === "sent"
-                    ? `Sent to ${buyer.email}.`
-                    : `Queued for ${buyer.email}: it goes out within seconds.`}
-              </CardDescription>
-            </CardHeader>
-            {view.confirmation.captured ? (
-              <CardContent>
-                <p className="mb-2 text-sm font-medium">{view.confirmation.captured.subject}</p>
-                <pre className="bg-muted rounded-md p-3 text-xs break-words whitespace-pre-wrap">
-                  {view.confirmation.captured.text}
-                </pre>
-              </CardContent>
-            ) : null}
-          </Card>
         </div>
-        <div className="grid min-w-0 content-start gap-6">
+        <div className="grid min-w-0 content-start gap-6 lg:row-span-2">
           <Card className="min-w-0">
             <CardHeader>
               <CardTitle>Customer</CardTitle>
@@ -246,7 +202,7 @@ export default async function OrderPage({ params }: Props) {
               )}
               <span className="text-muted-foreground">
                 Bought by the agent{" "}
-                <span title={view.agent ?? undefined} className="break-all">
+                <span title={view.agent ?? undefined} className="break-words">
                   {agentHost(view.agent)}
                 </span>
               </span>
@@ -258,7 +214,7 @@ export default async function OrderPage({ params }: Props) {
             </CardHeader>
             <CardContent className="grid gap-3 text-sm">
               {shipTo ? (
-                <address className="grid gap-0.5 not-italic" aria-label="Shipping address">
+                <address className="grid gap-0.5 not-italic" data-testid="ship-to">
                   {shipTo.name ? <span className="font-medium">{shipTo.name}</span> : null}
                   {shipTo.lines.map((line) => (
                     <span key={line}>{line}</span>
@@ -305,6 +261,54 @@ export default async function OrderPage({ params }: Props) {
                 </p>
               ) : null}
             </CardContent>
+          </Card>
+        </div>
+        <div className="grid min-w-0 gap-6 lg:col-span-2">
+          <Card className="min-w-0">
+            <CardHeader>
+              <CardTitle>Timeline</CardTitle>
+              <CardDescription>What happened to this order, oldest first.</CardDescription>
+            </CardHeader>
+            <CardContent>
+              <ol className="grid gap-4" aria-label="Timeline">
+                {view.timeline.map((t, i) => (
+                  <li key={i} className="relative grid gap-0.5 pl-5">
+                    <span
+                      aria-hidden
+                      className={cn("absolute top-1.5 left-0 size-2.5 rounded-full", TONE_DOT[t.tone])}
+                    />
+                    <span className="text-sm font-medium">
+                      {t.title}
+                      {t.amountMinor !== undefined ? ` · ${money(t.amountMinor)}` : ""}
+                    </span>
+                    <LocalTime at={t.at} className="text-muted-foreground text-xs" />
+                    {t.detail ? (
+                      <span className="text-muted-foreground text-xs break-all">{t.detail}</span>
+                    ) : null}
+                  </li>
+                ))}
+              </ol>
+            </CardContent>
+          </Card>
+          <Card className="min-w-0">
+            <CardHeader>
+              <CardTitle>Confirmation email</CardTitle>
+              <CardDescription>
+                {!buyer.email
+                  ? "The buyer gave no email: no confirmation is sent."
+                  : view.confirmation.state === "sent"
+                    ? `Sent to ${buyer.email}.`
+                    : `Queued for ${buyer.email}: it goes out within seconds.`}
+              </CardDescription>
+            </CardHeader>
+            {view.confirmation.captured ? (
+              <CardContent>
+                <p className="mb-2 text-sm font-medium">{view.confirmation.captured.subject}</p>
+                <pre className="bg-muted rounded-md p-3 text-xs break-words whitespace-pre-wrap">
+                  {view.confirmation.captured.text}
+                </pre>
+              </CardContent>
+            ) : null}
           </Card>
         </div>
       </div>
