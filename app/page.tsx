@@ -1,5 +1,6 @@
 import { Bot, CreditCard, ShieldCheck } from "lucide-react";
 
+import { AreaLinks } from "@/components/home/area-links";
 import { ConnectTabs } from "@/components/home/connect-tabs";
 import { StoreList } from "@/components/home/store-list";
 import { SurfacesTable } from "@/components/home/surfaces-table";
@@ -50,6 +51,12 @@ export default async function HomePage() {
             </li>
           ))}
         </ul>
+      </section>
+      <section aria-labelledby="areas-heading" className="grid gap-4 pb-10">
+        <h2 id="areas-heading" className="text-xl font-semibold">
+          Merchants and developers
+        </h2>
+        <AreaLinks />
       </section>
       <section aria-labelledby="stores-heading" className="grid gap-4 pb-10">
         <h2 id="stores-heading" className="text-xl font-semibold">

@@ -1,36 +1,82 @@
 "use client";
 
-import { useActionState } from "react";
+import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
+import { ChevronDown, PackageCheck, RotateCcw, XCircle } from "lucide-react";
+import { useActionState, useState, type ReactNode } from "react";
 
 import { Button } from "@/components/ui/button";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogTitle,
+} from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
+import { useToast } from "@/components/ui/toast";
 
-import { FormError, Notice } from "./form-messages";
+import { FormError } from "./form-messages";
 import type { FormState } from "./form-state";
 
-// The order actions' forms: each posts to its server action, which validates on the server and answers the message
-// of the field it refused (shown beside it) or a notice.
+// The order page's actions: "Fulfil items" is the primary button; refund and cancel send money back, so they sit
+// under "More actions" and each opens a dialog that says what happens before anything is sent. Each form posts to
+// its server action, which validates on the server and answers the message of the field it refused (shown beside
+// it, the dialog stays open) or a notice (the dialog closes, the notice comes as a toast, the page's data is
+// reloaded by revalidatePath).
 
 type Action = (previous: FormState, data: FormData) => Promise<FormState>;
 const EMPTY: FormState = { ok: false, errors: {} };
 
 const value = (state: FormState, name: string) => (state.ok ? undefined : state.values?.[name]);
 
-function Outcome({ state }: { state: FormState }) {
+/**
+ * The form's state, closing the dialog and announcing the notice as soon as the action succeeded: done when the
+ * action's answer arrives, not in an effect, because that answer also reloads the page's data, which may remove
+ * this very form (nothing left to ship) before an effect would run.
+ */
+const useDialogAction = (action: Action, close: () => void) => {
+  const toast = useToast();
+  return useActionState(async (previous: FormState, data: FormData) => {
+    const next = await action(previous, data);
+    if (next.ok) {
+      close();
+      if (next.message) toast({ title: next.message, tone: "success" });
+    }
+    return next;
+  }, EMPTY);
+};
+
+function ActionDialog({
+  open,
+  onOpenChange,
+  title,
+  description,
+  children,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  title: string;
+  description: ReactNode;
+  children: ReactNode;
+}) {
   return (
-    <>
-      <FormError message={state.errors.form} />
-      {state.ok && state.message ? <Notice>{state.message}</Notice> : null}
-    </>
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent>
+        <DialogTitle>{title}</DialogTitle>
+        <DialogDescription>{description}</DialogDescription>
+        {children}
+      </DialogContent>
+    </Dialog>
   );
 }
 
-export function FulfilForm({ action }: { action: Action }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
+function FulfilForm({ action, close }: { action: Action; close: () => void }) {
+  const [state, formAction, pending] = useDialogAction(action, close);
   return (
-    <form action={formAction} className="grid gap-3" noValidate aria-label="Fulfil the order">
-      <Outcome state={state} />
+    <form action={formAction} className="grid gap-3" noValidate aria-label="Fulfil items">
+      <FormError message={state.errors.form} />
       <Field id="carrier" label="Carrier" error={state.errors.carrier}>
         {(c) => <Input {...c} name="carrier" defaultValue={value(state, "carrier")} required />}
       </Field>
@@ -45,27 +91,35 @@ export function FulfilForm({ action }: { action: Action }) {
       >
         {(c) => <Input {...c} name="trackingUrl" type="url" defaultValue={value(state, "trackingUrl")} />}
       </Field>
-      <Button type="submit" disabled={pending}>
-        {pending ? "Shipping…" : "Mark as shipped"}
-      </Button>
+      <DialogFooter>
+        <DialogClose asChild>
+          <Button type="button" variant="ghost">
+            Not now
+          </Button>
+        </DialogClose>
+        <Button type="submit" disabled={pending}>
+          {pending ? "Shipping…" : "Mark as shipped"}
+        </Button>
+      </DialogFooter>
     </form>
   );
 }
 
-export function RefundForm({
+function RefundForm({
   action,
+  close,
   currency,
   refundable,
 }: {
   action: Action;
+  close: () => void;
   currency: string;
-  /** What can still be refunded, for a person to read. */
   refundable: string;
 }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
+  const [state, formAction, pending] = useDialogAction(action, close);
   return (
-    <form action={formAction} className="grid gap-3" noValidate aria-label="Refund the order">
-      <Outcome state={state} />
+    <form action={formAction} className="grid gap-3" noValidate aria-label="Refund">
+      <FormError message={state.errors.form} />
       <Field
         id="amount"
         label={`Amount (${currency})`}
@@ -77,24 +131,140 @@ export function RefundForm({
       <Field id="refund-reason" label="Reason (optional)" error={state.errors.reason}>
         {(c) => <Input {...c} name="reason" defaultValue={value(state, "reason")} />}
       </Field>
-      <Button type="submit" variant="secondary" disabled={pending}>
-        {pending ? "Refunding…" : "Refund"}
-      </Button>
+      <DialogFooter>
+        <DialogClose asChild>
+          <Button type="button" variant="ghost">
+            Keep the money
+          </Button>
+        </DialogClose>
+        <Button type="submit" disabled={pending}>
+          {pending ? "Refunding…" : "Refund"}
+        </Button>
+      </DialogFooter>
     </form>
   );
 }
 
-export function CancelForm({ action }: { action: Action }) {
-  const [state, formAction, pending] = useActionState(action, EMPTY);
+function CancelForm({ action, close }: { action: Action; close: () => void }) {
+  const [state, formAction, pending] = useDialogAction(action, close);
   return (
     <form action={formAction} className="grid gap-3" noValidate aria-label="Cancel the order">
-      <Outcome state={state} />
+      <FormError message={state.errors.form} />
       <Field id="cancel-reason" label="Reason (optional)" error={state.errors.reason}>
         {(c) => <Input {...c} name="reason" defaultValue={value(state, "reason")} />}
       </Field>
-      <Button type="submit" variant="destructive" disabled={pending}>
-        {pending ? "Canceling…" : "Cancel the order"}
-      </Button>
+      <DialogFooter>
+        <DialogClose asChild>
+          <Button type="button" variant="ghost">
+            Keep the order
+          </Button>
+        </DialogClose>
+        <Button type="submit" variant="destructive" disabled={pending}>
+          {pending ? "Canceling…" : "Cancel the order"}
+        </Button>
+      </DialogFooter>
     </form>
+  );
+}
+
+const itemClass =
+  "data-[highlighted]:bg-muted flex cursor-default items-center gap-2 rounded-sm px-2 py-2 text-sm outline-none";
+
+type Dialogs = "fulfil" | "refund" | "cancel" | null;
+
+/** The order's actions: what this account may do now, each behind its dialog. */
+export function OrderActions({
+  fulfil,
+  refund,
+  cancel,
+  toShip,
+}: {
+  /** Bound server actions; null when the action does not apply (or the role may not). */
+  fulfil: Action | null;
+  refund: { action: Action; currency: string; refundable: string } | null;
+  cancel: { action: Action; refundNote: string } | null;
+  /** Units still to ship, for the dialog's sentence. */
+  toShip: number;
+}) {
+  const [open, setOpen] = useState<Dialogs>(null);
+  const close = () => setOpen(null);
+  const onOpenChange = (which: Dialogs) => (next: boolean) => setOpen(next ? which : null);
+  const hasMore = refund !== null || cancel !== null;
+  if (!fulfil && !hasMore) return null;
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      {fulfil ? (
+        <Button onClick={() => setOpen("fulfil")}>
+          <PackageCheck aria-hidden />
+          Fulfil items
+        </Button>
+      ) : null}
+      {hasMore ? (
+        <DropdownMenu.Root modal={false}>
+          <DropdownMenu.Trigger asChild>
+            <Button variant="outline">
+              More actions
+              <ChevronDown aria-hidden />
+            </Button>
+          </DropdownMenu.Trigger>
+          <DropdownMenu.Portal>
+            <DropdownMenu.Content
+              align="end"
+              sideOffset={6}
+              className="bg-card text-card-foreground z-50 min-w-48 rounded-md border p-1 shadow-lg"
+            >
+              {refund ? (
+                <DropdownMenu.Item className={itemClass} onSelect={() => setOpen("refund")}>
+                  <RotateCcw aria-hidden className="size-4" /> Refund…
+                </DropdownMenu.Item>
+              ) : null}
+              {cancel ? (
+                <DropdownMenu.Item
+                  className={`${itemClass} text-destructive`}
+                  onSelect={() => setOpen("cancel")}
+                >
+                  <XCircle aria-hidden className="size-4" /> Cancel the order…
+                </DropdownMenu.Item>
+              ) : null}
+            </DropdownMenu.Content>
+          </DropdownMenu.Portal>
+        </DropdownMenu.Root>
+      ) : null}
+      {fulfil ? (
+        <ActionDialog
+          open={open === "fulfil"}
+          onOpenChange={onOpenChange("fulfil")}
+          title="Fulfil items"
+          description={`Ships the ${toShip === 1 ? "item" : `${toShip} items`} not shipped yet. The buyer's agent is told the carrier and tracking number.`}
+        >
+          <FulfilForm action={fulfil} close={close} />
+        </ActionDialog>
+      ) : null}
+      {refund ? (
+        <ActionDialog
+          open={open === "refund"}
+          onOpenChange={onOpenChange("refund")}
+          title="Refund"
+          description="All or part of what was paid goes back to the buyer through the rail that charged."
+        >
+          <RefundForm
+            action={refund.action}
+            close={close}
+            currency={refund.currency}
+            refundable={refund.refundable}
+          />
+        </ActionDialog>
+      ) : null}
+      {cancel ? (
+        <ActionDialog
+          open={open === "cancel"}
+          onOpenChange={onOpenChange("cancel")}
+          title="Cancel the order?"
+          description={`The items go back in stock and ${cancel.refundNote}. This cannot be undone.`}
+        >
+          <CancelForm action={cancel.action} close={close} />
+        </ActionDialog>
+      ) : null}
+    </div>
   );
 }

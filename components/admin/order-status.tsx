@@ -9,10 +9,64 @@ const tone = (status: string) =>
         ? ("info" as const)
         : ("success" as const);
 
+const STATUS_WORDS: Record<string, string> = {
+  placed: "Placed",
+  paid: "Paid",
+  fulfilled: "Shipped",
+  delivered: "Delivered",
+  canceled: "Canceled",
+  refunded: "Refunded",
+};
+
+/** An order's status in a word people use. */
+export const statusWord = (status: string): string => STATUS_WORDS[status] ?? status;
+
 /** An order's status as a badge (the word itself carries the meaning; the colour only repeats it). */
 export function OrderStatusBadge({ status }: { status: string }) {
-  return <Badge tone={tone(status)}>{status}</Badge>;
+  return <Badge tone={tone(status)}>{statusWord(status)}</Badge>;
 }
+
+const FULFILMENT_WORDS = {
+  unfulfilled: { label: "Unfulfilled", tone: "warning" },
+  partial: { label: "Partly shipped", tone: "info" },
+  fulfilled: { label: "Shipped", tone: "success" },
+  canceled: { label: "Nothing to ship", tone: "neutral" },
+} as const;
+
+/** Where the order stands in shipping, as a badge. */
+export function FulfilmentBadge({ state }: { state: keyof typeof FULFILMENT_WORDS }) {
+  const { label, tone: t } = FULFILMENT_WORDS[state];
+  return <Badge tone={t}>{label}</Badge>;
+}
+
+/**
+ * The order's number for people: the first eight characters of its id after the prefix ("#Xk3m9QaT"), as they are
+ * (ids are case-sensitive), so the orders list's search finds the order by it. A reading aid beside the full id,
+ * which the order page shows and copies; links and the API use the id.
+ */
+export const orderNumber = (id: string): string => `#${id.replace(/^ord_/, "").slice(0, 8)}`;
+
+/** The rail an order was paid on, in a word. */
+export const railWord = (handlerId: string | null): string =>
+  handlerId === "svc.card" ? "Card" : handlerId === "svc.crypto" ? "Crypto" : "—";
+
+const BRANDS: Record<string, string> = {
+  visa: "Visa",
+  mastercard: "Mastercard",
+  amex: "American Express",
+  discover: "Discover",
+  diners: "Diners Club",
+  jcb: "JCB",
+  unionpay: "UnionPay",
+};
+
+/** "Visa •••• 4242" from the brand and last four the card rail recorded. */
+export const cardLabel = (brand: string | null, last4: string | null): string => {
+  const name = brand
+    ? (BRANDS[brand.toLowerCase()] ?? brand.charAt(0).toUpperCase() + brand.slice(1))
+    : "Card";
+  return last4 ? `${name} •••• ${last4}` : name;
+};
 
 /** The host of an agent's profile URL, for a narrow column (the full URL goes in a title). */
 export const agentHost = (profile: string | null): string => {

@@ -1,45 +1,60 @@
 "use client";
 
+import {
+  CreditCard,
+  Gauge,
+  Home,
+  KeyRound,
+  Package,
+  Settings,
+  ShoppingCart,
+  Users,
+  Webhook,
+} from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
 import { cn } from "@/components/ui/cn";
 
 // The sections of one store in the admin, in the order a merchant works through them. Each is a page under
-// /admin/stores/<slug>/; the page itself checks the account's role, the nav only links.
+// /admin/stores/<slug>/; the page itself checks the account's role, the nav only links. Shown in the merchant
+// frame's sidebar (components/admin/frame), and in its menu sheet on a phone.
 export const STORE_SECTIONS = [
-  { segment: "", label: "Overview" },
-  { segment: "orders", label: "Orders" },
-  { segment: "catalog", label: "Catalog" },
-  { segment: "dashboard", label: "Dashboard" },
-  { segment: "settings", label: "Settings" },
-  { segment: "payments", label: "Payments" },
-  { segment: "webhooks", label: "Webhooks" },
-  { segment: "api-keys", label: "API keys" },
-  { segment: "team", label: "Team" },
+  { segment: "", label: "Overview", Icon: Home },
+  { segment: "orders", label: "Orders", Icon: ShoppingCart },
+  { segment: "catalog", label: "Catalog", Icon: Package },
+  { segment: "dashboard", label: "Dashboard", Icon: Gauge },
+  { segment: "settings", label: "Settings", Icon: Settings },
+  { segment: "payments", label: "Payments", Icon: CreditCard },
+  { segment: "webhooks", label: "Webhooks", Icon: Webhook },
+  { segment: "api-keys", label: "API keys", Icon: KeyRound },
+  { segment: "team", label: "Team", Icon: Users },
 ] as const;
 
-export function StoreNav({ slug }: { slug: string }) {
+export const frameLinkClass = (current: boolean) =>
+  cn(
+    "flex items-center gap-2.5 rounded-md px-3 py-2 text-sm font-medium no-underline [&_svg]:size-4 [&_svg]:shrink-0",
+    current ? "bg-muted text-foreground" : "text-muted-foreground hover:bg-muted hover:text-foreground",
+  );
+
+export function StoreNav({ slug, onNavigate }: { slug: string; onNavigate?: () => void }) {
   const pathname = usePathname();
   const root = `/admin/stores/${encodeURIComponent(slug)}`;
   return (
-    <nav aria-label="Store sections" className="border-b">
-      <ul className="mx-auto flex w-full max-w-6xl gap-1 overflow-x-auto px-4 sm:px-6">
-        {STORE_SECTIONS.map(({ segment, label }) => {
+    <nav aria-label="Store sections">
+      <ul className="grid gap-0.5">
+        {STORE_SECTIONS.map(({ segment, label, Icon }) => {
           const href = segment ? `${root}/${segment}` : root;
           const current = segment ? pathname === href || pathname.startsWith(`${href}/`) : pathname === root;
           return (
             <li key={label}>
               <Link
                 href={href}
+                onClick={onNavigate}
                 aria-current={current ? "page" : undefined}
-                className={cn(
-                  "inline-flex h-10 items-center border-b-2 px-3 text-sm font-medium whitespace-nowrap no-underline",
-                  current
-                    ? "border-primary text-foreground"
-                    : "text-muted-foreground hover:text-foreground border-transparent",
-                )}
+                className={frameLinkClass(current)}
               >
+                <Icon aria-hidden />
                 {label}
               </Link>
             </li>

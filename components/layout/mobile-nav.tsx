@@ -2,15 +2,19 @@
 
 import { Menu } from "lucide-react";
 import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Sheet, SheetContent, SheetDescription, SheetTitle, SheetTrigger } from "@/components/ui/sheet";
 
-import { NAV_LINKS } from "./nav";
+import { isMerchantPath, isStoreFramePath, linksFor } from "./nav";
 
 export function MobileNav() {
   const [open, setOpen] = useState(false);
+  const pathname = usePathname();
+  // a store's pages have the merchant frame's menu, which holds these links and the store's sections
+  if (isStoreFramePath(pathname)) return null;
   return (
     <Sheet open={open} onOpenChange={setOpen}>
       <SheetTrigger asChild>
@@ -20,9 +24,11 @@ export function MobileNav() {
       </SheetTrigger>
       <SheetContent>
         <SheetTitle className="text-lg font-semibold">Menu</SheetTitle>
-        <SheetDescription className="sr-only">The buyer&apos;s pages</SheetDescription>
+        <SheetDescription className="sr-only">
+          {isMerchantPath(pathname) ? "The merchant and developer pages" : "The buyer's pages"}
+        </SheetDescription>
         <nav aria-label="Main" className="grid gap-1">
-          {NAV_LINKS.map((l) => (
+          {linksFor(pathname).map((l) => (
             <Link
               key={l.href}
               href={l.href}

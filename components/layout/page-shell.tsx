@@ -1,3 +1,5 @@
+import { ArrowLeft } from "lucide-react";
+import Link from "next/link";
 import type { ReactNode } from "react";
 
 import { cn } from "@/components/ui/cn";
@@ -7,12 +9,15 @@ export function PageShell({
   title,
   description,
   actions,
+  back,
   width = "default",
   children,
 }: {
   title?: ReactNode;
   description?: ReactNode;
   actions?: ReactNode;
+  /** The page one level up (a list above its item), shown above the title. */
+  back?: { href: string; label: string };
   width?: "narrow" | "default";
   children: ReactNode;
 }) {
@@ -24,6 +29,15 @@ export function PageShell({
         width === "narrow" ? "max-w-2xl" : "max-w-6xl",
       )}
     >
+      {back ? (
+        <Link
+          href={back.href}
+          className="text-muted-foreground hover:text-foreground mb-3 inline-flex items-center gap-1 text-sm no-underline"
+        >
+          <ArrowLeft aria-hidden className="size-4" />
+          {back.label}
+        </Link>
+      ) : null}
       {title ? (
         <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
           <div className="grid gap-1.5">

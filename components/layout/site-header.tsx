@@ -1,9 +1,15 @@
+"use client";
+
 import { ShoppingBag } from "lucide-react";
 import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+import { cn } from "@/components/ui/cn";
 
 import { AccountMenu } from "./account-menu";
+import { HeaderNav } from "./header-nav";
 import { MobileNav } from "./mobile-nav";
-import { NAV_LINKS } from "./nav";
+import { isMerchantPath, isStoreFramePath } from "./nav";
 import type { ThemeChoice } from "./theme";
 import { ThemeMenu } from "./theme-menu";
 
@@ -17,25 +23,28 @@ export function SiteHeader({
   merchantName: string | null;
   theme: ThemeChoice;
 }) {
+  const pathname = usePathname();
+  const merchant = isMerchantPath(pathname);
   return (
     <header className="bg-background/95 sticky top-0 z-40 border-b backdrop-blur">
-      <div className="mx-auto flex h-14 max-w-6xl items-center gap-3 px-4 sm:px-6">
+      {/* a store's pages have the full-width merchant frame: the header spans it too, aligned with its sidebar */}
+      <div
+        className={cn(
+          "mx-auto flex h-14 items-center gap-3 px-4 sm:px-6",
+          isStoreFramePath(pathname) ? "max-w-none md:px-4" : "max-w-6xl",
+        )}
+      >
         <Link href="/" className="text-foreground flex items-center gap-2 font-semibold no-underline">
           <ShoppingBag aria-hidden className="text-primary size-5" />
           <span className="hidden sm:inline">Agent Commerce Service</span>
           <span className="sm:hidden">ACS</span>
         </Link>
-        <nav aria-label="Main" className="ml-4 hidden items-center gap-1 md:flex">
-          {NAV_LINKS.map((l) => (
-            <Link
-              key={l.href}
-              href={l.href}
-              className="text-muted-foreground hover:text-foreground hover:bg-muted rounded-md px-3 py-1.5 text-sm no-underline"
-            >
-              {l.label}
-            </Link>
-          ))}
-        </nav>
+        {merchant ? (
+          <span className="bg-muted text-muted-foreground rounded-full px-2 py-0.5 text-xs font-medium">
+            Merchant
+          </span>
+        ) : null}
+        <HeaderNav />
         <div className="ml-auto flex items-center gap-1">
           <ThemeMenu initial={theme} />
           <AccountMenu address={address} merchantName={merchantName} />

@@ -58,8 +58,18 @@ export type AdminOrderRow = {
   currency: string;
   totalMinor: number;
   buyerEmail: string | null;
+  /** The buyer's first and last name as the checkout gave them, when it did. */
+  buyerName: string | null;
   rail: string | null;
   agent: string | null;
+};
+
+const buyerNameOf = (buyer: unknown): string | null => {
+  const b = (buyer ?? {}) as { first_name?: unknown; last_name?: unknown };
+  const name = [b.first_name, b.last_name]
+    .filter((p): p is string => typeof p === "string" && p.trim() !== "")
+    .join(" ");
+  return name || null;
 };
 
 const totalOf = (totals: unknown): number =>
@@ -132,6 +142,7 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
     currency: o.currency,
     totalMinor: totalOf(o.totals),
     buyerEmail: (o.buyer as { email?: string } | null)?.email ?? null,
+    buyerName: buyerNameOf(o.buyer),
     rail: o.handlerId,
     agent: o.checkout.agentProfile,
   }));

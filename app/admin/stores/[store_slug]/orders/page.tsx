@@ -1,16 +1,24 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 
-import { agentHost, OrderStatusBadge } from "@/components/admin/order-status";
+import {
+  agentHost,
+  orderNumber,
+  OrderStatusBadge,
+  railWord,
+  statusWord,
+} from "@/components/admin/order-status";
 import { loadStorePage } from "@/components/admin/store-page";
 import { PageShell } from "@/components/layout/page-shell";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field } from "@/components/ui/field";
+import { formatMoney } from "@/components/ui/format";
 import { Input } from "@/components/ui/input";
+import { LocalTime } from "@/components/ui/local-time";
 import { NativeSelect } from "@/components/ui/select";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { formatMoney } from "@/lib/bridge/money";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { toAppError } from "@/lib/core/errors";
 import { listStoreOrders, OrderFilterSchema, RAILS } from "@/lib/orders/admin-orders";
 import { ORDER_STATUSES } from "@/lib/orders/list-buyer-orders";
@@ -31,11 +39,13 @@ export default async function OrdersPage({ params, searchParams }: Props) {
   const query = Object.fromEntries(
     [...FILTERS, "page"].map((k) => [k, typeof raw[k] === "string" ? (raw[k] as string) : ""]),
   );
+  // the order number people read ("#Xk3m9QaT") is the start of the id: searching for it finds the order
+  const search = { ...query, q: query.q?.trim().replace(/^#/, "") ?? "" };
   const root = `/admin/stores/${encodeURIComponent(store_slug)}`;
   // a bad filter is shown beside its field and the list falls back to no filter
   const { result, shownError } = await loadStorePage(`${root}/orders`, async (account) => {
     try {
-      return { result: await listStoreOrders(account, store_slug, query), shownError: null };
+      return { result: await listStoreOrders(account, store_slug, search), shownError: null };
     } catch (thrown) {
       const error = toAppError(thrown);
       if (error.code !== "invalid_request") throw thrown;
@@ -53,11 +63,13 @@ export default async function OrdersPage({ params, searchParams }: Props) {
     sp.set("page", String(page));
     return `${root}/orders?${sp}`;
   };
-  const parsedOk = OrderFilterSchema.safeParse(query).success;
+  const parsedOk = OrderFilterSchema.safeParse(search).success;
+  const locale = await viewerLocale(store.country);
+  const href = (id: string) => `${root}/orders/${encodeURIComponent(id)}`;
   return (
     <PageShell title="Orders" description={`${total} order${total === 1 ? "" : "s"} in ${store.name}`}>
       <form method="get" className="mb-6 grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4" role="search">
-        <Field id="q" label="Search" hint="Order id or buyer email" error={errorOf("q")}>
+        <Field id="q" label="Search" hint="Order number, ID or buyer email" error={errorOf("q")}>
           {(c) => <Input {...c} name="q" type="search" defaultValue={query.q} />}
         </Field>
         <Field id="status" label="Status" error={errorOf("status")}>
@@ -66,7 +78,7 @@ export default async function OrdersPage({ params, searchParams }: Props) {
               <option value="">Any status</option>
               {ORDER_STATUSES.map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {statusWord(s)}
                 </option>
               ))}
             </NativeSelect>
@@ -78,7 +90,7 @@ export default async function OrdersPage({ params, searchParams }: Props) {
               <option value="">Any rail</option>
               {RAILS.map((r) => (
                 <option key={r} value={r}>
-                  {r === "svc.card" ? "Card" : "Crypto"}
+                  {railWord(r)}
                 </option>
               ))}
             </NativeSelect>
@@ -116,50 +128,79 @@ export default async function OrdersPage({ params, searchParams }: Props) {
             : "Change or clear the filters to see more."}
         </EmptyState>
       ) : (
-        <Table aria-label="Orders">
-          <TableHeader>
-            <TableRow>
-              <TableHead scope="col">Order</TableHead>
-              <TableHead scope="col">Placed</TableHead>
-              <TableHead scope="col">Status</TableHead>
-              <TableHead scope="col">Buyer</TableHead>
-              <TableHead scope="col">Rail</TableHead>
-              <TableHead scope="col">Agent</TableHead>
-              <TableHead scope="col" className="text-right">
-                Total
-              </TableHead>
-            </TableRow>
-          </TableHeader>
-          <TableBody>
+        <>
+          {/* a phone gets one stacked card per order; a wider screen the table (one of the two is display:none) */}
+          <ul className="grid gap-3 md:hidden" aria-label="Orders">
             {orders.map((o) => (
-              <TableRow key={o.id}>
-                <TableCell className="font-mono text-xs">
-                  <Link className="underline underline-offset-4" href={`${root}/orders/${o.id}`}>
-                    {o.id}
+              <li key={o.id} className="bg-card relative grid gap-1 rounded-lg border p-4 text-sm">
+                <div className="flex items-center justify-between gap-2">
+                  <Link href={href(o.id)} className="font-semibold no-underline after:absolute after:inset-0">
+                    <span className="sr-only">Order </span>
+                    {orderNumber(o.id)}
                   </Link>
-                </TableCell>
-                <TableCell className="whitespace-nowrap">
-                  <time dateTime={o.createdAt.toISOString()}>
-                    {o.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC
-                  </time>
-                </TableCell>
-                <TableCell>
+                  <span className="font-semibold whitespace-nowrap">
+                    {formatMoney(o.totalMinor, o.currency, locale)}
+                  </span>
+                </div>
+                <span className="break-words">{o.buyerName ?? o.buyerEmail ?? "No buyer details"}</span>
+                <div className="text-muted-foreground flex flex-wrap items-center gap-2">
                   <OrderStatusBadge status={o.status} />
-                </TableCell>
-                <TableCell className="min-w-48 break-all">{o.buyerEmail ?? "—"}</TableCell>
-                <TableCell>
-                  {o.rail === "svc.crypto" ? "Crypto" : o.rail === "svc.card" ? "Card" : "—"}
-                </TableCell>
-                <TableCell className="max-w-48 truncate" title={o.agent ?? undefined}>
-                  {agentHost(o.agent)}
-                </TableCell>
-                <TableCell className="text-right whitespace-nowrap">
-                  {formatMoney(o.totalMinor, o.currency)}
-                </TableCell>
-              </TableRow>
+                  <LocalTime at={o.createdAt} />
+                  <span>· {railWord(o.rail)}</span>
+                </div>
+              </li>
             ))}
-          </TableBody>
-        </Table>
+          </ul>
+          <div className="hidden md:block">
+            <Table aria-label="Orders">
+              <TableHeader>
+                <TableRow>
+                  <TableHead scope="col">Order</TableHead>
+                  <TableHead scope="col">Placed</TableHead>
+                  <TableHead scope="col">Customer</TableHead>
+                  <TableHead scope="col">Status</TableHead>
+                  <TableHead scope="col">Paid with</TableHead>
+                  <TableHead scope="col">Agent</TableHead>
+                  <TableHead scope="col" className="text-right">
+                    Total
+                  </TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {orders.map((o) => (
+                  <TableRow key={o.id} className="hover:bg-muted/50 relative">
+                    <TableCell className="font-medium whitespace-nowrap">
+                      {/* the link covers the whole row, so a click anywhere on it opens the order */}
+                      <Link href={href(o.id)} className="no-underline after:absolute after:inset-0">
+                        <span className="sr-only">Order </span>
+                        {orderNumber(o.id)}
+                      </Link>
+                    </TableCell>
+                    <TableCell className="whitespace-nowrap">
+                      <LocalTime at={o.createdAt} />
+                    </TableCell>
+                    <TableCell className="max-w-64">
+                      <span className="block truncate">{o.buyerName ?? o.buyerEmail ?? "—"}</span>
+                      {o.buyerName && o.buyerEmail ? (
+                        <span className="text-muted-foreground block truncate text-xs">{o.buyerEmail}</span>
+                      ) : null}
+                    </TableCell>
+                    <TableCell>
+                      <OrderStatusBadge status={o.status} />
+                    </TableCell>
+                    <TableCell>{railWord(o.rail)}</TableCell>
+                    <TableCell className="max-w-48 truncate" title={o.agent ?? undefined}>
+                      {agentHost(o.agent)}
+                    </TableCell>
+                    <TableCell className="text-right whitespace-nowrap">
+                      {formatMoney(o.totalMinor, o.currency, locale)}
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </div>
+        </>
       )}
       {pages > 1 ? (
         <nav aria-label="Pages of orders" className="mt-4 flex items-center justify-between gap-2 text-sm">
