@@ -26,12 +26,13 @@ export async function decideConsent(formData: FormData): Promise<void> {
     baseUrl: getBaseUrl(),
   });
   if (!pending) redirect(location);
-  await saveContinuation({ clientId: pending.clientId, location });
+  await saveContinuation(buyer.id, { clientId: pending.clientId, location });
   redirect("/oauth/consent/limit");
 }
 
 /** The limit step's way out (after signing, or "Skip"): on to the client's redirect_uri, once. */
 export async function continueToAgent(): Promise<void> {
-  const continuation = await takeContinuation();
+  const buyer = await getBuyerSession();
+  const continuation = buyer ? await takeContinuation(buyer.id) : null;
   redirect(continuation?.location ?? "/account/agents");
 }

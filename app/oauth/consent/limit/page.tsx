@@ -19,7 +19,8 @@ import { readContinuation } from "../continuation";
 export const dynamic = "force-dynamic";
 
 export default async function ConsentLimitPage() {
-  const [buyer, continuation] = await Promise.all([getBuyerSession(), readContinuation()]);
+  const buyer = await getBuyerSession();
+  const continuation = buyer ? await readContinuation(buyer.id) : null;
   const agent =
     buyer && continuation
       ? (await listLinkedAgents(buyer.id)).find((a) => a.clientId === continuation.clientId)
