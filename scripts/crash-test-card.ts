@@ -1,6 +1,6 @@
 // `npm run test:crash:card`: kills the server between the card charge and the order, then checks that the next
 // completion — or the reconciliation CLI — finishes the order from the same PaymentIntent without a second charge
-// (issue #5 §5). Real processes: the built service (scripts/serve.ts) on a real PostgreSQL
+//. Real processes: the built service (scripts/serve.ts) on a real PostgreSQL
 // (scripts/pg-harness.ts), an external sandbox PSP in this process (STRIPE_SANDBOX_URL, so the provider outlives
 // the server), and an agent profile with this script's mandate key. Server A runs with
 // ACS_FAULT=crash-after-charge (process.exit right after a succeeded charge, before the order) or with

@@ -1,5 +1,5 @@
 // `npm run test:crash:webhooks`: kills the webhook worker mid-delivery with real processes and checks that
-// nothing is lost (issue #7 §8). The built service (scripts/serve.ts, its in-server worker on) runs on a real
+// nothing is lost. The built service (scripts/serve.ts, its in-server worker on) runs on a real
 // PostgreSQL (scripts/pg-harness.ts). This script plays the merchant's receiver and the platform's: an agent
 // profile whose order capability declares a webhook_url, and the store's webhook URL set with the admin CLI,
 // both pointing at e2e/helpers/webhook-receiver.ts, which verifies every delivery (RFC 9421 signature with the

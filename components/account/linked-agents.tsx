@@ -26,7 +26,7 @@ import type { Purchase } from "@/lib/buyers/agent-purchases";
 import type { LinkedAgent } from "@/lib/buyers/consents";
 import { describeScope } from "@/lib/oauth/scope-descriptions";
 
-// The consent centre's list (issue #6 §7): every linked agent with its scopes in plain words, when granted, when it
+// The consent centre's list: every linked agent with its scopes in plain words, when granted, when it
 // last acted, what it bought for the buyer lately and what that cost (the spend-caps page's own query,
 // lib/buyers/agent-purchases.ts), a link to its limits, and revoke — behind a confirmation dialog, since the agent
 // loses access at once.

@@ -7,7 +7,7 @@ import { DataItem, DataList } from "@/components/ui/data-list";
 import type { PendingAuthorization } from "@/lib/oauth/decide-authorization";
 import { describeScope } from "@/lib/oauth/scope-descriptions";
 
-// Who is asking and for what (issue #6 §2): name, logo and URL from the client's metadata document, the client id
+// Who is asking and for what: name, logo and URL from the client's metadata document, the client id
 // (a URL the agent controls) and the host the answer goes back to, each scope in plain words, and the two answers.
 
 const hostOf = (url: string): string => {

@@ -10,7 +10,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 
 import { Button } from "@/components/ui/button";
 
-// The live card step of the hosted payment page (issue #5 §3): Stripe.js through the official loader, the Payment
+// The live card step of the hosted payment page: Stripe.js through the official loader, the Payment
 // Element for the PaymentIntent's client secret, and confirmPayment in the browser. Card data never reaches our
 // server. Without a redirect the page then asks the server to read the provider's state (action=refresh);
 // when the bank's 3-D Secure step redirects, Stripe sends the buyer back to return_url with ?payment_intent=….

@@ -9,7 +9,7 @@ import { LiveCardForm } from "./live-card-form";
 import { OrderSummary } from "./order-summary";
 import { TestCards } from "./test-cards";
 
-// The hosted payment page's view (issue #5 §3): the store, everything paid for and the total, then the card step
+// The hosted payment page's view: the store, everything paid for and the total, then the card step
 // with the amount on its button. Test mode: the sandbox 3-DS challenge or the sandbox card choices (plain HTML
 // forms, no client script; no card-number box, since no number is typed there). Live mode: Stripe's Payment
 // Element (LiveCardForm, a client component), or why it cannot run. A notice about the card (declined, none

@@ -203,7 +203,7 @@ export const seedDiscountCodes = async (store: Store, codes: DiscountCodeSpec[])
     })),
   });
 };
-/** A buyer account with a fresh random Sui address, as after a wallet sign-in (issue #6). */
+/** A buyer account with a fresh random Sui address, as after a wallet sign-in. */
 export const seedBuyer = () => signInBuyer(`0x${randomBytes(32).toString("hex")}`);
 export type CatalogProductSpec = {
   title: string;

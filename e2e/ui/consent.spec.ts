@@ -5,7 +5,7 @@ import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { expect, test, type Page } from "@playwright/test";
 import * as oauth from "oauth4webapi";
 
-// The consent page in Chromium against the built service (issue #6 §8): an agent's authorization request, the
+// The consent page in Chromium against the built service: an agent's authorization request, the
 // buyer signs in with the sandbox wallet (test mode), approves → the browser lands on the agent's redirect_uri with
 // code, state and iss (after the limit step, skipped here: consent-limit.spec.ts signs it); denies → access_denied. The agent's client metadata document and its callback are served
 // on loopback by this test. The code is then exchanged over real HTTP by oauth4webapi, and the consent centre's

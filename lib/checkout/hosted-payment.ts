@@ -16,7 +16,7 @@ import { continueUrlOf, draftOf } from "./checkout-record";
 import { firstImageOf, paymentPageDetailsOf, type PaymentPageDetails } from "./payment-page-details";
 import { priceCheckout } from "./price-checkout";
 
-// The hosted payment page behind a checkout's continue_url (issue #5 §3): the buyer finishes a card payment the
+// The hosted payment page behind a checkout's continue_url: the buyer finishes a card payment the
 // agent could not (3-DS required, or no card token). The continue token is the capability, as with cart links.
 // Stores on the sandbox run the sandbox card form and 3-DS challenge served by us; stores on Stripe (live, or
 // test mode with Stripe test keys) run Stripe's Payment Element in the buyer's browser (Stripe.js confirms the PaymentIntent with its client secret and the store's

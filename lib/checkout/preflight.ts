@@ -4,7 +4,7 @@ import { missingAddressFields, type FulfillmentState } from "./fulfillment";
 import type { BuyerInput } from "./schemas";
 import type { ShippingOption } from "./shipping-options";
 
-// The preflight (issue #4 §5): every blocker of completion at once, each as a recoverable error with the
+// The preflight: every blocker of completion at once, each as a recoverable error with the
 // JSONPath (into the response) of what to fix, so an agent can repair everything in one update.
 
 export const REQUIRED_BUYER_FIELDS = ["email", "first_name", "last_name"] as const;

@@ -90,7 +90,7 @@ const EnvSchema = z.object({
    */
   ACS_FAULT: z.enum(["crash-after-provider", "crash-after-charge"]).optional(),
   /**
-   * Buyer identity test mode (issue #6): the sandbox wallet on the sign-in page, and CIMD client ids on loopback
+   * Buyer identity test mode: the sandbox wallet on the sign-in page, and CIMD client ids on loopback
    * http / private addresses. Default: on, except in production on PostgreSQL (NODE_ENV=production with
    * DATABASE_URL set) — so the embedded demo has it and a real deployment does not.
    */

@@ -39,7 +39,7 @@ export type ToolAnnotations = {
   openWorldHint: boolean;
 };
 
-/** UCP namespaces (`catalog`, `cart`, `checkout`) and ours for the order-event tools (issue #7). */
+/** UCP namespaces (`catalog`, `cart`, `checkout`) and ours for the order-event tools. */
 export type McpNamespace = "catalog" | "cart" | "checkout" | "events" | "deliveries";
 
 export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {

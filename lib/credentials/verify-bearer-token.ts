@@ -6,7 +6,7 @@ import { verifyAccessToken } from "@/lib/oauth/verify-access-token";
 import { buyerAgentPrincipalId, type Principal } from "./principal";
 
 /**
- * Verifies an access token from our authorization server (issue #6) and returns its principal, or null when it is
+ * Verifies an access token from our authorization server and returns its principal, or null when it is
  * not valid (bad signature, `alg` other than ES256, wrong issuer/audience/typ, expired, revoked).
  * A buyer token (authorization_code) → the buyer principal with the token's scopes; a client_credentials token of
  * a registered platform client → a platform principal whose permissions are the token's scopes.

@@ -9,7 +9,7 @@ import { storeOf, type OperationContext } from "@/lib/core/operation";
 import { signDetachedWithStoreKey } from "@/lib/stores/sign-detached";
 import { responseCapabilities } from "@/lib/ucp/capabilities";
 
-// UCP AP2 extension (issue #5): when the platform negotiates `dev.ucp.shopping.ap2_mandate` (its profile lists
+// UCP AP2 extension: when the platform negotiates `dev.ucp.shopping.ap2_mandate` (its profile lists
 // the capability), checkout responses carry `ap2.merchant_authorization`: a detached ES256 JWS by the store's
 // signing key (published in the store profile) over the JCS of the response body without `ap2`.
 

@@ -37,7 +37,7 @@ export type McpSurface = {
   auth?: "ucp-envelope" | "buyer-bearer";
 };
 
-/** The account surface: its own 401 challenge points at its RFC 9728 metadata (issue #6). */
+/** The account surface: its own 401 challenge points at its RFC 9728 metadata. */
 const resolveBuyerBearer = async (request: Request, resourcePath: string) => {
   const baseUrl = getBaseUrl();
   const authorization = request.headers.get("authorization");

@@ -8,7 +8,7 @@ import { AppError } from "@/lib/core/errors";
 import { generateApiKey, hashApiKey } from "@/lib/credentials/api-key-format";
 import { PLATFORM_PERMISSIONS } from "@/lib/credentials/principal";
 
-// Confidential platform clients for client_credentials (issue #6 §3), registered by operators with the admin CLI.
+// Confidential platform clients for client_credentials, registered by operators with the admin CLI.
 // The secret is shown once; only its SHA-256 is stored (256-bit random secret, so no stretching is needed).
 
 export const CreateOAuthClientInputSchema = z.object({

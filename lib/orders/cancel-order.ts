@@ -11,7 +11,7 @@ import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 import { assertRefundableRail, lockOrder, paidMinor, refundedMinor, settleRefund } from "./settle-refund";
 import { ORDER_INCLUDE, orderToWire, type OrderRecord } from "./to-wire";
 
-// The merchant cancels an order that has not shipped (issue #7): in one transaction every remaining unit is put
+// The merchant cancels an order that has not shipped: in one transaction every remaining unit is put
 // back in stock, the lines drop to quantity 0 (UCP line status `removed`), a `cancellation` adjustment records
 // the lines taken off and the money owed back (pending), the order becomes `canceled` and `order.canceled` is
 // appended. The money then goes back through the rail that charged (settle-refund.ts: `order.refunded` once the

@@ -10,7 +10,7 @@ import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-ord
 
 import { ORDER_INCLUDE, orderToWire, type OrderRecord } from "./to-wire";
 
-// The merchant's side of an order's life (issue #7): fulfilment events, appended (UCP order fulfillment.events is
+// The merchant's side of an order's life: fulfilment events, appended (UCP order fulfillment.events is
 // append-only). `shipped` (with carrier and tracking) marks line quantities fulfilled — all lines fully shipped
 // moves the order to `fulfilled`; `delivered` moves a fulfilled order to `delivered`; other UCP event types
 // (in_transit, failed_attempt, …) are recorded as they are. Every change appends an order event in the same

@@ -3,7 +3,7 @@ import { UCP_VERSION } from "./version";
 
 // The platform apex profile at /.well-known/ucp (DECISIONS.md B2): it advertises the global, cross-store catalog
 // (REST at {base_url}, MCP at {base_url}/mcp). Stores are reached through each product's
-// metadata.svc_seller.endpoint and their own profiles. Identity linking (issue #6) names the OAuth server: its
+// metadata.svc_seller.endpoint and their own profiles. Identity linking names the OAuth server: its
 // metadata lives at {base_url}/.well-known/oauth-authorization-server (RFC 8414 on the business origin).
 
 export const APEX_CAPABILITIES: readonly CapabilityName[] = [

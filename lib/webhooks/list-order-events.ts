@@ -8,7 +8,7 @@ import { AppError } from "@/lib/core/errors";
 import { defineOperation, storeOf } from "@/lib/core/operation";
 import { OrderEventsOutputSchema } from "@/lib/ucp/output-schemas";
 
-// list_order_events / GET /s/<slug>/order-events: the events-since-cursor feed (issue #7). A receiver that missed
+// list_order_events / GET /s/<slug>/order-events: the events-since-cursor feed. A receiver that missed
 // deliveries catches up from its last cursor without guessing: events come in the order they were recorded,
 // each with the full order snapshot it carried. Every page returns a cursor — also the last one, so a client
 // can poll from it later. A caller sees only the events of orders it originated, and needs `orders:read`.

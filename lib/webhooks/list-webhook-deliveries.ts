@@ -8,7 +8,7 @@ import { DeliveriesOutputSchema } from "@/lib/ucp/output-schemas";
 
 import { listDeliveries } from "./list-deliveries";
 
-// list_webhook_deliveries / GET /s/<slug>/webhook-deliveries: the delivery log (issue #7) for the orders the
+// list_webhook_deliveries / GET /s/<slug>/webhook-deliveries: the delivery log for the orders the
 // caller originated: each Webhook-Id with its target, state and every attempt (time, status or error, latency,
 // response snippet). Needs `orders:read`.
 

@@ -1,4 +1,4 @@
-// Demo checkout rules (issue #4): shipping rates by destination, weight and price band with free-shipping
+// Demo checkout rules: shipping rates by destination, weight and price band with free-shipping
 // thresholds, and discount codes, per demo store. Amounts are integer minor units of the store's currency.
 import type { DemoStore } from "./demo-stores";
 import { seedId } from "./seed-ids";

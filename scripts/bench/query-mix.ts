@@ -1,4 +1,4 @@
-// The benchmark's query mix (issue #3 §5): a fixed, realistic set of ≥ 200 search bodies built from words and
+// The benchmark's query mix: a fixed, realistic set of ≥ 200 search bodies built from words and
 // facet values of the seeded catalog — one-word, multi-word, typo, filtered, sorted, facet-heavy and deep-page
 // searches. Deterministic for a given catalog (a seeded PRNG picks the words).
 

@@ -11,7 +11,7 @@ import { isOAuthTestMode } from "@/lib/config/env";
 
 import { revokeAgent } from "./actions";
 
-// The consent centre (issue #6 §7) for the signed-in buyer: each linked agent with what it bought for them lately,
+// The consent centre for the signed-in buyer: each linked agent with what it bought for them lately,
 // from the same query as the spend-caps page (lib/buyers/agent-purchases.ts).
 export const dynamic = "force-dynamic";
 

@@ -9,7 +9,7 @@ import { rest } from "../../helpers/app-client";
 import { assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
-// The search contract (issue #3): what ANY engine must return for a fixed catalog — relevance order for word forms
+// The search contract: what ANY engine must return for a fixed catalog — relevance order for word forms
 // and typos, every filter, every sort, facets usable as filters, and pagination without gaps or duplicates while
 // products are added between pages. It runs on the configured engine: PostgreSQL full-text search on PGlite and on
 // PostgreSQL (npm run test:integration), and Meilisearch whenever MEILISEARCH_URL is set (the index is rebuilt

@@ -28,7 +28,7 @@ import {
   type ErrorEnvelope,
 } from "./helpers";
 
-// complete_checkout on the card rail (issue #5) over REST and MCP (official SDK client): AP2 checkout mandates
+// complete_checkout on the card rail over REST and MCP (official SDK client): AP2 checkout mandates
 // signed by the agent key published in its profile, the Stripe adapter against the sandbox PSP (a local HTTP
 // test double of the Stripe API reached through the SDK's host/port/protocol), escalation, declines, refusals
 // that place no order and charge nothing, and exactly-once under retries and races.

@@ -18,7 +18,7 @@ import { callApp, rest } from "../../helpers/app-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, totalOf, type Checkout } from "./helpers";
 
-// The server side of the hosted payment page for LIVE stores (issue #5 §3): the page data hands Stripe.js the
+// The server side of the hosted payment page for LIVE stores: the page data hands Stripe.js the
 // PaymentIntent's client secret and the store's publishable key (never the secret key); after the browser
 // confirmed (here: the same form-encoded publishable-key call Stripe.js makes, sent to a second Stripe sandbox standing in for the live account),
 // `refresh` and the 3-DS return read the provider's state and finish once; a PaymentIntent of another checkout

@@ -21,7 +21,7 @@ import { callApp, rest } from "../../helpers/app-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { assertCheckoutSchema, BUYER, SEED_ADDRESS, totalOf, type Checkout } from "./helpers";
 
-// The hosted payment page behind continue_url (issue #5 §3) in test mode — the sandbox 3-DS challenge and card
+// The hosted payment page behind continue_url in test mode — the sandbox 3-DS challenge and card
 // form, driven through the page's data function and its form route in-process (the browser test is
 // e2e/ui/hosted-payment.spec.ts) — and completion after a crash between the charge and the order.
 

@@ -20,7 +20,7 @@ import { connectMcpClient } from "../../helpers/mcp-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, totalOf, type Checkout } from "./helpers";
 
-// The card payment reconciliation sweep (issue #5 §5): a payment whose provider state is ahead of ours gets its
+// The card payment reconciliation sweep: a payment whose provider state is ahead of ours gets its
 // order from the PaymentIntent — never a second charge. Sandbox webhooks are off in this file (the default for
 // in-process tests), so only the sweep can finish these payments. "Crashed" states are the exact database rows a
 // completion leaves when the process dies at the crash-test fault points (scripts/crash-test-card.ts kills real

@@ -32,7 +32,7 @@ import { statementsOf } from "../../helpers/sql-statements";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "./helpers";
 
-// Signed Stripe webhook events from the sandbox PSP (issue #5 §6), end to end: the service registers each test
+// Signed Stripe webhook events from the sandbox PSP, end to end: the service registers each test
 // store's endpoint through the official SDK (stripe.webhookEndpoints.create) before its first charge; the sandbox
 // POSTs Stripe's Event object with a Stripe-Signature header to it, retrying failures; our route
 // (stripe.webhooks.constructEvent) verifies, dedupes by event id and finishes the order. The endpoint is a small

@@ -23,7 +23,7 @@ import { callApp, readJson, rest } from "../../helpers/app-client";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "./helpers";
 
-// Inbound Stripe webhooks (issue #5): signature checked with the SDK's constructEvent before anything else,
+// Inbound Stripe webhooks: signature checked with the SDK's constructEvent before anything else,
 // payment_intent.succeeded finishes the order of a charge that succeeded outside a completion call, each event
 // id handled once. Events are signed here with the SDK's own test-header helper and the sandbox secret.
 

@@ -210,7 +210,7 @@ describe("HTTP-level envelope on both MCP endpoints", () => {
     );
     assert.equal(bearer.status, 401);
     assert.equal(rpcError(bearer)?.data?.code, "invalid_token");
-    // seed §5 rule 2, plus RFC 9728 resource_metadata (issue #6)
+    // seed §5 rule 2, plus RFC 9728 resource_metadata
     assert.equal(
       bearer.headers.get("www-authenticate"),
       `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,

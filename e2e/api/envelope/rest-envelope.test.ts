@@ -168,7 +168,7 @@ describe("credentials and trust tiers", () => {
       body: cartBody(),
     });
     assertError(res, 401, "invalid_token");
-    // seed §5 rule 2, plus RFC 9728 resource_metadata (issue #6)
+    // seed §5 rule 2, plus RFC 9728 resource_metadata
     assert.equal(
       res.headers.get("www-authenticate"),
       `Bearer error="invalid_token", realm="${TEST_BASE_URL}", resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource"`,

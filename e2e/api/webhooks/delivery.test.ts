@@ -23,7 +23,7 @@ import {
 } from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
-// Order-event webhooks (issue #7): the transactional outbox, signed delivery to the store's URL and to the
+// Order-event webhooks: the transactional outbox, signed delivery to the store's URL and to the
 // platform's declared webhook_url, the published retry schedule driven by an injected clock, per-order ordering,
 // crash recovery, endpoint disabling, redelivery, and the delivery log. An independent receiver (test double)
 // verifies every delivery with the store's published key.

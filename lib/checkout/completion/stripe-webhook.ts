@@ -16,7 +16,7 @@ import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { chargeSettled } from "./charges-under-way";
 import { finishPayment } from "./finish-payment";
 
-// Inbound Stripe webhooks (issue #5 §2) at POST /s/<slug>/stripe/webhook. The signature is verified with
+// Inbound Stripe webhooks at POST /s/<slug>/stripe/webhook. The signature is verified with
 // stripe.webhooks.constructEvent over the raw body before anything else is read; each event id is claimed once
 // (stripe_webhook_events) before it is handled, so a repeated or concurrent delivery is acknowledged as a
 // duplicate, and a failed handling releases the claim and answers 500 so Stripe retries. Handled:

@@ -8,7 +8,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 
 import { SANDBOX_EVENT_TYPES } from "./sandbox-client";
 
-// Webhook endpoints of test-mode stores on the sandbox PSP (issue #5 §6). When the service serves HTTP
+// Webhook endpoints of test-mode stores on the sandbox PSP. When the service serves HTTP
 // (instrumentation.ts calls enableSandboxWebhooks), the card adapter registers `{BASE_URL}/s/<slug>/stripe/webhook`
 // for a test store through the official SDK (stripe.webhookEndpoints.create, metadata.store = slug) once per
 // process per store, before its first Stripe call; an endpoint with that URL already on the account (another

@@ -27,7 +27,7 @@ import {
   saveWalletAllowance,
 } from "./actions";
 
-// The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3). Not framable
+// The hosted payment link in a checkout's continue_url while it is requires_escalation. Not framable
 // (proxy.ts: frame-ancestors 'none'); its CSP allows Stripe.js and Stripe's frames and API. A checkout paying with
 // svc.crypto gets the wallet page at the same link instead (the wallet signs, our server executes: no new origins).
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { routeMethods, type RouteContext } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
-// Inbound Stripe webhook events of one store (issue #5): raw body + Stripe-Signature, verified first. The body
+// Inbound Stripe webhook events of one store: raw body + Stripe-Signature, verified first. The body
 // is read under the prelude's size limit (Stripe events are far below 1 MiB).
 const receive = async (request: Request, { params }: RouteContext) => {
   const { store_slug } = await params;

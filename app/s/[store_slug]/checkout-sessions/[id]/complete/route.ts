@@ -4,7 +4,7 @@ import { signedByStore } from "@/lib/stores/sign-response";
 
 export const dynamic = "force-dynamic";
 
-// UCP checkout REST: POST /checkout-sessions/{id}/complete with { payment, ap2 } (issue #5). Its answers are
+// UCP checkout REST: POST /checkout-sessions/{id}/complete with { payment, ap2 }. Its answers are
 // signed by the store (UCP signatures.md recommends response signatures on checkout completion).
 export const { GET, POST, PUT, PATCH, DELETE } = withMethods({
   POST: signedByStore(ucpRoute(completeCheckout, { readsBody: true })),

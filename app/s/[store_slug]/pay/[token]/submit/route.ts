@@ -6,7 +6,7 @@ import { routeMethods, type RouteContext } from "@/lib/http/prelude";
 
 export const dynamic = "force-dynamic";
 
-// The hosted payment page's form target (issue #5 §3): runs the buyer's step, then 303 back to the page.
+// The hosted payment page's form target: runs the buyer's step, then 303 back to the page.
 // Test mode: approve | fail (sandbox 3-DS) and card (a sandbox payment method). Live mode: refresh, posted by
 // the page after Stripe.js confirmed the payment in the browser — the server then reads the provider's state.
 // The form is small and urlencoded (the page's own <form>): read under a small limit, never as multipart.
