@@ -12,7 +12,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import type { GroupPayResult, GroupWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import type { WalletActionResult } from "@/lib/checkout/crypto/wallet-page";
 
-import { signerFor } from "./crypto-signers";
+import { signerFor, signOrExecute } from "./crypto-signers";
 
 // The combined payment page: each store's items, total and legs, the whole quote, and one button — the wallet
 // signs the one transaction, our server executes it and completes every checkout. A checkout whose order could not
@@ -28,6 +28,7 @@ type Props = {
       transaction: string,
       signature: string,
     ) => Promise<WalletActionResult<GroupPayResult>>;
+    settleDigest: (token: string, digest: string) => Promise<WalletActionResult<GroupPayResult>>;
     recheck: (token: string) => Promise<WalletActionResult<GroupPayResult | null>>;
   };
 };
@@ -70,9 +71,13 @@ export function CryptoGroupView({ page, token, sandboxSignIn, actions }: Props) 
     setBusy("Waiting for your wallet…");
     try {
       const signer = await signerFor(access.address, page.network, page.testWallet);
-      const signed = await signer.signTransaction(page.bytes);
-      setBusy("Sending the payment…");
-      show(await actions.pay(token, signed.bytes, signed.signature));
+      const paid = await signOrExecute(signer, page.bytes);
+      setBusy(paid.kind === "signed" ? "Sending the payment…" : "Checking the payment…");
+      show(
+        paid.kind === "signed"
+          ? await actions.pay(token, paid.bytes, paid.signature)
+          : await actions.settleDigest(token, paid.digest),
+      );
     } catch (e) {
       setError(e instanceof Error ? e.message : "The wallet did not sign");
     } finally {

@@ -24,6 +24,7 @@ import {
   prepareWalletQuote,
   recheckWalletPaymentAction,
   saveWalletAllowance,
+  settleWalletDigest,
 } from "./actions";
 
 // The hosted payment link in a checkout's continue_url while it is requires_escalation (issue #5 §3). Not framable
@@ -96,6 +97,7 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
             actions={{
               prepare: prepareWalletQuote,
               pay: payWithWallet,
+              settleDigest: settleWalletDigest,
               recheck: recheckWalletPaymentAction,
               saveAllowance: saveWalletAllowance,
             }}
