@@ -28,10 +28,7 @@ const walletSigner = (wallet: string, account: UiWalletAccount): Signer => {
     address: account.address,
     sign: async (message) =>
       (
-        await whileConnected(
-          kit,
-          account,
-          wallet,
+        await whileConnected(kit, account, wallet, () =>
           kit.signPersonalMessage({ message, account, network: networkOfAccount(account) }),
         )
       ).signature,

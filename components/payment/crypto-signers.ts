@@ -46,15 +46,15 @@ export const browserWalletSigner = async (address: string, network: string): Pro
   kit.switchNetwork(kitNetwork);
   const account = await connectAccount(kit, address);
   const label = kit.stores.$connection.get().wallet?.name ?? "Your wallet";
-  const guard = <T>(pending: Promise<T>) => whileConnected(kit, account, label, pending);
+  const guard = <T>(ask: () => Promise<T>) => whileConnected(kit, account, label, ask);
   return {
     label,
     address: account.address,
     signTransaction: (bytes) =>
-      guard(kit.signTransaction({ transaction: bytes, account, network: kitNetwork })),
+      guard(() => kit.signTransaction({ transaction: bytes, account, network: kitNetwork })),
     executeTransaction: executesOnly(account)
       ? async (bytes) => {
-          const result = await guard(
+          const result = await guard(() =>
             kit.signAndExecuteTransaction({ transaction: bytes, account, network: kitNetwork }),
           );
           // a failed transaction has a digest too: the server reads the chain and says why it did not pay
@@ -64,7 +64,7 @@ export const browserWalletSigner = async (address: string, network: string): Pro
     // a message is signed on no chain in particular: any network the wallet says the account is on will do
     signPersonalMessage: async (message) =>
       (
-        await guard(
+        await guard(() =>
           kit.signPersonalMessage({ message, account, network: networkOfAccount(account) ?? kitNetwork }),
         )
       ).signature,

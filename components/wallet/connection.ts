@@ -69,14 +69,15 @@ export const connectAccount = async (kit: WalletKit, address: string): Promise<U
 };
 
 /**
- * `pending` (the wallet's answer), unless the wallet disconnects or drops `account` first: then
- * WalletDisconnectedError, also when the wallet's own error came from going away.
+ * The wallet's answer to `ask`, unless the wallet disconnects or drops `account` first: then
+ * WalletDisconnectedError, also when the wallet's own error came from going away. The watch starts before the
+ * wallet is asked: a wallet may go away while it is being asked, before its promise exists.
  */
 export const whileConnected = <T>(
   kit: WalletKit,
   account: UiWalletAccount,
   walletName: string,
-  pending: Promise<T>,
+  ask: () => Promise<T>,
 ): Promise<T> => {
   const connected = () => same(kit.stores.$connection.get().account?.address ?? "", account.address);
   return new Promise<T>((resolve, reject) => {
@@ -86,7 +87,12 @@ export const whileConnected = <T>(
         reject(new WalletDisconnectedError(walletName));
       }
     });
-    pending.then(
+    if (!connected()) {
+      stop();
+      reject(new WalletDisconnectedError(walletName));
+      return;
+    }
+    ask().then(
       (value) => {
         stop();
         resolve(value);

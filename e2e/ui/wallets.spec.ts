@@ -226,10 +226,11 @@ const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode:
               }),
         },
       };
-      window.dispatchEvent(
-        new CustomEvent("wallet-standard:register-wallet", {
-          detail: (api: { register: (w: unknown) => void }) => api.register(wallet),
-        }),
+      // as @wallet-standard/wallet's registerWallet: announce it, and answer an app that starts later
+      const register = (api: { register: (w: unknown) => void }) => api.register(wallet);
+      window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: register }));
+      window.addEventListener("wallet-standard:app-ready", (event) =>
+        register((event as CustomEvent<{ register: (w: unknown) => void }>).detail),
       );
     },
     {
