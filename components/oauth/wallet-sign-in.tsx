@@ -1,60 +1,41 @@
 "use client";
 
+import type { UiWalletAccount } from "@mysten/dapp-kit-core";
 import { Wallet } from "lucide-react";
 import { getCsrfToken, signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { whileConnected } from "@/components/wallet/connection";
+import { networkOfAccount, walletKit } from "@/components/wallet/dapp-kit";
+import { WalletPicker } from "@/components/wallet/wallet-picker";
 import { sandboxKeypair } from "@/lib/buyers/sandbox-wallet";
 import { buildSignInMessage } from "@/lib/buyers/sign-in-message";
 
 // Buyer sign-in with a Sui wallet: the wallet signs a personal message (lib/buyers/sign-in-message.ts) whose nonce is
-// next-auth's CSRF token; the server verifies it (lib/buyers/verify-wallet-sign-in.ts). Wallets are found through the
-// Wallet Standard events (any installed Sui wallet extension registers itself); test mode also offers the sandbox
-// wallet, a fixed public key that signs right here in the page.
-
-type StandardAccount = { address: string };
-type StandardWallet = {
-  name: string;
-  features: Record<string, unknown>;
-};
-type ConnectFeature = { connect: () => Promise<{ accounts: readonly StandardAccount[] }> };
-type SignFeature = {
-  signPersonalMessage: (input: {
-    message: Uint8Array;
-    account: StandardAccount;
-  }) => Promise<{ signature: string }>;
-};
+// next-auth's CSRF token; the server verifies it (lib/buyers/verify-wallet-sign-in.ts). Wallets come through dApp Kit
+// (components/wallet/dapp-kit.ts): any Wallet Standard wallet, whenever it registers, and the one the buyer chose
+// last is connected again on its own; test mode also offers the sandbox wallet, a fixed public key that signs right
+// here in the page.
 
 type Signer = { address: string; sign: (bytes: Uint8Array) => Promise<string> };
 
-const discoverWallets = (): StandardWallet[] => {
-  const found: StandardWallet[] = [];
-  const api = {
-    register: (...wallets: StandardWallet[]) => {
-      found.push(
-        ...wallets.filter((w) => "sui:signPersonalMessage" in w.features && "standard:connect" in w.features),
-      );
-      return () => undefined;
-    },
-  };
-  // Wallet Standard: wallets already loaded answer app-ready; later ones dispatch register-wallet
-  window.dispatchEvent(new CustomEvent("wallet-standard:app-ready", { detail: api }));
-  return found;
-};
-
-const walletSigner = async (wallet: StandardWallet): Promise<Signer> => {
-  const { accounts } = await (wallet.features["standard:connect"] as ConnectFeature).connect();
-  const account = accounts[0];
-  if (!account) throw new Error("The wallet shared no account");
-  const feature = wallet.features["sui:signPersonalMessage"] as SignFeature;
+const walletSigner = (wallet: string, account: UiWalletAccount): Signer => {
+  const kit = walletKit();
   return {
     address: account.address,
-    sign: async (message) => (await feature.signPersonalMessage({ message, account })).signature,
+    sign: async (message) =>
+      (
+        await whileConnected(kit, account, wallet, () =>
+          kit.signPersonalMessage({ message, account, network: networkOfAccount(account) }),
+        )
+      ).signature,
   };
 };
+
+const noSubscription = () => () => undefined;
 
 const sandboxSigner = (): Signer => {
   const keypair = sandboxKeypair();
@@ -68,7 +49,13 @@ export function WalletSignIn({ sandbox }: { sandbox: boolean }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [wallets, setWallets] = useState<StandardWallet[] | null>(null);
+  const [picking, setPicking] = useState(false);
+  // dApp Kit lives in the browser only: the connected wallet is shown once the page has hydrated
+  const hydrated = useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
 
   const signInWith = async (makeSigner: () => Promise<Signer> | Signer) => {
     setBusy(true);
@@ -114,7 +101,13 @@ export function WalletSignIn({ sandbox }: { sandbox: boolean }) {
       </CardHeader>
       <CardContent className="grid gap-3">
         <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap">
-          <Button disabled={busy} onClick={() => setWallets(discoverWallets())}>
+          {hydrated ? (
+            <ConnectedWallet
+              disabled={busy}
+              onSignIn={(wallet, account) => signInWith(() => walletSigner(wallet, account))}
+            />
+          ) : null}
+          <Button disabled={busy} onClick={() => setPicking(true)}>
             Connect a wallet
           </Button>
           {sandbox ? (
@@ -128,25 +121,14 @@ export function WalletSignIn({ sandbox }: { sandbox: boolean }) {
             </Button>
           ) : null}
         </div>
-        {wallets !== null && wallets.length === 0 ? (
-          <p className="text-muted-foreground text-sm" role="status">
-            No Sui wallet extension was found in this browser.
-          </p>
-        ) : null}
-        {wallets && wallets.length > 0 ? (
-          <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap">
-            {wallets.map((wallet) => (
-              <Button
-                key={wallet.name}
-                variant="outline"
-                disabled={busy}
-                onClick={() => signInWith(() => walletSigner(wallet))}
-              >
-                Sign in with {wallet.name}
-              </Button>
-            ))}
-          </div>
-        ) : null}
+        <WalletPicker
+          open={picking}
+          onOpenChange={setPicking}
+          onConnected={(wallet, account) => {
+            setPicking(false);
+            void signInWith(() => walletSigner(wallet, account));
+          }}
+        />
         {error ? (
           <p role="alert" className="text-destructive text-sm font-medium">
             {error}
@@ -154,5 +136,32 @@ export function WalletSignIn({ sandbox }: { sandbox: boolean }) {
         ) : null}
       </CardContent>
     </Card>
+  );
+}
+
+/** The wallet dApp Kit has connected (or connected again on its own): sign in with it in one step. */
+function ConnectedWallet({
+  disabled,
+  onSignIn,
+}: {
+  disabled: boolean;
+  onSignIn: (wallet: string, account: UiWalletAccount) => void;
+}) {
+  // dapp-kit-react's useWalletConnection types its kit argument too narrowly for a kit passed in: the same store
+  const { $connection } = walletKit().stores;
+  const { wallet, account } = useSyncExternalStore(
+    (changed) => $connection.listen(changed),
+    () => $connection.get(),
+    () => $connection.get(),
+  );
+  if (!wallet || !account) return null;
+  return (
+    <Button
+      className="h-auto min-h-10 py-2 whitespace-normal"
+      disabled={disabled}
+      onClick={() => onSignIn(wallet.name, account)}
+    >
+      Sign in with {wallet.name} ({account.address.slice(0, 6)}…{account.address.slice(-4)})
+    </Button>
   );
 }

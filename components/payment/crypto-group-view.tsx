@@ -24,7 +24,7 @@ import { formatCoin, formatMoney } from "@/components/ui/format";
 import type { GroupPayResult, GroupWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import type { WalletActionResult } from "@/lib/checkout/crypto/wallet-page";
 
-import { signerFor } from "./crypto-signers";
+import { signerFor, signOrExecute } from "./crypto-signers";
 import { OrderLines, OrderTotals } from "./order-summary";
 import { explorerUrl, shortDigest } from "./pay-text";
 import { NetworkFee, QuoteCountdown, QuoteLegs } from "./quote-details";
@@ -47,6 +47,7 @@ type Props = {
       transaction: string,
       signature: string,
     ) => Promise<WalletActionResult<GroupPayResult>>;
+    settleDigest: (token: string, digest: string) => Promise<WalletActionResult<GroupPayResult>>;
     recheck: (token: string) => Promise<WalletActionResult<GroupPayResult | null>>;
   };
 };
@@ -185,9 +186,13 @@ export function CryptoGroupView({ page, token, locale, sandboxSignIn, actions }:
     setBusy("Waiting for your wallet…");
     try {
       const signer = await signerFor(access.address, page.network, page.testWallet);
-      const signed = await signer.signTransaction(page.bytes);
-      setBusy("Sending the payment…");
-      show(await actions.pay(token, signed.bytes, signed.signature));
+      const paid = await signOrExecute(signer, page.bytes);
+      setBusy(paid.kind === "signed" ? "Sending the payment…" : "Checking the payment…");
+      show(
+        paid.kind === "signed"
+          ? await actions.pay(token, paid.bytes, paid.signature)
+          : await actions.settleDigest(token, paid.digest),
+      );
     } catch (e) {
       setError(e instanceof Error ? e.message : "The wallet did not sign");
     } finally {

@@ -15,7 +15,7 @@ import type {
   WalletQuote,
 } from "@/lib/checkout/crypto/wallet-page";
 
-import { signerFor } from "./crypto-signers";
+import { signerFor, signOrExecute } from "./crypto-signers";
 import { NetworkFee, QuoteCountdown, QuoteLegs } from "./quote-details";
 
 // The wallet page's payment step: the quote of the prepared payment (per coin: amount, value in the store's
@@ -24,7 +24,7 @@ import { NetworkFee, QuoteCountdown, QuoteLegs } from "./quote-details";
 // them. A payment the chain has not finalised yet is shown as pending and re-checked; it is never offered again.
 
 type Props = {
-  actions: Pick<WalletPageActions, "prepare" | "pay" | "recheck">;
+  actions: Pick<WalletPageActions, "prepare" | "pay" | "settleDigest" | "recheck">;
   slug: string;
   token: string;
   currency: string;
@@ -107,9 +107,15 @@ export function CryptoPayPanel(props: Props) {
     setPhase({ kind: "busy", what: "Waiting for your wallet…" });
     try {
       const signer = await signerFor(props.address, props.network, props.testWallet);
-      const signed = await signer.signTransaction(quote.bytes);
-      setPhase({ kind: "busy", what: "Sending the payment…" });
-      const answer = await props.actions.pay(slug, token, signed.bytes, signed.signature);
+      const paid = await signOrExecute(signer, quote.bytes);
+      setPhase({
+        kind: "busy",
+        what: paid.kind === "signed" ? "Sending the payment…" : "Checking the payment…",
+      });
+      const answer =
+        paid.kind === "signed"
+          ? await props.actions.pay(slug, token, paid.bytes, paid.signature)
+          : await props.actions.settleDigest(slug, token, paid.digest);
       setPhase({ kind: "idle" });
       settle(answer);
     } catch (e) {

@@ -221,15 +221,27 @@ test("consent page — a Wallet Standard Sui wallet (not the sandbox) signs the 
     async (bytes: number[]) => (await keypair.signPersonalMessage(Uint8Array.from(bytes))).signature,
   );
   await page.addInitScript((address: string) => {
-    const account = { address, publicKey: new Uint8Array(), chains: ["sui:testnet"], features: [] };
+    // what dApp Kit lists: connect, events and transaction signing (never asked here) on the page's networks
+    const chains = ["sui:mainnet", "sui:testnet"];
+    const account = {
+      address,
+      publicKey: new Uint8Array(),
+      chains,
+      features: ["sui:signPersonalMessage", "sui:signTransaction"],
+    };
     const wallet = {
       version: "1.0.0",
       name: "Test Wallet",
       icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>",
-      chains: ["sui:testnet"],
+      chains,
       accounts: [account],
       features: {
         "standard:connect": { version: "1.0.0", connect: async () => ({ accounts: [account] }) },
+        "standard:events": { version: "1.0.0", on: () => () => undefined },
+        "sui:signTransaction": {
+          version: "2.0.0",
+          signTransaction: () => Promise.reject(new Error("not asked on the consent page")),
+        },
         "sui:signPersonalMessage": {
           version: "1.1.0",
           signPersonalMessage: async ({ message }: { message: Uint8Array }) => ({
@@ -248,7 +260,7 @@ test("consent page — a Wallet Standard Sui wallet (not the sandbox) signs the 
 
   await startAuthorization(page, baseURL!);
   await page.getByRole("button", { name: "Connect a wallet" }).click();
-  await page.getByRole("button", { name: "Sign in with Test Wallet" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Test Wallet" }).click();
   await expect(page.getByTestId("buyer-address")).toHaveText(keypair.toSuiAddress());
   await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
 });

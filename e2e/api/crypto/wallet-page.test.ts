@@ -14,6 +14,7 @@ import {
   prepareOnWalletPage,
   recheckWalletPayment,
   saveAllowanceOnWalletPage,
+  settleDigestOnWalletPage,
 } from "@/lib/checkout/crypto/wallet-page";
 import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
@@ -23,6 +24,7 @@ import { currentIntentMandate, saveIntentMandate } from "@/lib/mandates/intent-m
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { signCheckoutMandate } from "@/lib/mandates/sign-checkout-mandate";
 import { listBuyerOrders } from "@/lib/orders/list-buyer-orders";
+import { createChainPort } from "@/lib/payments/crypto/chain";
 import { suiSandbox, type SuiSandbox } from "@/sandbox/sui/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -493,6 +495,44 @@ describe("the wallet page (lib/checkout/crypto/wallet-page.ts)", () => {
     assert.equal(rechecked.kind, "order_placed", JSON.stringify(rechecked));
     assert.equal(await ordersOf(checkoutId), 1);
     assert.deepEqual(await recheckWalletPayment({ slug: store.slug, token }), { kind: "gone" });
+  });
+
+  test("a wallet that executes itself hands over the digest: only this checkout's prepared digest from its buyer is taken, the chain decides (not there yet → no order), then one order", async () => {
+    const wallet = await newWallet();
+    const stranger = await newWallet();
+    const { checkoutId, token } = await escalatedLink();
+    const quote = (await pageFor(token, wallet.buyer))!.quote!;
+    const settle = (digest: string, viewer = wallet.buyer) =>
+      settleDigestOnWalletPage({ slug: store.slug, token, viewer, digest });
+    assert.equal(await codeOf(() => settle("not a digest")), "invalid_request $.digest");
+    const otherDigest = (await pageFor((await escalatedLink()).token, stranger.buyer))!.quote!.digest;
+    assert.equal(await codeOf(() => settle(otherDigest)), "invalid_request $.digest", "another checkout's");
+    assert.equal(await codeOf(() => settle(quote.digest, stranger.buyer)), "invalid_request $.digest");
+    const db = await getDb();
+    const unbound = await db.checkoutSession.findUniqueOrThrow({ where: { id: checkoutId } });
+    assert.equal(unbound.boundPrincipalId, null, "a refused digest binds nothing");
+
+    // the page's word is not enough: the chain has no such transaction yet
+    const early = await settle(quote.digest);
+    assert.notEqual(early.kind, "order_placed", JSON.stringify(early));
+    assert.equal(await ordersOf(checkoutId), 0);
+
+    // the wallet signs and executes the prepared bytes itself
+    const before = await balances(sandbox.url, merchant);
+    await createChainPort({ url: sandbox.url, network: "sandbox" }).executeTransaction(quote.bytes, [
+      await sign(wallet, quote.bytes),
+    ]);
+    const paid = await settle(quote.digest);
+    assert.equal(paid.kind, "order_placed", JSON.stringify(paid));
+    assert.deepEqual(await settle(quote.digest), paid, "the same digest again answers the same order");
+    assert.equal(await ordersOf(checkoutId), 1);
+    const after = await balances(sandbox.url, merchant);
+    for (const leg of quote.legs) {
+      assert.equal(
+        (after.get(n(leg.coinType)) ?? 0n) - (before.get(n(leg.coinType)) ?? 0n),
+        BigInt(leg.amount),
+      );
+    }
   });
 
   test("the allowance for the bound agent: kept when the signed-in wallet signed it untampered; another wallet, a tampered payload or another agent are refused", async () => {

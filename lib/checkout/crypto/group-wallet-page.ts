@@ -261,6 +261,26 @@ const completeEach = async (
 };
 
 /**
+ * The combined payment link and the signed-in buyer it was prepared for.
+ * @throws AppError not_found, identity_required, access_denied
+ */
+const openGroupOrThrow = async (db: Db, token: string, viewer: BuyerAccount | null) => {
+  const group = await findGroup(db, token);
+  if (!group) throw new AppError("not_found", "This combined payment link is unknown");
+  const access = accessOf(group, viewer);
+  if (access.kind === "signed_out") {
+    throw new AppError("identity_required", "Sign in with your Sui wallet to pay these checkouts");
+  }
+  if (access.kind === "refused") {
+    throw new AppError(
+      "access_denied",
+      "This combined payment belongs to another buyer: sign in with the wallet it was prepared for",
+    );
+  }
+  return group;
+};
+
+/**
  * The buyer's wallet signed the group's bytes: check them and the signature, execute them once, then complete
  * every checkout of the group. Paying the same bytes again is harmless (the node answers the stored result; each
  * checkout claims the digest once and answers its order).
@@ -276,18 +296,7 @@ export const payGroupOnWalletPage = async (input: {
 }): Promise<GroupPayResult> => {
   const now = input.now ?? new Date();
   const db = await getDb();
-  const group = await findGroup(db, input.token);
-  if (!group) throw new AppError("not_found", "This combined payment link is unknown");
-  const access = accessOf(group, input.viewer);
-  if (access.kind === "signed_out") {
-    throw new AppError("identity_required", "Sign in with your Sui wallet to pay these checkouts");
-  }
-  if (access.kind === "refused") {
-    throw new AppError(
-      "access_denied",
-      "This combined payment belongs to another buyer: sign in with the wallet it was prepared for",
-    );
-  }
+  const group = await openGroupOrThrow(db, input.token, input.viewer);
   if (digestOfBytes(input.transaction) !== group.transactionDigest) {
     throw new AppError(
       "invalid_request",
@@ -332,4 +341,32 @@ export const recheckGroupPayment = async (input: { token: string; now?: Date }) 
     null;
   if (!digest) return null;
   return { digest, checkouts: await completeEach(db, group, digest, now, false) };
+};
+
+/**
+ * A wallet that can only sign and execute ran the group's bytes itself and handed the page their digest: only the
+ * digest of those bytes is accepted, and every checkout settles it through settleCrypto as a completion does (the
+ * rail reads the chain; nothing is taken on the page's word).
+ * @throws AppError not_found, identity_required, access_denied, invalid_request (another digest)
+ */
+export const settleGroupDigestOnWalletPage = async (input: {
+  token: string;
+  viewer: BuyerAccount | null;
+  digest: string;
+  now?: Date;
+}): Promise<GroupPayResult> => {
+  const now = input.now ?? new Date();
+  const db = await getDb();
+  const group = await openGroupOrThrow(db, input.token, input.viewer);
+  if (input.digest !== group.transactionDigest) {
+    throw new AppError(
+      "invalid_request",
+      "This is not the digest of the transaction prepared for this combined payment: reload the page",
+      { path: "$.digest" },
+    );
+  }
+  return {
+    digest: group.transactionDigest,
+    checkouts: await completeEach(db, group, group.transactionDigest, now, true),
+  };
 };

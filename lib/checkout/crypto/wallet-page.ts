@@ -18,6 +18,7 @@ import {
   type SuiNetwork,
 } from "@/lib/payments/crypto/coins";
 import { owedBackOfCheckouts } from "@/lib/payments/crypto/owed-back";
+import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
 import { cryptoSettingsOf } from "@/lib/stores/crypto-settings";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
@@ -513,6 +514,60 @@ export const payOnWalletPage = async (input: {
 };
 
 /**
+ * A wallet that can only sign and execute ran the prepared bytes itself and handed the page their digest. Nothing is
+ * taken on the page's word: the digest is settled exactly as an agent's completion settles one (settleCrypto: the
+ * rail reads the transaction on the chain, checks it pays this checkout's prepared legs and claims the digest once).
+ * Only a digest of the bytes prepared for this checkout and this buyer is accepted.
+ * @throws AppError not_found, identity_required, access_denied, invalid_request (not a digest, or not of this
+ *   checkout's prepared payment for your wallet), payment_provider_error
+ */
+export const settleDigestOnWalletPage = async (input: {
+  slug: string;
+  token: string;
+  viewer: BuyerAccount | null;
+  digest: string;
+  now?: Date;
+}): Promise<WalletPaymentResult> => {
+  const now = input.now ?? new Date();
+  const db = await getDb();
+  const digest = typeof input.digest === "string" ? input.digest : "";
+  if (!isTransactionDigest(digest)) {
+    throw new AppError("invalid_request", "The transaction digest is not a Sui digest (base58)", {
+      path: "$.digest",
+    });
+  }
+  const row = await db.cryptoPayment.findUnique({ where: { preparedDigest: digest } });
+  const done = row?.settledDigest
+    ? await db.order.findUnique({ where: { checkoutId: row.checkoutId } })
+    : null;
+  if (row && done && input.viewer && row.buyerAddress === normalizeAddress(input.viewer.suiAddress)) {
+    const store = await db.store.findUnique({ where: { id: row.storeId }, select: { slug: true } });
+    if (store?.slug === input.slug)
+      return { kind: "order_placed", orderId: done.id, checkoutId: row.checkoutId };
+  }
+  const { session, access } = await openOrThrow(db, input.slug, input.token, input.viewer, now);
+  if (!row || row.checkoutId !== session.id || row.buyerAddress !== access.address) {
+    throw new AppError(
+      "invalid_request",
+      "This is not the digest of the payment prepared for this checkout and your wallet: reload the page",
+      { path: "$.digest" },
+    );
+  }
+  await bindToPayingBuyerOrThrow(db, session, access.buyer.id);
+  const settled = await settleCrypto(db, {
+    store: session.store,
+    checkoutId: session.id,
+    digest,
+    rail: cryptoRailOf(session.store),
+    now,
+    path: "$.digest",
+    ref: row.preparedDigest,
+    approvedByBuyer: true,
+  });
+  return settled.kind === "order_placed" ? { ...settled, checkoutId: session.id } : settled;
+};
+
+/**
  * The page re-checks a payment that was not final: the rail reads the chain and a landed payment goes through the
  * one finisher (places the order, or records money owed back). No sign-in needed: it only finishes what landed.
  */
@@ -612,6 +667,8 @@ export type WalletPageActions = {
     transaction: string,
     signature: string,
   ) => Promise<WalletActionResult<WalletPayAnswer>>;
+  /** A wallet that only signs and executes ran the prepared bytes: settle their digest. */
+  settleDigest: (slug: string, token: string, digest: string) => Promise<WalletActionResult<WalletPayAnswer>>;
   recheck: (slug: string, token: string) => Promise<WalletActionResult<WalletPayAnswer>>;
   saveAllowance: (
     slug: string,

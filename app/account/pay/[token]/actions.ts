@@ -4,6 +4,7 @@ import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import {
   payGroupOnWalletPage,
   recheckGroupPayment,
+  settleGroupDigestOnWalletPage,
   type GroupPayResult,
 } from "@/lib/checkout/crypto/group-wallet-page";
 import { walletAction, type WalletActionResult } from "@/lib/checkout/crypto/wallet-page";
@@ -18,6 +19,14 @@ export async function payGroupWithWallet(
 ): Promise<WalletActionResult<GroupPayResult>> {
   const viewer = await getBuyerSession();
   return walletAction(() => payGroupOnWalletPage({ token, viewer, transaction, signature }));
+}
+
+export async function settleGroupDigest(
+  token: string,
+  digest: string,
+): Promise<WalletActionResult<GroupPayResult>> {
+  const viewer = await getBuyerSession();
+  return walletAction(() => settleGroupDigestOnWalletPage({ token, viewer, digest }));
 }
 
 export async function recheckGroupPaymentAction(

@@ -7,7 +7,7 @@ import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { getGroupWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import { isOAuthTestMode } from "@/lib/config/env";
 
-import { payGroupWithWallet, recheckGroupPaymentAction } from "./actions";
+import { payGroupWithWallet, recheckGroupPaymentAction, settleGroupDigest } from "./actions";
 
 // The wallet page of a combined crypto payment (prepare_combined_payment's continue_url): every store, its items
 // and total, the whole quote; the buyer signs once and every checkout is completed.
@@ -30,7 +30,11 @@ export default async function CombinedPaymentPage({ params }: Props) {
         token={token}
         locale={await viewerLocale(page?.storeCountry)}
         sandboxSignIn={isOAuthTestMode()}
-        actions={{ pay: payGroupWithWallet, recheck: recheckGroupPaymentAction }}
+        actions={{
+          pay: payGroupWithWallet,
+          settleDigest: settleGroupDigest,
+          recheck: recheckGroupPaymentAction,
+        }}
       />
     </PageShell>
   );

@@ -9,6 +9,7 @@ import {
   prepareOnWalletPage,
   recheckWalletPayment,
   saveAllowanceOnWalletPage,
+  settleDigestOnWalletPage,
   walletAction,
   withPaidUrl,
   type AllowanceSaved,
@@ -39,6 +40,17 @@ export async function payWithWallet(
   const viewer = await getBuyerSession();
   return walletAction(async () =>
     withPaidUrl(slug, token, await payOnWalletPage({ slug, token, viewer, transaction, signature })),
+  );
+}
+
+export async function settleWalletDigest(
+  slug: string,
+  token: string,
+  digest: string,
+): Promise<WalletActionResult<WalletPayAnswer>> {
+  const viewer = await getBuyerSession();
+  return walletAction(async () =>
+    withPaidUrl(slug, token, await settleDigestOnWalletPage({ slug, token, viewer, digest })),
   );
 }
 

@@ -25,6 +25,7 @@ import {
   prepareWalletQuote,
   recheckWalletPaymentAction,
   saveWalletAllowance,
+  settleWalletDigest,
 } from "./actions";
 
 // The hosted payment link in a checkout's continue_url while it is requires_escalation. Not framable
@@ -99,6 +100,7 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
             actions={{
               prepare: prepareWalletQuote,
               pay: payWithWallet,
+              settleDigest: settleWalletDigest,
               recheck: recheckWalletPaymentAction,
               saveAllowance: saveWalletAllowance,
             }}

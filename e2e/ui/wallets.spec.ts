@@ -1,0 +1,307 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+
+import { bcs } from "@mysten/sui/bcs";
+import { SuiGrpcClient } from "@mysten/sui/grpc";
+import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import { fromBase64, normalizeStructTag, toBase64 } from "@mysten/sui/utils";
+import { expect, test, type Page } from "@playwright/test";
+import type { JWK } from "jose";
+
+import { mandateTerms } from "../../lib/mandates/mandate-terms";
+import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
+import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
+import { withMandateKey } from "../helpers/card-completion";
+import { expectAccessible, shoot } from "../helpers/page-checks";
+import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
+
+// Wallets through dApp Kit on the crypto payment page, with Wallet Standard test wallets whose keys live in this test
+// process: a wallet that registers only AFTER the page loaded is listed in the connect dialog and signs the buyer in;
+// a wallet that disconnects while the payment waits on it shows the buyer what happened and charges nothing; a
+// wallet that can only sign and execute pays itself on the shared server's Sui sandbox, hands the page the digest,
+// and the service settles it (reading the chain) into an order. E2E_SHOTS_DIR=<dir> also writes the screenshots.
+
+const STORE = "summit-trail-outfitters";
+const N_SUI = 1_000_000_000n;
+const baseUrl = `http://127.0.0.1:${process.env.E2E_PORT}`;
+const sandboxUrl = `http://127.0.0.1:${process.env.E2E_SUI_SANDBOX_PORT}`;
+
+let profileServer: Server;
+let agentProfileUrl = "";
+let apiKey = "";
+const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const signer = { privateJwk: privateKey.export({ format: "jwk" }) as JWK, kid: "wallets-agent" };
+
+test.beforeAll(async () => {
+  const dir = process.env.E2E_PGLITE_DIR;
+  if (!dir) throw new Error("E2E_PGLITE_DIR is set by playwright.config.ts");
+  apiKey = (
+    JSON.parse(readFileSync(path.join(path.dirname(dir), "demo-platform-key.json"), "utf8")) as {
+      key: string;
+    }
+  ).key;
+  const demo = (await (await fetch(`${baseUrl}/demo/agent/.well-known/ucp`)).json()) as object;
+  const profile = JSON.stringify(
+    withMandateKey(demo, {
+      ...publicKey.export({ format: "jwk" }),
+      kid: signer.kid,
+      alg: "ES256",
+      use: "sig",
+    }),
+  );
+  profileServer = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(profile),
+  );
+  await new Promise<void>((resolve) => profileServer.listen(0, "127.0.0.1", resolve));
+  agentProfileUrl = `http://127.0.0.1:${(profileServer.address() as AddressInfo).port}/.well-known/ucp`;
+});
+
+test.afterAll(() => {
+  profileServer?.close();
+});
+
+const call = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`${baseUrl}/s/${STORE}${p}`, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      "request-id": randomUUID(),
+      "idempotency-key": randomUUID(),
+      "ucp-agent": `profile="${agentProfileUrl}"`,
+      "x-api-key": apiKey,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as T;
+};
+
+type Checkout = { id: string; status: string; continue_url?: string; order?: { id: string } };
+
+/** An agent's crypto checkout that needs the buyer: its payment link. */
+const paymentLink = async (): Promise<{ id: string; link: string }> => {
+  const product = await call<{
+    product: { variants: { id: string; availability?: { available?: boolean } }[] };
+  }>("POST", "/catalog/product", { id: seedId("product", STORE, 1) });
+  const variant = product.product.variants.find((v) => v.availability?.available !== false)!;
+  const instruments = [{ handler_id: "svc.crypto", selected: true }];
+  const checkout = await call<Checkout & { currency: string }>("POST", "/checkout-sessions", {
+    line_items: [{ item: { id: variant.id }, quantity: 1 }],
+    buyer: { email: "grace@example.com", first_name: "Grace", last_name: "Hopper" },
+    shipping_address: {
+      line1: "1 Market St",
+      city: "Denver",
+      region: "CO",
+      postal_code: "80202",
+      country: "US",
+    },
+    shipping_method_id: "standard",
+    payment: { instruments },
+  });
+  expect(checkout.status).toBe("ready_for_complete");
+  const mandate = await signCheckoutMandate(mandateTerms(checkout as never, STORE), {
+    ...signer,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const escalated = await call<Checkout>("POST", `/checkout-sessions/${checkout.id}/complete`, {
+    payment: { instruments },
+    ap2: { checkout_mandate: mandate },
+  });
+  expect(escalated.status).toBe("requires_escalation");
+  return { id: checkout.id, link: escalated.continue_url! };
+};
+
+type Mode = "drops" | "executes";
+const keys = new Map<string, Ed25519Keypair>();
+
+/** A funded test wallet whose key signs here, in the test process, for the page's Wallet Standard wallet. */
+const testWallet = async (page: Page): Promise<Ed25519Keypair> => {
+  const keypair = Ed25519Keypair.generate();
+  keys.set(keypair.toSuiAddress(), keypair);
+  await fund(sandboxUrl, keypair.toSuiAddress(), USDC, [5_000_000_000n]);
+  await fund(sandboxUrl, keypair.toSuiAddress(), SUI, [10n * N_SUI]);
+  await page.exposeFunction("e2eSignMessage", async (address: string, message: string) =>
+    keys.get(address)!.signPersonalMessage(fromBase64(message)),
+  );
+  // sign and execute on the sandbox, as a wallet that executes itself does; it answers the effects as BCS
+  await page.exposeFunction("e2eExecute", async (address: string, bytes: string) => {
+    const { signature } = await keys.get(address)!.signTransaction(fromBase64(bytes));
+    const client = new SuiGrpcClient({ network: "localnet", baseUrl: sandboxUrl });
+    const result = await client.core.executeTransaction({
+      transaction: fromBase64(bytes),
+      signatures: [signature],
+    });
+    const digest = (result.Transaction ?? result.FailedTransaction)!.digest;
+    const effects = bcs.TransactionEffects.serialize({
+      V2: {
+        status: { Success: true },
+        executedEpoch: "0",
+        gasUsed: { computationCost: "0", storageCost: "0", storageRebate: "0", nonRefundableStorageFee: "0" },
+        transactionDigest: digest,
+        gasObjectIndex: null,
+        eventsDigest: null,
+        dependencies: [],
+        lamportVersion: "0",
+        changedObjects: [],
+        unchangedConsensusObjects: [],
+        auxDataDigest: null,
+      },
+    }).toBytes();
+    return { bytes, signature, digest, effects: toBase64(effects) };
+  });
+  return keypair;
+};
+
+/** Registers the wallet the way an extension that loads late does (the Wallet Standard register-wallet event). */
+const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode: Mode) =>
+  page.evaluate(
+    ({ name, address, publicKey, mode }) => {
+      type Bridge = {
+        e2eSignMessage: (a: string, m: string) => Promise<{ bytes: string; signature: string }>;
+        e2eExecute: (a: string, b: string) => Promise<object>;
+      };
+      const bridge = window as unknown as Bridge;
+      const chains = ["sui:mainnet", "sui:testnet", "sui:localnet"] as const;
+      const pay = mode === "drops" ? "sui:signTransaction" : "sui:signAndExecuteTransaction";
+      const account = {
+        address,
+        publicKey: Uint8Array.from(publicKey),
+        chains,
+        features: ["sui:signPersonalMessage", pay],
+      };
+      let accounts = [account];
+      const listeners = new Set<(change: object) => void>();
+      const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+      const wallet = {
+        version: "1.0.0",
+        name,
+        icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 8 8'><circle cx='4' cy='4' r='4' fill='%234f46e5'/></svg>",
+        chains,
+        get accounts() {
+          return accounts;
+        },
+        features: {
+          "standard:connect": {
+            version: "1.0.0",
+            connect: async () => {
+              accounts = [account];
+              return { accounts };
+            },
+          },
+          "standard:events": {
+            version: "1.0.0",
+            on: (_event: string, listener: (change: object) => void) => {
+              listeners.add(listener);
+              return () => listeners.delete(listener);
+            },
+          },
+          "sui:signPersonalMessage": {
+            version: "1.1.0",
+            signPersonalMessage: ({ message }: { message: Uint8Array }) =>
+              bridge.e2eSignMessage(address, b64(message)),
+          },
+          ...(mode === "drops"
+            ? {
+                // the buyer's wallet goes away while the page waits for the signature (it never answers)
+                "sui:signTransaction": {
+                  version: "2.0.0",
+                  signTransaction: () => {
+                    accounts = [];
+                    listeners.forEach((listener) => listener({ accounts }));
+                    return new Promise(() => undefined);
+                  },
+                },
+              }
+            : {
+                "sui:signAndExecuteTransaction": {
+                  version: "2.0.0",
+                  signAndExecuteTransaction: async ({
+                    transaction,
+                  }: {
+                    transaction: { toJSON: () => Promise<string> };
+                  }) => bridge.e2eExecute(address, await transaction.toJSON()),
+                },
+              }),
+        },
+      };
+      // as @wallet-standard/wallet's registerWallet: announce it, and answer an app that starts later
+      const register = (api: { register: (w: unknown) => void }) => api.register(wallet);
+      window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: register }));
+      window.addEventListener("wallet-standard:app-ready", (event) =>
+        register((event as CustomEvent<{ register: (w: unknown) => void }>).detail),
+      );
+    },
+    {
+      name,
+      address: keypair.toSuiAddress(),
+      publicKey: Array.from(keypair.getPublicKey().toRawBytes()),
+      mode,
+    },
+  );
+
+const setTheme = (page: Page, theme: "light" | "dark") =>
+  page.context().addCookies([{ name: "acs-theme", value: theme, url: baseUrl }]);
+
+test("wallets through dApp Kit: a late wallet signs in, a wallet that drops charges nothing, an execute-only wallet pays", async ({
+  page,
+  browser,
+}, testInfo) => {
+  const { id, link } = await paymentLink();
+
+  // 1. the wallet registers after the page loaded: the connect dialog lists it (screenshots light and dark)
+  const dropping = await testWallet(page);
+  for (const theme of ["light", "dark"] as const) {
+    await setTheme(page, theme);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(link);
+    await page.getByRole("button", { name: "Connect a wallet" }).click();
+    const dialog = page.getByRole("dialog", { name: "Connect a Sui wallet" });
+    await expect(dialog.getByRole("status")).toContainText("No Sui wallet was found");
+    await registerWallet(page, "Late Wallet", dropping, "drops");
+    await expect(dialog.getByRole("button", { name: "Late Wallet" })).toBeVisible();
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expectAccessible(page, `connect dialog ${theme} ${width}`);
+      await shoot(page, testInfo, `wallets-connect-${theme}-${width}`);
+    }
+  }
+  await page.getByRole("dialog").getByRole("button", { name: "Late Wallet" }).click();
+  await expect(page.getByRole("button", { name: "Pay with your wallet" })).toBeEnabled();
+  await expect(page.getByText(dropping.toSuiAddress()).first()).toBeVisible();
+
+  // 2. it disconnects while the payment waits on it: the buyer is told, nothing is charged
+  const before = await balances(sandboxUrl, dropping.toSuiAddress());
+  await page.getByRole("button", { name: "Pay with your wallet" }).click();
+  await expect(
+    page.getByText(/Late Wallet disconnected before it signed, so nothing was charged/),
+  ).toBeVisible();
+  expect(await balances(sandboxUrl, dropping.toSuiAddress())).toEqual(before);
+  expect((await call<Checkout>("GET", `/checkout-sessions/${id}`)).status).not.toBe("completed");
+
+  // 3. another buyer's wallet can only sign and execute: it pays itself, the service settles its digest
+  const other = await browser.newPage();
+  const executing = await testWallet(other);
+  await other.goto(link);
+  await registerWallet(other, "Execute Wallet", executing, "executes");
+  await other.getByRole("button", { name: "Connect a wallet" }).click();
+  await other.getByRole("dialog").getByRole("button", { name: "Execute Wallet" }).click();
+  const merchant = seedSuiAddress(STORE);
+  const usdc = normalizeStructTag(USDC);
+  const merchantBefore = (await balances(sandboxUrl, merchant)).get(usdc) ?? 0n;
+  const buyerBefore = (await balances(sandboxUrl, executing.toSuiAddress())).get(usdc) ?? 0n;
+  await other.getByRole("button", { name: "Pay with your wallet" }).click();
+  await expect(other.getByText(/your order is placed/i)).toBeVisible();
+  const orderId = await other.getByTestId("receipt-order-id").textContent();
+  const after = await call<Checkout>("GET", `/checkout-sessions/${id}`);
+  expect(after.status).toBe("completed");
+  expect(after.order?.id).toBe(orderId);
+  // the buyer's wallet paid the merchant (other specs pay this store too, so only "more than before" is certain)
+  const paid = buyerBefore - ((await balances(sandboxUrl, executing.toSuiAddress())).get(usdc) ?? 0n);
+  expect(paid).toBeGreaterThan(0n);
+  expect((await balances(sandboxUrl, merchant)).get(usdc) ?? 0n).toBeGreaterThanOrEqual(
+    merchantBefore + paid,
+  );
+  await other.close();
+});
