@@ -30,7 +30,8 @@ export function AccountMenu({
       <Button asChild variant="outline" size="sm">
         <Link href="/admin" aria-label={`Merchant admin, signed in as ${merchantName}`}>
           <Store aria-hidden />
-          <span className="max-w-32 truncate">{merchantName}</span>
+          {/* on a phone the icon alone (the link is named for the account): the header must fit 375 px */}
+          <span className="hidden max-w-32 truncate sm:inline">{merchantName}</span>
         </Link>
       </Button>
     );
