@@ -33,7 +33,10 @@ const person = (name: string) => seedVerifiedAccount({ name, email: address(name
 const newStore = async () => {
   const owner = await person("Olive");
   const slug = `inv-${process.pid}-${Date.now().toString(36)}-${n++}`;
-  const store = await createStore({ name: "Invite Shop", slug, currency: "USD", country: "US" }, owner.id);
+  const store = await createStore(
+    { name: "Invite Shop", slug, currency: "USD", country: "US", shipping: "later" },
+    owner.id,
+  );
   return { owner, slug, storeId: store.id };
 };
 const refusal = async (promise: Promise<unknown>) => {
