@@ -225,7 +225,7 @@ export function CryptoGroupView({ page, token, locale, sandboxSignIn, actions }:
           {page.mode === "test" ? " (test mode: sandbox coins, no real money)" : ""}.
         </p>
       </div>
-      <div className="grid items-start gap-6 lg:grid-cols-[1fr_28rem]">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_28rem]">
         <div className="grid gap-4" data-testid="group-checkouts">
           {page.checkouts.map((c) => (
             <Card key={c.checkoutId} aria-label={c.storeName} data-testid="group-checkout">

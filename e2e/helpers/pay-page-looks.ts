@@ -17,9 +17,22 @@ export const everyLook = async (page: Page, testInfo: TestInfo, name: string) =>
     await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
+      const { scrollWidth, wider } = await page.evaluate((w) => {
+        // the innermost elements past the right edge: what to fix when the page scrolls sideways
+        const past = [...document.querySelectorAll("body *")].filter(
+          (e) => e.getBoundingClientRect().right > w + 1,
+        );
+        return {
+          scrollWidth: document.documentElement.scrollWidth,
+          wider: past
+            .filter((e) => !past.some((o) => o !== e && e.contains(o)))
+            .slice(0, 5)
+            .map((e) => `<${e.tagName.toLowerCase()}> "${(e.textContent ?? "").trim().slice(0, 40)}"`),
+        };
+      }, width);
       expect(
-        await page.evaluate(() => document.documentElement.scrollWidth),
-        `${name} ${theme} ${width}: no sideways scrolling`,
+        scrollWidth,
+        `${name} ${theme} ${width}: no sideways scrolling (past the edge: ${wider.join(", ")})`,
       ).toBeLessThanOrEqual(width);
       await shoot(page, testInfo, `${name}-${theme}-${width}`);
       // axe in both themes and at both widths, not in all four looks (it is the slow part on a small machine)

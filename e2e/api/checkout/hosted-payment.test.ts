@@ -109,7 +109,7 @@ describe("hosted payment page (test mode)", () => {
     assert.ok(page);
     assert.equal(page.storeName, "Harbor Goods");
     assert.equal(page.step, "challenge");
-    assert.deepEqual(page.lines, [{ title: "Sock", quantity: 1, amountMinor: 1200 }]);
+    assert.deepEqual(page.lines, [{ title: "Sock", quantity: 1, amountMinor: 1200, imageUrl: null }]);
     assert.equal(page.totalMinor, totalOf(c, "total"));
     // another store's slug does not open it
     assert.equal(await getPaymentPage("other-store", tokenOf(url)), null);
