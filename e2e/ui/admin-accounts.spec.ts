@@ -230,7 +230,8 @@ test("a store's team; a form sent from another site is refused; a planted sessio
   page,
   browser,
 }, testInfo) => {
-  test.setTimeout(150_000);
+  // a hang guard: four accounts (argon2id each), a verification by mail, an invitation and axe at two widths
+  test.setTimeout(300_000);
   const stamp = Date.now().toString(36);
   const signUp = async (p: Page, name: string, email: string) => {
     await p.goto(`${BASE}/admin/sign-up`);

@@ -296,7 +296,7 @@ test("the merchant story: sign up, store, 1,000-product import, rails, webhooks,
     // the toast (its text is also announced to screen readers: the first is the visible one)
     await expect(page.getByText(/Refund of \$1\.50 (paid back|on its way back)\./).first()).toBeVisible();
     await page.reload();
-    await expect(page.getByText(/Refund paid back/)).toBeVisible();
+    await expect(page.getByText(/^Refund paid back · \$1\.50/)).toBeVisible();
     // the order's timeline names each step the webhooks carry, in words
     const timeline = page.getByRole("list", { name: "Timeline" });
     for (const step of ["Order placed", "Payment captured", "1 item shipped", "Refund paid back"]) {
