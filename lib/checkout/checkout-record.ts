@@ -497,3 +497,7 @@ export const insertLines = async (
   if (only && data.length === 1) await db.checkoutLineItem.create({ data: only, select: { id: true } });
   else await db.checkoutLineItem.createMany({ data });
 };
+
+/** The shape of a payment link's token (a checkout's continue token, a combined payment's page token, a receipt's
+ * reference): checked before any lookup, so a malformed one never reaches the database. */
+export const PAGE_TOKEN = /^[A-Za-z0-9_-]{20,64}$/;

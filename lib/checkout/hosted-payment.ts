@@ -12,7 +12,7 @@ import { stripeAccountOf } from "@/lib/payments/card/stripe-account";
 import { stripeCardRail } from "@/lib/payments/card/stripe-adapter";
 import type { ChargeOutcome } from "@/lib/payments/rail";
 
-import { continueUrlOf, draftOf } from "./checkout-record";
+import { continueUrlOf, draftOf, PAGE_TOKEN } from "./checkout-record";
 import { firstImageOf, paymentPageDetailsOf, type PaymentPageDetails } from "./payment-page-details";
 import { priceCheckout } from "./price-checkout";
 
@@ -23,8 +23,6 @@ import { priceCheckout } from "./price-checkout";
 // publishable key; 3-DS may redirect back here with ?payment_intent=…). Either way the server then trusts only
 // the provider's state: one "retrieve and finish" (settle below) records it and places the order on success.
 // Once the order is placed the token is dropped (placeOrder clears it), so the link stops working.
-
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
 export type PaymentPage = {
   storeName: string;
@@ -81,7 +79,7 @@ const liveCardOf = async ({ session, paymentIntentId }: Found, token: string): P
 };
 
 const findSession = async (slug: string, token: string) => {
-  if (!TOKEN.test(token)) return null;
+  if (!PAGE_TOKEN.test(token)) return null;
   const db = await getDb();
   const session = await db.checkoutSession.findFirst({
     where: { continueToken: token, status: "requires_escalation", store: { slug } },

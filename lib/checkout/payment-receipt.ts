@@ -8,6 +8,7 @@ import { getStoredSessionSecret } from "@/lib/oauth/server-keys";
 import { cryptoReceiptsOf } from "@/lib/orders/crypto-receipts";
 import { settlementNetwork, type SuiNetwork } from "@/lib/payments/crypto/coins";
 
+import { PAGE_TOKEN } from "./checkout-record";
 import { paymentPageDetailsOf, type PaymentPageDetails } from "./payment-page-details";
 
 // The receipt the hosted payment page shows after the buyer paid. The page's link token dies with the payment
@@ -42,7 +43,6 @@ export type PaymentReceipt = {
   details: PaymentPageDetails;
 };
 
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 const SEALED = /^([A-Za-z0-9_-]{1,100})\.([A-Za-z0-9_-]{43})$/;
 
 const macKey = async (): Promise<Buffer> =>
@@ -57,7 +57,7 @@ const mac = async (slug: string, checkoutId: string): Promise<string> =>
 
 /** The checkout a payment link belongs to (whatever its state), read before the buyer's step changes it. */
 export const checkoutOfPaymentLink = async (slug: string, token: string): Promise<string | null> => {
-  if (!TOKEN.test(token)) return null;
+  if (!PAGE_TOKEN.test(token)) return null;
   const db = await getDb();
   const session = await db.checkoutSession.findFirst({
     where: { continueToken: token, store: { slug } },

@@ -16,6 +16,7 @@ import {
 } from "@/lib/payments/crypto/coins";
 import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
 
+import { PAGE_TOKEN } from "../checkout-record";
 import { settleCrypto, type CryptoSettlement } from "../completion/settle-crypto";
 import { firstImageOf } from "../payment-page-details";
 import { networkFeeInFiat } from "./payment-page-fee";
@@ -29,8 +30,6 @@ import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 // server checks them (only this group's bytes, the buyer's signature, the quote window), executes them through
 // the stores' chain port and then completes EACH checkout through settleCrypto, the path completion takes — each
 // claims its own legs once and goes through the one finisher. The buyer approved on our page: no agent mandate.
-
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
 type GroupCheckout = { store_id: string; store_slug: string; checkout_id: string; prepared_digest: string };
 type WireLeg = { coin_type: string; symbol: string; decimals: number; amount: string; fiat_amount: number };
@@ -94,7 +93,7 @@ export type GroupWalletPage = {
 };
 
 const findGroup = async (db: Db, token: string): Promise<CryptoPaymentGroup | null> =>
-  TOKEN.test(token) ? db.cryptoPaymentGroup.findUnique({ where: { pageToken: token } }) : null;
+  PAGE_TOKEN.test(token) ? db.cryptoPaymentGroup.findUnique({ where: { pageToken: token } }) : null;
 
 const accessOf = (group: CryptoPaymentGroup, viewer: BuyerAccount | null): GroupWalletPage["access"] => {
   if (!viewer) return { kind: "signed_out" };

@@ -9,6 +9,7 @@ import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
 import type { PaymentRail } from "@/lib/payments/rail";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
+import { PAGE_TOKEN } from "../checkout-record";
 import { APPROVAL_WINDOW_MS, finishPayment, refundSupersededPayment } from "../completion/finish-payment";
 import { moveCheckout } from "../state";
 
@@ -17,8 +18,6 @@ import { moveCheckout } from "../state";
 // checkout's payment link (its continue_url) the buyer, signed in with their wallet, approves it — the order is
 // placed and the allowance records it — or declines it — the money is owed back to them. Left undecided for
 // APPROVAL_WINDOW_MS, the crypto sweep owes it back (oweBackUnapproved, from reconcileCryptoPayments).
-
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
 export type LandedPayment = {
   checkoutId: string;
@@ -44,7 +43,7 @@ const awaitingOf = (db: Db, checkoutId: string): Promise<PaymentAttempt | null> 
   });
 
 const linkOf = async (db: Db, slug: string, token: string) => {
-  if (!TOKEN.test(token)) return null;
+  if (!PAGE_TOKEN.test(token)) return null;
   return db.checkoutSession.findFirst({
     where: { continueToken: token, store: { slug }, status: "requires_escalation" },
     include: { store: true },

@@ -22,7 +22,7 @@ import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
 import { cryptoSettingsOf } from "@/lib/stores/crypto-settings";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
-import { draftOf, storedInstruments } from "../checkout-record";
+import { draftOf, PAGE_TOKEN, storedInstruments } from "../checkout-record";
 import { finishPayment } from "../completion/finish-payment";
 import { settleCrypto } from "../completion/settle-crypto";
 import { firstImageOf, paymentPageDetailsOf, type PaymentPageDetails } from "../payment-page-details";
@@ -46,13 +46,12 @@ import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
 // through the store's chain port (one node per store, the gRPC sandbox in test mode) and settles the digest through
 // settleCrypto, the one path completion also takes. The buyer approved on this page, so no agent mandate is asked.
 
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 const PAYABLE = new Set(["ready_for_complete", "requires_escalation", "complete_in_progress"]);
 
 const linkInclude = { store: true, lineItems: { orderBy: { position: "asc" } } } as const;
 
 const findLink = async (db: Db, slug: string, token: string, now: Date) => {
-  if (!TOKEN.test(token)) return null;
+  if (!PAGE_TOKEN.test(token)) return null;
   const session = await db.checkoutSession.findFirst({
     where: { continueToken: token, store: { slug } },
     include: linkInclude,
