@@ -70,9 +70,12 @@ describe("Meilisearch adapter (against a fake Meilisearch API)", () => {
     const result = await reindex(config, (p) => progress.push({ ...p }));
     assert.deepEqual(fake.settings.get(config.indexUid), JSON.parse(JSON.stringify(INDEX_SETTINGS)));
     assert.equal(result.done, result.total);
-    assert.deepEqual(progress[0], { done: 0, total: result.total });
-    assert.deepEqual(progress.at(-1), { done: result.total, total: result.total });
+    // Other test files write products while this runs (shared database): the first total is a snapshot, the last
+    // report is exact, and no report ever says more is done than its total.
+    assert.equal(progress[0]!.done, 0);
+    assert.deepEqual(progress.at(-1), result);
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.done >= progress[i - 1]!.done);
+    for (const p of progress) assert.ok(p.done <= p.total, `progress ${p.done}/${p.total}`);
     assert.ok(fake.taskPolls() >= 3, "each task is polled until it succeeds");
     const doc = fake.documents(config.indexUid).get(products[0]!.id);
     assert.ok(doc, "the product is indexed");

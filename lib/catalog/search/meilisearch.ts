@@ -211,7 +211,9 @@ export const reindex = async (
   const index = clientFor(config).index<MeiliDocument>(config.indexUid);
   await index.updateSettings(INDEX_SETTINGS).waitTask(TASK_WAIT);
   await index.deleteAllDocuments().waitTask(TASK_WAIT);
-  const total = await db.catalogSearchDocument.count({ where: { priceMin: { not: null } } });
+  // The count is a snapshot: products created or deleted while the rebuild runs move the real figure, so the
+  // total never reads below what is done and the last report is exact (the outbox catches those changes up).
+  let total = await db.catalogSearchDocument.count({ where: { priceMin: { not: null } } });
   let done = 0;
   let after = "";
   onProgress({ done, total });
@@ -224,7 +226,12 @@ export const reindex = async (
     if (!last) break;
     await index.addDocuments(rows.map(toDocument), { primaryKey: "id" }).waitTask(TASK_WAIT);
     done += rows.length;
+    total = Math.max(total, done);
     after = last.product_id;
+    onProgress({ done, total });
+  }
+  if (total !== done) {
+    total = done;
     onProgress({ done, total });
   }
   await drainOutbox(config);
