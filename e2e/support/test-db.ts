@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { openAsBlob } from "node:fs";
 
 import { closeDb, openDbWith } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
@@ -49,7 +49,9 @@ const prepare = async (): Promise<void> => {
         "Run them with npm run test:integration, or unset PGLITE_DIR.",
     );
   }
-  const snapshot = new Blob([readFileSync(await ensurePgliteSnapshot())]);
+  // A Blob backed by the file: PGlite reads it once, without a 43 MB Buffer copied into a second Blob first
+  // (that copy was about a sixth of a test file's start-up).
+  const snapshot = await openAsBlob(await ensurePgliteSnapshot());
   const { client, handle } = await openDbWith({ pgliteDataDir: snapshot });
   const [{ migrated }] = await client.$queryRawUnsafe<[{ migrated: boolean }]>(
     "SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS migrated",

@@ -327,7 +327,10 @@ test("every page at 375 and 1280 px, light and dark: screenshots in the report, 
           `${name} ${width}`,
         ).toBeLessThanOrEqual(width);
         await shoot(page, testInfo, `${name}-${theme}-${width}`, "tour");
-        await expectAccessible(page, `${name} ${theme} ${width}`);
+        // axe in both themes and at both widths, not in all four looks (as the pay pages' looks do): it is the
+        // slow part of this tour on a small machine
+        if ((theme === "light") === (width === 1280))
+          await expectAccessible(page, `${name} ${theme} ${width}`);
       }
     }
   };
