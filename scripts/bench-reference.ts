@@ -1,6 +1,6 @@
 // `npm run bench:reference`: the checkout flow of `npm run bench:checkout`, run the same way (same driver, same
 // levels, same figures) against the public UCP samples' Node reference server (Hono + SQLite), so our figures can
-// be read beside it (issue #31; docs/performance.md, "Reference server"). We only talk to it over HTTP: its code
+// be read beside it (issue #31; docs/performance.md, "Reference server, side by side"). We only talk to it over HTTP: its code
 // lives outside this repository.
 // One flow, in its API: create (line_items) → update (buyer, a shipping destination and option, a card instrument)
 // → get → complete with its test payment handler (mock_payment_handler, token success_token). Mutating calls carry
