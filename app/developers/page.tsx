@@ -19,10 +19,10 @@ import { createDeveloperKey, revokeDeveloperKey } from "./actions";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Developers — Agent Commerce Service", robots: { index: false } };
 
-/** What a platform key may be allowed, as the form offers it. */
+/** What a platform key may be allowed, as the form offers it, in plain words. */
 const DEVELOPER_PERMISSIONS = [
-  { value: "purchase:complete", label: "complete checkouts (card payments)" },
-  { value: "orders:read", label: "read the orders your agent placed" },
+  { value: "purchase:complete", label: "Pay: complete checkouts, which charges the buyer (card or crypto)" },
+  { value: "orders:read", label: "Read the orders your agent placed" },
 ] as const;
 
 export default async function DevelopersPage() {
@@ -56,6 +56,7 @@ export default async function DevelopersPage() {
               submitLabel="Create key"
               action={createDeveloperKey}
               permissions={DEVELOPER_PERMISSIONS}
+              withoutPermissions="With none, the key can still search every store and build carts and checkouts, but cannot pay or read orders."
             />
           </CardContent>
         </Card>

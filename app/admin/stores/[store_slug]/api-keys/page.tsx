@@ -59,6 +59,7 @@ export default async function ApiKeysPage({ params }: Props) {
                   value: p,
                   label: MERCHANT_PERMISSION_LABELS[p],
                 }))}
+                withoutPermissions="A merchant key needs at least one: reading orders alone is a good start."
               />
             ) : (
               <p className="text-sm">Only an owner of the store can create or revoke keys.</p>
