@@ -84,3 +84,18 @@ export function CopyableCode({
     </span>
   );
 }
+
+/** A block of example code (a curl call, a client's configuration) that scrolls in its own box, with a copy button. */
+export function CodeBlock({ label, what, code }: { label: string; what: string; code: string }) {
+  return (
+    <figure className="grid min-w-0 gap-1">
+      <figcaption className="flex items-center justify-between gap-2 text-xs font-medium">
+        {label}
+        <CopyButton value={code} what={what} />
+      </figcaption>
+      <pre className="bg-muted overflow-x-auto rounded-md p-3 text-xs" tabIndex={0} aria-label={label}>
+        {code}
+      </pre>
+    </figure>
+  );
+}
