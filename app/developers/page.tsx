@@ -7,8 +7,19 @@ import { KeyTable } from "@/components/admin/key-table";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { CodeBlock, CopyableCode } from "@/components/ui/copy-button";
+import { DataItem, DataList } from "@/components/ui/data-list";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { LocalTime } from "@/components/ui/local-time";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TablePhoneDetails,
+  TableRow,
+} from "@/components/ui/table";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { getBaseUrl, getBridgeUrl } from "@/lib/config/env";
 import { listApiKeys } from "@/lib/credentials/manage-api-keys";
@@ -19,10 +30,10 @@ import { createDeveloperKey, revokeDeveloperKey } from "./actions";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Developers — Agent Commerce Service", robots: { index: false } };
 
-/** What a platform key may be allowed, as the form offers it. */
+/** What a platform key may be allowed, as the form offers it, in plain words. */
 const DEVELOPER_PERMISSIONS = [
-  { value: "purchase:complete", label: "complete checkouts (card payments)" },
-  { value: "orders:read", label: "read the orders your agent placed" },
+  { value: "purchase:complete", label: "Pay: complete checkouts, which charges the buyer (card or crypto)" },
+  { value: "orders:read", label: "Read the orders your agent placed" },
 ] as const;
 
 export default async function DevelopersPage() {
@@ -56,6 +67,7 @@ export default async function DevelopersPage() {
               submitLabel="Create key"
               action={createDeveloperKey}
               permissions={DEVELOPER_PERMISSIONS}
+              withoutPermissions="With none, the key can still search every store and build carts and checkouts, but cannot pay or read orders."
             />
           </CardContent>
         </Card>
@@ -65,22 +77,31 @@ export default async function DevelopersPage() {
             <CardDescription>Test-mode stores take the sandbox card token pm_card_visa.</CardDescription>
           </CardHeader>
           <CardContent className="grid grid-cols-1 gap-3 text-sm">
+            <DataList aria-label="Endpoints">
+              <DataItem label="REST (UCP)">
+                <CopyableCode value={base} what="the REST endpoint" />
+              </DataItem>
+              <DataItem label="Catalog MCP">
+                <CopyableCode value={`${base}/mcp`} what="the catalog MCP endpoint" />
+              </DataItem>
+              <DataItem label="Bridge MCP">
+                <CopyableCode value={`${bridge}/mcp`} what="the bridge's MCP endpoint" />
+              </DataItem>
+            </DataList>
             <p>REST (UCP): search every store, then shop in one.</p>
-            <pre
-              className="bg-muted overflow-x-auto rounded-md p-3 text-xs"
-              tabIndex={0}
-              aria-label="Example: search the catalog with curl"
-            >
-              {`curl -X POST ${base}/catalog/search \\
+            <CodeBlock
+              label="Example: search the catalog with curl"
+              what="the curl example"
+              code={`curl -X POST ${base}/catalog/search \\
   -H 'content-type: application/json' \\
   -H 'X-API-Key: <your key>' \\
   -d '{"query": "rain jacket"}'`}
-            </pre>
+            />
             <p>
-              Raw MCP (Streamable HTTP, UCP tools): <code className="break-all">{`${base}/mcp`}</code> for the
-              catalog, <code className="break-all">{`${base}/s/<store>/mcp`}</code> per store. Every tool call
-              there needs a <code>Request-Id</code> and a <code>UCP-Agent</code> header and a{" "}
-              <code>meta</code> object in its arguments (<code>{`meta["ucp-agent"].profile`}</code>, and{" "}
+              Raw MCP (Streamable HTTP, UCP tools): the catalog MCP endpoint above, and{" "}
+              <code className="break-all">{`${base}/s/<store>/mcp`}</code> per store. Every tool call there
+              needs a <code>Request-Id</code> and a <code>UCP-Agent</code> header and a <code>meta</code>{" "}
+              object in its arguments (<code>{`meta["ucp-agent"].profile`}</code>, and{" "}
               <code>{`meta["idempotency-key"]`}</code> on calls that change something). A stock MCP client
               (Claude Desktop, Cursor, the MCP Inspector) sends none of these: it connects and lists the
               tools, but its tool calls are refused. Give such a client the bridge instead.
@@ -88,16 +109,13 @@ export default async function DevelopersPage() {
             <p>
               The bridge (recommended for stock MCP clients): flat MCP tools over the whole service, no UCP
               headers or <code>meta</code> to send, prices in major units, purchases in one call (
-              <code>quote_purchase</code>, <code>confirm_purchase</code>). Hosted at{" "}
-              <code className="break-all">{`${bridge}/mcp`}</code>, or on your machine over stdio from a
-              clone.
+              <code>quote_purchase</code>, <code>confirm_purchase</code>). Hosted at the bridge MCP endpoint
+              above, or on your machine over stdio from a clone.
             </p>
-            <pre
-              className="bg-muted overflow-x-auto rounded-md p-3 text-xs"
-              tabIndex={0}
-              aria-label="Example: an MCP client configuration for the bridge"
-            >
-              {JSON.stringify(
+            <CodeBlock
+              label="Example: an MCP client configuration for the bridge"
+              what="the MCP client configuration"
+              code={JSON.stringify(
                 {
                   mcpServers: {
                     commerce: { type: "http", url: `${bridge}/mcp`, headers: { "X-API-Key": "<your key>" } },
@@ -121,7 +139,7 @@ export default async function DevelopersPage() {
                 null,
                 2,
               )}
-            </pre>
+            />
             <p>
               The agent kit and two runnable examples are in the repository (README, “Agent kit and
               examples”); every REST route is described in <a href="/openapi.json">openapi.json</a>.
@@ -157,31 +175,42 @@ export default async function DevelopersPage() {
           <Table aria-label="Recent calls with your keys">
             <TableHeader>
               <TableRow>
-                <TableHead>Time</TableHead>
-                <TableHead>Key</TableHead>
                 <TableHead>Call</TableHead>
+                <TableHead secondary>Time</TableHead>
+                <TableHead secondary>Key</TableHead>
                 <TableHead>Status</TableHead>
-                <TableHead>Error</TableHead>
-                <TableHead>Request-Id</TableHead>
+                <TableHead secondary>Error</TableHead>
+                <TableHead secondary>Request-Id</TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
               {calls.map((c, i) => (
                 <TableRow key={`${c.requestId ?? ""}-${i}`} data-testid="key-call">
-                  <TableCell className="text-xs whitespace-nowrap">
-                    {c.at.toISOString().slice(0, 19).replace("T", " ")} UTC
-                  </TableCell>
-                  <TableCell className="text-xs">{keyName.get(c.keyId) ?? "?"}</TableCell>
                   <TableCell>
-                    <code className="text-xs whitespace-nowrap">
+                    <code className="text-xs break-all md:whitespace-nowrap">
                       {c.method} {c.route}
                     </code>
+                    <TablePhoneDetails>
+                      <span>
+                        <LocalTime at={c.at} /> · {keyName.get(c.keyId) ?? "?"}
+                      </span>
+                      {c.errorCode ? <span>{c.errorCode}</span> : null}
+                      {c.requestId ? <code className="break-all">{c.requestId}</code> : null}
+                    </TablePhoneDetails>
+                  </TableCell>
+                  <TableCell secondary className="text-xs whitespace-nowrap">
+                    <LocalTime at={c.at} />
+                  </TableCell>
+                  <TableCell secondary className="text-xs">
+                    {keyName.get(c.keyId) ?? "?"}
                   </TableCell>
                   <TableCell>
                     <Badge tone={c.status >= 400 || c.errorCode ? "danger" : "success"}>{c.status}</Badge>
                   </TableCell>
-                  <TableCell className="text-xs">{c.errorCode ?? ""}</TableCell>
-                  <TableCell>
+                  <TableCell secondary className="text-xs">
+                    {c.errorCode ?? ""}
+                  </TableCell>
+                  <TableCell secondary>
                     <code className="text-xs break-all">{c.requestId ?? ""}</code>
                   </TableCell>
                 </TableRow>

@@ -1,9 +1,10 @@
 "use client";
 
-import { Check, Copy, KeyRound } from "lucide-react";
+import { KeyRound } from "lucide-react";
 import { useActionState, useState } from "react";
 
 import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 
@@ -11,7 +12,8 @@ import { FormError } from "./form-messages";
 import type { FormState } from "./form-state";
 
 // Creates a key (a developer's platform key, a store's merchant key) and shows it once, with a copy button: only
-// its hash is kept, so this is the only time anyone sees it.
+// its hash is kept, so this is the only time anyone sees it. Least privilege: no permission starts ticked, each
+// says in plain words what it allows, and the person ticks what the key's user needs (the server checks the set).
 
 export type CreatedKeyState = FormState & { key?: string; name?: string };
 const EMPTY: CreatedKeyState = { ok: false, errors: {} };
@@ -21,18 +23,22 @@ export function KeyForm({
   permissions,
   id,
   nameHint,
+  withoutPermissions,
   submitLabel,
 }: {
   action: (s: CreatedKeyState, d: FormData) => Promise<CreatedKeyState>;
-  /** Offered as checkboxes, all ticked: the permission and what it allows. */
+  /** Offered as checkboxes, none ticked: the permission and what it allows, in plain words. */
   permissions: readonly { value: string; label: string }[];
+  /** What a key can do with no permission ticked (or that it needs one), under the permissions' legend. */
+  withoutPermissions: string;
   /** Prefix of the form's element ids (and the test id of the new key). */
   id: string;
   nameHint: string;
   submitLabel: string;
 }) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
-  const [copied, setCopied] = useState(false);
+  // controlled: the ticks survive a refused submission (React resets an uncontrolled form after its action)
+  const [ticked, setTicked] = useState<ReadonlySet<string>>(new Set());
   return (
     <div className="grid gap-4">
       {state.ok && state.key ? (
@@ -48,18 +54,7 @@ export function KeyForm({
             >
               {state.key}
             </code>
-            <Button
-              type="button"
-              variant="outline"
-              size="sm"
-              onClick={async () => {
-                await navigator.clipboard?.writeText(state.key ?? "").catch(() => undefined);
-                setCopied(true);
-              }}
-            >
-              {copied ? <Check aria-hidden /> : <Copy aria-hidden />}
-              {copied ? "Copied" : "Copy"}
-            </Button>
+            <CopyButton value={state.key} what={`the key “${state.name}”`} variant="outline" />
           </div>
         </div>
       ) : null}
@@ -72,20 +67,32 @@ export function KeyForm({
         </Field>
         <fieldset
           className="grid gap-2"
-          aria-describedby={state.errors.permissions ? `${id}-perm-error` : undefined}
+          aria-describedby={[`${id}-perm-hint`, state.errors.permissions ? `${id}-perm-error` : null]
+            .filter(Boolean)
+            .join(" ")}
         >
           <legend className="mb-1 text-sm font-medium">Permissions</legend>
+          <p id={`${id}-perm-hint`} className="text-muted-foreground text-sm">
+            Tick only what it needs. {withoutPermissions}
+          </p>
           {permissions.map((p) => (
             <label key={p.value} className="flex items-start gap-2 text-sm">
               <input
                 type="checkbox"
                 name="permissions"
                 value={p.value}
-                defaultChecked
-                className="mt-1 size-4"
+                checked={ticked.has(p.value)}
+                onChange={(e) => {
+                  const next = new Set(ticked);
+                  if (e.target.checked) next.add(p.value);
+                  else next.delete(p.value);
+                  setTicked(next);
+                }}
+                className="mt-1 size-4 shrink-0"
               />
-              <span>
-                <code className="text-xs">{p.value}</code> — {p.label}
+              <span className="grid min-w-0">
+                <span>{p.label}</span>
+                <code className="text-muted-foreground text-xs">{p.value}</code>
               </span>
             </label>
           ))}

@@ -1,6 +1,15 @@
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { LocalTime } from "@/components/ui/local-time";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TablePhoneDetails,
+  TableRow,
+} from "@/components/ui/table";
 
 // The keys of one owner (a developer's platform keys, a store's merchant keys): never the secret, only its public
 // prefix, with permissions, when made and last used, and a revoke button where the viewer may revoke.
@@ -17,6 +26,9 @@ export type KeyRow = {
 
 export const keyTime = (date: Date | null) =>
   date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
+
+/** A key's moment in the reader's own zone, or "never". */
+const When = ({ at }: { at: Date | null }) => (at ? <LocalTime at={at} /> : "never");
 
 export function KeyTable({
   label,
@@ -36,10 +48,10 @@ export function KeyTable({
       <TableHeader>
         <TableRow>
           <TableHead>Name</TableHead>
-          <TableHead>Key</TableHead>
-          <TableHead>Permissions</TableHead>
-          <TableHead>Created</TableHead>
-          <TableHead>Last used</TableHead>
+          <TableHead secondary>Key</TableHead>
+          <TableHead secondary>Permissions</TableHead>
+          <TableHead secondary>Created</TableHead>
+          <TableHead secondary>Last used</TableHead>
           <TableHead>Status</TableHead>
           <TableHead>
             <span className="sr-only">Actions</span>
@@ -49,13 +61,28 @@ export function KeyTable({
       <TableBody>
         {keys.map((k) => (
           <TableRow key={k.id}>
-            <TableCell className="font-medium">{k.name}</TableCell>
-            <TableCell>
+            <TableCell className="font-medium break-words">
+              {k.name}
+              <TablePhoneDetails>
+                <code>{`${keyPrefix}_${k.prefix}_…`}</code>
+                <span>{k.permissions.join(", ") || "No permission"}</span>
+                <span>
+                  Last used <When at={k.lastUsedAt} />
+                </span>
+              </TablePhoneDetails>
+            </TableCell>
+            <TableCell secondary>
               <code className="text-xs">{`${keyPrefix}_${k.prefix}_…`}</code>
             </TableCell>
-            <TableCell className="text-xs">{k.permissions.join(", ") || "none"}</TableCell>
-            <TableCell className="text-xs whitespace-nowrap">{keyTime(k.createdAt)}</TableCell>
-            <TableCell className="text-xs whitespace-nowrap">{keyTime(k.lastUsedAt)}</TableCell>
+            <TableCell secondary className="text-xs">
+              {k.permissions.join(", ") || "none"}
+            </TableCell>
+            <TableCell secondary className="text-xs whitespace-nowrap">
+              <When at={k.createdAt} />
+            </TableCell>
+            <TableCell secondary className="text-xs whitespace-nowrap">
+              <When at={k.lastUsedAt} />
+            </TableCell>
             <TableCell>
               {k.revokedAt ? <Badge tone="danger">Revoked</Badge> : <Badge tone="success">Active</Badge>}
             </TableCell>

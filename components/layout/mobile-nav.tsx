@@ -8,13 +8,13 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Sheet, SheetContent, SheetDescription, SheetTitle, SheetTrigger } from "@/components/ui/sheet";
 
-import { isMerchantPath, isStoreFramePath, linksFor } from "./nav";
+import { isMerchantPath, linksFor } from "./nav";
 
-export function MobileNav() {
+/** The header's menu on a phone; `framed`: the page has the merchant frame, whose own menu replaces this one. */
+export function MobileNav({ framed }: { framed: boolean }) {
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
-  // a store's pages have the merchant frame's menu, which holds these links and the store's sections
-  if (isStoreFramePath(pathname)) return null;
+  if (framed) return null;
   return (
     <Sheet open={open} onOpenChange={setOpen}>
       <SheetTrigger asChild>

@@ -19,8 +19,14 @@ const under = (pathname: string, root: string) => pathname === root || pathname.
 export const isMerchantPath = (pathname: string): boolean =>
   under(pathname, "/admin") || under(pathname, "/developers");
 
-/** Whether a path is a store's page, where the merchant frame's own menu replaces the header's on a phone. */
-export const isStoreFramePath = (pathname: string): boolean =>
-  /^\/admin\/stores\/[^/]+/.test(pathname) && !/^\/admin\/stores\/new\/?$/.test(pathname);
+// The pages a signed-in merchant reaches inside the merchant frame (components/admin/frame/merchant-frame.tsx); the
+// sign-in, sign-up, password and email-verification pages stay plain.
+const FRAMED = /^\/(admin\/?$|admin\/(stores|mail|operator|invitations)(\/|$)|developers(\/|$))/;
+
+/**
+ * Whether a path is framed for a signed-in merchant: there the header spans the full width (aligned with the
+ * frame's sidebar) and the frame's own menu replaces the header's on a phone.
+ */
+export const isFramePath = (pathname: string): boolean => FRAMED.test(pathname);
 
 export const linksFor = (pathname: string) => (isMerchantPath(pathname) ? MERCHANT_LINKS : NAV_LINKS);

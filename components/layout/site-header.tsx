@@ -9,7 +9,7 @@ import { cn } from "@/components/ui/cn";
 import { AccountMenu } from "./account-menu";
 import { HeaderNav } from "./header-nav";
 import { MobileNav } from "./mobile-nav";
-import { isMerchantPath, isStoreFramePath } from "./nav";
+import { isFramePath, isMerchantPath } from "./nav";
 import type { ThemeChoice } from "./theme";
 import { ThemeMenu } from "./theme-menu";
 
@@ -25,13 +25,15 @@ export function SiteHeader({
 }) {
   const pathname = usePathname();
   const merchant = isMerchantPath(pathname);
+  // the merchant frame wraps these pages only for a signed-in merchant (components/admin/frame/merchant-frame.tsx)
+  const framed = merchantName !== null && isFramePath(pathname);
   return (
     <header className="bg-background/95 sticky top-0 z-40 border-b backdrop-blur">
-      {/* a store's pages have the full-width merchant frame: the header spans it too, aligned with its sidebar */}
+      {/* the merchant frame is full width: the header spans it too, aligned with its sidebar */}
       <div
         className={cn(
           "mx-auto flex h-14 items-center gap-3 px-4 sm:px-6",
-          isStoreFramePath(pathname) ? "max-w-none md:px-4" : "max-w-6xl",
+          framed ? "max-w-none md:px-4" : "max-w-6xl",
         )}
       >
         <Link href="/" className="text-foreground flex items-center gap-2 font-semibold no-underline">
@@ -48,7 +50,7 @@ export function SiteHeader({
         <div className="ml-auto flex items-center gap-1">
           <ThemeMenu initial={theme} />
           <AccountMenu address={address} merchantName={merchantName} />
-          <MobileNav />
+          <MobileNav framed={framed} />
         </div>
       </div>
     </header>

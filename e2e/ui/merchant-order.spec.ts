@@ -4,11 +4,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import type { JWK } from "jose";
 
 import { seedId } from "../../prisma/seed/seed-ids";
 import { runAdminProcess } from "../../scripts/lib/served-app";
+import { adminLook } from "../helpers/admin-looks";
 import { cardCompletionBody, withMandateKey } from "../helpers/card-completion";
 import { expectAccessible, shoot } from "../helpers/page-checks";
 
@@ -24,7 +25,6 @@ const STORE = "summit-trail-outfitters";
 const BASE = `http://127.0.0.1:${process.env.E2E_PORT}`;
 const RUN = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
 const BUYER_EMAIL = `grace-${RUN}@example.com`;
-const WIDTHS = [1280, 390] as const;
 const THEMES = ["light", "dark"] as const;
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -113,22 +113,7 @@ const buyByCard = async (): Promise<string> => {
 };
 
 /** The page in both themes at both widths: no sideways scrolling, a screenshot, axe. */
-const look = async (page: Page, testInfo: Parameters<typeof shoot>[1], name: string) => {
-  for (const theme of THEMES) {
-    await page.context().addCookies([{ name: "acs-theme", value: theme, url: BASE }]);
-    await page.reload();
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      expect(
-        await page.evaluate(() => document.documentElement.scrollWidth),
-        `${name} ${theme} ${width}`,
-      ).toBeLessThanOrEqual(width);
-      await shoot(page, testInfo, `merchant-${name}-${theme}-${width}`, "admin");
-      await expectAccessible(page, `${name} ${theme} ${width}`);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-};
+const look = (page: Page, testInfo: TestInfo, name: string) => adminLook(page, testInfo, `merchant-${name}`);
 
 test("a merchant ships and refunds an agent's card order from the order page, in the merchant frame", async ({
   page,
@@ -150,7 +135,7 @@ test("a merchant ships and refunds an agent's card order from the order page, in
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("a long enough passphrase");
   await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("heading", { name: "Your stores" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Your stores" })).toBeVisible({ timeout: 15_000 });
   const made = await runAdminProcess(["make-operator", "--email", email], {
     PGLITE_DIR: process.env.E2E_PGLITE_DIR,
     DATABASE_URL: undefined,
@@ -158,9 +143,16 @@ test("a merchant ships and refunds an agent's card order from the order page, in
   });
   expect(made.code, made.output).toBe(0);
 
+  // the frame is around the pages above every store too: no store's sections there until a store is chosen
+  await page.goto(`${BASE}/admin/operator`);
+  const sidebar = page.getByRole("complementary", { name: "Merchant admin" });
+  await expect(sidebar.getByRole("link", { name: "Operator" })).toHaveAttribute("aria-current", "page");
+  await expect(sidebar.getByRole("navigation", { name: "Store sections" })).toHaveCount(0);
+  await expect(sidebar.getByRole("button", { name: /Choose a store.*switch store/ })).toBeVisible();
+  await look(page, testInfo, "operator");
+
   // the orders list, found by the buyer's email: the buyer's name, not an id
   await page.goto(`${BASE}/admin/stores/${STORE}`);
-  const sidebar = page.getByRole("complementary", { name: "Merchant admin" });
   await expect(sidebar.getByRole("button", { name: /Summit Trail Outfitters.*switch store/ })).toBeVisible();
   await expect(sidebar.getByRole("link", { name: "Developer area" })).toBeVisible();
   await expect(page.getByRole("link", { name: "My orders" })).toHaveCount(0);

@@ -171,7 +171,7 @@ export const listOrdersRoute = defineMerchantRoute({
   name: "merchant_list_orders",
   title: "List orders",
   description:
-    "The store's orders, newest first, 25 a page: filters status, from and to (UTC days, YYYY-MM-DD), rail (svc.card | svc.crypto), agent (the agent's profile URL), q (order id or buyer email), page. Totals in minor units.",
+    "The store's orders, newest first, 25 a page: filters status (or not_canceled: every order but the canceled ones), from and to (UTC days, YYYY-MM-DD), rail (svc.card | svc.crypto), agent (the agent's profile URL), q (order id or buyer email), page. Totals in minor units.",
   method: "GET",
   path: "/orders",
   permission: "orders:read",

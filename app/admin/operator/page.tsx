@@ -8,7 +8,16 @@ import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { LocalTime } from "@/components/ui/local-time";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TablePhoneDetails,
+  TableRow,
+} from "@/components/ui/table";
 import { operatorListKeys } from "@/lib/accounts/operator";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { formatMajor } from "@/lib/catalog/admin/major-units";
@@ -21,6 +30,9 @@ export const metadata: Metadata = { title: "Operator — Merchant admin", robots
 
 const money = (minor: number, currency: string) => `${formatMajor(minor, currency)} ${currency}`;
 const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
+
+const developerOf = (owner: { name: string; email: string } | null) =>
+  owner ? `${owner.name} (${owner.email})` : "made with the CLI";
 
 export default async function OperatorPage() {
   const account = await getMerchantSession();
@@ -64,9 +76,9 @@ export default async function OperatorPage() {
             <TableHeader>
               <TableRow>
                 <TableHead>Name</TableHead>
-                <TableHead>Developer</TableHead>
-                <TableHead className="hidden md:table-cell">Permissions</TableHead>
-                <TableHead className="hidden md:table-cell">Last used</TableHead>
+                <TableHead secondary>Developer</TableHead>
+                <TableHead secondary>Permissions</TableHead>
+                <TableHead secondary>Last used</TableHead>
                 <TableHead>Status</TableHead>
                 <TableHead>
                   <span className="sr-only">Actions</span>
@@ -76,18 +88,21 @@ export default async function OperatorPage() {
             <TableBody>
               {keys.map((k) => (
                 <TableRow key={k.id}>
-                  <TableCell className="font-medium">
+                  <TableCell className="font-medium break-words">
                     {k.name}
                     <code className="text-muted-foreground block text-xs font-normal">{`acs_${k.prefix}_…`}</code>
+                    <TablePhoneDetails className="font-normal">
+                      <span className="break-all">{developerOf(k.owner)}</span>
+                    </TablePhoneDetails>
                   </TableCell>
-                  <TableCell className="text-xs break-all">
-                    {k.owner ? `${k.owner.name} (${k.owner.email})` : "made with the CLI"}
+                  <TableCell secondary className="text-xs break-all">
+                    {developerOf(k.owner)}
                   </TableCell>
-                  <TableCell className="hidden text-xs md:table-cell">
+                  <TableCell secondary className="text-xs">
                     {k.permissions.join(", ") || "none"}
                   </TableCell>
-                  <TableCell className="hidden text-xs whitespace-nowrap md:table-cell">
-                    {keyTime(k.lastUsedAt)}
+                  <TableCell secondary className="text-xs whitespace-nowrap">
+                    {k.lastUsedAt ? <LocalTime at={k.lastUsedAt} /> : "never"}
                   </TableCell>
                   <TableCell>
                     {k.revokedAt ? (

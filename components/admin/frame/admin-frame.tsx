@@ -5,9 +5,10 @@ import { FrameNav, type FrameAccount } from "./frame-nav";
 import type { FrameStore } from "./store-switcher";
 
 /**
- * The merchant's frame around every store page: a sidebar (store switcher, the store's sections, the account and
- * the developer area) beside the page from md up; on a phone a bar with the store's name and a menu holding the
- * same links. The buyer's places (My orders, Linked agents, Spend caps) are not in it.
+ * The merchant's frame (see merchant-frame.tsx for the pages it wraps): a sidebar (store switcher, the store's
+ * sections when a store is chosen, the account and the developer area) beside the page from md up; on a phone a
+ * bar with the store's name and a menu holding the same links. The buyer's places (My orders, Linked agents,
+ * Spend caps) are not in it.
  */
 export function AdminFrame({
   stores,
@@ -16,7 +17,7 @@ export function AdminFrame({
   children,
 }: {
   stores: FrameStore[];
-  currentSlug: string;
+  currentSlug: string | null;
   account: FrameAccount;
   children: ReactNode;
 }) {

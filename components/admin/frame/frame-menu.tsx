@@ -16,14 +16,14 @@ export function FrameMenu({
   account,
 }: {
   stores: FrameStore[];
-  currentSlug: string;
+  currentSlug: string | null;
   account: FrameAccount;
 }) {
   const [open, setOpen] = useState(false);
   const current = stores.find((s) => s.slug === currentSlug);
   return (
     <div className="flex items-center justify-between gap-2 border-b px-4 py-2 md:hidden">
-      <span className="min-w-0 truncate text-sm font-semibold">{current?.name ?? currentSlug}</span>
+      <span className="min-w-0 truncate text-sm font-semibold">{current?.name ?? "Merchant admin"}</span>
       <Sheet open={open} onOpenChange={setOpen}>
         <SheetTrigger asChild>
           <Button variant="outline" size="sm">
@@ -32,9 +32,13 @@ export function FrameMenu({
           </Button>
         </SheetTrigger>
         <SheetContent className="overflow-y-auto">
-          <SheetTitle className="text-lg font-semibold">Store menu</SheetTitle>
+          <SheetTitle className="text-lg font-semibold">
+            {current ? "Store menu" : "Merchant menu"}
+          </SheetTitle>
           <SheetDescription className="sr-only">
-            Switch store, open a section of the store, your account or the developer area.
+            {current
+              ? "Switch store, open a section of the store, your account or the developer area."
+              : "Choose a store, your account or the developer area."}
           </SheetDescription>
           <FrameNav
             stores={stores}

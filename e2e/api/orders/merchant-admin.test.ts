@@ -386,6 +386,18 @@ describe("dashboard", () => {
       averageOrderMinor: Math.round(sales / 2),
     });
     assert.deepEqual(figures.conversion, { checkouts: 4, converted: 3, rate: 3 / 4 });
+    // each row's link (the orders list's filters, canceled orders left out) lists exactly the orders it counts
+    const behind = async (filter: Record<string, string>) =>
+      (
+        await listStoreOrders(staff, shop.slug, { status: "not_canceled", from: today, to: today, ...filter })
+      ).orders
+        .map((o) => o.id)
+        .sort();
+    const counted = [a.orderId, b.orderId].sort();
+    assert.deepEqual(await behind({}), counted);
+    assert.deepEqual(await behind({ rail: "svc.card" }), counted);
+    assert.deepEqual(await behind({ agent: profileUrl }), counted);
+    assert.equal((await listStoreOrders(staff, shop.slug, { from: today, to: today })).total, 3);
 
     const week = await dashboardFigures(owner, shop.slug, { from: "2001-01-01", to: "2001-01-07" });
     assert.equal(week.perDay.length, 7);

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 
 import { SetupChecklist } from "@/components/admin/setup-checklist";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { CopyableCode } from "@/components/ui/copy-button";
 import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { getBaseUrl } from "@/lib/config/env";
@@ -50,11 +50,6 @@ export default async function StorePage({ params }: Props) {
           </span>
         </span>
       }
-      actions={
-        <Link className="text-sm underline underline-offset-4" href="/admin">
-          All stores
-        </Link>
-      }
     >
       <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
         <div className="min-w-0 md:col-span-2">
@@ -72,7 +67,9 @@ export default async function StorePage({ params }: Props) {
               {links.map((l) => (
                 <div key={l.label} className="grid gap-0.5">
                   <dt className="text-muted-foreground">{l.label}</dt>
-                  <dd className="font-mono text-xs break-all">{l.href}</dd>
+                  <dd>
+                    <CopyableCode value={l.href} what={`the ${l.label}`} />
+                  </dd>
                 </div>
               ))}
             </dl>

@@ -6,6 +6,7 @@ import { KeyForm } from "@/components/admin/key-form";
 import { KeyTable } from "@/components/admin/key-table";
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { CodeBlock } from "@/components/ui/copy-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { merchantKeysPageOf } from "@/lib/accounts/store-rails";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
@@ -59,6 +60,7 @@ export default async function ApiKeysPage({ params }: Props) {
                   value: p,
                   label: MERCHANT_PERMISSION_LABELS[p],
                 }))}
+                withoutPermissions="A merchant key needs at least one: reading orders alone is a good start."
               />
             ) : (
               <p className="text-sm">Only an owner of the store can create or revoke keys.</p>
@@ -77,19 +79,17 @@ export default async function ApiKeysPage({ params }: Props) {
             </CardDescription>
           </CardHeader>
           <CardContent>
-            <pre
-              className="bg-muted overflow-x-auto rounded-md p-3 text-xs"
-              tabIndex={0}
-              aria-label="Example: read an order with curl"
-            >
-              {`curl ${api}/orders/<order id> \\
+            <CodeBlock
+              label="Example: read and refund an order with curl"
+              what="the curl example"
+              code={`curl ${api}/orders/<order id> \\
   -H 'X-API-Key: <merchant key>'
 
 curl -X POST ${api}/orders/<order id>/refunds \\
   -H 'X-API-Key: <merchant key>' \\
   -H 'content-type: application/json' \\
   -d '{"amount": 500, "reason": "damaged"}'`}
-            </pre>
+            />
           </CardContent>
         </Card>
       </div>

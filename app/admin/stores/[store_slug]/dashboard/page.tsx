@@ -15,6 +15,7 @@ import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { viewerLocale } from "@/components/ui/viewer-locale";
 import { toAppError } from "@/lib/core/errors";
+import { NOT_CANCELED } from "@/lib/orders/admin-orders";
 import { dashboardFigures, defaultDashboardRange } from "@/lib/orders/dashboard-figures";
 
 export const dynamic = "force-dynamic";
@@ -119,9 +120,10 @@ export default async function DashboardPage({ params, searchParams }: Props) {
   const percent = percentOf(figures.conversion.rate);
   const activeDays = figures.perDay.filter((d) => d.orders > 0);
   const { totals, previous } = figures;
-  // each row opens the orders behind it: the orders list's own filters (from/to are the same UTC days)
+  // each row opens the orders behind it: the orders list's own filters (from/to are the same UTC days), canceled
+  // orders left out as the figures leave them out
   const ordersHref = (filter: Record<string, string>) =>
-    `${root}/orders?${new URLSearchParams({ from: figures.from, to: figures.to, ...filter })}`;
+    `${root}/orders?${new URLSearchParams({ status: NOT_CANCELED, from: figures.from, to: figures.to, ...filter })}`;
   const opens = (href: string, text: string, label: string) => (
     <Link href={href} className="underline underline-offset-4" aria-label={label}>
       {text}

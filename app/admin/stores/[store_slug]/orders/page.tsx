@@ -20,7 +20,7 @@ import { NativeSelect } from "@/components/ui/select";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { viewerLocale } from "@/components/ui/viewer-locale";
 import { toAppError } from "@/lib/core/errors";
-import { listStoreOrders, OrderFilterSchema, RAILS } from "@/lib/orders/admin-orders";
+import { listStoreOrders, NOT_CANCELED, OrderFilterSchema, RAILS } from "@/lib/orders/admin-orders";
 import { ORDER_STATUSES } from "@/lib/orders/list-buyer-orders";
 
 export const dynamic = "force-dynamic";
@@ -76,6 +76,7 @@ export default async function OrdersPage({ params, searchParams }: Props) {
           {(c) => (
             <NativeSelect {...c} name="status" defaultValue={query.status}>
               <option value="">Any status</option>
+              <option value={NOT_CANCELED}>Any but canceled</option>
               {ORDER_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {statusWord(s)}

@@ -6,8 +6,18 @@ import { ButtonForm, WebhookUrlForm } from "@/components/admin/webhook-forms";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { CopyableCode } from "@/components/ui/copy-button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { LocalTime } from "@/components/ui/local-time";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TablePhoneDetails,
+  TableRow,
+} from "@/components/ui/table";
 import { webhookOverview } from "@/lib/webhooks/admin-webhooks";
 
 import { enableEndpointAction, redeliverAction, rotateKeyAction, setWebhookUrlAction } from "./actions";
@@ -17,7 +27,7 @@ export const metadata: Metadata = { title: "Webhooks — Merchant admin", robots
 
 type Props = { params: Promise<{ store_slug: string }> };
 
-const when = (iso: string) => `${iso.slice(0, 19).replace("T", " ")} UTC`;
+const STATE_WORD = { pending: "Pending", delivered: "Delivered", dead: "Gave up" } as const;
 
 export default async function WebhooksPage({ params }: Props) {
   const { store_slug } = await params;
@@ -46,7 +56,10 @@ export default async function WebhooksPage({ params }: Props) {
             {isOwner ? (
               <WebhookUrlForm action={setWebhookUrlAction.bind(null, store_slug)} current={webhookUrl} />
             ) : (
-              <p className="text-sm break-all">{webhookUrl ?? "No URL set."} Only owners change it.</p>
+              <div className="grid gap-2 text-sm">
+                {webhookUrl ? <CopyableCode value={webhookUrl} what="the webhook URL" /> : <p>No URL set.</p>}
+                <p className="text-muted-foreground">Only owners change it.</p>
+              </div>
             )}
           </CardContent>
         </Card>
@@ -60,9 +73,10 @@ export default async function WebhooksPage({ params }: Props) {
             </CardDescription>
           </CardHeader>
           <CardContent className="grid gap-3 text-sm">
-            <p>
-              Current key: <span className="font-mono text-xs break-all">{current?.kid ?? "none"}</span>
-            </p>
+            <div className="grid gap-1">
+              <span>Current key ID</span>
+              {current ? <CopyableCode value={current.kid} what="the signing key's ID" /> : <span>none</span>}
+            </div>
             <p>
               <Link className="underline underline-offset-4" href={`/s/${store.slug}/.well-known/ucp`}>
                 The profile with the public keys
@@ -110,21 +124,62 @@ export default async function WebhooksPage({ params }: Props) {
             <TableHeader>
               <TableRow>
                 <TableHead scope="col">Delivery</TableHead>
-                <TableHead scope="col">Order · event</TableHead>
-                <TableHead scope="col">Target</TableHead>
+                <TableHead scope="col" secondary>
+                  Order · event
+                </TableHead>
+                <TableHead scope="col" secondary>
+                  Target
+                </TableHead>
                 <TableHead scope="col">Status</TableHead>
-                <TableHead scope="col">Attempts</TableHead>
-                <TableHead scope="col">Last response</TableHead>
-                <TableHead scope="col">Last attempt</TableHead>
+                <TableHead scope="col" secondary>
+                  Attempts
+                </TableHead>
+                <TableHead scope="col" secondary>
+                  Last response
+                </TableHead>
+                <TableHead scope="col" secondary>
+                  Last attempt
+                </TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
               {deliveries.map((d) => {
                 const last = d.attempts[0];
+                const order = (
+                  <Link
+                    className="font-mono underline underline-offset-4"
+                    href={`${root}/orders/${d.order_id}`}
+                  >
+                    {d.order_id}
+                  </Link>
+                );
+                const target = `${d.target === "store" ? "Your URL" : "Platform"}: ${d.endpoint.url}`;
+                const response = last
+                  ? `${last.status ?? last.error ?? "no answer"} · ${last.latency_ms} ms`
+                  : "—";
+                const lastAttempt = last ? (
+                  <LocalTime at={last.at} />
+                ) : d.next_attempt_at ? (
+                  <>
+                    due <LocalTime at={d.next_attempt_at} />
+                  </>
+                ) : (
+                  "—"
+                );
                 return (
                   <TableRow key={d.webhook_id}>
-                    <TableCell className="grid min-w-48 gap-2">
+                    <TableCell className="grid gap-2 md:min-w-48">
                       <span className="font-mono text-xs break-all">{d.webhook_id}</span>
+                      <TablePhoneDetails>
+                        <span>
+                          {order} · #{d.sequence}
+                        </span>
+                        <span className="break-all">{target}</span>
+                        <span>
+                          {d.attempts.length} {d.attempts.length === 1 ? "attempt" : "attempts"} · {response}{" "}
+                          · {lastAttempt}
+                        </span>
+                      </TablePhoneDetails>
                       <ButtonForm
                         action={redeliverAction.bind(null, store_slug, d.webhook_id)}
                         label="Redeliver"
@@ -133,37 +188,25 @@ export default async function WebhooksPage({ params }: Props) {
                         variant="outline"
                       />
                     </TableCell>
-                    <TableCell className="text-xs">
-                      <Link
-                        className="font-mono underline underline-offset-4"
-                        href={`${root}/orders/${d.order_id}`}
-                      >
-                        {d.order_id}
-                      </Link>{" "}
-                      · #{d.sequence}
+                    <TableCell secondary className="text-xs">
+                      {order} · #{d.sequence}
                     </TableCell>
-                    <TableCell className="min-w-56 text-xs break-all">
-                      {d.target === "store" ? "Your URL" : "Platform"}: {d.endpoint.url}
+                    <TableCell secondary className="min-w-56 text-xs break-all">
+                      {target}
                     </TableCell>
                     <TableCell>
                       <Badge
                         tone={d.state === "delivered" ? "success" : d.state === "dead" ? "danger" : "warning"}
                       >
-                        {d.state}
+                        {STATE_WORD[d.state]}
                       </Badge>
                     </TableCell>
-                    <TableCell>{d.attempts.length}</TableCell>
-                    <TableCell className="text-xs">
-                      {last ? `${last.status ?? last.error ?? "no answer"} · ${last.latency_ms} ms` : "—"}
+                    <TableCell secondary>{d.attempts.length}</TableCell>
+                    <TableCell secondary className="text-xs">
+                      {response}
                     </TableCell>
-                    <TableCell className="text-xs whitespace-nowrap">
-                      {last ? (
-                        <time dateTime={last.at}>{when(last.at)}</time>
-                      ) : d.next_attempt_at ? (
-                        `due ${when(d.next_attempt_at)}`
-                      ) : (
-                        "—"
-                      )}
+                    <TableCell secondary className="text-xs whitespace-nowrap">
+                      {lastAttempt}
                     </TableCell>
                   </TableRow>
                 );

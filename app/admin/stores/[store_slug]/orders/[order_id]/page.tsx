@@ -1,7 +1,6 @@
 import { ImageOff } from "lucide-react";
 import type { Metadata } from "next";
 
-import { OrderCopyId } from "@/components/admin/order-copy-id";
 import { OrderActions } from "@/components/admin/order-forms";
 import {
   agentHost,
@@ -14,6 +13,7 @@ import { loadStorePage } from "@/components/admin/store-page";
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
+import { CopyableCode } from "@/components/ui/copy-button";
 import { DataItem, DataList } from "@/components/ui/data-list";
 import { formatCoin, formatMoney } from "@/components/ui/format";
 import { LocalTime } from "@/components/ui/local-time";
@@ -248,7 +248,7 @@ export default async function OrderPage({ params }: Props) {
                   </DataItem>
                 ) : null}
                 <DataItem label="Order ID">
-                  <OrderCopyId id={order.id} />
+                  <CopyableCode value={order.id} what="the order ID" testId="order-id" />
                 </DataItem>
               </DataList>
               {view.role === "staff" ? (
