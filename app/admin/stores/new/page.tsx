@@ -5,6 +5,7 @@ import { CreateStoreForm } from "@/components/admin/create-store-form";
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent } from "@/components/ui/card";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { currencyOptions } from "@/lib/stores/currencies";
 
 import { createStoreAction } from "../actions";
 
@@ -21,7 +22,7 @@ export default async function NewStorePage() {
     >
       <Card>
         <CardContent className="pt-5 sm:pt-6">
-          <CreateStoreForm action={createStoreAction} />
+          <CreateStoreForm action={createStoreAction} currencies={currencyOptions()} />
         </CardContent>
       </Card>
     </PageShell>
