@@ -42,7 +42,7 @@ test("store settings and a product with variants, with bad input refused beside 
   page,
 }, testInfo) => {
   // a guard against a hang: each look is four screenshots and four axe runs, slow on a shared 2-core machine
-  test.setTimeout(300_000);
+  test.setTimeout(420_000);
   await page.goto(`${BASE}/admin/sign-up`);
   await page.getByLabel("Your name").fill("Cat Alog");
   await page.getByLabel("Email").fill(`catalog-${Date.now()}@example.com`);
