@@ -7,6 +7,7 @@ import { Field } from "@/components/ui/field";
 import { currencyDigits, minorToDecimal } from "@/components/ui/format";
 import { Input } from "@/components/ui/input";
 
+import { CurrencySelect, type CurrencyOptions } from "./currency-select";
 import { FormError } from "./form-messages";
 import type { FormState } from "./form-state";
 
@@ -26,7 +27,13 @@ const suggestedRate = (currency: string): string => {
 const choiceClass =
   "has-[:checked]:border-primary has-[:checked]:bg-accent flex cursor-pointer items-start gap-3 rounded-lg border p-3 text-sm";
 
-export function CreateStoreForm({ action }: { action: (s: FormState, d: FormData) => Promise<FormState> }) {
+export function CreateStoreForm({
+  action,
+  currencies,
+}: {
+  action: (s: FormState, d: FormData) => Promise<FormState>;
+  currencies: CurrencyOptions;
+}) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   const [currency, setCurrency] = useState(state.values?.currency ?? "USD");
   const [shipping, setShipping] = useState(state.values?.shipping || "flat");
@@ -59,14 +66,14 @@ export function CreateStoreForm({ action }: { action: (s: FormState, d: FormData
         )}
       </Field>
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field id="store-currency" label="Currency" hint="ISO 4217, e.g. USD" error={state.errors.currency}>
+        <Field id="store-currency" label="Currency" error={state.errors.currency}>
           {(control) => (
-            <Input
+            <CurrencySelect
               {...control}
+              options={currencies}
               name="currency"
               value={currency}
               onChange={(e) => setCurrency(e.target.value)}
-              maxLength={3}
               required
             />
           )}

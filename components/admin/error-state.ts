@@ -3,7 +3,9 @@ import { toAppError } from "@/lib/core/errors";
 import type { FormState } from "./form-state";
 
 // What a store admin action tells its form when the operation refuses: the message beside the field its JSONPath
-// names ("$.variants[1].price" → the field named variants.1.price), or above the form; never an internal detail.
+// names ("$.variants[1].price" → the field named variants.1.price, "$.images[0].url" → images.0.url), or above the form; never an internal detail.
+
+const ROW_LISTS = new Set(["variants", "images", "attributes"]);
 
 /** A JSONPath of our errors as the name of the form field it points at. */
 export const fieldOfPath = (path: string | undefined): string => {
@@ -13,8 +15,8 @@ export const fieldOfPath = (path: string | undefined): string => {
     .replace(/\[(\d+)\]/g, ".$1")
     .split(".")
     .filter(Boolean);
-  // a product's variants are rows of fields; every other list (tags, images…) is one field of the form
-  if (parts[0] === "variants" && parts.length >= 3) return parts.slice(0, 3).join(".");
+  // a product's variants, images and attributes are rows of fields; other lists (tags…) are one field of the form
+  if (ROW_LISTS.has(parts[0] ?? "") && parts.length >= 3) return parts.slice(0, 3).join(".");
   return parts[0] ?? "form";
 };
 

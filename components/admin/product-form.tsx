@@ -1,6 +1,7 @@
 "use client";
 
-import { useActionState, useState } from "react";
+import { ImageIcon, Plus, X } from "lucide-react";
+import { useActionState, useId, useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
@@ -11,7 +12,8 @@ import type { FormState } from "./form-state";
 
 // A product and its variants in one form. Prices are typed in the store's currency in major units ("12.50"); the
 // server refuses more decimals than the currency has beside the price. Variant rows: an empty new row is ignored,
-// an existing one can be marked for removal; "Add a variant" adds a row.
+// an existing one can be marked for removal; "Add a variant" adds a row. Images and attributes are rows too
+// (images.<n>.url, attributes.<n>.name…): an empty row is ignored, a row's remove button takes it out.
 
 type Action = (state: FormState, data: FormData) => Promise<FormState>;
 const EMPTY: FormState = { ok: false, errors: {} };
@@ -67,23 +69,10 @@ export function ProductForm({
         <Field id="product-tags" label="Tags" hint="Separated by commas" error={e.tags}>
           {(c) => <Input {...c} name="tags" defaultValue={v.tags} />}
         </Field>
-        <Field
-          id="product-attributes"
-          label="Attributes"
-          hint="One per line as name=value, e.g. material=leather"
-          error={e.attributes}
-        >
-          {(c) => <textarea {...c} name="attributes" defaultValue={v.attributes} className={textarea} />}
-        </Field>
-        <Field
-          id="product-images"
-          label="Image URLs"
-          hint="One https:// URL per line; buyers' clients load them from there"
-          error={e.images}
-        >
-          {(c) => <textarea {...c} name="images" defaultValue={v.images} className={textarea} />}
-        </Field>
       </div>
+
+      <ImageRows values={v} errors={e} />
+      <AttributeRows values={v} errors={e} />
 
       <fieldset className="grid gap-4">
         <legend className="mb-2 text-lg font-semibold">Variants</legend>
@@ -204,5 +193,227 @@ export function DeleteProductButton({ action }: { action: (state: FormState) => 
       </Button>
       <FormError message={state.errors.form ?? state.errors.productId} />
     </form>
+  );
+}
+
+type Row = { key: number; [field: string]: string | number };
+
+/** Rows of a list held in the browser, seeded from the form's values (<list>.<n>.<field>), at least one. */
+function useRows(values: Record<string, string>, list: string, fields: readonly string[], max: number) {
+  const [rows, setRows] = useState<Row[]>(() => {
+    const count = Math.max(Number(values[`${list}Count`]) || 0, 1);
+    return Array.from({ length: count }, (_, n) => ({
+      key: n,
+      ...Object.fromEntries(fields.map((f) => [f, values[`${list}.${n}.${f}`] ?? ""])),
+    }));
+  });
+  const [next, setNext] = useState(rows.length);
+  const blank = () => ({ key: next, ...Object.fromEntries(fields.map((f) => [f, ""])) });
+  return {
+    rows,
+    add: () => {
+      if (rows.length >= max) return;
+      setRows([...rows, blank()]);
+      setNext(next + 1);
+    },
+    remove: (key: number) => {
+      const left = rows.filter((r) => r.key !== key);
+      setRows(left.length > 0 ? left : [blank()]);
+      setNext(next + 1);
+    },
+    set: (key: number, field: string, value: string) =>
+      setRows(rows.map((r) => (r.key === key ? { ...r, [field]: value } : r))),
+  };
+}
+
+/** An http(s) URL the browser can try to show; anything else gets no preview (the server says what is wrong). */
+const previewable = (text: string) => {
+  try {
+    const url = new URL(text.trim());
+    return url.protocol === "https:" || url.protocol === "http:";
+  } catch {
+    return false;
+  }
+};
+
+function Preview({ url }: { url: string }) {
+  const [failed, setFailed] = useState<string | null>(null);
+  const show = previewable(url) && failed !== url;
+  return (
+    <div
+      className="bg-muted text-muted-foreground flex size-16 shrink-0 items-center justify-center overflow-hidden rounded-md border"
+      data-testid="image-preview"
+    >
+      {show ? (
+        // eslint-disable-next-line @next/next/no-img-element -- the merchant's own image URL, shown as typed
+        <img
+          src={url.trim()}
+          alt="Preview"
+          referrerPolicy="no-referrer"
+          className="size-full object-cover"
+          onError={() => setFailed(url)}
+        />
+      ) : (
+        <ImageIcon aria-hidden className="size-6" />
+      )}
+    </div>
+  );
+}
+
+function RowError({ id, message }: { id: string; message?: string }) {
+  return message ? (
+    <p id={id} className="text-destructive text-sm font-medium">
+      {message}
+    </p>
+  ) : null;
+}
+
+function ImageRows({ values, errors }: { values: Record<string, string>; errors: Record<string, string> }) {
+  const { rows, add, remove, set } = useRows(values, "images", ["url", "alt"], 20);
+  const base = useId();
+  return (
+    <fieldset className="grid gap-3">
+      <legend className="mb-1 text-lg font-semibold">Images</legend>
+      <p className="text-muted-foreground text-sm">
+        https:// URLs of your images; buyers&apos; clients load them from there. The first is the main image.
+      </p>
+      <input type="hidden" name="imagesCount" value={rows.length} />
+      <RowError id={`${base}-list`} message={errors.images} />
+      <ol className="grid gap-3">
+        {rows.map((row, n) => {
+          const urlError = errors[`images.${n}.url`];
+          const altError = errors[`images.${n}.alt`];
+          return (
+            <li key={row.key} className="flex items-start gap-3 rounded-lg border p-3">
+              <Preview url={String(row.url)} />
+              <div className="grid min-w-0 flex-1 gap-3 sm:grid-cols-2">
+                <Field id={`image-${n}-url`} label={`Image ${n + 1} URL`} error={urlError}>
+                  {(c) => (
+                    <Input
+                      {...c}
+                      name={`images.${n}.url`}
+                      value={String(row.url)}
+                      onChange={(ev) => set(row.key, "url", ev.target.value)}
+                      inputMode="url"
+                      autoCapitalize="none"
+                      placeholder="https://…"
+                      maxLength={2000}
+                    />
+                  )}
+                </Field>
+                <Field
+                  id={`image-${n}-alt`}
+                  label={
+                    <>
+                      <span className="sr-only">{`Image ${n + 1} `}</span>Alt text (optional)
+                    </>
+                  }
+                  error={altError}
+                >
+                  {(c) => (
+                    <Input
+                      {...c}
+                      name={`images.${n}.alt`}
+                      value={String(row.alt)}
+                      onChange={(ev) => set(row.key, "alt", ev.target.value)}
+                      maxLength={300}
+                    />
+                  )}
+                </Field>
+              </div>
+              <Button
+                type="button"
+                variant="ghost"
+                size="icon"
+                aria-label={`Remove image ${n + 1}`}
+                onClick={() => remove(row.key)}
+                className="mt-6"
+              >
+                <X aria-hidden />
+              </Button>
+            </li>
+          );
+        })}
+      </ol>
+      <Button type="button" variant="outline" className="justify-self-start" onClick={add}>
+        <Plus aria-hidden /> Add an image
+      </Button>
+    </fieldset>
+  );
+}
+
+function AttributeRows({
+  values,
+  errors,
+}: {
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}) {
+  const { rows, add, remove, set } = useRows(values, "attributes", ["name", "value"], 50);
+  const base = useId();
+  return (
+    <fieldset className="grid gap-3">
+      <legend className="mb-1 text-lg font-semibold">Attributes</legend>
+      <p className="text-muted-foreground text-sm">Facts agents can filter on, e.g. material: leather.</p>
+      <input type="hidden" name="attributesCount" value={rows.length} />
+      <RowError id={`${base}-list`} message={errors.attributes} />
+      <ol className="grid gap-3">
+        {rows.map((row, n) => (
+          <li key={row.key} className="flex items-start gap-3">
+            <div className="grid min-w-0 flex-1 gap-3 sm:grid-cols-2">
+              <Field
+                id={`attribute-${n}-name`}
+                label={`Attribute ${n + 1} name`}
+                error={errors[`attributes.${n}.name`]}
+              >
+                {(c) => (
+                  <Input
+                    {...c}
+                    name={`attributes.${n}.name`}
+                    value={String(row.name)}
+                    onChange={(ev) => set(row.key, "name", ev.target.value)}
+                    placeholder="material"
+                    maxLength={100}
+                  />
+                )}
+              </Field>
+              <Field
+                id={`attribute-${n}-value`}
+                label={
+                  <>
+                    <span className="sr-only">{`Attribute ${n + 1} `}</span>Value
+                  </>
+                }
+                error={errors[`attributes.${n}.value`]}
+              >
+                {(c) => (
+                  <Input
+                    {...c}
+                    name={`attributes.${n}.value`}
+                    value={String(row.value)}
+                    onChange={(ev) => set(row.key, "value", ev.target.value)}
+                    placeholder="leather"
+                    maxLength={500}
+                  />
+                )}
+              </Field>
+            </div>
+            <Button
+              type="button"
+              variant="ghost"
+              size="icon"
+              aria-label={`Remove attribute ${n + 1}`}
+              onClick={() => remove(row.key)}
+              className="mt-6"
+            >
+              <X aria-hidden />
+            </Button>
+          </li>
+        ))}
+      </ol>
+      <Button type="button" variant="outline" className="justify-self-start" onClick={add}>
+        <Plus aria-hidden /> Add an attribute
+      </Button>
+    </fieldset>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
+import { ArrowDown, ArrowUp } from "lucide-react";
+import { useActionState, useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
@@ -83,42 +84,50 @@ export function StripeKeysForm({
   );
 }
 
+type LiveNetwork = "mainnet" | "testnet";
+/** A coin of our table as the form offers it. */
+export type CoinOption = { symbol: string; kind: "stable" | "native" };
+
 export function CryptoSettingsForm({
   action,
   enabled,
   coins,
+  coinsByNetwork,
   payoutAddress,
   network,
 }: {
   action: Action;
   enabled: boolean;
+  /** The accepted coins' symbols in the store's order of preference. */
   coins: string[];
+  /** Our coin table per live network (SUI.md §1): the only coins a store can accept there. */
+  coinsByNetwork: Record<LiveNetwork, CoinOption[]>;
   payoutAddress: string | null;
-  network: string;
+  network: LiveNetwork;
 }) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
+  const [chosen, setNetwork] = useState<LiveNetwork | null>(null);
+  const sent = state.values?.network;
+  const chosenNetwork: LiveNetwork = chosen ?? (sent === "mainnet" || sent === "testnet" ? sent : network);
   return (
     <form action={formAction} className="grid gap-4" noValidate>
       <FormError message={state.errors.form ?? state.errors.enabled} />
       {state.ok && state.message ? <Notice>{state.message}</Notice> : null}
       <label className="flex items-center gap-2 text-sm font-medium">
-        <input type="checkbox" name="enabled" defaultChecked={enabled} className="size-4" />
+        <input
+          type="checkbox"
+          name="enabled"
+          defaultChecked={state.values ? state.values.enabled === "on" : enabled}
+          className="size-4"
+        />
         Accept crypto payments
       </label>
-      <Field
-        id="crypto-coins"
-        label="Accepted coins, in order of preference"
-        hint="Symbols separated by commas, e.g. USDC, SUI."
+      <CoinChoice
+        coinsByNetwork={coinsByNetwork}
+        network={chosenNetwork}
+        accepted={state.values?.accepted_coins?.split(",").filter(Boolean) ?? coins}
         error={state.errors.accepted_coins}
-      >
-        {(control) => (
-          <Input
-            {...control}
-            name="accepted_coins"
-            defaultValue={state.values?.accepted_coins ?? coins.join(", ")}
-          />
-        )}
-      </Field>
+      />
       <Field
         id="crypto-address"
         label="Payout address"
@@ -142,7 +151,12 @@ export function CryptoSettingsForm({
         error={state.errors.network}
       >
         {(control) => (
-          <NativeSelect {...control} name="network" defaultValue={state.values?.network ?? network}>
+          <NativeSelect
+            {...control}
+            name="network"
+            value={chosenNetwork}
+            onChange={(event) => setNetwork(event.target.value as LiveNetwork)}
+          >
             <option value="mainnet">Sui mainnet</option>
             <option value="testnet">Sui testnet</option>
           </NativeSelect>
@@ -182,5 +196,117 @@ export function CloseOwedBackForm({ action, id }: { action: Action; id: string }
         {pending ? "Checking on the chain…" : "Close"}
       </Button>
     </form>
+  );
+}
+
+/**
+ * The accepted coins as checkboxes of our coin table on the chosen network, in the store's order of preference
+ * (checked coins first); the arrows move a coin up or down that order. The form sends the checked symbols in
+ * that order as repeated accepted_coins fields; the server resolves each through the same table.
+ */
+function CoinChoice({
+  coinsByNetwork,
+  network,
+  accepted,
+  error,
+}: {
+  coinsByNetwork: Record<LiveNetwork, CoinOption[]>;
+  network: LiveNetwork;
+  accepted: string[];
+  error?: string;
+}) {
+  const all = [
+    ...new Map([...coinsByNetwork.mainnet, ...coinsByNetwork.testnet].map((c) => [c.symbol, c])).values(),
+  ];
+  const rank = (symbol: string) => accepted.findIndex((a) => a.toUpperCase() === symbol.toUpperCase());
+  const isAccepted = (symbol: string) => accepted.some((a) => a.toUpperCase() === symbol.toUpperCase());
+  const [order, setOrder] = useState<string[]>(() => [
+    ...all
+      .filter((c) => isAccepted(c.symbol))
+      .sort((a, b) => rank(a.symbol) - rank(b.symbol))
+      .map((c) => c.symbol),
+    ...all.filter((c) => !isAccepted(c.symbol)).map((c) => c.symbol),
+  ]);
+  const [checked, setChecked] = useState<Set<string>>(
+    () => new Set(all.filter((c) => isAccepted(c.symbol)).map((c) => c.symbol)),
+  );
+  const offered = new Set(coinsByNetwork[network].map((c) => c.symbol));
+  const shown = order.filter((symbol) => offered.has(symbol));
+  const kindOf = new Map(all.map((c) => [c.symbol, c.kind]));
+  const move = (symbol: string, by: -1 | 1) => {
+    const at = shown.indexOf(symbol);
+    const other = shown[at + by];
+    if (other === undefined) return;
+    const next = [...order];
+    const i = next.indexOf(symbol);
+    const j = next.indexOf(other);
+    [next[i], next[j]] = [other, symbol];
+    setOrder(next);
+  };
+  const errorId = error ? "crypto-coins-error" : undefined;
+  return (
+    <fieldset
+      className="grid gap-2"
+      aria-describedby={errorId ? `crypto-coins-hint ${errorId}` : "crypto-coins-hint"}
+    >
+      <legend className="text-sm font-medium">Accepted coins, in order of preference</legend>
+      <p id="crypto-coins-hint" className="text-muted-foreground text-xs">
+        Agents paying &ldquo;auto&rdquo; use the stablecoins first, in this order, then SUI.
+      </p>
+      <ul className="grid gap-1">
+        {shown.map((symbol, n) => (
+          <li key={symbol} className="flex items-center gap-2 rounded-md border px-3 py-1.5">
+            <label className="flex min-w-0 flex-1 flex-wrap items-center gap-x-2 text-sm">
+              <input
+                type="checkbox"
+                name="accepted_coins"
+                value={symbol}
+                checked={checked.has(symbol)}
+                onChange={(event) => {
+                  const next = new Set(checked);
+                  if (event.target.checked) next.add(symbol);
+                  else next.delete(symbol);
+                  setChecked(next);
+                }}
+                className="size-4"
+                aria-describedby={`coin-${symbol}-kind`}
+                {...(error ? { "aria-invalid": true } : {})}
+              />
+              <span className="font-medium">{symbol}</span>
+            </label>
+            <span id={`coin-${symbol}-kind`} className="text-muted-foreground hidden text-xs sm:inline">
+              {kindOf.get(symbol) === "native" ? "Sui's own coin" : "USD stablecoin"}
+            </span>
+            <Button
+              type="button"
+              variant="ghost"
+              size="icon"
+              className="size-8"
+              aria-label={`Move ${symbol} up`}
+              disabled={n === 0}
+              onClick={() => move(symbol, -1)}
+            >
+              <ArrowUp aria-hidden />
+            </Button>
+            <Button
+              type="button"
+              variant="ghost"
+              size="icon"
+              className="size-8"
+              aria-label={`Move ${symbol} down`}
+              disabled={n === shown.length - 1}
+              onClick={() => move(symbol, 1)}
+            >
+              <ArrowDown aria-hidden />
+            </Button>
+          </li>
+        ))}
+      </ul>
+      {error ? (
+        <p id={errorId} className="text-destructive text-sm font-medium">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
   );
 }

@@ -1,12 +1,14 @@
 "use client";
 
-import { useActionState } from "react";
+import { LocateFixed } from "lucide-react";
+import { useActionState, useState } from "react";
 
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/select";
 
+import { CurrencySelect, type CurrencyOptions } from "./currency-select";
 import { FormError, Notice } from "./form-messages";
 import type { FormState } from "./form-state";
 
@@ -21,9 +23,11 @@ export function StoreSettingsForm({
   initial,
   slug,
   canEdit,
+  currencies,
 }: {
   action: Action;
   initial: { name: string; currency: string; mode: string; taxRate: string };
+  currencies: CurrencyOptions;
   slug: string;
   canEdit: boolean;
 }) {
@@ -48,11 +52,17 @@ export function StoreSettingsForm({
           <Field
             id="settings-currency"
             label="Currency"
-            hint="ISO 4217; fixed once the store has an order"
+            hint="Fixed once the store has an order"
             error={state.errors.currency}
           >
             {(control) => (
-              <Input {...control} name="currency" defaultValue={v.currency} maxLength={3} required />
+              <CurrencySelect
+                {...control}
+                options={currencies}
+                name="currency"
+                defaultValue={v.currency}
+                required
+              />
             )}
           </Field>
           <Field
@@ -169,9 +179,8 @@ export function LocationForm({ action }: { action: Action }) {
         {text("loc-region", "region", "Region (optional)")}
         {text("loc-postal", "postalCode", "Postal code (optional)")}
         {text("loc-country", "country", "Country", "e.g. US")}
-        {text("loc-lat", "latitude", "Latitude", "Degrees, e.g. 37.7749")}
-        {text("loc-lng", "longitude", "Longitude", "Degrees, e.g. -122.4194")}
       </div>
+      <PositionField error={state.errors.position} initial={v.position ?? ""} />
       <fieldset className="grid gap-2">
         <legend className="text-sm font-medium">Services</legend>
         <div className="flex flex-wrap gap-4 text-sm">
@@ -190,6 +199,62 @@ export function LocationForm({ action }: { action: Action }) {
         {pending ? "Adding…" : "Add location"}
       </Button>
     </form>
+  );
+}
+
+/**
+ * Where the location is on the map, as "latitude, longitude": agents search locations nearest first, so it is
+ * needed. There is no geocoding (the service may run without internet): the merchant pastes the pair a map app
+ * copies, or lets this device say where it is (standing in the shop). The server checks the numbers.
+ */
+function PositionField({ error, initial }: { error?: string; initial: string }) {
+  const [position, setPosition] = useState(initial);
+  const [status, setStatus] = useState<string | null>(null);
+  const locate = () => {
+    if (!("geolocation" in navigator)) {
+      setStatus("This browser cannot tell its location: paste the position from a map app.");
+      return;
+    }
+    setStatus("Asking this device where it is…");
+    navigator.geolocation.getCurrentPosition(
+      ({ coords }) => {
+        setPosition(`${coords.latitude.toFixed(6)}, ${coords.longitude.toFixed(6)}`);
+        setStatus(`Filled in from this device (within about ${Math.round(coords.accuracy)} m).`);
+      },
+      () => setStatus("The device did not say where it is: paste the position from a map app."),
+      { enableHighAccuracy: true, timeout: 15_000 },
+    );
+  };
+  return (
+    <div className="grid gap-2">
+      <Field
+        id="loc-position"
+        label="Position (latitude, longitude)"
+        hint="In a map app, right-click or long-press the shop and copy its coordinates, e.g. 37.7749, -122.4194"
+        error={error}
+      >
+        {(control) => (
+          <Input
+            {...control}
+            name="position"
+            value={position}
+            onChange={(event) => setPosition(event.target.value)}
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="37.7749, -122.4194"
+            maxLength={100}
+          />
+        )}
+      </Field>
+      <div className="flex flex-wrap items-center gap-3">
+        <Button type="button" variant="outline" size="sm" onClick={locate}>
+          <LocateFixed aria-hidden /> Use this device&apos;s location
+        </Button>
+        <p role="status" className="text-muted-foreground text-xs">
+          {status}
+        </p>
+      </div>
+    </div>
   );
 }
 

@@ -5,6 +5,8 @@ import { cn } from "./cn";
 // A form field: its label, an optional hint and an error, all tied to the control by id so a screen reader reads
 // the label, then the hint and the error (aria-describedby), and knows the value is wrong (aria-invalid). The
 // control is a render prop so any input, select or Radix control receives the same wiring.
+// The field's rows pack to the top (content-start): in a grid of fields, a neighbour that grows an error or a
+// longer hint makes this cell taller, and without it the stretched rows would push this label and control down.
 
 export type ControlProps = {
   id: string;
@@ -31,7 +33,7 @@ export function Field({
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
   return (
-    <div className={cn("grid gap-1.5", className)}>
+    <div className={cn("grid content-start gap-1.5", className)}>
       <label htmlFor={id} className="text-sm font-medium">
         {label}
       </label>

@@ -191,12 +191,13 @@ test("a merchant creates a store: fields checked, a taken address refused; anoth
   await page.getByRole("link", { name: "Create a store" }).click();
   await page.getByLabel("Store name").fill("Corner Shop");
   await page.getByLabel("Address").fill("summit-trail-outfitters");
-  await page.getByLabel("Currency").fill("XX");
+  await page.getByLabel("Country", { exact: true }).fill("XX");
   await page.getByRole("button", { name: "Create store" }).click();
-  await expect(page.getByText("Use a three-letter ISO 4217 currency code")).toBeVisible();
+  await expect(page.getByText("Use a two-letter ISO 3166 country code")).toBeVisible();
   // a refused form keeps what was typed, to be corrected
   await expect(page.getByLabel("Store name")).toHaveValue("Corner Shop");
-  await page.getByLabel("Currency").fill("EUR");
+  await page.getByLabel("Country", { exact: true }).fill("DE");
+  await page.getByLabel("Currency").selectOption("EUR");
   await page.getByRole("button", { name: "Create store" }).click();
   await expect(page.getByText('The address "summit-trail-outfitters" is taken')).toBeVisible();
   await look(page, testInfo, "new-store-errors");

@@ -8,6 +8,7 @@ import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 
+import { SUPPORTED_CURRENCIES } from "./currencies";
 import { createSigningKeyMaterial } from "./signing-keys";
 
 // A merchant creates a store from the admin: its name, its slug (the path segment of every URL of the store,
@@ -18,7 +19,6 @@ import { createSigningKeyMaterial } from "./signing-keys";
 // on the wire) or says explicitly that it does not ship yet (the overview's checklist then flags it): either way
 // agents never meet a store that looks open but refuses every address.
 
-const SUPPORTED_CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 const REGIONS = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
 /** CLDR region codes that are not countries (unknown, unions, outlying Oceania). */
 const NOT_COUNTRIES = new Set(["ZZ", "EU", "EZ", "UN", "QO"]);
@@ -59,7 +59,7 @@ export const CreateStoreSchema = z.strictObject({
     .trim()
     .toUpperCase()
     .refine((c) => /^[A-Z]{3}$/.test(c) && SUPPORTED_CURRENCIES.has(c), {
-      error: "Use a three-letter ISO 4217 currency code such as USD or EUR",
+      error: "Choose a currency from the list (a three-letter ISO 4217 code such as USD or EUR)",
     }),
   country: countryCode,
   /** "flat": ship to `shipsTo` at `shippingRate`; "later": not shipping yet (no rate, agents cannot buy). */

@@ -66,7 +66,16 @@ export const cryptoSettingsOf = (store: Store): CryptoSettings => {
 export const SetCryptoSettingsSchema = z.strictObject({
   enabled: z.boolean().optional(),
   /** Symbols or full coin types, in order of preference (auto pays stablecoins first in this order). */
-  accepted_coins: z.array(z.string().min(1).max(200)).min(1).max(10).optional(),
+  accepted_coins: z
+    .array(
+      z
+        .string()
+        .min(1, "A coin cannot be empty")
+        .max(200, "Use a coin symbol or type of at most 200 characters"),
+    )
+    .min(1, "Choose at least one coin")
+    .max(10, "Choose at most 10 coins")
+    .optional(),
   /** The merchant's Sui address; "" clears it (only while crypto is disabled). */
   payout_address: z.string().max(200).optional(),
   /** The network a live store settles on. */

@@ -6,6 +6,7 @@ import { MerchantFrame } from "@/components/admin/frame/merchant-frame";
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent } from "@/components/ui/card";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { currencyOptions } from "@/lib/stores/currencies";
 
 import { createStoreAction } from "../actions";
 
@@ -23,7 +24,7 @@ export default async function NewStorePage() {
       >
         <Card>
           <CardContent className="pt-5 sm:pt-6">
-            <CreateStoreForm action={createStoreAction} />
+            <CreateStoreForm action={createStoreAction} currencies={currencyOptions()} />
           </CardContent>
         </Card>
       </PageShell>

@@ -13,17 +13,17 @@ import { runCatalogImport } from "@/lib/catalog/import/run-catalog-import";
 import { logError } from "@/lib/core/log";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
 
-import { formField, productFromForm } from "./product-form-data";
+import { formField, productFromForm, type RowMaps } from "./product-form-data";
 
 // The catalog pages' actions: each runs a store admin operation (staff or owner of the store) and answers its form.
 
 const root = (slug: string) => `/admin/stores/${encodeURIComponent(slug)}/catalog`;
 
-const refused = (thrown: unknown, values: Record<string, string>, rowOf: number[]): FormState => {
+const refused = (thrown: unknown, values: Record<string, string>, rows: RowMaps): FormState => {
   const state = errorState(thrown, values);
   return {
     ...state,
-    errors: Object.fromEntries(Object.entries(state.errors).map(([k, v]) => [formField(k, rowOf), v])),
+    errors: Object.fromEntries(Object.entries(state.errors).map(([k, v]) => [formField(k, rows), v])),
   };
 };
 
@@ -35,14 +35,14 @@ export async function saveProductAction(
 ): Promise<FormState> {
   const account = await getMerchantSession();
   if (!account) return SESSION_ENDED;
-  const { raw, values, rowOf } = productFromForm(data);
+  const { raw, values, rows } = productFromForm(data);
   let id: string;
   try {
     id = productId
       ? (await runStoreAdminOp(account, slug, "updateProduct", { ...raw, productId })).id
       : (await runStoreAdminOp(account, slug, "createProduct", raw)).id;
   } catch (thrown) {
-    return refused(thrown, values, rowOf);
+    return refused(thrown, values, rows);
   }
   revalidatePath(root(slug), "layout");
   redirect(`${root(slug)}/${encodeURIComponent(id)}?saved=1`);

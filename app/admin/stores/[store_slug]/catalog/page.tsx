@@ -5,9 +5,10 @@ import { Notice } from "@/components/admin/form-messages";
 import { PageShell } from "@/components/layout/page-shell";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { formatCount, formatMoneyRange } from "@/components/ui/format";
 import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { formatMajor } from "@/lib/catalog/admin/major-units";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
 
 import { catalogPageAccess } from "./access";
@@ -30,7 +31,7 @@ export default async function CatalogPage({ params, searchParams }: Props) {
     query: q.slice(0, 200),
     page: pageNumber,
   });
-  const money = (minor: number) => `${formatMajor(minor, store.currency)} ${store.currency}`;
+  const locale = await viewerLocale(store.country);
   const href = (n: number) => `${root}?${new URLSearchParams({ ...(q ? { q } : {}), page: String(n) })}`;
   return (
     <PageShell
@@ -74,9 +75,9 @@ export default async function CatalogPage({ params, searchParams }: Props) {
             <TableHeader>
               <TableRow>
                 <TableHead>Product</TableHead>
-                <TableHead className="text-right">Variants</TableHead>
+                <TableHead className="hidden text-right sm:table-cell">Variants</TableHead>
                 <TableHead className="text-right">Price</TableHead>
-                <TableHead className="text-right">Inventory</TableHead>
+                <TableHead className="hidden text-right sm:table-cell">Inventory</TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
@@ -84,6 +85,7 @@ export default async function CatalogPage({ params, searchParams }: Props) {
                 const prices = p.variants.map((v) => v.priceMinor);
                 const low = Math.min(...prices);
                 const high = Math.max(...prices);
+                const stock = p.variants.reduce((sum, v) => sum + v.inventory, 0);
                 return (
                   <TableRow key={p.id}>
                     <TableCell>
@@ -93,18 +95,23 @@ export default async function CatalogPage({ params, searchParams }: Props) {
                       >
                         {p.title}
                       </Link>
-                      <div className="text-muted-foreground font-mono text-xs">{p.handle}</div>
+                      <div className="text-muted-foreground font-mono text-xs break-all">{p.handle}</div>
+                      {/* on a phone the variant and stock columns are hidden: their figures go here */}
+                      <div className="text-muted-foreground text-xs sm:hidden">
+                        {p.variants.length === 1
+                          ? "1 variant"
+                          : `${formatCount(p.variants.length, locale)} variants`}
+                        {` · ${formatCount(stock, locale)} in stock`}
+                      </div>
                     </TableCell>
-                    <TableCell className="text-right tabular-nums">{p.variants.length}</TableCell>
-                    <TableCell className="text-right whitespace-nowrap tabular-nums">
-                      {prices.length === 0
-                        ? "—"
-                        : low === high
-                          ? money(low)
-                          : `${money(low)} – ${money(high)}`}
+                    <TableCell className="hidden text-right tabular-nums sm:table-cell">
+                      {formatCount(p.variants.length, locale)}
                     </TableCell>
                     <TableCell className="text-right tabular-nums">
-                      {p.variants.reduce((sum, v) => sum + v.inventory, 0)}
+                      {prices.length === 0 ? "—" : formatMoneyRange(low, high, store.currency, locale)}
+                    </TableCell>
+                    <TableCell className="hidden text-right tabular-nums sm:table-cell">
+                      {formatCount(stock, locale)}
                     </TableCell>
                   </TableRow>
                 );

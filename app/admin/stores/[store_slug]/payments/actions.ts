@@ -39,18 +39,18 @@ export async function saveStripeKeys(slug: string, _p: FormState, data: FormData
 export async function saveCryptoSettings(slug: string, _p: FormState, data: FormData): Promise<FormState> {
   const account = await getMerchantSession();
   if (!account) return SIGNED_OUT;
+  // the checked coins, in the form's order of preference (one accepted_coins field per checked box)
+  const coins = data.getAll("accepted_coins").map(String);
   const values = {
-    accepted_coins: text(data, "accepted_coins"),
+    enabled: data.get("enabled") === "on" ? "on" : "",
+    accepted_coins: coins.join(","),
     payout_address: text(data, "payout_address"),
     network: text(data, "network"),
   };
   try {
     await setCryptoSettingsAs(account, slug, {
       enabled: data.get("enabled") === "on",
-      accepted_coins: values.accepted_coins
-        .split(/[\s,]+/)
-        .map((s) => s.trim())
-        .filter(Boolean),
+      accepted_coins: coins,
       payout_address: values.payout_address.trim(),
       network: values.network,
     });

@@ -15,6 +15,7 @@ import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { toAppError } from "@/lib/core/errors";
 import { storeCouponPayables } from "@/lib/coupons/operator";
+import { coinTable } from "@/lib/payments/crypto/coins";
 
 import { closeOwedBackAction, saveCryptoSettings, saveStripeKeys } from "./actions";
 
@@ -117,8 +118,12 @@ export default async function PaymentsPage({ params }: Props) {
                 action={saveCryptoSettings.bind(null, slug)}
                 enabled={rails.crypto.enabled}
                 coins={rails.crypto.accepted_coins}
+                coinsByNetwork={{
+                  mainnet: coinTable("mainnet").map(({ symbol, kind }) => ({ symbol, kind })),
+                  testnet: coinTable("testnet").map(({ symbol, kind }) => ({ symbol, kind })),
+                }}
                 payoutAddress={rails.crypto.payout_address}
-                network={rails.crypto.live_network}
+                network={rails.crypto.live_network === "testnet" ? "testnet" : "mainnet"}
               />
             ) : (
               <dl className="grid gap-2 text-sm">

@@ -5,6 +5,7 @@ import { revalidatePath } from "next/cache";
 import { errorState, SESSION_ENDED } from "@/components/admin/error-state";
 import type { FormState } from "@/components/admin/form-state";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { POSITION_FORMAT, splitPosition } from "@/lib/stores/location-position";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
 
 // The settings page's actions: each reads its form, runs the store admin operation (which checks the account's
@@ -72,16 +73,23 @@ export async function createLocationAction(
     "region",
     "postalCode",
     "country",
-    "latitude",
-    "longitude",
+    "position",
   ]);
+  const { position, ...address } = values;
+  const point = splitPosition(position ?? "");
+  if (!point) return { ok: false, errors: { position: POSITION_FORMAT }, values };
   try {
     await runStoreAdminOp(account, slug, "createLocation", {
-      ...values,
+      ...address,
+      ...point,
       services: data.getAll("services").map(String),
     });
   } catch (thrown) {
-    return errorState(thrown, values);
+    const state = errorState(thrown, values);
+    // the schema checks latitude and longitude; the form has them in one field
+    const { latitude, longitude, ...errors } = state.errors;
+    const onPosition = latitude ?? longitude;
+    return { ...state, errors: onPosition ? { ...errors, position: onPosition } : errors };
   }
   revalidatePath(path(slug));
   return { ok: true, errors: {}, message: `Location "${values.name}" added.` };

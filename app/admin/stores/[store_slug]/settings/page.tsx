@@ -15,6 +15,7 @@ import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { toAppError } from "@/lib/core/errors";
+import { currencyOptions } from "@/lib/stores/currencies";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
 import { taxRateText } from "@/lib/stores/update-store-settings";
 
@@ -62,6 +63,7 @@ export default async function StoreSettingsPage({ params }: Props) {
               action={updateSettingsAction.bind(null, store.slug)}
               slug={store.slug}
               canEdit={canEdit}
+              currencies={currencyOptions()}
               initial={{
                 name: store.name,
                 currency: store.currency,

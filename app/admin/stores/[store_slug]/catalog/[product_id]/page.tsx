@@ -32,7 +32,7 @@ export default async function ProductPage({ params, searchParams }: Props) {
     if (toAppError(thrown).code === "not_found") notFound();
     throw thrown;
   }
-  const media = product.media as { url: string }[];
+  const media = product.media as { url: string; alt_text?: string }[];
   const attributes = product.attributes as { name: string; value: string }[];
   const initial: Record<string, string> = {
     title: product.title,
@@ -40,10 +40,18 @@ export default async function ProductPage({ params, searchParams }: Props) {
     description: product.descriptionText,
     categories: product.categories.join("\n"),
     tags: product.tags.join(", "),
-    attributes: attributes.map((a) => `${a.name}=${a.value}`).join("\n"),
-    images: media.map((m) => m.url).join("\n"),
+    imagesCount: String(media.length),
+    attributesCount: String(attributes.length),
     variantCount: String(product.variants.length),
   };
+  media.forEach((m, n) => {
+    initial[`images.${n}.url`] = m.url;
+    initial[`images.${n}.alt`] = m.alt_text ?? "";
+  });
+  attributes.forEach((a, n) => {
+    initial[`attributes.${n}.name`] = a.name;
+    initial[`attributes.${n}.value`] = a.value;
+  });
   product.variants.forEach((v, n) => {
     Object.assign(initial, {
       [`variants.${n}.id`]: v.id,
