@@ -22,7 +22,7 @@ import { priceCheckout } from "./price-checkout";
 // test mode with Stripe test keys) run Stripe's Payment Element in the buyer's browser (Stripe.js confirms the PaymentIntent with its client secret and the store's
 // publishable key; 3-DS may redirect back here with ?payment_intent=…). Either way the server then trusts only
 // the provider's state: one "retrieve and finish" (settle below) records it and places the order on success.
-// Once the order is placed the token is dropped (placeOrder clears it), so the link stops working.
+// Once the order is placed the token is dropped (placeOrder keeps only its hash): the link then shows the receipt.
 
 export type PaymentPage = {
   storeName: string;

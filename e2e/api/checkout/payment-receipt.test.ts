@@ -5,7 +5,8 @@ import { after, before, describe, test } from "node:test";
 import type { JWK } from "jose";
 
 import { getPaymentPage } from "@/lib/checkout/hosted-payment";
-import { getPaymentReceipt, sealReceipt } from "@/lib/checkout/payment-receipt";
+import { getPaymentReceipt, getReceiptOfPaidLink, sealReceipt } from "@/lib/checkout/payment-receipt";
+import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -144,5 +145,39 @@ describe("hosted payment page: breakdown before, receipt after", () => {
     }
     assert.equal(await getPaymentReceipt(other.slug, sealed), null, "bound to its store");
     assert.equal(await getPaymentReceipt(other.slug, await sealReceipt(other.slug, checkout.id)), null);
+  });
+
+  test("GET /s/:slug/pay/:token opened again after paying — the bare link finds its receipt by the token's hash, nothing else does", async () => {
+    const { checkout, url } = await escalated();
+    const token = url.slice(url.lastIndexOf("/") + 1);
+    assert.equal(await getReceiptOfPaidLink(store.slug, token), null, "no receipt before the order");
+    const paid = await submit(url, { action: "card", payment_method: "pm_card_visa" });
+    assert.equal(paid.get("result"), "paid");
+    assert.equal(await getPaymentPage(store.slug, token), null, "the link no longer pays");
+
+    const reopened = await getReceiptOfPaidLink(store.slug, token);
+    assert.ok(reopened, "the paid link shows its receipt");
+    assert.deepEqual(reopened, await getPaymentReceipt(store.slug, paid.get("receipt")!));
+    assert.equal(reopened.storeName, "Receipt Goods");
+    assert.equal(reopened.totalMinor, totalOf(checkout, "total"));
+    assert.deepEqual(reopened.paidWith, { kind: "card", brand: "visa", last4: "4242" });
+
+    // the checkout keeps a hash of the link, never the live token
+    const row = await (
+      await getDb()
+    ).checkoutSession.findUniqueOrThrow({
+      where: { id: checkout.id },
+      select: { continueToken: true, paidLinkHash: true },
+    });
+    assert.equal(row.continueToken, null);
+    assert.match(row.paidLinkHash ?? "", /^[0-9a-f]{64}$/);
+    assert.notEqual(row.paidLinkHash, token);
+    // the hash itself, another store, an edited token, a malformed one: nothing
+    assert.equal(await getReceiptOfPaidLink(store.slug, row.paidLinkHash!), null);
+    assert.equal(await getReceiptOfPaidLink(other.slug, token), null, "bound to its store");
+    const edited = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+    for (const bad of [edited, "", "short", `${token}/x`]) {
+      assert.equal(await getReceiptOfPaidLink(store.slug, bad), null, bad);
+    }
   });
 });
