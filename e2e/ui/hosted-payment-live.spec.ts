@@ -193,7 +193,7 @@ const payWith = async (page: Page, card: string, { double = false } = {}) => {
   await (double ? pay.dblclick() : pay.click());
 };
 
-test("live store: no card token → requires_escalation; the buyer pays in the Payment Element; completed, one order, link gone", async ({
+test("live store: no card token → requires_escalation; the buyer pays in the Payment Element; completed, one order, the link then shows the receipt", async ({
   page,
 }) => {
   const { id, link } = await escalatedCheckout();

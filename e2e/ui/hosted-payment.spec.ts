@@ -40,7 +40,7 @@ type Checkout = {
   totals: { type: string; amount: number }[];
 };
 
-test("3-DS escalation: the buyer completes the sandbox challenge on continue_url; one order; link gone", async ({
+test("3-DS escalation: the buyer completes the sandbox challenge on continue_url; one order; the link then shows the receipt", async ({
   page,
   request,
 }) => {

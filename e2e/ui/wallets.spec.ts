@@ -261,10 +261,11 @@ const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode:
 const setTheme = (page: Page, theme: "light" | "dark") =>
   page.context().addCookies([{ name: "acs-theme", value: theme, url: baseUrl }]);
 
-test("wallets through dApp Kit: a late wallet signs in, a wallet that drops charges nothing, an execute-only wallet pays", async ({
+test("wallets through dApp Kit: a late wallet signs in, a wallet that drops charges nothing, an execute-only wallet pays; other bytes, a lapsed price and a double click charge at most once", async ({
   page,
   browser,
 }, testInfo) => {
+  test.setTimeout(420_000);
   const { id, link } = await paymentLink();
 
   // 1. the wallet registers after the page loaded: the connect dialog lists it (screenshots light and dark)
