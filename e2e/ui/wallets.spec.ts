@@ -325,7 +325,9 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
 
   // 4. a wallet that signs other bytes, then a price that lapses while the wallet is open, then a double click
   const second = await paymentLink();
-  const third = await browser.newPage();
+  // its own context: axe (expectAccessible) needs a page made through browser.newContext()
+  const thirdContext = await browser.newContext();
+  const third = await thirdContext.newPage();
   const signing = await testWallet(third);
   const script: ("other-bytes" | "late")[] = ["other-bytes", "late"];
   let walletOpened = () => undefined as void;
@@ -398,5 +400,5 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
   const spent =
     (start.get(usdc) ?? 0n) - ((await balances(sandboxUrl, signing.toSuiAddress())).get(usdc) ?? 0n);
   expect(spent, "charged once, the quoted amount").toBe(quotedBase);
-  await third.close();
+  await thirdContext.close();
 });
