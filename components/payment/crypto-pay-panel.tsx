@@ -48,6 +48,9 @@ type Phase =
   | { kind: "pending"; digest: string }
   | { kind: "failed"; reason: string };
 
+const PRICE_EXPIRED =
+  "The price expired before the payment was sent, so nothing was charged. Get a new price, then pay again.";
+
 export function CryptoPayPanel(props: Props) {
   const { slug, token, currency } = props;
   const router = useRouter();
@@ -89,6 +92,8 @@ export function CryptoPayPanel(props: Props) {
   const settle = useCallback(
     (answer: WalletActionResult<WalletPayAnswer>) => {
       if (!answer.ok) {
+        // the server found the price lapsed: the quote shown can no longer be paid, offer a new one
+        if (answer.code === "checkout_not_modifiable") setQuote(null);
         setError(answer.message);
         return;
       }
@@ -108,6 +113,13 @@ export function CryptoPayPanel(props: Props) {
     try {
       const signer = await signerFor(props.address, props.network, props.testWallet);
       const paid = await signOrExecute(signer, quote.bytes);
+      // the price lapsed while the wallet was open: a signature is not a payment, so nothing is sent (the server
+      // would refuse it too); a wallet that executed itself has paid, and its digest is settled whatever the time
+      if (paid.kind === "signed" && Date.now() >= Date.parse(quote.expiresAt)) {
+        setPhase({ kind: "idle" });
+        setError(PRICE_EXPIRED);
+        return;
+      }
       setPhase({
         kind: "busy",
         what: paid.kind === "signed" ? "Sending the payment…" : "Checking the payment…",
@@ -243,7 +255,7 @@ export function CryptoPayPanel(props: Props) {
                 className="justify-self-start"
                 onClick={() => void requote(coin)}
               >
-                <RefreshCw aria-hidden /> Try again
+                <RefreshCw aria-hidden /> Get a new price
               </Button>
             ) : null}
           </div>

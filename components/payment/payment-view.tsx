@@ -18,6 +18,11 @@ import { TestCards } from "./test-cards";
 const NOTICES: Record<string, { text: string; tone: "warning" | "danger" }> = {
   declined: { text: "The card was declined. Try another card.", tone: "danger" },
   challenge: { text: "Your bank asks you to confirm this payment.", tone: "warning" },
+  /** Live: the page was reloaded (or reopened) while the bank's confirmation was open; Stripe's state says so. */
+  bank_waiting: {
+    text: "Your bank is still waiting for you to confirm this payment, so nothing has been charged yet. Pay again to return to your bank's confirmation.",
+    tone: "warning",
+  },
   mismatch: {
     text: "That payment does not belong to this checkout: nothing was charged here. Pay below.",
     tone: "warning",
@@ -63,6 +68,8 @@ export function PaymentView({
     <Notice text={shown.text} tone={shown.tone} />
   ) : page.lastError ? (
     <Notice text={page.lastError} tone="danger" />
+  ) : page.live && page.step === "challenge" ? (
+    <Notice {...NOTICES.bank_waiting!} />
   ) : null;
   return (
     <div className="grid gap-6">

@@ -43,3 +43,29 @@ export const everyLook = async (page: Page, testInfo: TestInfo, name: string) =>
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.reload();
 };
+
+/**
+ * A state that lives only in the browser (an error the page shows after the wallet answered) in every look, without
+ * a reload: the theme is switched on <html> as the server would render it, then put back.
+ */
+export const everyLookInPlace = async (page: Page, testInfo: TestInfo, name: string) => {
+  const before = await page.evaluate(() => document.documentElement.getAttribute("data-theme"));
+  for (const theme of THEMES) {
+    await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(scrollWidth, `${name} ${theme} ${width}: no sideways scrolling`).toBeLessThanOrEqual(width);
+      await shoot(page, testInfo, `${name}-${theme}-${width}`);
+      if ((theme === "light") === (width === 1280)) await expectAccessible(page, `${name} ${theme} ${width}`);
+    }
+  }
+  await page.evaluate(
+    (t) =>
+      t === null
+        ? document.documentElement.removeAttribute("data-theme")
+        : document.documentElement.setAttribute("data-theme", t),
+    before,
+  );
+  await page.setViewportSize({ width: 1280, height: 900 });
+};

@@ -185,14 +185,15 @@ const serveFakeStripeJs = (page: Page) =>
     route.fulfill({ contentType: "application/javascript", body: fakeStripeJsSource(stripeApi.url) }),
   );
 
-const payWith = async (page: Page, card: string) => {
+const payWith = async (page: Page, card: string, { double = false } = {}) => {
   await page.getByLabel("Card number").fill(card);
   await page.getByLabel("Expiration date").fill("12 / 34");
   await page.getByLabel("Security code").fill("123");
-  await page.getByRole("button", { name: "Pay" }).click();
+  const pay = page.getByRole("button", { name: "Pay" });
+  await (double ? pay.dblclick() : pay.click());
 };
 
-test("live store: no card token → requires_escalation; the buyer pays in the Payment Element; completed, one order, link gone", async ({
+test("live store: no card token → requires_escalation; the buyer pays in the Payment Element; completed, one order, the link then shows the receipt", async ({
   page,
 }) => {
   const { id, link } = await escalatedCheckout();
@@ -205,15 +206,24 @@ test("live store: no card token → requires_escalation; the buyer pays in the P
   await expect(page.getByRole("button", { name: "Pay" })).toBeEnabled();
   expect(await page.content(), "the secret key never reaches the browser").not.toContain(SECRET_KEY);
   const before = stripeApi.confirmations();
-  await payWith(page, CARDS.visa);
+  // a double click on Pay
+  await payWith(page, CARDS.visa, { double: true });
   await expect(page.getByText(/your order is placed/i)).toBeVisible();
   // the receipt names the order
   await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
   // confirmed once, by the browser with the publishable key; the server only read the result
   expect(stripeApi.confirmations()).toEqual({ publishable: before.publishable + 1, secret: before.secret });
   expect(await stateOf(id)).toEqual({ status: "completed", continue_token: null, orders: 1 });
+  const orderId = await page.getByTestId("receipt-order-id").textContent();
+  // the link opened again: the receipt (the checkout keeps only a hash of the link's token)
   await page.goto(link);
-  await expect(page.getByTestId("pay-gone")).toContainText("no longer active");
+  await expect(page.getByTestId("receipt-order-id")).toHaveText(orderId!);
+  await expect(page.getByTestId("receipt-paid-with")).toHaveText("Visa •••• 4242");
+  const kept = await db.query<{ paid_link_hash: string }>(
+    "SELECT paid_link_hash FROM checkout_sessions WHERE id = $1",
+    [id],
+  );
+  expect(kept.rows[0]?.paid_link_hash).toMatch(/^[0-9a-f]{64}$/);
 });
 
 test("the browser's refresh after paying is lost: opening the link again finishes the order from Stripe's state", async ({
@@ -245,8 +255,19 @@ test("3-D Secure: the bank redirects back to return_url with payment_intent; the
   // Stripe.js navigated to the bank's page (here the sandbox's 3-DS page)
   await expect(page.getByRole("heading", { name: /confirm this payment/i })).toBeVisible();
   expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
+  const confirmed = stripeApi.confirmations();
+  // the card page reloaded while the bank waits (here in a second tab): it says so from Stripe's state
+  const reloaded = await page.context().newPage();
+  await reloaded.goto(link);
+  await expect(reloaded.getByTestId("pay-notice")).toContainText("nothing has been charged yet");
+  expect(await stateOf(id)).toMatchObject({ status: "requires_escalation", orders: 0 });
   await page.getByRole("button", { name: "Complete authentication" }).click();
   await expect(page.getByText(/your order is placed/i)).toBeVisible();
+  // the reloaded tab, reloaded again: the true state is the receipt; nothing was confirmed twice
+  await reloaded.reload();
+  await expect(reloaded.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
+  expect(stripeApi.confirmations()).toEqual(confirmed);
+  await reloaded.close();
   await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
   // the query string was dropped after the server finished from the provider's state
   expect(new URL(page.url()).searchParams.get("payment_intent")).toBeNull();

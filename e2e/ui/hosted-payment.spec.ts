@@ -40,7 +40,7 @@ type Checkout = {
   totals: { type: string; amount: number }[];
 };
 
-test("3-DS escalation: the buyer completes the sandbox challenge on continue_url; one order; link gone", async ({
+test("3-DS escalation: the buyer completes the sandbox challenge on continue_url; one order; the link then shows the receipt", async ({
   page,
   request,
 }) => {
@@ -121,6 +121,9 @@ test("3-DS escalation: the buyer completes the sandbox challenge on continue_url
     await expect(page.getByRole("heading", { level: 1, name: "Pay Summit Trail Outfitters" })).toBeVisible();
     await expect(page.getByTestId("pay-line")).toHaveCount(1);
     await expect(page.getByTestId("pay-total")).toContainText("$");
+    // a reload during 3-DS: the page still shows the bank's question (the true state), nothing charged twice
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Complete authentication" })).toBeVisible();
     await page.getByRole("button", { name: "Complete authentication" }).click();
     await expect(page.getByText(/your order is placed/i)).toBeVisible();
 
@@ -139,8 +142,9 @@ test("3-DS escalation: the buyer completes the sandbox challenge on continue_url
     ).json()) as Checkout;
     expect(again.order?.id).toBe(after.order?.id);
 
+    // the link opened again: the receipt of that order
     await page.goto(link);
-    await expect(page.getByTestId("pay-gone")).toContainText("no longer active");
+    await expect(page.getByTestId("receipt-order-id")).toHaveText(after.order!.id);
   } finally {
     server.close();
   }

@@ -16,7 +16,8 @@ import { everyLook } from "../helpers/pay-page-looks";
 // how, the receipt email, subtotal, shipping, tax and the total — and the amount on the button. The sandbox card
 // choices have no card-number box. A declined card is said beside the card; then the buyer pays with Visa 4242 and
 // gets a receipt ("Visa •••• 4242", the store, the total, a link to My orders), shown again when the paid page is
-// opened again. Every state in light and dark at 1280 and 390 px.
+// opened again, and when the bare payment link itself is opened after paying. Every state in light and dark at
+// 1280 and 390 px.
 
 const STORE = "summit-trail-outfitters";
 const STORE_NAME = "Summit Trail Outfitters";
@@ -133,9 +134,9 @@ test("card pay page: everything paid for, amount on the button, declined then pa
     await expect(card.getByTestId("pay-notice")).toContainText("declined");
     await everyLook(page, testInfo, "pay-card-declined");
 
-    // paid with Visa 4242: the receipt
+    // paid with Visa 4242, by a double click on Pay (the form posts twice): one charge, the receipt
     await page.getByRole("radio", { name: /Visa 4242 \(succeeds\)/ }).check();
-    await pay.click();
+    await pay.dblclick();
     await expect(page.getByText(/your order is placed/i)).toBeVisible();
     const receipt = page.getByTestId("receipt");
     await expect(receipt.getByTestId("receipt-paid-with")).toHaveText("Visa •••• 4242");
@@ -157,11 +158,15 @@ test("card pay page: everything paid for, amount on the button, declined then pa
     await expect(again.getByTestId("receipt-paid-with")).toHaveText("Visa •••• 4242");
     await again.close();
 
-    // the bare link after paying: no longer active, and where the receipt is kept
+    // the bare link (continue_url) opened again after paying: the same receipt, where it is kept later
     await page.goto(escalated.continue_url!);
-    await expect(page.getByTestId("pay-gone")).toContainText("no longer active");
-    await expect(page.getByTestId("my-orders-link")).toBeVisible();
-    await everyLook(page, testInfo, "pay-card-gone");
+    expect(new URL(page.url()).search, "the bare link stays bare").toBe("");
+    await expect(page.getByTestId("pay-gone")).toContainText(`your order is placed with ${STORE_NAME}`);
+    await expect(page.getByTestId("receipt-order-id")).toHaveText(orderId!);
+    await expect(page.getByTestId("receipt-paid-with")).toHaveText("Visa •••• 4242");
+    await expect(page.getByTestId("receipt-total")).toHaveText(total);
+    await expect(page.getByTestId("my-orders-link")).toHaveAttribute("href", "/account/orders");
+    await everyLook(page, testInfo, "pay-card-reopened");
   } finally {
     server.close();
   }

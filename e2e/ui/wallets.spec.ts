@@ -16,13 +16,17 @@ import { signCheckoutMandate } from "../../lib/mandates/sign-checkout-mandate";
 import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
 import { withMandateKey } from "../helpers/card-completion";
 import { expectAccessible, shoot } from "../helpers/page-checks";
+import { everyLookInPlace } from "../helpers/pay-page-looks";
 import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
 
 // Wallets through dApp Kit on the crypto payment page, with Wallet Standard test wallets whose keys live in this test
 // process: a wallet that registers only AFTER the page loaded is listed in the connect dialog and signs the buyer in;
 // a wallet that disconnects while the payment waits on it shows the buyer what happened and charges nothing; a
 // wallet that can only sign and execute pays itself on the shared server's Sui sandbox, hands the page the digest,
-// and the service settles it (reading the chain) into an order. E2E_SHOTS_DIR=<dir> also writes the screenshots.
+// and the service settles it (reading the chain) into an order. Then the faults of a wallet that signs: a signature
+// over other bytes (refused, nothing charged, pay again), a price that lapses while the wallet is open (nothing
+// sent, "Get a new price"), a double click on Pay (one payment, one order). E2E_SHOTS_DIR=<dir> also writes the
+// screenshots.
 
 const STORE = "summit-trail-outfitters";
 const N_SUI = 1_000_000_000n;
@@ -113,7 +117,7 @@ const paymentLink = async (): Promise<{ id: string; link: string }> => {
   return { id: checkout.id, link: escalated.continue_url! };
 };
 
-type Mode = "drops" | "executes";
+type Mode = "drops" | "executes" | "signs";
 const keys = new Map<string, Ed25519Keypair>();
 
 /** A funded test wallet whose key signs here, in the test process, for the page's Wallet Standard wallet. */
@@ -161,10 +165,11 @@ const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode:
       type Bridge = {
         e2eSignMessage: (a: string, m: string) => Promise<{ bytes: string; signature: string }>;
         e2eExecute: (a: string, b: string) => Promise<object>;
+        e2eSignTransaction: (a: string, b: string) => Promise<{ bytes: string; signature: string }>;
       };
       const bridge = window as unknown as Bridge;
       const chains = ["sui:mainnet", "sui:testnet", "sui:localnet"] as const;
-      const pay = mode === "drops" ? "sui:signTransaction" : "sui:signAndExecuteTransaction";
+      const pay = mode === "executes" ? "sui:signAndExecuteTransaction" : "sui:signTransaction";
       const account = {
         address,
         publicKey: Uint8Array.from(publicKey),
@@ -214,16 +219,28 @@ const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode:
                   },
                 },
               }
-            : {
-                "sui:signAndExecuteTransaction": {
-                  version: "2.0.0",
-                  signAndExecuteTransaction: async ({
-                    transaction,
-                  }: {
-                    transaction: { toJSON: () => Promise<string> };
-                  }) => bridge.e2eExecute(address, await transaction.toJSON()),
-                },
-              }),
+            : mode === "signs"
+              ? {
+                  // signs as the test process decides (e2eSignTransaction): other bytes, late, or right
+                  "sui:signTransaction": {
+                    version: "2.0.0",
+                    signTransaction: async ({
+                      transaction,
+                    }: {
+                      transaction: { toJSON: () => Promise<string> };
+                    }) => bridge.e2eSignTransaction(address, await transaction.toJSON()),
+                  },
+                }
+              : {
+                  "sui:signAndExecuteTransaction": {
+                    version: "2.0.0",
+                    signAndExecuteTransaction: async ({
+                      transaction,
+                    }: {
+                      transaction: { toJSON: () => Promise<string> };
+                    }) => bridge.e2eExecute(address, await transaction.toJSON()),
+                  },
+                }),
         },
       };
       // as @wallet-standard/wallet's registerWallet: announce it, and answer an app that starts later
@@ -244,10 +261,11 @@ const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode:
 const setTheme = (page: Page, theme: "light" | "dark") =>
   page.context().addCookies([{ name: "acs-theme", value: theme, url: baseUrl }]);
 
-test("wallets through dApp Kit: a late wallet signs in, a wallet that drops charges nothing, an execute-only wallet pays", async ({
+test("wallets through dApp Kit: a late wallet signs in, a wallet that drops charges nothing, an execute-only wallet pays; other bytes, a lapsed price and a double click charge at most once", async ({
   page,
   browser,
 }, testInfo) => {
+  test.setTimeout(420_000);
   const { id, link } = await paymentLink();
 
   // 1. the wallet registers after the page loaded: the connect dialog lists it (screenshots light and dark)
@@ -304,4 +322,83 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
     merchantBefore + paid,
   );
   await other.close();
+
+  // 4. a wallet that signs other bytes, then a price that lapses while the wallet is open, then a double click
+  const second = await paymentLink();
+  // its own context: axe (expectAccessible) needs a page made through browser.newContext()
+  const thirdContext = await browser.newContext();
+  const third = await thirdContext.newPage();
+  const signing = await testWallet(third);
+  const script: ("other-bytes" | "late")[] = ["other-bytes", "late"];
+  let walletOpened = () => undefined as void;
+  const opened = new Promise<void>((resolve) => (walletOpened = resolve));
+  let letSign = () => undefined as void;
+  const signs = new Promise<void>((resolve) => (letSign = resolve));
+  await third.exposeFunction("e2eSignTransaction", async (address: string, bytes: string) => {
+    const raw = fromBase64(bytes);
+    const step = script.shift();
+    if (step === "other-bytes") {
+      const otherBytes = Uint8Array.from(raw);
+      otherBytes[otherBytes.length - 1]! ^= 1;
+      return { bytes, signature: (await keys.get(address)!.signTransaction(otherBytes)).signature };
+    }
+    if (step === "late") {
+      walletOpened();
+      await signs;
+    }
+    return keys.get(address)!.signTransaction(raw);
+  });
+  await third.goto(second.link);
+  await registerWallet(third, "Signing Wallet", signing, "signs");
+  await third.getByRole("button", { name: "Connect a wallet" }).click();
+  await third.getByRole("dialog").getByRole("button", { name: "Signing Wallet" }).click();
+  const payButton = third.getByRole("button", { name: "Pay with your wallet" });
+  await expect(payButton).toBeEnabled();
+  const start = await balances(sandboxUrl, signing.toSuiAddress());
+  const stillOpen = async () => {
+    expect(await balances(sandboxUrl, signing.toSuiAddress())).toEqual(start);
+    expect((await call<Checkout>("GET", `/checkout-sessions/${second.id}`)).status).toBe(
+      "requires_escalation",
+    );
+  };
+
+  // a signature over other bytes: the service refuses it, nothing is charged, the buyer may pay again
+  await payButton.click();
+  const refused = third.getByRole("alert").filter({ hasText: "does not match this payment" });
+  await expect(refused).toContainText("nothing was charged");
+  await stillOpen();
+  await expect(payButton).toBeEnabled();
+  await everyLookInPlace(third, testInfo, "wallets-other-bytes");
+
+  // the price lapses while the wallet is open: nothing is sent, "Get a new price"
+  await payButton.click();
+  await opened;
+  await third.clock.setSystemTime(Date.now() + 11 * 60_000);
+  letSign();
+  await expect(third.getByRole("alert").filter({ hasText: "price expired" })).toContainText(
+    "nothing was charged",
+  );
+  const lapsed = third.getByTestId("quote-expired");
+  await expect(lapsed).toBeVisible();
+  await stillOpen();
+  await everyLookInPlace(third, testInfo, "wallets-price-expired");
+  await third.clock.setSystemTime(Date.now());
+  await lapsed.getByRole("button", { name: "Get a new price" }).click();
+  await expect(third.getByTestId("quote-countdown")).toBeVisible();
+
+  // a double click on Pay: one payment, of the quoted amount, one order
+  const quoted = (await third.getByTestId("crypto-leg").first().locator("span.text-base").textContent())!;
+  expect(quoted).toMatch(/ USDC$/);
+  const [whole, fraction = ""] = quoted.replace(/[^\d.]/g, "").split(".");
+  const quotedBase = BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, "0"));
+  await payButton.dblclick();
+  await expect(third.getByText(/your order is placed/i)).toBeVisible();
+  const secondOrder = await third.getByTestId("receipt-order-id").textContent();
+  const settled = await call<Checkout>("GET", `/checkout-sessions/${second.id}`);
+  expect(settled.status).toBe("completed");
+  expect(settled.order?.id).toBe(secondOrder);
+  const spent =
+    (start.get(usdc) ?? 0n) - ((await balances(sandboxUrl, signing.toSuiAddress())).get(usdc) ?? 0n);
+  expect(spent, "charged once, the quoted amount").toBe(quotedBase);
+  await thirdContext.close();
 });

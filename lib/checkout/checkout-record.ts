@@ -1,5 +1,7 @@
 import "server-only";
 
+import { createHash } from "node:crypto";
+
 import type { PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import { paramsAfter, query, statementOf, type Statement } from "@/lib/config/sql";
@@ -66,6 +68,7 @@ type CheckoutRow = {
   notes: string | null;
   totals: Prisma.JsonValue;
   continue_token: string | null;
+  paid_link_hash: string | null;
   agent_profile: string | null;
   payment_instruments: Prisma.JsonValue;
   context: Prisma.JsonValue | null;
@@ -89,7 +92,8 @@ type CheckoutRow = {
  */
 const RECORD_COLUMNS = `
   c.id, c.store_id, c.cart_id, c.principal_id, c.status::text AS status, c.currency, c.buyer,
-  c.fulfillment, c.discount_codes, c.notes, c.totals, c.continue_token, c.agent_profile,
+  c.fulfillment, c.discount_codes, c.notes, c.totals, c.continue_token, c.paid_link_hash,
+  c.agent_profile,
   c.payment_instruments, c.context, c.attribution, c.mandate_terms_history, c.bound_principal_id,
   c.coupon_grant_id, c.version, c.expires_at, c.created_at, c.updated_at,
   COALESCE((SELECT json_agg(json_build_object('id', l.id, 'checkoutId', l.checkout_id,
@@ -143,6 +147,7 @@ const recordOf = (row: CheckoutRow): CheckoutRecord => ({
   notes: row.notes,
   totals: row.totals,
   continueToken: row.continue_token,
+  paidLinkHash: row.paid_link_hash,
   agentProfile: row.agent_profile,
   paymentInstruments: row.payment_instruments,
   context: row.context,
@@ -501,3 +506,6 @@ export const insertLines = async (
 /** The shape of a payment link's token (a checkout's continue token, a combined payment's page token, a receipt's
  * reference): checked before any lookup, so a malformed one never reaches the database. */
 export const PAGE_TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
+
+/** What a checkout keeps of its payment link's token once the order is placed (`paidLinkHash`): hex SHA-256. */
+export const paidLinkHashOf = (token: string): string => createHash("sha256").update(token).digest("hex");

@@ -22,7 +22,7 @@ import { priceCheckout } from "./price-checkout";
 // test mode with Stripe test keys) run Stripe's Payment Element in the buyer's browser (Stripe.js confirms the PaymentIntent with its client secret and the store's
 // publishable key; 3-DS may redirect back here with ?payment_intent=…). Either way the server then trusts only
 // the provider's state: one "retrieve and finish" (settle below) records it and places the order on success.
-// Once the order is placed the token is dropped (placeOrder clears it), so the link stops working.
+// Once the order is placed the token is dropped (placeOrder keeps only its hash): the link then shows the receipt.
 
 export type PaymentPage = {
   storeName: string;
@@ -215,12 +215,20 @@ export const payHostedCheckout = async (
   if (stripeAccountOf(session.store).kind !== "sandbox") return "unavailable";
   return settle(found, now, async (current) => {
     if (step.action === "card") {
-      return stripeCardRail.confirm(
-        session.store,
-        paymentIntentId,
-        step.paymentMethod,
-        continueUrlOf(session.store, getBaseUrl(), token),
-      );
+      try {
+        return await stripeCardRail.confirm(
+          session.store,
+          paymentIntentId,
+          step.paymentMethod,
+          continueUrlOf(session.store, getBaseUrl(), token),
+        );
+      } catch (error) {
+        // a double click posts the card twice: the other post's confirmation got there first, and the provider
+        // refuses this one (the PaymentIntent is no longer awaiting a card). Its state is the answer: one charge.
+        const now = await stripeCardRail.retrieve(session.store, paymentIntentId).catch(() => null);
+        if (now && ["succeeded", "requires_action", "processing"].includes(now.kind)) return now;
+        throw error;
+      }
     }
     if (current.kind !== "requires_action") return current;
     await answerSandboxChallenge(paymentIntentId, step.action === "approve");

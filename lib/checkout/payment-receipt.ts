@@ -8,13 +8,14 @@ import { getStoredSessionSecret } from "@/lib/oauth/server-keys";
 import { cryptoReceiptsOf } from "@/lib/orders/crypto-receipts";
 import { settlementNetwork, type SuiNetwork } from "@/lib/payments/crypto/coins";
 
-import { PAGE_TOKEN } from "./checkout-record";
+import { PAGE_TOKEN, paidLinkHashOf } from "./checkout-record";
 import { paymentPageDetailsOf, type PaymentPageDetails } from "./payment-page-details";
 
 // The receipt the hosted payment page shows after the buyer paid. The page's link token dies with the payment
 // (the checkout is completed), so the page carries a sealed receipt reference instead: the checkout id with an HMAC
 // bound to the store, made only by the server that saw the link (a guessed or edited reference shows nothing).
 // Whoever holds the sealed reference may see that receipt, as whoever held the payment link could see the order.
+// The bare link opened again finds its receipt too: placing the order keeps a hash of the link's token.
 
 /** How an order was paid, as a receipt says it: the card's brand and last four, or the coins and transaction. */
 export type PaidWith =
@@ -77,6 +78,25 @@ export const getPaymentReceipt = async (slug: string, sealed: string): Promise<P
   const [, checkoutId, given] = match as unknown as [string, string, string];
   const expected = Buffer.from(await mac(slug, checkoutId));
   if (!timingSafeEqual(expected, Buffer.from(given))) return null;
+  return receiptOfCheckout(slug, checkoutId);
+};
+
+/**
+ * The receipt of a paid payment link opened again: the order of the checkout whose link this token was (its hash is
+ * kept when the order is placed), or null for any other token. It shows what the pay page showed the link's holder
+ * (lines, totals, email, ship-to), plus how it was paid: nothing the token did not already reveal.
+ */
+export const getReceiptOfPaidLink = async (slug: string, token: string): Promise<PaymentReceipt | null> => {
+  if (!PAGE_TOKEN.test(token)) return null;
+  const db = await getDb();
+  const session = await db.checkoutSession.findFirst({
+    where: { paidLinkHash: paidLinkHashOf(token), store: { slug } },
+    select: { id: true },
+  });
+  return session ? receiptOfCheckout(slug, session.id) : null;
+};
+
+const receiptOfCheckout = async (slug: string, checkoutId: string): Promise<PaymentReceipt | null> => {
   const db = await getDb();
   const order = await db.order.findFirst({
     where: { checkoutId, store: { slug } },

@@ -71,6 +71,7 @@ const SESSION_COLUMNS = {
   notes: { column: "notes", kind: "text" },
   totals: { column: "totals", kind: "json" },
   continueToken: { column: "continue_token", kind: "text" },
+  paidLinkHash: { column: "paid_link_hash", kind: "text" },
   paymentInstruments: { column: "payment_instruments", kind: "json" },
   context: { column: "context", kind: "json" },
   attribution: { column: "attribution", kind: "json" },

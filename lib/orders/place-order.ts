@@ -4,6 +4,7 @@ import { itemTitle } from "@/lib/catalog/item-title";
 import {
   movedCheckoutRecord,
   movedCheckoutStatement,
+  paidLinkHashOf,
   type CheckoutRecord,
 } from "@/lib/checkout/checkout-record";
 import { readFulfillmentState } from "@/lib/checkout/fulfillment";
@@ -102,6 +103,7 @@ type PlacingCheckout = {
   principalId: string;
   boundPrincipalId: string | null;
   couponGrantId: string | null;
+  continueToken: string | null;
   lineItems: { variantId: string; quantity: number; priceMinor: number }[];
   optionTitle: string | null;
   /** Whether the buyer's allowance ever held a reservation for this checkout (what its debit would consume). */
@@ -122,6 +124,7 @@ const PLACEABLE_LIST = PLACEABLE.map((status) => `'${status}'`).join(", ");
 const READ_AND_TAKE = `
   WITH c AS (
     SELECT c.id, c.status::text AS status, c.version, c.currency, c.buyer, c.fulfillment, c.totals,
+           c.continue_token AS "continueToken",
            c.principal_id AS "principalId", c.bound_principal_id AS "boundPrincipalId",
            c.coupon_grant_id AS "couponGrantId",
            COALESCE((SELECT json_agg(json_build_object('variantId', l.variant_id, 'quantity', l.quantity,
@@ -285,6 +288,8 @@ export const placeOrder = async (db: Db, input: PlaceOrderInput): Promise<Placed
         to: "completed",
         data: {
           continueToken: null,
+          // the paid link stays a receipt (lib/checkout/payment-receipt.ts): its hash, never the live token
+          ...(checkout.continueToken ? { paidLinkHash: paidLinkHashOf(checkout.continueToken) } : {}),
           ...(checkout.couponGrantId && !redeems ? { couponGrantId: null } : {}),
         },
       });

@@ -5,8 +5,10 @@ import { after, before, describe, test } from "node:test";
 import type { JWK } from "jose";
 
 import { getPaymentPage } from "@/lib/checkout/hosted-payment";
-import { getPaymentReceipt, sealReceipt } from "@/lib/checkout/payment-receipt";
+import { getPaymentReceipt, getReceiptOfPaidLink, sealReceipt } from "@/lib/checkout/payment-receipt";
+import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
+import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
@@ -33,7 +35,7 @@ before(async () => {
   signer = profiles.agentKey as never;
   store = await seedStore({ name: "Receipt Goods" });
   other = await seedStore();
-  sock = (await seedProduct(store, { title: "Sock", variants: [{ priceMinor: 1200, inventory: 10 }] }))
+  sock = (await seedProduct(store, { title: "Sock", variants: [{ priceMinor: 1200, inventory: 100 }] }))
     .variants[0]!;
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 300 }]);
   key = (await seedPlatformKey(["purchase:complete"])).key;
@@ -122,10 +124,14 @@ describe("hosted payment page: breakdown before, receipt after", () => {
     assert.equal(receipt.details.email, "ada@example.com");
     assert.equal(receipt.details.shipTo?.lines[0], "1 Market St");
 
-    // the link is gone and a second post gets no receipt
+    // the link no longer pays: a second post charges nothing and is sent to the bare link, which shows the receipt
     const again = await submit(url, { action: "card", payment_method: "pm_card_visa" });
-    assert.equal(again.get("result"), "gone");
+    assert.equal(again.get("result"), null);
     assert.equal(again.get("receipt"), null);
+    assert.equal(
+      await (await getDb()).paymentAttempt.count({ where: { checkoutId: checkout.id, state: "succeeded" } }),
+      1,
+    );
   });
 
   test("a receipt reference opens nothing once edited, in another store, or before its order exists", async () => {
@@ -144,5 +150,69 @@ describe("hosted payment page: breakdown before, receipt after", () => {
     }
     assert.equal(await getPaymentReceipt(other.slug, sealed), null, "bound to its store");
     assert.equal(await getPaymentReceipt(other.slug, await sealReceipt(other.slug, checkout.id)), null);
+  });
+
+  test("GET /s/:slug/pay/:token opened again after paying — the bare link finds its receipt by the token's hash, nothing else does", async () => {
+    const { checkout, url } = await escalated();
+    const token = url.slice(url.lastIndexOf("/") + 1);
+    assert.equal(await getReceiptOfPaidLink(store.slug, token), null, "no receipt before the order");
+    const paid = await submit(url, { action: "card", payment_method: "pm_card_visa" });
+    assert.equal(paid.get("result"), "paid");
+    assert.equal(await getPaymentPage(store.slug, token), null, "the link no longer pays");
+
+    const reopened = await getReceiptOfPaidLink(store.slug, token);
+    assert.ok(reopened, "the paid link shows its receipt");
+    assert.deepEqual(reopened, await getPaymentReceipt(store.slug, paid.get("receipt")!));
+    assert.equal(reopened.storeName, "Receipt Goods");
+    assert.equal(reopened.totalMinor, totalOf(checkout, "total"));
+    assert.deepEqual(reopened.paidWith, { kind: "card", brand: "visa", last4: "4242" });
+
+    // the checkout keeps a hash of the link, never the live token
+    const row = await (
+      await getDb()
+    ).checkoutSession.findUniqueOrThrow({
+      where: { id: checkout.id },
+      select: { continueToken: true, paidLinkHash: true },
+    });
+    assert.equal(row.continueToken, null);
+    assert.match(row.paidLinkHash ?? "", /^[0-9a-f]{64}$/);
+    assert.notEqual(row.paidLinkHash, token);
+    // the hash itself, another store, an edited token, a malformed one: nothing
+    assert.equal(await getReceiptOfPaidLink(store.slug, row.paidLinkHash!), null);
+    assert.equal(await getReceiptOfPaidLink(other.slug, token), null, "bound to its store");
+    const edited = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+    for (const bad of [edited, "", "short", `${token}/x`]) {
+      assert.equal(await getReceiptOfPaidLink(store.slug, bad), null, bad);
+    }
+  });
+
+  test("POST /s/:slug/pay/:token/submit twice at once (a double click on Pay) — one charge, one order, both answers lead to the receipt", async () => {
+    const sandbox = await stripeSandbox();
+    for (let run = 0; run < 4; run++) {
+      const { checkout, url } = await escalated();
+      const token = url.slice(url.lastIndexOf("/") + 1);
+      const post = () =>
+        callApp("POST", `${new URL(url).pathname}/submit`, {
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          rawBody: new URLSearchParams({ action: "card", payment_method: "pm_card_visa" }).toString(),
+        });
+      const answers = await Promise.all([post(), post()]);
+      for (const answer of answers) {
+        assert.equal(answer.status, 303);
+        const location = new URL(answer.headers.get("location") ?? "");
+        // either the paid redirect with its sealed receipt, or the bare link (which shows the receipt)
+        const result = location.searchParams.get("result");
+        assert.ok(result === "paid" || result === null, `run ${run}: ${location.search}`);
+        assert.equal(location.pathname, new URL(url).pathname);
+      }
+      const db = await getDb();
+      assert.equal(await db.order.count({ where: { checkoutId: checkout.id } }), 1);
+      const intents = sandbox.paymentIntents().filter((pi) => pi.metadata.checkout_id === checkout.id);
+      const charged = intents
+        .filter((pi) => pi.status === "succeeded")
+        .reduce((sum, pi) => sum + pi.amount - pi.amount_refunded, 0);
+      assert.equal(charged, totalOf(checkout, "total"), `run ${run}: charged once, the order's total`);
+      assert.ok(await getReceiptOfPaidLink(store.slug, token), "the bare link shows the receipt");
+    }
   });
 });

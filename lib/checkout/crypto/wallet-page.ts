@@ -488,7 +488,7 @@ export const payOnWalletPage = async (input: {
   if (!row.submittedDigest && !row.settledDigest && row.expiresAt <= now) {
     throw new AppError(
       "checkout_not_modifiable",
-      `The quote expired at ${row.expiresAt.toISOString()}: get a new quote`,
+      "The price expired before the payment was sent, so nothing was charged. Get a new price, then pay again.",
       { path: "$.transaction" },
     );
   }

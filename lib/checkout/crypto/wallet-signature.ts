@@ -41,7 +41,7 @@ export const assertSignedByBuyer = async (
   } catch {
     throw new AppError(
       "invalid_request",
-      "The signature does not verify for these bytes and your wallet's address (another wallet, or altered bytes)",
+      "Your wallet's signature does not match this payment (another account, or other bytes signed), so nothing was charged. Try again, or use another wallet.",
       { path: "$.signature" },
     );
   }

@@ -16,7 +16,12 @@ import {
   withPaidUrl,
 } from "@/lib/checkout/crypto/wallet-page";
 import { getPaymentPage, payHostedCheckout, returnFromProvider } from "@/lib/checkout/hosted-payment";
-import { checkoutOfPaymentLink, getPaymentReceipt, sealReceipt } from "@/lib/checkout/payment-receipt";
+import {
+  checkoutOfPaymentLink,
+  getPaymentReceipt,
+  getReceiptOfPaidLink,
+  sealReceipt,
+} from "@/lib/checkout/payment-receipt";
 import { getBaseUrl, isOAuthTestMode } from "@/lib/config/env";
 
 import {
@@ -48,6 +53,17 @@ export default async function PaymentPageRoute({ params, searchParams }: Props) 
   const checkoutId = result === undefined ? await checkoutOfPaymentLink(store_slug, token) : null;
   const paidUrl = async () =>
     `${here}?result=paid${checkoutId ? `&receipt=${await sealReceipt(store_slug, checkoutId)}` : ""}`;
+  if (result === undefined && checkoutId === null) {
+    // a paid link opened again: its token is gone from the checkout, its hash found the order
+    const reopened = await getReceiptOfPaidLink(store_slug, token);
+    if (reopened) {
+      return (
+        <PageShell width="narrow">
+          <PaymentDone result="paid" receipt={reopened} locale={await viewerLocale(reopened.storeCountry)} />
+        </PageShell>
+      );
+    }
+  }
   if (payment_intent !== undefined) {
     // Stripe's return_url after a redirect (3-DS): finish from the provider's state, then drop the query string
     const returned = await returnFromProvider(

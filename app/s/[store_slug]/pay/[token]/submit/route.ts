@@ -1,5 +1,5 @@
 import { payHostedCheckout, type PaymentAction } from "@/lib/checkout/hosted-payment";
-import { checkoutOfPaymentLink, sealReceipt } from "@/lib/checkout/payment-receipt";
+import { checkoutOfPaymentLink, getReceiptOfPaidLink, sealReceipt } from "@/lib/checkout/payment-receipt";
 import { getBaseUrl } from "@/lib/config/env";
 import { readBodyText } from "@/lib/http/parse-body";
 import { routeMethods, type RouteContext } from "@/lib/http/prelude";
@@ -30,6 +30,10 @@ const submit = async (request: Request, { params }: RouteContext) => {
   // read before paying: a paid link no longer names its checkout, and the receipt needs it
   const checkoutId = await checkoutOfPaymentLink(store_slug, token);
   const result = await payHostedCheckout(store_slug, token, step);
+  // the link was paid meanwhile (a second post of a double click): the bare link shows the receipt
+  if (result === "gone" && (await getReceiptOfPaidLink(store_slug, token))) {
+    return Response.redirect(page, 303);
+  }
   const receipt =
     result === "paid" && checkoutId ? `&receipt=${await sealReceipt(store_slug, checkoutId)}` : "";
   return Response.redirect(`${page}?result=${result}${receipt}`, 303);
