@@ -29,3 +29,31 @@ export const expectAccessible = async (page: Page, label: string) => {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   expect.soft(bad, `${label}: ${bad.join("\n")}`).toEqual([]);
 };
+
+/**
+ * Neither the page nor any of its tables scrolls sideways at `width` (a table on a phone hides its secondary columns
+ * instead); a failure names the innermost elements past the right edge, which is what to fix.
+ */
+export const expectNoSidewaysScroll = async (page: Page, width: number, label: string) => {
+  const { scrollWidth, wider, tables } = await page.evaluate((w) => {
+    const past = [...document.querySelectorAll("body *")].filter(
+      (e) => e.getBoundingClientRect().right > w + 1,
+    );
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      wider: past
+        .filter((e) => !past.some((o) => o !== e && e.contains(o)))
+        .slice(0, 5)
+        .map((e) => `<${e.tagName.toLowerCase()}> "${(e.textContent ?? "").trim().slice(0, 40)}"`),
+      // a table's box that scrolls sideways (components/ui/table.tsx), by its name
+      tables: [...document.querySelectorAll("[role=region]")]
+        .filter((r) => r.querySelector("table") && r.scrollWidth > r.clientWidth + 1)
+        .map((r) => r.getAttribute("aria-label") ?? "(unnamed table)"),
+    };
+  }, width);
+  expect(
+    scrollWidth,
+    `${label}: no sideways scrolling (past the edge: ${wider.join(", ")})`,
+  ).toBeLessThanOrEqual(width);
+  expect(tables, `${label}: tables that scroll sideways`).toEqual([]);
+};

@@ -1,6 +1,6 @@
 import { expect, type Page, type TestInfo } from "@playwright/test";
 
-import { expectAccessible, shoot } from "./page-checks";
+import { expectAccessible, expectNoSidewaysScroll, shoot } from "./page-checks";
 
 // One state of a buyer's pay page in every look the brief asks for: light and dark (the theme cookie, then a reload:
 // the server renders the theme), each at 1280 and 390 px, with no sideways scrolling and a screenshot; axe runs in
@@ -17,23 +17,7 @@ export const everyLook = async (page: Page, testInfo: TestInfo, name: string) =>
     await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      const { scrollWidth, wider } = await page.evaluate((w) => {
-        // the innermost elements past the right edge: what to fix when the page scrolls sideways
-        const past = [...document.querySelectorAll("body *")].filter(
-          (e) => e.getBoundingClientRect().right > w + 1,
-        );
-        return {
-          scrollWidth: document.documentElement.scrollWidth,
-          wider: past
-            .filter((e) => !past.some((o) => o !== e && e.contains(o)))
-            .slice(0, 5)
-            .map((e) => `<${e.tagName.toLowerCase()}> "${(e.textContent ?? "").trim().slice(0, 40)}"`),
-        };
-      }, width);
-      expect(
-        scrollWidth,
-        `${name} ${theme} ${width}: no sideways scrolling (past the edge: ${wider.join(", ")})`,
-      ).toBeLessThanOrEqual(width);
+      await expectNoSidewaysScroll(page, width, `${name} ${theme} ${width}`);
       await shoot(page, testInfo, `${name}-${theme}-${width}`);
       // axe in both themes and at both widths, not in all four looks (it is the slow part on a small machine)
       if ((theme === "light") === (width === 1280)) await expectAccessible(page, `${name} ${theme} ${width}`);
@@ -48,15 +32,14 @@ export const everyLook = async (page: Page, testInfo: TestInfo, name: string) =>
  * A state that lives only in the browser (an error the page shows after the wallet answered) in every look, without
  * a reload: the theme is switched on <html> as the server would render it, then put back.
  */
-export const everyLookInPlace = async (page: Page, testInfo: TestInfo, name: string) => {
+export const everyLookInPlace = async (page: Page, testInfo: TestInfo, name: string, folder = "") => {
   const before = await page.evaluate(() => document.documentElement.getAttribute("data-theme"));
   for (const theme of THEMES) {
     await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-      expect(scrollWidth, `${name} ${theme} ${width}: no sideways scrolling`).toBeLessThanOrEqual(width);
-      await shoot(page, testInfo, `${name}-${theme}-${width}`);
+      await expectNoSidewaysScroll(page, width, `${name} ${theme} ${width}`);
+      await shoot(page, testInfo, `${name}-${theme}-${width}`, folder);
       if ((theme === "light") === (width === 1280)) await expectAccessible(page, `${name} ${theme} ${width}`);
     }
   }

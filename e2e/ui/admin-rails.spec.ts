@@ -5,40 +5,16 @@ import { expect, test, type Page } from "@playwright/test";
 
 import { SANDBOX_WALLET_ADDRESS } from "../../lib/buyers/sandbox-wallet";
 import { runAdminProcess } from "../../scripts/lib/served-app";
-import { expectAccessible, shoot } from "../helpers/page-checks";
+import { adminLook } from "../helpers/admin-looks";
 
 // Payment rails and keys in Chromium: an owner signs up, creates a store, sets its crypto settings and its live
 // Stripe keys (the secret shown back only as its last four), creates a merchant key (shown once, then only its
 // prefix); a developer signs up, creates a platform key at /developers, calls the API with it and sees the call
-// in "Your agent's calls". Each page is checked with axe and photographed at 375 and 1280 px.
+// in "Your agent's calls". Each page is looked at in both themes at 390 and 1280 px (adminLook).
 
-const WIDTHS = [390, 1280] as const;
 const BASE = `http://127.0.0.1:${process.env.E2E_PORT}`;
 const RUN = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
 const PASSWORD = "a long enough passphrase";
-
-/** Each width (and theme, the system preference, so the page keeps its state): no sideways scroll, a shot, axe. */
-const look = async (
-  page: Page,
-  testInfo: Parameters<typeof shoot>[1],
-  name: string,
-  themes: readonly ("light" | "dark")[] = ["light"],
-) => {
-  for (const theme of themes) {
-    await page.emulateMedia({ colorScheme: theme });
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      expect(
-        await page.evaluate(() => document.documentElement.scrollWidth),
-        `${name} ${width}`,
-      ).toBeLessThanOrEqual(width);
-      await shoot(page, testInfo, `rails-${name}-${width}-${theme}`, "admin");
-      await expectAccessible(page, `${name} ${width} ${theme}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 1280, height: 900 });
-};
 
 const signUp = async (page: Page, name: string, email: string) => {
   await page.goto(`${BASE}/admin/sign-up`);
@@ -101,7 +77,7 @@ test("owner sets crypto and live Stripe keys, creates a merchant key; a develope
   await expect(coins.getByRole("checkbox").nth(0)).toHaveAccessibleName("USDC");
   await expect(coins.getByRole("checkbox").nth(1)).toHaveAccessibleName("SUI");
   await expect(coins.getByRole("checkbox", { checked: true })).toHaveCount(2);
-  await look(page, testInfo, "payments", ["light", "dark"]);
+  await adminLook(page, testInfo, "payments");
 
   await page
     .getByRole("navigation", { name: "Store sections" })
@@ -120,7 +96,7 @@ test("owner sets crypto and live Stripe keys, creates a merchant key; a develope
   await expect(page.getByRole("table", { name: "Merchant keys" })).toContainText(
     `${merchantKey.slice(0, 17)}_…`,
   );
-  await look(page, testInfo, "api-keys");
+  await adminLook(page, testInfo, "api-keys");
 
   // a developer
   await page.goto(`${BASE}/admin`);
@@ -146,7 +122,7 @@ test("owner sets crypto and live Stripe keys, creates a merchant key; a develope
     });
   }).toPass({ timeout: 15_000 });
   await expect(page.getByRole("table", { name: "Recent calls with your keys" })).toContainText(requestId);
-  await look(page, testInfo, "developers");
+  await adminLook(page, testInfo, "developers");
 });
 
 test("the operator issues a service coupon from the operator page and sees it listed", async ({
@@ -187,10 +163,10 @@ test("the operator issues a service coupon from the operator page and sees it li
     .getByRole("table", { name: "Service coupons" })
     .getByRole("row", { name: `Welcome ${RUN}` });
   await expect(row).toContainText("5.00 USD");
-  await look(page, testInfo, "operator-coupons");
+  await adminLook(page, testInfo, "operator-coupons");
 
   // a store's Payments page says what the service owes the store for coupons (the operator may open any store)
   await page.goto(`${BASE}/admin/stores/summit-trail-outfitters/payments`);
   await expect(page.getByRole("heading", { name: "Owed by the service for coupons" })).toBeVisible();
-  await look(page, testInfo, "payments-coupon-payables");
+  await adminLook(page, testInfo, "payments-coupon-payables");
 });

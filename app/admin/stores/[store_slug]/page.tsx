@@ -46,7 +46,8 @@ export default async function StorePage({ params }: Props) {
             {store.mode === "live" ? "Live" : "Test mode"}
           </Badge>
           <span>
-            {store.currency} · {store.country} · you are {role === "operator" ? "the operator" : `${role}`}
+            {store.currency} · {store.country} ·{" "}
+            {role === "operator" ? "You are the operator" : `You are its ${role}`}
           </span>
         </span>
       }

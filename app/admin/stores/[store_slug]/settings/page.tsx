@@ -10,10 +10,11 @@ import {
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { formatMoney } from "@/components/ui/format";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
-import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { toAppError } from "@/lib/core/errors";
 import { currencyOptions } from "@/lib/stores/currencies";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
@@ -47,7 +48,8 @@ export default async function StoreSettingsPage({ params }: Props) {
   const canEdit = role !== "staff";
   const rates = await runStoreAdminOp(account, store.slug, "listShippingRates", {});
   const locations = await runStoreAdminOp(account, store.slug, "listLocations", {});
-  const money = (minor: number) => `${formatMajor(minor, store.currency)} ${store.currency}`;
+  const locale = await viewerLocale(store.country);
+  const money = (minor: number) => formatMoney(minor, store.currency, locale);
   return (
     <PageShell
       title="Settings"
