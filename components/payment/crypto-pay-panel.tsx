@@ -61,6 +61,19 @@ export function CryptoPayPanel(props: Props) {
     props.pending ? { kind: "pending", digest: props.pending.digest } : { kind: "idle" },
   );
   const busy = phase.kind === "busy";
+  // the quote whose price has lapsed (by the browser's clock): it cannot be paid any more, so Pay waits for a new
+  // price instead of asking the wallet to sign something the service would refuse
+  const [lapsedFor, setLapsedFor] = useState<string | null>(null);
+  useEffect(() => {
+    if (!quote) return;
+    const { expiresAt } = quote;
+    const end = Date.parse(expiresAt);
+    const timer = setInterval(() => {
+      if (Date.now() >= end) setLapsedFor(expiresAt);
+    }, 1_000);
+    return () => clearInterval(timer);
+  }, [quote]);
+  const lapsed = !!quote && lapsedFor === quote.expiresAt;
 
   const requote = async (chosen: string) => {
     setPhase({ kind: "busy", what: "Getting a new price…" });
@@ -261,7 +274,7 @@ export function CryptoPayPanel(props: Props) {
           </div>
         ) : null}
         <div className="grid gap-2 border-t pt-4">
-          <Button size="lg" className="w-full" disabled={busy || !quote} onClick={() => void pay()}>
+          <Button size="lg" className="w-full" disabled={busy || !quote || lapsed} onClick={() => void pay()}>
             {busy ? <Loader2 aria-hidden className="animate-spin" /> : null}
             {busy
               ? phase.what
