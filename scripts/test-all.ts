@@ -68,7 +68,7 @@ const runScript = (script: string, buffered = false): Promise<{ exitCode: number
     child.stderr.on("data", (chunk: Buffer) => echo(process.stderr, chunk));
     child.once("error", reject);
     child.once("close", (code, signal) => {
-      console.log(`\n▶ npm run ${script}`);
+      if (buffered) console.log(`\n▶ npm run ${script}`);
       for (const { stream, chunk } of held) stream.write(chunk);
       resolve({ exitCode: code ?? (signal ? 1 : 0), stdout: Buffer.concat(chunks).toString("utf8") });
     });
