@@ -7,6 +7,7 @@ import type { JWK } from "jose";
 import { continueUrlOf } from "@/lib/checkout/checkout-record";
 import { chargeKey } from "@/lib/checkout/completion/complete-checkout";
 import { getPaymentPage } from "@/lib/checkout/hosted-payment";
+import { getReceiptOfPaidLink } from "@/lib/checkout/payment-receipt";
 import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -121,7 +122,10 @@ describe("hosted payment page (test mode)", () => {
     assert.ok(done.body.order?.id);
     assert.equal(done.body.continue_url, undefined, "the hosted link is gone once terminal");
     assert.equal(await getPaymentPage(store.slug, tokenOf(url)), null);
-    assert.equal(await submit(url, { action: "approve" }), "gone");
+    // a second post (a double click, a resent form) charges nothing more and lands on the bare link, which shows
+    // the receipt
+    assert.equal(await submit(url, { action: "approve" }), null);
+    assert.equal((await getReceiptOfPaidLink(store.slug, tokenOf(url)))?.orderId, done.body.order?.id);
     assert.equal((await intentsFor(c.id)).length, 1);
     assert.equal(await (await getDb()).order.count({ where: { checkoutId: c.id } }), 1);
   });
