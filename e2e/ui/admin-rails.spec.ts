@@ -84,6 +84,8 @@ test("owner sets crypto and live Stripe keys, creates a merchant key; a develope
     .getByRole("link", { name: "API keys" })
     .click();
   await page.getByLabel("Key name").fill("nightly export");
+  // nothing starts ticked (least privilege): this key reads the settings
+  await page.getByRole("checkbox", { name: /^Read store, payment/ }).check();
   await page.getByRole("button", { name: "Create merchant key" }).click();
   const merchantKey = (await page.getByTestId("new-merchant-key").textContent()) ?? "";
   expect(merchantKey).toMatch(/^acsm_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}$/);

@@ -11,7 +11,15 @@ import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatMoney } from "@/components/ui/format";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TablePhoneDetails,
+  TableRow,
+} from "@/components/ui/table";
 import { viewerLocale } from "@/components/ui/viewer-locale";
 import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
@@ -93,9 +101,11 @@ export default async function StoreSettingsPage({ params }: Props) {
                 <TableHeader>
                   <TableRow>
                     <TableHead>Rate</TableHead>
-                    <TableHead>Destination</TableHead>
+                    <TableHead secondary>Destination</TableHead>
                     <TableHead className="text-right">Price</TableHead>
-                    <TableHead className="text-right">Free over</TableHead>
+                    <TableHead secondary className="text-right">
+                      Free over
+                    </TableHead>
                     {canEdit ? (
                       <TableHead>
                         <span className="sr-only">Actions</span>
@@ -104,30 +114,36 @@ export default async function StoreSettingsPage({ params }: Props) {
                   </TableRow>
                 </TableHeader>
                 <TableBody>
-                  {rates.map((rate) => (
-                    <TableRow key={rate.id}>
-                      <TableCell>
-                        {rate.title}{" "}
-                        <span className="text-muted-foreground font-mono text-xs">{rate.code}</span>
-                      </TableCell>
-                      <TableCell>
-                        {rate.country === "*" ? "Anywhere" : rate.country}
-                        {rate.region ? ` · ${rate.region}` : ""}
-                      </TableCell>
-                      <TableCell className="text-right tabular-nums">{money(rate.priceMinor)}</TableCell>
-                      <TableCell className="text-right tabular-nums">
-                        {rate.freeOverMinor === null ? "—" : money(rate.freeOverMinor)}
-                      </TableCell>
-                      {canEdit ? (
+                  {rates.map((rate) => {
+                    const destination = `${rate.country === "*" ? "Anywhere" : rate.country}${rate.region ? ` · ${rate.region}` : ""}`;
+                    return (
+                      <TableRow key={rate.id}>
                         <TableCell>
-                          <RemoveButton
-                            label={`Remove shipping rate ${rate.title} (${rate.country})`}
-                            action={deleteStoreItemAction.bind(null, store.slug, "shippingRate", rate.id)}
-                          />
+                          {rate.title}{" "}
+                          <span className="text-muted-foreground font-mono text-xs">{rate.code}</span>
+                          <TablePhoneDetails>
+                            <span>{destination}</span>
+                            {rate.freeOverMinor === null ? null : (
+                              <span>Free over {money(rate.freeOverMinor)}</span>
+                            )}
+                          </TablePhoneDetails>
                         </TableCell>
-                      ) : null}
-                    </TableRow>
-                  ))}
+                        <TableCell secondary>{destination}</TableCell>
+                        <TableCell className="text-right tabular-nums">{money(rate.priceMinor)}</TableCell>
+                        <TableCell secondary className="text-right tabular-nums">
+                          {rate.freeOverMinor === null ? "—" : money(rate.freeOverMinor)}
+                        </TableCell>
+                        {canEdit ? (
+                          <TableCell>
+                            <RemoveButton
+                              label={`Remove shipping rate ${rate.title} (${rate.country})`}
+                              action={deleteStoreItemAction.bind(null, store.slug, "shippingRate", rate.id)}
+                            />
+                          </TableCell>
+                        ) : null}
+                      </TableRow>
+                    );
+                  })}
                 </TableBody>
               </Table>
             )}
