@@ -149,8 +149,8 @@ export function ImportProgress({
                   {progress.rejected.slice(0, 500).map((r, i) => (
                     <TableRow key={`${r.row}-${r.field}-${i}`}>
                       <TableCell className="text-right tabular-nums">{r.row}</TableCell>
-                      <TableCell className="font-mono text-xs">{r.field}</TableCell>
-                      <TableCell>{r.message}</TableCell>
+                      <TableCell className="font-mono text-xs break-all">{r.field}</TableCell>
+                      <TableCell className="break-words">{r.message}</TableCell>
                     </TableRow>
                   ))}
                 </TableBody>
