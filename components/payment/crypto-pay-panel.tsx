@@ -68,9 +68,7 @@ export function CryptoPayPanel(props: Props) {
     if (!quote) return;
     const { expiresAt } = quote;
     const end = Date.parse(expiresAt);
-    const timer = setInterval(() => {
-      if (Date.now() >= end) setLapsedFor(expiresAt);
-    }, 1_000);
+    const timer = setInterval(() => setLapsedFor(Date.now() >= end ? expiresAt : null), 1_000);
     return () => clearInterval(timer);
   }, [quote]);
   const lapsed = !!quote && lapsedFor === quote.expiresAt;

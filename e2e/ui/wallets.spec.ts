@@ -382,9 +382,15 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
   await expect(lapsed).toBeVisible();
   await stillOpen();
   await everyLookInPlace(third, testInfo, "wallets-price-expired");
-  await third.clock.setSystemTime(Date.now());
+  // a lapsed price cannot be paid: Pay waits for a new one
+  await expect(payButton).toBeDisabled();
+  // the buyer asks for a new price; the browser's clock then comes back to now (the countdown follows the clock
+  // each second, so it is put back only once the new price is on the page)
   await lapsed.getByRole("button", { name: "Get a new price" }).click();
+  await expect(third.getByRole("alert").filter({ hasText: "price expired" })).toHaveCount(0);
+  await third.clock.setSystemTime(Date.now());
   await expect(third.getByTestId("quote-countdown")).toBeVisible();
+  await expect(payButton).toBeEnabled();
 
   // a double click on Pay: one payment, of the quoted amount, one order
   const quoted = (await third.getByTestId("crypto-leg").first().locator("span.text-base").textContent())!;
