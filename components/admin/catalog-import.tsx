@@ -150,7 +150,7 @@ export function ImportProgress({
                     <TableRow key={`${r.row}-${r.field}-${i}`}>
                       <TableCell className="text-right tabular-nums">{r.row}</TableCell>
                       <TableCell className="font-mono text-xs break-all">{r.field}</TableCell>
-                      <TableCell className="break-words">{r.message}</TableCell>
+                      <TableCell className="wrap-anywhere">{r.message}</TableCell>
                     </TableRow>
                   ))}
                 </TableBody>
