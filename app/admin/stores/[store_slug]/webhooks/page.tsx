@@ -168,7 +168,7 @@ export default async function WebhooksPage({ params }: Props) {
                 );
                 return (
                   <TableRow key={d.webhook_id}>
-                    <TableCell className="grid gap-2 md:min-w-48">
+                    <TableCell className="grid min-w-32 gap-2">
                       <span className="font-mono text-xs break-all">{d.webhook_id}</span>
                       <TablePhoneDetails>
                         <span>
@@ -188,10 +188,10 @@ export default async function WebhooksPage({ params }: Props) {
                         variant="outline"
                       />
                     </TableCell>
-                    <TableCell secondary className="text-xs">
+                    <TableCell secondary className="text-xs break-all">
                       {order} · #{d.sequence}
                     </TableCell>
-                    <TableCell secondary className="min-w-56 text-xs break-all">
+                    <TableCell secondary className="min-w-40 text-xs break-all">
                       {target}
                     </TableCell>
                     <TableCell>
