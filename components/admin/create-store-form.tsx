@@ -6,7 +6,9 @@ import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { currencyDigits, minorToDecimal } from "@/components/ui/format";
 import { Input } from "@/components/ui/input";
+import type { CountryOption } from "@/lib/checkout/countries";
 
+import { CountrySelect } from "./country-select";
 import { CurrencySelect, type CurrencyOptions } from "./currency-select";
 import { FormError } from "./form-messages";
 import type { FormState } from "./form-state";
@@ -30,15 +32,20 @@ const choiceClass =
 export function CreateStoreForm({
   action,
   currencies,
+  countries,
 }: {
   action: (s: FormState, d: FormData) => Promise<FormState>;
   currencies: CurrencyOptions;
+  countries: readonly CountryOption[];
 }) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   const [currency, setCurrency] = useState(state.values?.currency ?? "USD");
   const [shipping, setShipping] = useState(state.values?.shipping || "flat");
   // the rate follows the currency until the merchant types one
   const [rate, setRate] = useState<string | null>(state.values?.shippingRate ?? null);
+  // and the countries it ships to follow the store's country until the merchant types them
+  const [country, setCountry] = useState(state.values?.country ?? "US");
+  const [shipsTo, setShipsTo] = useState<string | null>(state.values?.shipsTo ?? null);
   const later = shipping === "later";
   return (
     <form action={formAction} className="grid gap-4" noValidate>
@@ -78,13 +85,19 @@ export function CreateStoreForm({
             />
           )}
         </Field>
-        <Field id="store-country" label="Country" hint="ISO 3166, e.g. US" error={state.errors.country}>
+        <Field
+          id="store-country"
+          label="Country"
+          hint="Where the store is based"
+          error={state.errors.country}
+        >
           {(control) => (
-            <Input
+            <CountrySelect
               {...control}
+              options={countries}
               name="country"
-              defaultValue={state.values?.country ?? "US"}
-              maxLength={2}
+              value={country}
+              onChange={(e) => setCountry(e.target.value)}
               required
             />
           )}
@@ -120,7 +133,8 @@ export function CreateStoreForm({
               <Input
                 {...control}
                 name="shipsTo"
-                defaultValue={state.values?.shipsTo ?? "US"}
+                value={shipsTo ?? country}
+                onChange={(e) => setShipsTo(e.target.value)}
                 autoCapitalize="characters"
                 disabled={later}
                 required={!later}

@@ -7,7 +7,9 @@ import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/select";
+import type { CountryOption } from "@/lib/checkout/countries";
 
+import { CountrySelect } from "./country-select";
 import { CurrencySelect, type CurrencyOptions } from "./currency-select";
 import { FormError, Notice } from "./form-messages";
 import type { FormState } from "./form-state";
@@ -97,7 +99,15 @@ export function StoreSettingsForm({
   );
 }
 
-export function ShippingRateForm({ action, currency }: { action: Action; currency: string }) {
+export function ShippingRateForm({
+  action,
+  currency,
+  countries,
+}: {
+  action: Action;
+  currency: string;
+  countries: readonly CountryOption[];
+}) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   const v = state.ok ? {} : (state.values ?? {});
   return (
@@ -118,13 +128,17 @@ export function ShippingRateForm({ action, currency }: { action: Action; currenc
         >
           {(control) => <Input {...control} name="code" defaultValue={v.code ?? "standard"} maxLength={40} />}
         </Field>
-        <Field
-          id="rate-country"
-          label="Country"
-          hint="e.g. US, or * for anywhere"
-          error={state.errors.country}
-        >
-          {(control) => <Input {...control} name="country" defaultValue={v.country ?? ""} maxLength={2} />}
+        <Field id="rate-country" label="Country" error={state.errors.country}>
+          {(control) => (
+            <CountrySelect
+              {...control}
+              options={countries}
+              anywhere
+              placeholder="Choose a country"
+              name="country"
+              defaultValue={v.country ?? ""}
+            />
+          )}
         </Field>
         <Field id="rate-region" label="Region (optional)" hint="e.g. CA" error={state.errors.region}>
           {(control) => <Input {...control} name="region" defaultValue={v.region ?? ""} maxLength={3} />}
@@ -160,7 +174,16 @@ export function ShippingRateForm({ action, currency }: { action: Action; currenc
   );
 }
 
-export function LocationForm({ action }: { action: Action }) {
+export function LocationForm({
+  action,
+  countries,
+  country,
+}: {
+  action: Action;
+  countries: readonly CountryOption[];
+  /** The store's country, the likeliest one for its locations. */
+  country: string;
+}) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   const v = state.ok ? {} : (state.values ?? {});
   const text = (id: string, name: string, label: string, hint?: string) => (
@@ -178,7 +201,16 @@ export function LocationForm({ action }: { action: Action }) {
         {text("loc-city", "locality", "City")}
         {text("loc-region", "region", "Region (optional)")}
         {text("loc-postal", "postalCode", "Postal code (optional)")}
-        {text("loc-country", "country", "Country", "e.g. US")}
+        <Field id="loc-country" label="Country" error={state.errors.country}>
+          {(control) => (
+            <CountrySelect
+              {...control}
+              options={countries}
+              name="country"
+              defaultValue={v.country ?? country}
+            />
+          )}
+        </Field>
       </div>
       <PositionField error={state.errors.position} initial={v.position ?? ""} />
       <fieldset className="grid gap-2">

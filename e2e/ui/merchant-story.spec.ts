@@ -165,7 +165,7 @@ test("the merchant story: sign up, store, 1,000-product import, rails, webhooks,
 
     // a shipping rate, so the agent has an option to pick
     await nav.getByRole("link", { name: "Settings" }).click();
-    await page.getByLabel("Country", { exact: true }).first().fill("US");
+    await page.getByLabel("Country", { exact: true }).first().selectOption("US");
     await page.getByLabel("Price (USD)").fill("5.99");
     await page.getByRole("button", { name: "Add shipping rate" }).click();
     await expect(page.getByRole("table", { name: "Shipping rates" })).toContainText("$5.99");
@@ -323,6 +323,10 @@ test("the merchant story: sign up, store, 1,000-product import, rails, webhooks,
       await page.goto(`/admin/stores/${slug}/webhooks`);
       expect(await logged.count()).toBeGreaterThanOrEqual(4);
     }).toPass({ timeout: 20_000 });
+    // each delivery says which event it carried, in the timeline's words
+    for (const step of ["Order placed", "Payment captured", "Refund paid back"]) {
+      expect(await logged.filter({ hasText: step }).count(), step).toBeGreaterThanOrEqual(1);
+    }
     const loggedIds = await logged.locator("td:first-child span.font-mono").allTextContents();
     const receivedIds = received.map((r) => r.id);
     for (const id of loggedIds) expect(receivedIds, `delivery ${id} reached the receiver`).toContain(id);

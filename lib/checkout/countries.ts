@@ -12,3 +12,13 @@ const CODES =
 export const COUNTRY_CODES: ReadonlySet<string> = new Set(CODES.split(" "));
 
 export const isCountryCode = (value: string): boolean => COUNTRY_CODES.has(value.toUpperCase());
+
+export type CountryOption = { code: string; name: string };
+
+/** The admin's country pickers: every code above, named in English (CLDR) and sorted by name. */
+export const countryOptions = (): CountryOption[] => {
+  const names = new Intl.DisplayNames(["en"], { type: "region" });
+  return [...COUNTRY_CODES]
+    .map((code) => ({ code, name: names.of(code) ?? code }))
+    .sort((a, b) => a.name.localeCompare(b.name, "en"));
+};

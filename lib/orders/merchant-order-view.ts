@@ -57,6 +57,9 @@ const EVENT_TITLES: Record<string, string> = {
   "order.updated": "Order updated",
 };
 
+/** An order event's type in the words the merchant's pages use ("order.paid" → "Payment captured"). */
+export const orderEventTitle = (kind: string): string => EVENT_TITLES[kind] ?? kind;
+
 const ATTEMPT_TITLES: Record<string, string> = {
   declined: "Payment declined",
   canceled: "Payment attempt canceled",

@@ -14,6 +14,8 @@ export type DeliveryLogEntry = {
   webhook_id: string;
   order_id: string;
   event_id: string;
+  /** What the delivery tells: its event's type (order.placed, order.paid, …). */
+  event_type: string;
   sequence: number;
   target: "store" | "platform";
   endpoint: { id: string; url: string; disabled_at: string | null; disabled_reason: string | null };
@@ -56,7 +58,7 @@ export const listDeliveries = async (
       ...(principalId ? { event: { order: { principalId } } } : {}),
       ...(audience === "platform" ? { endpoint: { target: "platform" as const } } : {}),
     },
-    include: { endpoint: true, log: { orderBy: { startedAt: "desc" } } },
+    include: { endpoint: true, event: { select: { kind: true } }, log: { orderBy: { startedAt: "desc" } } },
     orderBy: [{ createdAt: "desc" }, { sequence: "desc" }],
     take: limit,
   });
@@ -64,6 +66,7 @@ export const listDeliveries = async (
     webhook_id: d.id,
     order_id: d.orderId,
     event_id: d.eventId,
+    event_type: d.event.kind,
     sequence: d.sequence,
     target: d.endpoint.target,
     endpoint: {

@@ -4,9 +4,10 @@ import { revalidatePath } from "next/cache";
 
 import { refusedState } from "@/components/admin/action-errors";
 import type { FormState } from "@/components/admin/form-state";
+import { formatMoney } from "@/components/ui/format";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { operatorRevokeKey } from "@/lib/accounts/operator";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
-import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { toAppError } from "@/lib/core/errors";
 import { operatorIssueCoupon, operatorSettlePayables } from "@/lib/coupons/operator";
 
@@ -46,7 +47,7 @@ export async function issueCouponAction(_previous: FormState, data: FormData): P
     return {
       ok: true,
       errors: {},
-      message: `Coupon ${coupon.id} issued: ${formatMajor(coupon.amountMinor, coupon.currency)} ${coupon.currency} off, to ${grants.length} buyer${grants.length === 1 ? "" : "s"}.`,
+      message: `Coupon ${coupon.id} issued: ${formatMoney(coupon.amountMinor, coupon.currency, await viewerLocale())} off, to ${grants.length} buyer${grants.length === 1 ? "" : "s"}.`,
     };
   } catch (thrown) {
     return refusedState(toAppError(thrown), values, COUPON_FIELDS);

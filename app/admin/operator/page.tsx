@@ -3,11 +3,11 @@ import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
 import { IssueCouponForm, SettlePayablesForm } from "@/components/admin/coupon-forms";
-import { keyTime } from "@/components/admin/key-table";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { formatMoney } from "@/components/ui/format";
 import { LocalTime } from "@/components/ui/local-time";
 import {
   Table,
@@ -18,9 +18,9 @@ import {
   TablePhoneDetails,
   TableRow,
 } from "@/components/ui/table";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { operatorListKeys } from "@/lib/accounts/operator";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
-import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { openTotals, operatorListCoupons, operatorListPayables } from "@/lib/coupons/operator";
 
 import { issueCouponAction, operatorRevokeKeyAction, settlePayablesAction } from "./actions";
@@ -28,8 +28,8 @@ import { issueCouponAction, operatorRevokeKeyAction, settlePayablesAction } from
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Operator — Merchant admin", robots: { index: false } };
 
-const money = (minor: number, currency: string) => `${formatMajor(minor, currency)} ${currency}`;
 const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
+const PAYABLE_WORD = { open: "Open", settled: "Settled", void: "Void" } as const;
 
 const developerOf = (owner: { name: string; email: string } | null) =>
   owner ? `${owner.name} (${owner.email})` : "made with the CLI";
@@ -38,6 +38,11 @@ export default async function OperatorPage() {
   const account = await getMerchantSession();
   if (!account) redirect("/admin/sign-in?next=/admin/operator");
   if (!account.isOperator) notFound();
+  const locale = await viewerLocale();
+  const money = (minor: number, currency: string) => formatMoney(minor, currency, locale);
+  // a coupon is good until the end of its day in UTC: the day is shown as that date, in the viewer's words
+  const day = (iso: string) =>
+    new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(iso));
   const keys = await operatorListKeys(account);
   const coupons = await operatorListCoupons(account);
   const payables = await operatorListPayables(account);
@@ -162,7 +167,7 @@ export default async function OperatorPage() {
                     <TableCell className="font-medium">
                       {c.description}
                       <span className="block font-normal sm:hidden">
-                        {money(c.amount_minor, c.currency)} · until {c.expires_at.slice(0, 10)}
+                        {money(c.amount_minor, c.currency)} · until {day(c.expires_at)}
                         {expires <= now ? " (expired)" : ""}
                       </span>
                       <code className="text-muted-foreground block text-xs font-normal break-all">
@@ -173,7 +178,7 @@ export default async function OperatorPage() {
                       {money(c.amount_minor, c.currency)}
                     </TableCell>
                     <TableCell className="hidden text-xs whitespace-nowrap sm:table-cell">
-                      {c.expires_at.slice(0, 10)}
+                      {day(c.expires_at)}
                       {expires <= now ? (
                         <Badge tone="neutral" className="ml-2">
                           Expired
@@ -239,11 +244,11 @@ export default async function OperatorPage() {
                   <TableCell className="whitespace-nowrap">{money(p.amount_minor, p.currency)}</TableCell>
                   <TableCell>
                     <Badge tone={PAYABLE_TONE[p.status as keyof typeof PAYABLE_TONE] ?? "neutral"}>
-                      {p.status}
+                      {PAYABLE_WORD[p.status as keyof typeof PAYABLE_WORD] ?? p.status}
                     </Badge>
                     {p.settled_at ? (
                       <span className="text-muted-foreground block text-xs">
-                        {keyTime(new Date(p.settled_at))}
+                        <LocalTime at={p.settled_at} />
                       </span>
                     ) : null}
                   </TableCell>

@@ -27,6 +27,8 @@ type Feed = { events: Event[]; pagination: { has_next_page: boolean; cursor: str
 type Delivery = {
   webhook_id: string;
   order_id: string;
+  event_id: string;
+  event_type: string;
   state: string;
   target: string;
   attempts: { status: number | null; response_snippet?: string }[];
@@ -206,6 +208,11 @@ describe("delivery log and redelivery on REST", () => {
     );
     assert.ok(log.body.deliveries.every((d) => d.attempts.every((a) => !("response_snippet" in a))));
     const db = await getDb();
+    // each delivery names the type of the event it carries
+    for (const d of log.body.deliveries) {
+      const event = await db.orderEvent.findUniqueOrThrow({ where: { id: d.event_id } });
+      assert.equal(d.event_type, event.kind, d.webhook_id);
+    }
     const storeDelivery = await db.webhookDelivery.findFirstOrThrow({
       where: { orderId: orderA, endpoint: { target: "store" } },
     });

@@ -6,6 +6,7 @@ import { MerchantFrame } from "@/components/admin/frame/merchant-frame";
 import { PageShell } from "@/components/layout/page-shell";
 import { Card, CardContent } from "@/components/ui/card";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { countryOptions } from "@/lib/checkout/countries";
 import { currencyOptions } from "@/lib/stores/currencies";
 
 import { createStoreAction } from "../actions";
@@ -24,7 +25,11 @@ export default async function NewStorePage() {
       >
         <Card>
           <CardContent className="pt-5 sm:pt-6">
-            <CreateStoreForm action={createStoreAction} currencies={currencyOptions()} />
+            <CreateStoreForm
+              action={createStoreAction}
+              currencies={currencyOptions()}
+              countries={countryOptions()}
+            />
           </CardContent>
         </Card>
       </PageShell>

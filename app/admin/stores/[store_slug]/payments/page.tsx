@@ -9,10 +9,12 @@ import { TestCards } from "@/components/payment/test-cards";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { formatMoney } from "@/components/ui/format";
+import { LocalTime } from "@/components/ui/local-time";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { viewerLocale } from "@/components/ui/viewer-locale";
 import { railsPageOf } from "@/lib/accounts/store-rails";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
-import { formatMajor } from "@/lib/catalog/admin/major-units";
 import { toAppError } from "@/lib/core/errors";
 import { storeCouponPayables } from "@/lib/coupons/operator";
 import { coinTable } from "@/lib/payments/crypto/coins";
@@ -52,8 +54,10 @@ export default async function PaymentsPage({ params }: Props) {
   }
   const { store, role, rails, owedBack } = page;
   const coupons = await storeCouponPayables(account, store_slug);
-  const money = (minor: number, currency: string) => `${formatMajor(minor, currency)} ${currency}`;
+  const locale = await viewerLocale(store.country);
+  const money = (minor: number, currency: string) => formatMoney(minor, currency, locale);
   const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
+  const PAYABLE_WORD = { open: "Open", settled: "Settled", void: "Void" } as const;
   const canChange = role !== "staff";
   const slug = store.slug;
   return (
@@ -215,11 +219,11 @@ export default async function PaymentsPage({ params }: Props) {
                   <TableCell className="whitespace-nowrap">{money(p.amount_minor, p.currency)}</TableCell>
                   <TableCell>
                     <Badge tone={PAYABLE_TONE[p.status as keyof typeof PAYABLE_TONE] ?? "neutral"}>
-                      {p.status}
+                      {PAYABLE_WORD[p.status as keyof typeof PAYABLE_WORD] ?? p.status}
                     </Badge>
                     {p.settled_at ? (
                       <span className="text-muted-foreground block text-xs">
-                        {p.settled_at.slice(0, 16).replace("T", " ")} UTC
+                        <LocalTime at={p.settled_at} />
                       </span>
                     ) : null}
                   </TableCell>

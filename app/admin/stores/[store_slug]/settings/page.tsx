@@ -23,6 +23,7 @@ import {
 import { viewerLocale } from "@/components/ui/viewer-locale";
 import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
+import { countryOptions } from "@/lib/checkout/countries";
 import { toAppError } from "@/lib/core/errors";
 import { currencyOptions } from "@/lib/stores/currencies";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
@@ -57,6 +58,7 @@ export default async function StoreSettingsPage({ params }: Props) {
   const rates = await runStoreAdminOp(account, store.slug, "listShippingRates", {});
   const locations = await runStoreAdminOp(account, store.slug, "listLocations", {});
   const locale = await viewerLocale(store.country);
+  const countries = countryOptions();
   const money = (minor: number) => formatMoney(minor, store.currency, locale);
   return (
     <PageShell
@@ -155,6 +157,7 @@ export default async function StoreSettingsPage({ params }: Props) {
                 <ShippingRateForm
                   action={createShippingRateAction.bind(null, store.slug)}
                   currency={store.currency}
+                  countries={countries}
                 />
               </section>
             ) : null}
@@ -211,7 +214,11 @@ export default async function StoreSettingsPage({ params }: Props) {
                 <h3 id="add-location" className="font-semibold">
                   Add a location
                 </h3>
-                <LocationForm action={createLocationAction.bind(null, store.slug)} />
+                <LocationForm
+                  action={createLocationAction.bind(null, store.slug)}
+                  countries={countries}
+                  country={store.country}
+                />
               </section>
             ) : null}
           </CardContent>

@@ -18,6 +18,7 @@ import {
   TablePhoneDetails,
   TableRow,
 } from "@/components/ui/table";
+import { orderEventTitle } from "@/lib/orders/merchant-order-view";
 import { webhookOverview } from "@/lib/webhooks/admin-webhooks";
 
 import { enableEndpointAction, redeliverAction, rotateKeyAction, setWebhookUrlAction } from "./actions";
@@ -172,7 +173,7 @@ export default async function WebhooksPage({ params }: Props) {
                       <span className="font-mono text-xs break-all">{d.webhook_id}</span>
                       <TablePhoneDetails>
                         <span>
-                          {order} · #{d.sequence}
+                          {order} · {orderEventTitle(d.event_type)}
                         </span>
                         <span className="break-all">{target}</span>
                         <span>
@@ -189,7 +190,7 @@ export default async function WebhooksPage({ params }: Props) {
                       />
                     </TableCell>
                     <TableCell secondary className="text-xs break-all">
-                      {order} · #{d.sequence}
+                      {order} · {orderEventTitle(d.event_type)}
                     </TableCell>
                     <TableCell secondary className="min-w-40 text-xs break-all">
                       {target}
