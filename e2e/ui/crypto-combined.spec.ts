@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { normalizeStructTag } from "@mysten/sui/utils";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 
 import { SANDBOX_WALLET_ADDRESS } from "../../lib/buyers/sandbox-wallet";
 import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
@@ -21,6 +21,7 @@ import { startServedApp, type ServedApp } from "../../scripts/lib/served-app";
 import { expectAccessible, shoot } from "../helpers/page-checks";
 import { everyLook } from "../helpers/pay-page-looks";
 import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
+import { installWallet, testWallet } from "../helpers/test-wallet";
 
 // A combined crypto payment in Chromium: the buyer links an agent (consent with the sandbox wallet), the agent
 // creates one checkout in each of three stores with the demo platform key and calls prepare_combined_payment on
@@ -147,13 +148,18 @@ const checkoutIn = async (store: string): Promise<Checkout> => {
   return checkout;
 };
 
-test("a combined payment for three stores is signed once on the wallet page; each store gets its order", async ({
-  page,
-}, testInfo) => {
-  test.setTimeout(420_000);
-  const checkouts = await Promise.all(STORES.map(checkoutIn));
+const usd = (minor: number) =>
+  new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(minor / 100);
 
-  // the buyer links the agent (consent, signing in with the sandbox wallet)
+/**
+ * The buyer links the agent: OAuth consent in the page, `signIn` signing the buyer in there, then Allow; the limit
+ * step after it is skipped unless `limit` signs one. Answers the agent's OAuth provider, holding its tokens.
+ */
+const linkAgent = async (
+  page: Page,
+  signIn: () => Promise<void>,
+  limit?: () => Promise<void>,
+): Promise<OAuthClientProvider> => {
   const box: { tokens?: OAuthTokens; verifier?: string; url?: URL } = {};
   const provider: OAuthClientProvider = {
     get redirectUrl() {
@@ -181,16 +187,58 @@ test("a combined payment for three stores is signed once on the wallet page; eac
     },
     codeVerifier: () => box.verifier!,
   };
-  const endpoint = new URL("/account/mcp", service!.baseUrl);
-  const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+  const transport = new StreamableHTTPClientTransport(new URL("/account/mcp", service!.baseUrl), {
+    authProvider: provider,
+  });
   await new Client({ name: "agent", version: "1.0.0" }).connect(transport).catch(() => undefined);
   await page.goto(box.url!.href);
-  await page.getByRole("button", { name: /sandbox wallet/ }).click();
+  await signIn();
   await page.getByRole("button", { name: "Allow" }).click();
-  // the limit step (DECISIONS B20) comes next; this story gives the allowance elsewhere, or none
-  await page.getByRole("button", { name: "Skip" }).click();
+  // the limit step (DECISIONS B20) comes next
+  if (limit) await limit();
+  else await page.getByRole("button", { name: "Skip" }).click();
   await page.waitForURL((url) => url.href.startsWith(`${origin}/agent/callback`));
   await transport.finishAuth(new URL(page.url()).searchParams.get("code")!);
+  return provider;
+};
+
+type Prepared = {
+  continue_url: string;
+  checkouts: { store_slug: string; total: number; legs: { amount: string }[] }[];
+};
+
+/** The agent's prepare_combined_payment over /account/mcp with the buyer's bearer, for the buyer's address. */
+const prepareCombined = async (
+  provider: OAuthClientProvider,
+  checkouts: Checkout[],
+  buyerAddress: string,
+): Promise<Prepared> => {
+  const client = new Client({ name: "agent", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("/account/mcp", service!.baseUrl), { authProvider: provider }),
+  );
+  const answer = (await client.callTool({
+    name: "prepare_combined_payment",
+    arguments: {
+      checkouts: STORES.map((store, i) => ({ store_slug: store, checkout_id: checkouts[i]!.id })),
+      buyer_address: buyerAddress,
+    },
+  })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+  await client.close();
+  expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
+  return answer.structuredContent as Prepared;
+};
+
+test("a combined payment for three stores is signed once on the wallet page; each store gets its order", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(420_000);
+  const checkouts = await Promise.all(STORES.map(checkoutIn));
+
+  // the buyer links the agent (consent, signing in with the sandbox wallet)
+  const provider = await linkAgent(page, async () => {
+    await page.getByRole("button", { name: /sandbox wallet/ }).click();
+  });
 
   // the buyer gives the agent an allowance on the spend-cap page (signed with the sandbox wallet): 1,000.00 a day
   await page.goto(`${service!.baseUrl}/account/spend-caps`);
@@ -201,23 +249,7 @@ test("a combined payment for three stores is signed once on the wallet page; eac
   await form.getByRole("button", { name: "Sign with your wallet" }).click();
   await expect(caps.getByTestId("allowance")).toHaveCount(1);
 
-  const client = new Client({ name: "agent", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
-  const answer = (await client.callTool({
-    name: "prepare_combined_payment",
-    arguments: {
-      checkouts: STORES.map((store, i) => ({ store_slug: store, checkout_id: checkouts[i]!.id })),
-      buyer_address: SANDBOX_WALLET_ADDRESS,
-    },
-  })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
-  await client.close();
-  expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
-  const prepared = answer.structuredContent as {
-    continue_url: string;
-    checkouts: { store_slug: string; total: number; legs: { amount: string }[] }[];
-  };
-  const usd = (minor: number) =>
-    new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(minor / 100);
+  const prepared = await prepareCombined(provider, checkouts, SANDBOX_WALLET_ADDRESS);
   const groupTotal = prepared.checkouts.reduce((sum, c) => sum + c.total, 0);
   // the agent's prepare reserved the whole group on that allowance, once
   await page.goto(`${service!.baseUrl}/account/spend-caps`);
@@ -291,4 +323,69 @@ test("a combined payment for three stores is signed once on the wallet page; eac
       ((await balances(sandbox.url, seedSuiAddress(store))).get(normalizeStructTag(USDC)) ?? 0n) - before[i]!;
     expect(received).toBe(BigInt(prepared.checkouts[i]!.legs[0]!.amount));
   }
+});
+
+test("through dApp Kit, a wallet that can only sign and execute signs the buyer in, signs the allowance right after consent, and pays the three stores with one transaction", async ({
+  browser,
+}, testInfo) => {
+  test.setTimeout(300_000);
+  const checkouts = await Promise.all(STORES.map(checkoutIn));
+  // its own context, as a second buyer's browser (axe needs a page made through browser.newContext())
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const wallet = await testWallet(page, sandbox.url);
+  const address = wallet.toSuiAddress();
+  await installWallet(page, "Execute Wallet", wallet, "executes");
+
+  // consent: signed in with the wallet through dApp Kit's connect dialog; the limit step signs 1,000.00 a day
+  const provider = await linkAgent(
+    page,
+    async () => {
+      await page.getByRole("button", { name: "Connect a wallet" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Execute Wallet" }).click();
+      await expect(page.getByTestId("buyer-address")).toHaveText(address);
+    },
+    async () => {
+      const form = page.getByRole("form", { name: "New allowance for Combined Agent" });
+      await form.getByLabel("Per day (USD)").fill("1000");
+      await form.getByRole("button", { name: "Sign with your wallet" }).click();
+    },
+  );
+  await page.goto(`${service!.baseUrl}/account/spend-caps`);
+  const caps = page.getByTestId("agent-caps").filter({ hasText: "Combined Agent" });
+  await expect(caps.getByTestId("allowance")).toHaveCount(1);
+
+  const prepared = await prepareCombined(provider, checkouts, address);
+  const groupTotal = prepared.checkouts.reduce((sum, c) => sum + c.total, 0);
+  const usdc = normalizeStructTag(USDC);
+  const before = await Promise.all(
+    STORES.map(async (s) => (await balances(sandbox.url, seedSuiAddress(s))).get(usdc) ?? 0n),
+  );
+  const buyerBefore = (await balances(sandbox.url, address)).get(usdc) ?? 0n;
+
+  await page.goto(prepared.continue_url);
+  await expect(page.getByRole("heading", { level: 1, name: "Pay 3 stores at once" })).toBeVisible();
+  await expect(page.getByText(address)).toBeVisible();
+  await page.getByRole("button", { name: `Pay all with your wallet — ${usd(groupTotal)}` }).click();
+  await expect(page.getByTestId("group-paid")).toBeVisible();
+  const receipt = page.getByTestId("group-receipt");
+  await expect(receipt.getByTestId("group-checkout-order")).toHaveCount(3);
+  await expect(receipt.getByTestId("group-receipt-total")).toHaveText(usd(groupTotal));
+  await expectAccessible(page, "combined payment paid through dApp Kit");
+  await shoot(page, testInfo, "crypto-combined-dapp-kit-paid-1280");
+
+  // one transaction from the buyer's wallet paid each store exactly its leg; the allowance counts the three orders
+  let legs = 0n;
+  for (const [i, store] of STORES.entries()) {
+    const after = await call<Checkout>(store, "GET", `/checkout-sessions/${checkouts[i]!.id}`);
+    expect(after.status).toBe("completed");
+    const leg = BigInt(prepared.checkouts[i]!.legs[0]!.amount);
+    legs += leg;
+    expect(((await balances(sandbox.url, seedSuiAddress(store))).get(usdc) ?? 0n) - before[i]!).toBe(leg);
+  }
+  expect(buyerBefore - ((await balances(sandbox.url, address)).get(usdc) ?? 0n)).toBe(legs);
+  await page.goto(`${service!.baseUrl}/account/spend-caps`);
+  await expect(caps.getByTestId("window-day")).toContainText(usd(groupTotal));
+  await expect(caps.getByTestId("allowance-reserved")).toContainText("$0.00");
+  await context.close();
 });

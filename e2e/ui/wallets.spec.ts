@@ -4,10 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 
-import { bcs } from "@mysten/sui/bcs";
-import { SuiGrpcClient } from "@mysten/sui/grpc";
-import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
-import { fromBase64, normalizeStructTag, toBase64 } from "@mysten/sui/utils";
+import { fromBase64, normalizeStructTag } from "@mysten/sui/utils";
 import { expect, test, type Page } from "@playwright/test";
 import type { JWK } from "jose";
 
@@ -17,7 +14,8 @@ import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
 import { withMandateKey } from "../helpers/card-completion";
 import { expectAccessible, shoot } from "../helpers/page-checks";
 import { everyLookInPlace } from "../helpers/pay-page-looks";
-import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
+import { balances, USDC } from "../helpers/sui-sandbox";
+import { registerWallet, testWallet, walletKey } from "../helpers/test-wallet";
 
 // Wallets through dApp Kit on the crypto payment page, with Wallet Standard test wallets whose keys live in this test
 // process: a wallet that registers only AFTER the page loaded is listed in the connect dialog and signs the buyer in;
@@ -29,7 +27,6 @@ import { balances, fund, SUI, USDC } from "../helpers/sui-sandbox";
 // screenshots.
 
 const STORE = "summit-trail-outfitters";
-const N_SUI = 1_000_000_000n;
 const baseUrl = `http://127.0.0.1:${process.env.E2E_PORT}`;
 const sandboxUrl = `http://127.0.0.1:${process.env.E2E_SUI_SANDBOX_PORT}`;
 
@@ -117,147 +114,6 @@ const paymentLink = async (): Promise<{ id: string; link: string }> => {
   return { id: checkout.id, link: escalated.continue_url! };
 };
 
-type Mode = "drops" | "executes" | "signs";
-const keys = new Map<string, Ed25519Keypair>();
-
-/** A funded test wallet whose key signs here, in the test process, for the page's Wallet Standard wallet. */
-const testWallet = async (page: Page): Promise<Ed25519Keypair> => {
-  const keypair = Ed25519Keypair.generate();
-  keys.set(keypair.toSuiAddress(), keypair);
-  await fund(sandboxUrl, keypair.toSuiAddress(), USDC, [5_000_000_000n]);
-  await fund(sandboxUrl, keypair.toSuiAddress(), SUI, [10n * N_SUI]);
-  await page.exposeFunction("e2eSignMessage", async (address: string, message: string) =>
-    keys.get(address)!.signPersonalMessage(fromBase64(message)),
-  );
-  // sign and execute on the sandbox, as a wallet that executes itself does; it answers the effects as BCS
-  await page.exposeFunction("e2eExecute", async (address: string, bytes: string) => {
-    const { signature } = await keys.get(address)!.signTransaction(fromBase64(bytes));
-    const client = new SuiGrpcClient({ network: "localnet", baseUrl: sandboxUrl });
-    const result = await client.core.executeTransaction({
-      transaction: fromBase64(bytes),
-      signatures: [signature],
-    });
-    const digest = (result.Transaction ?? result.FailedTransaction)!.digest;
-    const effects = bcs.TransactionEffects.serialize({
-      V2: {
-        status: { Success: true },
-        executedEpoch: "0",
-        gasUsed: { computationCost: "0", storageCost: "0", storageRebate: "0", nonRefundableStorageFee: "0" },
-        transactionDigest: digest,
-        gasObjectIndex: null,
-        eventsDigest: null,
-        dependencies: [],
-        lamportVersion: "0",
-        changedObjects: [],
-        unchangedConsensusObjects: [],
-        auxDataDigest: null,
-      },
-    }).toBytes();
-    return { bytes, signature, digest, effects: toBase64(effects) };
-  });
-  return keypair;
-};
-
-/** Registers the wallet the way an extension that loads late does (the Wallet Standard register-wallet event). */
-const registerWallet = (page: Page, name: string, keypair: Ed25519Keypair, mode: Mode) =>
-  page.evaluate(
-    ({ name, address, publicKey, mode }) => {
-      type Bridge = {
-        e2eSignMessage: (a: string, m: string) => Promise<{ bytes: string; signature: string }>;
-        e2eExecute: (a: string, b: string) => Promise<object>;
-        e2eSignTransaction: (a: string, b: string) => Promise<{ bytes: string; signature: string }>;
-      };
-      const bridge = window as unknown as Bridge;
-      const chains = ["sui:mainnet", "sui:testnet", "sui:localnet"] as const;
-      const pay = mode === "executes" ? "sui:signAndExecuteTransaction" : "sui:signTransaction";
-      const account = {
-        address,
-        publicKey: Uint8Array.from(publicKey),
-        chains,
-        features: ["sui:signPersonalMessage", pay],
-      };
-      let accounts = [account];
-      const listeners = new Set<(change: object) => void>();
-      const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-      const wallet = {
-        version: "1.0.0",
-        name,
-        icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 8 8'><circle cx='4' cy='4' r='4' fill='%234f46e5'/></svg>",
-        chains,
-        get accounts() {
-          return accounts;
-        },
-        features: {
-          "standard:connect": {
-            version: "1.0.0",
-            connect: async () => {
-              accounts = [account];
-              return { accounts };
-            },
-          },
-          "standard:events": {
-            version: "1.0.0",
-            on: (_event: string, listener: (change: object) => void) => {
-              listeners.add(listener);
-              return () => listeners.delete(listener);
-            },
-          },
-          "sui:signPersonalMessage": {
-            version: "1.1.0",
-            signPersonalMessage: ({ message }: { message: Uint8Array }) =>
-              bridge.e2eSignMessage(address, b64(message)),
-          },
-          ...(mode === "drops"
-            ? {
-                // the buyer's wallet goes away while the page waits for the signature (it never answers)
-                "sui:signTransaction": {
-                  version: "2.0.0",
-                  signTransaction: () => {
-                    accounts = [];
-                    listeners.forEach((listener) => listener({ accounts }));
-                    return new Promise(() => undefined);
-                  },
-                },
-              }
-            : mode === "signs"
-              ? {
-                  // signs as the test process decides (e2eSignTransaction): other bytes, late, or right
-                  "sui:signTransaction": {
-                    version: "2.0.0",
-                    signTransaction: async ({
-                      transaction,
-                    }: {
-                      transaction: { toJSON: () => Promise<string> };
-                    }) => bridge.e2eSignTransaction(address, await transaction.toJSON()),
-                  },
-                }
-              : {
-                  "sui:signAndExecuteTransaction": {
-                    version: "2.0.0",
-                    signAndExecuteTransaction: async ({
-                      transaction,
-                    }: {
-                      transaction: { toJSON: () => Promise<string> };
-                    }) => bridge.e2eExecute(address, await transaction.toJSON()),
-                  },
-                }),
-        },
-      };
-      // as @wallet-standard/wallet's registerWallet: announce it, and answer an app that starts later
-      const register = (api: { register: (w: unknown) => void }) => api.register(wallet);
-      window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: register }));
-      window.addEventListener("wallet-standard:app-ready", (event) =>
-        register((event as CustomEvent<{ register: (w: unknown) => void }>).detail),
-      );
-    },
-    {
-      name,
-      address: keypair.toSuiAddress(),
-      publicKey: Array.from(keypair.getPublicKey().toRawBytes()),
-      mode,
-    },
-  );
-
 const setTheme = (page: Page, theme: "light" | "dark") =>
   page.context().addCookies([{ name: "acs-theme", value: theme, url: baseUrl }]);
 
@@ -269,7 +125,7 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
   const { id, link } = await paymentLink();
 
   // 1. the wallet registers after the page loaded: the connect dialog lists it (screenshots light and dark)
-  const dropping = await testWallet(page);
+  const dropping = await testWallet(page, sandboxUrl);
   for (const theme of ["light", "dark"] as const) {
     await setTheme(page, theme);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -300,7 +156,7 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
 
   // 3. another buyer's wallet can only sign and execute: it pays itself, the service settles its digest
   const other = await browser.newPage();
-  const executing = await testWallet(other);
+  const executing = await testWallet(other, sandboxUrl);
   await other.goto(link);
   await registerWallet(other, "Execute Wallet", executing, "executes");
   await other.getByRole("button", { name: "Connect a wallet" }).click();
@@ -328,7 +184,7 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
   // its own context: axe (expectAccessible) needs a page made through browser.newContext()
   const thirdContext = await browser.newContext();
   const third = await thirdContext.newPage();
-  const signing = await testWallet(third);
+  const signing = await testWallet(third, sandboxUrl);
   const script: ("other-bytes" | "late")[] = ["other-bytes", "late"];
   let walletOpened = () => undefined as void;
   const opened = new Promise<void>((resolve) => (walletOpened = resolve));
@@ -340,13 +196,13 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
     if (step === "other-bytes") {
       const otherBytes = Uint8Array.from(raw);
       otherBytes[otherBytes.length - 1]! ^= 1;
-      return { bytes, signature: (await keys.get(address)!.signTransaction(otherBytes)).signature };
+      return { bytes, signature: (await walletKey(address).signTransaction(otherBytes)).signature };
     }
     if (step === "late") {
       walletOpened();
       await signs;
     }
-    return keys.get(address)!.signTransaction(raw);
+    return walletKey(address).signTransaction(raw);
   });
   await third.goto(second.link);
   await registerWallet(third, "Signing Wallet", signing, "signs");
