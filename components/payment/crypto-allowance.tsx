@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
+import { LocalTime } from "@/components/ui/local-time";
 import { NativeSelect } from "@/components/ui/select";
 import type { AllowanceSaved, WalletPageActions } from "@/lib/checkout/crypto/wallet-page";
 import { intentSigningBytes, type IntentPayload } from "@/lib/mandates/intent-mandate";
@@ -125,8 +126,7 @@ export function CryptoAllowance(props: Props) {
               {saved.perOrderMax !== null
                 ? `: up to ${formatMinor(saved.perOrderMax, currency)} per order`
                 : ""}
-              , until {saved.expiresAt.replace("T", " ").slice(0, 16)} UTC. Your agent fetches it with
-              get_intent_mandate.
+              , until <LocalTime at={saved.expiresAt} />. Your agent can pay within it from now on.
             </span>
           </p>
         ) : null}

@@ -2,7 +2,7 @@
 
 import * as SelectPrimitive from "@radix-ui/react-select";
 import { Check, ChevronDown } from "lucide-react";
-import type { ComponentProps } from "react";
+import { useLayoutEffect, useRef, type ComponentProps } from "react";
 
 import { cn } from "./cn";
 import { inputClass } from "./input";
@@ -10,10 +10,43 @@ import { inputClass } from "./input";
 // Two selects: NativeSelect (the browser's own, best on phones and inside GET forms that work without script) and
 // Select, a Radix listbox for places that need styled options. Both look the same closed.
 
-export function NativeSelect({ className, children, ...props }: ComponentProps<"select">) {
+/**
+ * A form action resets its form when it ends (React 19 `<form action>`), and the browser's reset puts a select on
+ * the option that was selected when the page was built: a controlled select then shows another option than React
+ * holds (and posts it next time), and an uncontrolled one loses the value the refused form handed back as its new
+ * `defaultValue` (React follows an input's changed `defaultValue`, not a select's). This puts both back, as an
+ * input behaves.
+ */
+export function NativeSelect({ className, children, ref, ...props }: ComponentProps<"select">) {
+  const own = useRef<HTMLSelectElement | null>(null);
+  const lastDefault = useRef<string | undefined>(undefined);
+  const { value, defaultValue, multiple } = props;
+  useLayoutEffect(() => {
+    const node = own.current;
+    if (!node || multiple) return;
+    if (value !== undefined) {
+      if (node.value !== String(value)) node.value = String(value);
+      return;
+    }
+    if (defaultValue === undefined) return;
+    const wanted = String(defaultValue);
+    if (lastDefault.current !== undefined && lastDefault.current !== wanted) {
+      for (const option of node.options) option.defaultSelected = option.value === wanted;
+      node.value = wanted;
+    }
+    lastDefault.current = wanted;
+  });
   return (
     <div className="relative">
-      <select className={cn(inputClass, "appearance-none pr-9", className)} {...props}>
+      <select
+        ref={(node) => {
+          own.current = node;
+          if (typeof ref === "function") return ref(node);
+          if (ref) ref.current = node;
+        }}
+        className={cn(inputClass, "appearance-none pr-9", className)}
+        {...props}
+      >
         {children}
       </select>
       <ChevronDown

@@ -200,6 +200,7 @@ test("a merchant creates a store: fields checked, a taken address refused; anoth
   // a refused form keeps what was chosen and typed, to be corrected
   await expect(page.getByLabel("Store name")).toHaveValue("Corner Shop");
   await expect(page.getByLabel("Country", { exact: true })).toHaveValue("DE");
+  await expect(page.getByLabel("Currency")).toHaveValue("EUR");
   await look(page, testInfo, "new-store-errors");
   const address = `corner-${Date.now().toString(36)}`;
   await page.getByLabel("Address").fill(address);
