@@ -76,8 +76,8 @@ export function CopyableCode({
   className?: string;
 }) {
   return (
-    <span className={cn("flex min-w-0 items-center gap-2", className)}>
-      <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid={testId}>
+    <span className={cn("flex min-w-0 flex-wrap items-center gap-2", className)}>
+      <code className="min-w-0 flex-1 basis-40 font-mono text-xs break-all" data-testid={testId}>
         {value}
       </code>
       <CopyButton value={value} what={what} />

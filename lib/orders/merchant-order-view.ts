@@ -247,10 +247,15 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
     });
   }
   const kindOf = new Map(events.map((e) => [e.sequence, e.kind]));
-  for (const delivery of deliveries) {
+  // deliveries come newest first; a worker's batch shares one start time, so list them by event, the store's
+  // webhook before the platform's, and each delivery's attempts oldest first: ties then keep this order
+  const byEvent = [...deliveries].sort(
+    (a, b) => a.sequence - b.sequence || Number(a.target !== "store") - Number(b.target !== "store"),
+  );
+  for (const delivery of byEvent) {
     const about = EVENT_TITLES[kindOf.get(delivery.sequence) ?? ""] ?? "Order";
     const to = delivery.target === "store" ? "your webhook" : "the agent's platform";
-    for (const attempt of delivery.attempts) {
+    for (const attempt of [...delivery.attempts].reverse()) {
       const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
       push({
         at: new Date(attempt.at),

@@ -9,6 +9,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { fulfilOrderAsMerchant, refundOrderAsMerchant } from "@/lib/orders/admin-orders";
 import { merchantOrderView } from "@/lib/orders/merchant-order-view";
 import { settlePendingRefunds } from "@/lib/orders/settle-refund";
+import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { completeCardOrder, newPlatformSigner, type PlatformSigner } from "../../helpers/paid-order";
@@ -154,6 +155,8 @@ describe("merchantOrderView", () => {
     await fulfilOrderAsMerchant(owner, store.slug, orderId, { carrier: "UPS", trackingNumber: "1Z999" });
     await refundOrderAsMerchant(owner, store.slug, orderId, { amountMinor: 150, reason: "Scuffed box" });
     await settlePendingRefunds({ storeId: store.id });
+    // one worker pass delivers every event of the order, its attempts sharing the pass's start time
+    await webhookWorkerStep(new Date(), { storeId: store.id });
     const view = await merchantOrderView(owner, store.slug, orderId);
 
     assert.deepEqual(view.fulfilment, { state: "fulfilled", shippedUnits: 2, units: 2 });
@@ -173,6 +176,16 @@ describe("merchantOrderView", () => {
     for (let i = 1; i < view.timeline.length; i++) {
       assert.ok(view.timeline[i - 1]!.at <= view.timeline[i]!.at, "oldest first");
     }
+    // the deliveries follow the events they carry, whatever the instant they share
+    const sent = titles.filter((t) => t.endsWith("sent to the agent's platform"));
+    assert.deepEqual(
+      sent.map((t) => t.slice(1, t.indexOf("”"))),
+      ["Order placed", "Payment captured", "Shipment recorded", "Order updated", "Refund paid back"].filter(
+        (what) => sent.some((t) => t.startsWith(`“${what}”`)),
+      ),
+      titles.join(" | "),
+    );
+    assert.ok(sent.length >= 2, titles.join(" | "));
   });
 
   test("staff read it without refund or cancel; another account gets not_found", async () => {
