@@ -24,7 +24,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { useToast } from "@/components/ui/toast";
 import type { Purchase } from "@/lib/buyers/agent-purchases";
 import type { LinkedAgent } from "@/lib/buyers/consents";
-import { describeScope } from "@/lib/oauth/scope-descriptions";
+import { describeScope, scopeTitle } from "@/lib/oauth/scope-descriptions";
 
 // The consent centre's list: every linked agent with its scopes in plain words, when granted, when it
 // last acted, what it bought for the buyer lately and what that cost (the spend-caps page's own query,
@@ -203,8 +203,8 @@ export function LinkedAgents({
                 <ul className="grid gap-2">
                   {agent.scopes.map((scope) => (
                     <li key={scope} className="grid gap-0.5">
-                      <Badge tone="info" className="w-fit font-mono">
-                        {scope}
+                      <Badge tone="info" className="w-fit" title={scope}>
+                        {scopeTitle(scope)}
                       </Badge>
                       <span className="text-muted-foreground text-xs">{describeScope(scope)}</span>
                     </li>

@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 
+import { CurrencySelect, type CurrencyOptions } from "./currency-select";
 import { FormError, Notice } from "./form-messages";
 import type { FormState } from "./form-state";
 
@@ -16,7 +17,15 @@ const textarea =
   "border-input bg-background min-h-24 w-full rounded-md border px-3 py-2 font-mono text-xs break-all";
 
 /** The operator issues a service coupon: an amount in major units of a currency, an expiry day, the buyers. */
-export function IssueCouponForm({ action, minDay }: { action: Action; minDay: string }) {
+export function IssueCouponForm({
+  action,
+  minDay,
+  currencies,
+}: {
+  action: Action;
+  minDay: string;
+  currencies: CurrencyOptions;
+}) {
   const [state, formAction, pending] = useActionState(action, EMPTY);
   const v = state.ok ? {} : (state.values ?? {});
   return (
@@ -32,19 +41,13 @@ export function IssueCouponForm({ action, minDay }: { action: Action; minDay: st
         >
           {(c) => <Input {...c} name="amount" inputMode="decimal" defaultValue={v.amount} required />}
         </Field>
-        <Field
-          id="coupon-currency"
-          label="Currency"
-          hint="ISO 4217, such as USD"
-          error={state.errors.currency}
-        >
+        <Field id="coupon-currency" label="Currency" error={state.errors.currency}>
           {(c) => (
-            <Input
+            <CurrencySelect
               {...c}
+              options={currencies}
               name="currency"
               defaultValue={v.currency ?? "USD"}
-              maxLength={3}
-              autoCapitalize="characters"
               required
             />
           )}

@@ -33,9 +33,20 @@ const FULFILMENT_WORDS = {
   canceled: { label: "Nothing to ship", tone: "neutral" },
 } as const;
 
-/** Where the order stands in shipping, as a badge. */
-export function FulfilmentBadge({ state }: { state: keyof typeof FULFILMENT_WORDS }) {
+/**
+ * Where the order stands in shipping, as a badge; none when the order's status already says it ("Shipped" twice
+ * would read as two things).
+ */
+export function FulfilmentBadge({
+  state,
+  status,
+}: {
+  state: keyof typeof FULFILMENT_WORDS;
+  /** The order's status, shown beside it. */
+  status?: string;
+}) {
   const { label, tone: t } = FULFILMENT_WORDS[state];
+  if (status !== undefined && statusWord(status) === label) return null;
   return <Badge tone={t}>{label}</Badge>;
 }
 

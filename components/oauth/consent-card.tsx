@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { DataItem, DataList } from "@/components/ui/data-list";
 import type { PendingAuthorization } from "@/lib/oauth/decide-authorization";
-import { describeScope } from "@/lib/oauth/scope-descriptions";
+import { describeScope, scopeTitle } from "@/lib/oauth/scope-descriptions";
 
 // Who is asking and for what: name, logo and URL from the client's metadata document, the client id
 // (a URL the agent controls) and the host the answer goes back to, each scope in plain words, and the two answers.
@@ -134,7 +134,9 @@ export function RequestedScopes({ request }: { request: PendingAuthorization }) 
           <li key={scope} className="flex gap-3 rounded-lg border p-3">
             <ShieldCheck aria-hidden className="text-primary mt-0.5 size-5 shrink-0" />
             <div className="grid gap-1">
-              <code className="text-xs font-semibold">{scope}</code>
+              <p className="text-sm font-semibold">
+                {scopeTitle(scope)} <code className="text-muted-foreground text-xs font-normal">{scope}</code>
+              </p>
               <p className="text-sm">{describeScope(scope)}</p>
             </div>
           </li>

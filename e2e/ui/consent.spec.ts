@@ -161,7 +161,9 @@ test("consent page — sandbox wallet sign-in, approve → the agent's redirect_
   await page.goto("/account/agents");
   const row = page.getByTestId("linked-agent").filter({ hasText: "Playwright Shopping Agent" });
   await expect(row).toBeVisible();
-  await expect(row.getByText("offline_access")).toBeVisible();
+  // the scopes in words, each with what it lets the agent do
+  await expect(row.getByText("Stay connected", { exact: true })).toBeVisible();
+  await expect(row.getByText(/renew its access without asking you again/)).toBeVisible();
   await row.getByRole("button", { name: "Revoke" }).click();
   // revoking asks for confirmation in a dialog first
   await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();

@@ -22,6 +22,7 @@ import { viewerLocale } from "@/components/ui/viewer-locale";
 import { operatorListKeys } from "@/lib/accounts/operator";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { openTotals, operatorListCoupons, operatorListPayables } from "@/lib/coupons/operator";
+import { currencyOptions } from "@/lib/stores/currencies";
 
 import { issueCouponAction, operatorRevokeKeyAction, settlePayablesAction } from "./actions";
 
@@ -142,7 +143,11 @@ export default async function OperatorPage() {
         </p>
         <div className="bg-card rounded-lg border p-4">
           <h3 className="mb-3 font-medium">Issue a coupon</h3>
-          <IssueCouponForm action={issueCouponAction} minDay={now.toISOString().slice(0, 10)} />
+          <IssueCouponForm
+            action={issueCouponAction}
+            minDay={now.toISOString().slice(0, 10)}
+            currencies={currencyOptions()}
+          />
         </div>
         {coupons.length === 0 ? (
           <EmptyState icon={<Ticket />} title="No coupon yet">

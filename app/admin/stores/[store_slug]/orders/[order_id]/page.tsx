@@ -59,7 +59,7 @@ export default async function OrderPage({ params }: Props) {
       description={
         <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <OrderStatusBadge status={order.status} />
-          <FulfilmentBadge state={fulfilment.state} />
+          <FulfilmentBadge state={fulfilment.state} status={order.status} />
           <span>
             Placed <LocalTime at={order.createdAt} /> · {money(view.totalMinor)}
           </span>
