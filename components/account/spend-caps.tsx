@@ -77,6 +77,7 @@ export const agentSectionId = (clientId: string): string =>
   `agent-${clientId}`.replace(/[^a-zA-Z0-9_-]/g, "_");
 
 const STATUS_TONE = { active: "success", paused: "warning", revoked: "danger", expired: "neutral" } as const;
+const STATUS_WORD = { active: "Active", paused: "Paused", revoked: "Revoked", expired: "Expired" } as const;
 
 /** The allowance form and its wallet signing; also the consent page's limit step (app/oauth/consent/limit). */
 export function AllowanceForm({
@@ -307,7 +308,7 @@ function AllowanceCard({
       <div className="flex flex-wrap items-center justify-between gap-2">
         <div className="flex flex-wrap items-center gap-2">
           <Badge tone={STATUS_TONE[allowance.status]} data-testid="allowance-status">
-            {allowance.status}
+            {STATUS_WORD[allowance.status]}
           </Badge>
           <span className="text-sm">
             {allowance.perOrderMax !== null

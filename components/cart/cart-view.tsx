@@ -1,6 +1,7 @@
 import { Info, TriangleAlert } from "lucide-react";
 
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { LocalTime } from "@/components/ui/local-time";
 import {
   Table,
   TableBody,
@@ -106,8 +107,7 @@ export function CartView({ cart }: { cart: CartPage }) {
           </CardDescription>
         </CardHeader>
         <CardContent className="text-muted-foreground text-sm">
-          This cart is kept until {cart.expiresAt.toISOString().slice(0, 10)}. Store:{" "}
-          <code>{cart.storeSlug}</code>
+          This cart is kept until <LocalTime at={cart.expiresAt} />.
         </CardContent>
       </Card>
     </div>

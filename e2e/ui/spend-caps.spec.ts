@@ -154,7 +154,7 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
   await form.getByRole("button", { name: "Sign with your wallet" }).click();
   const allowance = section.getByTestId("allowance");
   await expect(allowance).toHaveCount(1);
-  await expect(allowance.getByTestId("allowance-status")).toHaveText("active");
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("Active");
   await expect(allowance.getByTestId("window-day")).toContainText("$100.00");
   await expect(allowance.getByTestId("allowance-reserved")).toContainText("$0.00");
   let seen = await agentView();
@@ -181,15 +181,15 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
 
   // pause, resume: at once for the agent
   await allowance.getByRole("button", { name: "Pause" }).click();
-  await expect(allowance.getByTestId("allowance-status")).toHaveText("paused");
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("Paused");
   expect((await agentView())[0]!.status).toBe("paused");
   await allowance.getByRole("button", { name: "Resume" }).click();
-  await expect(allowance.getByTestId("allowance-status")).toHaveText("active");
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("Active");
 
   // revoke, behind a confirmation
   await allowance.getByRole("button", { name: "Revoke" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Revoke allowance" }).click();
-  await expect(allowance.getByTestId("allowance-status")).toHaveText("revoked");
+  await expect(allowance.getByTestId("allowance-status")).toHaveText("Revoked");
   expect((await agentView())[0]!.status).toBe("revoked");
   await expect(allowance.getByRole("button", { name: "Edit" })).toHaveCount(0);
   await expectAccessible(page, "spend caps revoked");
