@@ -33,7 +33,12 @@ test("a range keeps one currency sign, and one price when both ends agree", () =
 test("coins: trailing zeros dropped, never rounded up", () => {
   assert.equal(formatCoin(434260000n, 6, "USDC"), "434.26 USDC");
   assert.equal(formatCoin("1999999999", 9, "SUI", "en-US", 4), "1.9999 SUI");
-  assert.equal(formatCoin(0n, 9, "SUI"), "0 SUI");
+  assert.equal(formatCoin(0n, 9, "SUI"), "0.00 SUI");
+  // two decimals at least, as money beside it; more only when they are not zeros
+  assert.equal(formatCoin(444100000n, 6, "USDC"), "444.10 USDC");
+  assert.equal(formatCoin(435000000n, 6, "USDC"), "435.00 USDC");
+  assert.equal(formatCoin(105456660000n, 9, "SUI"), "105.45666 SUI");
+  assert.equal(formatCoin(444100000n, 6, "USDC", "de-DE"), "444,10 USDC");
   assert.equal(minorToDecimal("-7", 2), "-0.07");
 });
 

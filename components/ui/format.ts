@@ -55,8 +55,9 @@ export const formatMoneyRange = (
 };
 
 /**
- * A coin amount from its base units, trailing zeros dropped and at most `maxDigits` after the point (rounded down,
- * so a shown amount is never more than what moves): (434260000n, 6, "USDC") → "434.26 USDC".
+ * A coin amount from its base units, trailing zeros past the second decimal dropped and at most `maxDigits` after the
+ * point (rounded down, so a shown amount is never more than what moves): (434260000n, 6, "USDC") → "434.26 USDC",
+ * (444100000n, 6, "USDC") → "444.10 USDC".
  */
 export const formatCoin = (
   baseUnits: bigint | number | string,
@@ -67,10 +68,14 @@ export const formatCoin = (
 ): string => {
   const exact = minorToDecimal(baseUnits, decimals);
   const [whole, fraction = ""] = exact.split(".");
-  const kept = fraction.slice(0, Math.min(maxDigits, decimals)).replace(/0+$/, "");
+  const digits = Math.min(maxDigits, decimals);
+  const kept = fraction.slice(0, digits).replace(/0+$/, "");
   const decimal = kept ? `${whole}.${kept}` : whole!;
-  const format = new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(maxDigits, decimals) })
-    .format as unknown as DecimalFormat;
+  // at least two decimals, as the money beside it is written ("444.10 USDC ≈ $444.10", not "444.1 USDC")
+  const format = new Intl.NumberFormat(locale, {
+    minimumFractionDigits: Math.min(2, digits),
+    maximumFractionDigits: digits,
+  }).format as unknown as DecimalFormat;
   return `${format(decimal)} ${symbol}`;
 };
 
