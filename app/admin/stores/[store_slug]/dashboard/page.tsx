@@ -116,6 +116,12 @@ export default async function DashboardPage({ params, searchParams }: Props) {
   const locale = await viewerLocale(figures.country);
   const money = (minor: number) => formatMoney(minor, figures.currency, locale);
   const count = (n: number) => formatCount(n, locale);
+  // a range of whole UTC days in the viewer's words: "Nov 3 – Dec 2, 2026"
+  const days = (from: string, to: string) =>
+    new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).formatRange(
+      new Date(`${from}T00:00:00Z`),
+      new Date(`${to}T00:00:00Z`),
+    );
   const percentOf = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
   const percent = percentOf(figures.conversion.rate);
   const activeDays = figures.perDay.filter((d) => d.orders > 0);
@@ -132,7 +138,7 @@ export default async function DashboardPage({ params, searchParams }: Props) {
   return (
     <PageShell
       title="Dashboard"
-      description={`${figures.from} to ${figures.to} (UTC days), in ${figures.currency}, against ${previous.from} to ${previous.to}`}
+      description={`${days(figures.from, figures.to)} (UTC days), in ${figures.currency}, against ${days(previous.from, previous.to)}`}
     >
       <form method="get" className="mb-6 flex flex-wrap items-end gap-3" aria-label="Range">
         <Field id="from" label="From" error={shown?.field === "from" ? shown.message : undefined}>
