@@ -116,12 +116,11 @@ export default async function DashboardPage({ params, searchParams }: Props) {
   const locale = await viewerLocale(figures.country);
   const money = (minor: number) => formatMoney(minor, figures.currency, locale);
   const count = (n: number) => formatCount(n, locale);
-  // a range of whole UTC days in the viewer's words: "Nov 3 – Dec 2, 2026"
+  // whole UTC days in the viewer's words: "Dec 2, 2026", a range "Nov 3 – Dec 2, 2026"
+  const utcDays = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
+  const day = (iso: string) => utcDays.format(new Date(`${iso}T00:00:00Z`));
   const days = (from: string, to: string) =>
-    new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).formatRange(
-      new Date(`${from}T00:00:00Z`),
-      new Date(`${to}T00:00:00Z`),
-    );
+    utcDays.formatRange(new Date(`${from}T00:00:00Z`), new Date(`${to}T00:00:00Z`));
   const percentOf = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
   const percent = percentOf(figures.conversion.rate);
   const activeDays = figures.perDay.filter((d) => d.orders > 0);
@@ -197,7 +196,7 @@ export default async function DashboardPage({ params, searchParams }: Props) {
               label="Sales per day"
               columns={["Day", "Orders", "Sales"]}
               rows={activeDays.map((d) => [
-                opens(ordersHref({ from: d.day, to: d.day }), d.day, `Orders of ${d.day}`),
+                opens(ordersHref({ from: d.day, to: d.day }), day(d.day), `Orders of ${day(d.day)}`),
                 count(d.orders),
                 money(d.salesMinor),
               ])}
