@@ -476,6 +476,10 @@ test("a payment that landed after the agent's hold on the allowance ran out, wit
   await page.goto(`${service!.baseUrl}/account/spend-caps`);
   await expect(allowance.getByTestId("window-day")).toContainText(usd(total));
   await expect(allowance.getByTestId("allowance-reserved")).toContainText("$0.00");
+  // when the allowance ends, in the reader's words and zone as every time on these pages
+  await expect(allowance.getByTestId("allowance-expires")).toHaveText(
+    /^until [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/,
+  );
   await expect(caps.getByTestId("agent-purchase")).toHaveCount(1);
   await expect(caps.getByTestId("agent-purchase")).toContainText("Counted");
   await expect(caps.getByTestId("agent-purchase")).toContainText(usd(total));
