@@ -318,7 +318,9 @@ function AllowanceCard({
             {allowance.merchants === "*" ? "any store" : allowance.merchants.join(", ")}
           </span>
         </div>
-        <span className="text-muted-foreground text-xs">until {allowance.expiresAt.slice(0, 10)}</span>
+        <span className="text-muted-foreground text-xs" data-testid="allowance-expires">
+          until <LocalTime at={allowance.expiresAt} />
+        </span>
       </div>
       <table className="w-full text-sm">
         <caption className="sr-only">Spending against each limit</caption>

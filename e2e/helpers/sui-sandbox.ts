@@ -1,4 +1,6 @@
+import { SuiGrpcClient } from "@mysten/sui/grpc";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
+import { fromBase64 } from "@mysten/sui/utils";
 
 import type { FaultMode } from "@/sandbox/sui/server";
 
@@ -57,4 +59,15 @@ export const balances = async (url: string, address: string): Promise<Map<string
   const response = await fetch(`${url}/__admin/balances?address=${address}`);
   const body = (await response.json()) as { balances: { coinType: string; total: string }[] };
   return new Map(body.balances.map((b) => [b.coinType, BigInt(b.total)]));
+};
+
+/** What a wallet does with prepared bytes: signs them as they are with `signer` and submits them; the digest. */
+export const signAndSubmitOn = async (url: string, signer: Ed25519Keypair, bytesBase64: string) => {
+  const bytes = fromBase64(bytesBase64);
+  const { signature } = await signer.signTransaction(bytes);
+  const result = await new SuiGrpcClient({ network: "localnet", baseUrl: url }).core.executeTransaction({
+    transaction: bytes,
+    signatures: [signature],
+  });
+  return (result.$kind === "Transaction" ? result.Transaction : result.FailedTransaction).digest;
 };

@@ -183,6 +183,56 @@ describe("REST spend caps on the crypto rail", () => {
     assert.equal(after.heldCheckoutId, null);
   });
 
+  test("a prepare that fails after reserving (a coin the wallet holds none of) gives back only its own hold: the earlier prepared payment, signed afterwards, still completes though the buyer paused the allowance since — its hold kept, or taken again when the failed prepare named another allowance", async () => {
+    const { store, agent, checkouts } = await setup(2);
+    const [c1, c2] = checkouts as [Checkout, Checkout];
+    const db = await getDb();
+    const first = await allow(agent, { limits: { day: 5000 } });
+    const p1 = await prepare(store.slug, c1.id, agent);
+    assert.equal(p1.status, 200, p1.text);
+    const held = await db.spendEntry.findFirstOrThrow({ where: { heldCheckoutId: c1.id } });
+    // the agent asks again in USDT: refused, nothing new prepared; the first transaction is still the one to sign
+    const failed = await prepare(store.slug, c1.id, agent, { input_coin_type: "USDT" });
+    assert.deepEqual(codes(failed.body), ["insufficient_funds"], failed.text);
+    const kept = await db.spendEntry.findUniqueOrThrow({ where: { id: held.id } });
+    assert.deepEqual(
+      [kept.state, kept.heldCheckoutId, kept.expiresAt?.getTime()],
+      ["held", c1.id, held.expiresAt?.getTime()],
+    );
+    await setAllowanceStatus({ buyerId: agent.buyerId, id: first.id, action: "pause", now: new Date() });
+    const d1 = await signAndSubmit(agent.wallet, p1.body.transaction.bytes);
+    const done = await complete(store.slug, c1, agent, d1, null);
+    assert.equal(done.body.status, "completed", done.text);
+
+    // prepared on the first allowance, asked again on a second one and failing: the first holds it again
+    await setAllowanceStatus({ buyerId: agent.buyerId, id: first.id, action: "resume", now: new Date() });
+    const second = await allow(agent, { limits: { day: 5000 } });
+    const p2 = await prepare(store.slug, c2.id, agent, { payment_mandate_id: first.id });
+    assert.equal(p2.status, 200, p2.text);
+    const other = await prepare(store.slug, c2.id, agent, {
+      payment_mandate_id: second.id,
+      input_coin_type: "USDT",
+    });
+    assert.deepEqual(codes(other.body), ["insufficient_funds"], other.text);
+    const again = await db.spendEntry.findFirstOrThrow({ where: { heldCheckoutId: c2.id, state: "held" } });
+    assert.equal(again.allowanceId, first.id);
+    assert.equal(again.amount, 2500);
+    assert.equal(
+      await db.spendEntry.count({ where: { allowanceId: second.id, state: "held" } }),
+      0,
+      "nothing held on the second allowance",
+    );
+    await setAllowanceStatus({ buyerId: agent.buyerId, id: first.id, action: "pause", now: new Date() });
+    await setAllowanceStatus({ buyerId: agent.buyerId, id: second.id, action: "pause", now: new Date() });
+    const d2 = await signAndSubmit(agent.wallet, p2.body.transaction.bytes);
+    const paid = await complete(store.slug, c2, agent, d2, null);
+    assert.equal(paid.body.status, "completed", paid.text);
+    assert.equal(
+      (await db.spendEntry.findUniqueOrThrow({ where: { debitOrderId: paid.body.order!.id } })).allowanceId,
+      first.id,
+    );
+  });
+
   test("a payment that lands after its reservation expired and was released is reserved again within the limits (DECISIONS B20) and debited", async () => {
     const { store, agent, checkouts } = await setup(1);
     const [c1] = checkouts as [Checkout];

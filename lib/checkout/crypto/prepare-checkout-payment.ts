@@ -4,19 +4,19 @@ import { randomBytes } from "node:crypto";
 
 import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
-import { AppError } from "@/lib/core/errors";
+import { AppError, isAppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import { buyerIdentityRequired } from "@/lib/credentials/principal";
-import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
-import { mandateRequired } from "@/lib/mandates/buyer-spend";
+import type { CryptoPayment, SpendEntry, Store } from "@/lib/generated/prisma/client";
+import { isNoRoom, mandateRequired } from "@/lib/mandates/buyer-spend";
 import {
   allowanceForPrepare,
   allowanceFromEnvelope,
   PREPARE_RESERVATION_GRACE_MS,
   reserveCheckoutSpend,
 } from "@/lib/mandates/spend-for-checkout";
-import { releaseSpend } from "@/lib/mandates/spend-ledger";
+import { heldReservationOf, releaseSpend, reserveSpend } from "@/lib/mandates/spend-ledger";
 import { cancelSuperseded, currentAttempt, recordAttempt } from "@/lib/payments/attempts";
 import { normalizeAddress } from "@/lib/payments/crypto/coins";
 import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
@@ -177,6 +177,43 @@ export const continueTokenOf = async (db: Db, session: CheckoutRecord): Promise<
 };
 
 /**
+ * What a prepare that failed after reserving gives back: the reservation it took, never an earlier prepare's. That
+ * prepare's transaction is still the checkout's current payment, which the wallet may sign at any time, and a payment
+ * made under a valid reservation always completes (a buyer who paused the allowance since is not asked again).
+ * `before`: the checkout's hold when the prepare began. Kept by the prepare (same allowance, covering the total), it
+ * gets its expiry back; replaced (another allowance, a higher total), it is taken again on its allowance, within that
+ * allowance's limits — without room, the earlier payment is judged where its order is placed, as any unheld one.
+ */
+const giveBackHold = async (db: Db, checkoutId: string, before: SpendEntry | null, now: Date) => {
+  const held = await heldReservationOf(db, { checkoutId });
+  if (before && held?.id === before.id) {
+    await db.spendEntry.updateMany({
+      where: { id: before.id, state: "held" },
+      data: { expiresAt: before.expiresAt },
+    });
+    return;
+  }
+  await releaseSpend(db, { checkoutId });
+  if (!before?.expiresAt || before.expiresAt <= now) return;
+  try {
+    await db.$transaction((tx) =>
+      reserveSpend(tx, {
+        allowanceId: before.allowanceId,
+        amount: before.amount,
+        origin: { amount: before.originAmount, currency: before.originCurrency },
+        scope: { checkoutId },
+        storeId: before.storeId,
+        expiresAt: before.expiresAt!,
+        now,
+      }),
+    );
+  } catch (error) {
+    // no room (or a parallel prepare of this checkout holds it now): the prepare's own error is what the agent reads
+    if (!isNoRoom(error) && !(isAppError(error) && error.code === "conflict")) throw error;
+  }
+};
+
+/**
  * Prepares the buyer's crypto payment of a checkout (the operation below and the wallet page both call it).
  * @throws AppError invalid_request (buyer_address), rail_not_available, checkout_not_modifiable,
  *   unsupported_coin, insufficient_funds, insufficient_liquidity, payment_provider_error
@@ -244,6 +281,7 @@ export const prepareForBuyer = async (
       expiresAt,
       now,
     });
+  const before = allowance ? await heldReservationOf(db, { checkoutId: session.id }) : null;
   if (allowance) await reserve(new Date(now.getTime() + PREPARE_RESERVATION_GRACE_MS));
   // the wallet page link exists before the buyer needs it (continue_url of a checkout waiting for the buyer)
   const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
@@ -271,7 +309,7 @@ export const prepareForBuyer = async (
     });
   } catch (error) {
     // nothing was prepared (no coins, no liquidity): the reservation made for it is given back at once
-    if (allowance) await releaseSpend(db, { checkoutId: session.id });
+    if (allowance) await giveBackHold(db, session.id, before, now);
     throw error;
   }
   const { superseded } = await recordAttempt(db, {
