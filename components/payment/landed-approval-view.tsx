@@ -44,9 +44,10 @@ export function LandedApprovalView(props: LandedApprovalProps) {
       </CardHeader>
       <CardContent className="grid gap-4">
         <p data-testid="landed-approval-text">
-          Your payment to <strong>{props.storeName}</strong> arrived, but it is more than the spending limit
-          you set for <strong>{props.agentName}</strong>. No order has been placed. Approve it to place the
-          order (it counts towards that limit), or decline it and the money is owed back to you.
+          Your payment to <strong>{props.storeName}</strong> arrived, but the allowance you signed for{" "}
+          <strong>{props.agentName}</strong> no longer covered it (its limit was reached, or you paused or
+          revoked it). No order has been placed. Approve it to place the order, or decline it and the money is
+          owed back to you.
         </p>
         <DataList>
           <DataItem label="Store">{props.storeName}</DataItem>
