@@ -28,6 +28,7 @@ import { useToast } from "@/components/ui/toast";
 import type { Purchase } from "@/lib/buyers/agent-purchases";
 import { intentSigningBytes, type IntentPayload } from "@/lib/mandates/intent-mandate";
 import type { AgentAllowances, AllowanceView } from "@/lib/mandates/spend-caps-page";
+import type { StoreChoice } from "@/lib/stores/list-stores";
 
 // The spend-cap page's body (DECISIONS B6, B20): per agent, what it bought for the buyer in the last 30 days on
 // every rail (from the orders), each allowance with spent / reserved / remaining per rolling window (from the
@@ -86,11 +87,14 @@ export function AllowanceForm({
   testWallet,
   actions,
   editing,
+  stores,
   onDone,
   onCancel = onDone,
   cancelLabel = "Cancel",
 }: {
   agent: Pick<AgentAllowances, "clientId" | "clientName">;
+  /** The stores the buyer may limit the allowance to, by name. */
+  stores: readonly StoreChoice[];
   address: string;
   testWallet: boolean;
   actions: Pick<Actions, "save">;
@@ -106,9 +110,16 @@ export function AllowanceForm({
   const [day, setDay] = useState(editing ? limitOf("day") : "100.00");
   const [week, setWeek] = useState(limitOf("week"));
   const [month, setMonth] = useState(limitOf("month"));
-  const [stores, setStores] = useState(
-    editing && editing.merchants !== "*" ? editing.merchants.join(", ") : "",
+  // any store, or only the ones ticked (named by their slugs in the signed allowance)
+  const [onlySome, setOnlySome] = useState(Boolean(editing && editing.merchants !== "*"));
+  const [picked, setPicked] = useState<string[]>(
+    editing && editing.merchants !== "*" ? editing.merchants : [],
   );
+  // a store the allowance names that no longer exists stays listed (by its slug), so saving keeps it or drops it
+  const choices = [
+    ...stores,
+    ...picked.filter((slug) => !stores.some((s) => s.slug === slug)).map((slug) => ({ slug, name: slug })),
+  ];
   const [days, setDays] = useState("30");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -117,7 +128,8 @@ export function AllowanceForm({
   const minor = Object.fromEntries(
     Object.entries(amounts).map(([k, v]) => [k, toMinor(v, currency)]),
   ) as Record<keyof typeof amounts, number | null | undefined>;
-  const invalid = Object.values(minor).some((v) => v === undefined);
+  const noStore = onlySome && picked.length === 0;
+  const invalid = Object.values(minor).some((v) => v === undefined) || noStore;
   const prefix = `${editing?.id ?? "new"}-${agent.clientId}`.replace(/[^a-zA-Z0-9_-]/g, "_");
 
   const sign = async () => {
@@ -125,10 +137,7 @@ export function AllowanceForm({
     setBusy(true);
     setError(null);
     try {
-      const slugs = stores
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const slugs = onlySome ? picked : [];
       const payload: IntentPayload = {
         v: 2,
         id: editing?.id ?? `alw_${randomHex(12)}`,
@@ -223,13 +232,58 @@ export function AllowanceForm({
           )}
         </Field>
       </div>
-      <Field
-        id={`${prefix}-stores`}
-        label="Stores"
-        hint="Store ids (as in the store's address, e.g. summit-trail-outfitters), separated by commas; empty: any store"
-      >
-        {(control) => <Input {...control} value={stores} onChange={(e) => setStores(e.target.value)} />}
-      </Field>
+      <fieldset className="grid gap-2" aria-describedby={noStore ? `${prefix}-stores-error` : undefined}>
+        <legend className="mb-1 text-sm font-medium">Stores</legend>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="radio"
+            name={`${prefix}-stores`}
+            checked={!onlySome}
+            onChange={() => setOnlySome(false)}
+            className="accent-primary size-4"
+          />
+          Any store
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="radio"
+            name={`${prefix}-stores`}
+            checked={onlySome}
+            onChange={() => setOnlySome(true)}
+            className="accent-primary size-4"
+          />
+          Only the stores I tick
+        </label>
+        {onlySome ? (
+          <ul
+            className="grid max-h-48 gap-1.5 overflow-y-auto rounded-md border p-3 sm:grid-cols-2"
+            aria-label="Stores it may buy from"
+          >
+            {choices.map((store) => (
+              <li key={store.slug}>
+                <label className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    checked={picked.includes(store.slug)}
+                    onChange={(e) =>
+                      setPicked((now) =>
+                        e.target.checked ? [...now, store.slug] : now.filter((slug) => slug !== store.slug),
+                      )
+                    }
+                    className="accent-primary size-4"
+                  />
+                  {store.name}
+                </label>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {noStore ? (
+          <p id={`${prefix}-stores-error`} className="text-destructive text-sm font-medium">
+            Tick at least one store, or choose any store.
+          </p>
+        ) : null}
+      </fieldset>
       {error ? (
         <p role="alert" className="text-destructive text-sm font-medium break-words">
           {error}
@@ -292,10 +346,12 @@ function RevokeAllowance({ allowance, actions }: { allowance: AllowanceView; act
 function AllowanceCard({
   allowance,
   actions,
+  stores,
   onEdit,
 }: {
   allowance: AllowanceView;
   actions: Actions;
+  stores: readonly StoreChoice[];
   onEdit: () => void;
 }) {
   const [pending, startTransition] = useTransition();
@@ -315,7 +371,11 @@ function AllowanceCard({
               ? `Up to ${money(allowance.perOrderMax)} per order`
               : "Any order size"}
             {" · "}
-            {allowance.merchants === "*" ? "any store" : allowance.merchants.join(", ")}
+            {allowance.merchants === "*"
+              ? "any store"
+              : allowance.merchants
+                  .map((slug) => stores.find((s) => s.slug === slug)?.name ?? slug)
+                  .join(", ")}
           </span>
         </div>
         <span className="text-muted-foreground text-xs" data-testid="allowance-expires">
@@ -460,11 +520,13 @@ function AgentSection({
   address,
   testWallet,
   actions,
+  stores,
 }: {
   agent: AgentAllowances;
   address: string;
   testWallet: boolean;
   actions: Actions;
+  stores: readonly StoreChoice[];
 }) {
   const [form, setForm] = useState<AllowanceView | "new" | null>(null);
   const router = useRouter();
@@ -499,6 +561,7 @@ function AgentSection({
             testWallet={testWallet}
             actions={actions}
             editing={form === "new" ? null : form}
+            stores={stores}
             onDone={done}
           />
         ) : null}
@@ -511,7 +574,13 @@ function AgentSection({
         ) : (
           <ul className="grid gap-3" aria-label={`Allowances of ${agent.clientName}`}>
             {agent.allowances.map((a) => (
-              <AllowanceCard key={a.id} allowance={a} actions={actions} onEdit={() => setForm(a)} />
+              <AllowanceCard
+                key={a.id}
+                allowance={a}
+                actions={actions}
+                stores={stores}
+                onEdit={() => setForm(a)}
+              />
             ))}
           </ul>
         )}
@@ -526,11 +595,13 @@ export function SpendCaps({
   address,
   testWallet,
   actions,
+  stores,
 }: {
   agents: AgentAllowances[];
   address: string;
   testWallet: boolean;
   actions: Actions;
+  stores: readonly StoreChoice[];
 }) {
   if (agents.length === 0) {
     return (
@@ -548,6 +619,7 @@ export function SpendCaps({
           address={address}
           testWallet={testWallet}
           actions={actions}
+          stores={stores}
         />
       ))}
     </ul>

@@ -3,6 +3,7 @@
 import { useTransition } from "react";
 
 import { AllowanceForm } from "@/components/account/spend-caps";
+import type { StoreChoice } from "@/lib/stores/list-stores";
 
 // The consent page's second step (DECISIONS B20): linking the agent did not let it pay. Here the buyer may sign it
 // an allowance at once — the spend-caps page's own form and wallet signing — or skip; either way the browser then
@@ -16,8 +17,10 @@ export function ConsentLimitStep({
   testWallet,
   save,
   proceed,
+  stores,
 }: {
   agent: { clientId: string; clientName: string };
+  stores: readonly StoreChoice[];
   address: string;
   testWallet: boolean;
   save: (clientId: string, envelope: string) => Promise<SaveResult>;
@@ -33,6 +36,7 @@ export function ConsentLimitStep({
         testWallet={testWallet}
         actions={{ save }}
         editing={null}
+        stores={stores}
         onDone={goOn}
         onCancel={goOn}
         cancelLabel="Skip"

@@ -113,6 +113,7 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
     status: string;
     limits: { day: number | null; week: number | null };
     remaining: { day: number | null };
+    merchants: string[] | "*";
   };
   const agentView = async (): Promise<Listed[]> => {
     const response = await page.request.post("/account/mcp", {
@@ -170,14 +171,25 @@ test("spend-cap page — create, edit, pause and revoke an allowance signed with
   await shoot(page, testInfo, "spend-caps-375");
   await page.setViewportSize({ width: 1280, height: 900 });
 
-  // edit: a new signature over the same allowance, a lower day limit
+  // edit: a new signature over the same allowance, a lower day limit, two stores picked by name
+  expect(seen[0]!.merchants).toBe("*");
   await allowance.getByRole("button", { name: "Edit" }).click();
   const edit = section.getByRole("form", { name: /Edit allowance/ });
   await edit.getByLabel("Per day (USD)").fill("60");
+  await edit.getByLabel("Only the stores I tick").check();
+  // none ticked yet: nothing to sign
+  await expect(edit.getByText("Tick at least one store, or choose any store.")).toBeVisible();
+  await expect(edit.getByRole("button", { name: "Sign with your wallet" })).toBeDisabled();
+  const picker = edit.getByRole("list", { name: "Stores it may buy from" });
+  await picker.getByLabel("Summit Trail Outfitters").check();
+  await picker.getByLabel("Voltage Electronics").check();
   await edit.getByRole("button", { name: "Sign with your wallet" }).click();
   await expect(allowance.getByTestId("window-day")).toContainText("$60.00");
+  await expect(allowance).toContainText("Summit Trail Outfitters, Voltage Electronics");
   seen = await agentView();
-  expect(seen.map((a) => [a.id, a.limits.day])).toEqual([[id, 6000]]);
+  expect(seen.map((a) => [a.id, a.limits.day, a.merchants])).toEqual([
+    [id, 6000, ["summit-trail-outfitters", "voltage-electronics"]],
+  ]);
 
   // pause, resume: at once for the agent
   await allowance.getByRole("button", { name: "Pause" }).click();

@@ -33,3 +33,10 @@ export const listStores = async (): Promise<StoreSummary[]> => {
     productCount: s._count.products,
   }));
 };
+
+/** A store as a buyer picks it (an allowance limited to some stores): its name, and the slug the allowance names. */
+export type StoreChoice = { slug: string; name: string };
+
+/** Every store by name, for the allowance form's store picker. */
+export const listStoreChoices = async (): Promise<StoreChoice[]> =>
+  (await getDb()).store.findMany({ select: { slug: true, name: true }, orderBy: { name: "asc" } });

@@ -7,6 +7,7 @@ import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
 import { isOAuthTestMode } from "@/lib/config/env";
 import { spendCapsOf } from "@/lib/mandates/spend-caps-page";
+import { listStoreChoices } from "@/lib/stores/list-stores";
 
 import { changeAllowance, saveAllowance } from "./actions";
 
@@ -44,6 +45,7 @@ export default async function SpendCapsPage() {
         address={buyer.suiAddress}
         testWallet={isOAuthTestMode() && buyer.suiAddress === SANDBOX_WALLET_ADDRESS}
         actions={{ save: saveAllowance, change: changeAllowance }}
+        stores={await listStoreChoices()}
       />
     </PageShell>
   );

@@ -9,6 +9,7 @@ import { getBuyerSession } from "@/lib/auth/get-buyer-session";
 import { listLinkedAgents } from "@/lib/buyers/consents";
 import { SANDBOX_WALLET_ADDRESS } from "@/lib/buyers/sandbox-wallet";
 import { isOAuthTestMode } from "@/lib/config/env";
+import { listStoreChoices } from "@/lib/stores/list-stores";
 
 import { continueToAgent } from "../actions";
 import { readContinuation } from "../continuation";
@@ -59,6 +60,7 @@ export default async function ConsentLimitPage() {
           testWallet={isOAuthTestMode() && buyer.suiAddress === SANDBOX_WALLET_ADDRESS}
           save={saveAllowance}
           proceed={continueToAgent}
+          stores={await listStoreChoices()}
         />
         <p className="text-muted-foreground flex gap-2 text-sm" data-testid="skip-note">
           <ShieldCheck aria-hidden className="text-primary mt-0.5 size-4 shrink-0" />
