@@ -12,6 +12,7 @@ import { listDeliveries, type DeliveryLogEntry } from "@/lib/webhooks/list-deliv
 
 import { cancelOrder } from "./cancel-order";
 import { buyerEmailOf } from "./confirmation-mail";
+import { principalNames } from "./dashboard-figures";
 import { ORDER_STATUSES } from "./list-buyer-orders";
 import { recordFulfillmentEvent } from "./record-fulfillment";
 import { refundOrder } from "./refund-order";
@@ -68,6 +69,8 @@ export type AdminOrderRow = {
   buyerName: string | null;
   rail: string | null;
   agent: string | null;
+  /** Who placed it, named as the dashboard names it (its platform key, OAuth client or consent); null if unknown. */
+  agentName: string | null;
 };
 
 const buyerNameOf = (buyer: unknown): string | null => {
@@ -145,6 +148,7 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
       take: 100,
     }),
   ]);
+  const names = await principalNames(db, [...new Set(rows.map((o) => o.principalId))]);
   const orders: AdminOrderRow[] = rows.map((o) => ({
     id: o.id,
     createdAt: o.createdAt,
@@ -155,6 +159,7 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
     buyerName: buyerNameOf(o.buyer),
     rail: o.handlerId,
     agent: o.checkout.agentProfile,
+    agentName: names.get(o.principalId) ?? null,
   }));
   return {
     store,

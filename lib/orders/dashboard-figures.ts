@@ -127,7 +127,7 @@ const hostOf = (url: string): string | null => {
  * The names of the principals that placed orders (lib/credentials/principal.ts ids): a platform key's name, a
  * client-credentials OAuth client's name, the name a buyer's agent gave at consent, a signing agent's profile host.
  */
-const principalNames = async (db: Db, ids: readonly string[]): Promise<Map<string, string>> => {
+export const principalNames = async (db: Db, ids: readonly string[]): Promise<Map<string, string>> => {
   const keyIds: string[] = [];
   const clientIds: string[] = [];
   const consents: { buyerId: string; clientId: string }[] = [];

@@ -10,6 +10,7 @@ import { listDeliveries } from "@/lib/webhooks/list-deliveries";
 
 import { buyerEmailOf } from "./confirmation-mail";
 import { cryptoReceiptsOf, type CryptoLegReceipt } from "./crypto-receipts";
+import { principalNames } from "./dashboard-figures";
 import { paidMinor, refundedMinor } from "./settle-refund";
 import { ORDER_INCLUDE, type OrderFulfillmentSnapshot } from "./to-wire";
 
@@ -291,6 +292,7 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
     money: { paidMinor: paid, refundedMinor: refunded, refundPendingMinor, refundableMinor: refundable },
     fulfilment: { state: fulfilment, shippedUnits: shipped, units: open },
     agent: order.checkout.agentProfile,
+    agentName: (await principalNames(db, [order.principalId])).get(order.principalId) ?? null,
     confirmation: { state: order.confirmationMail, captured: captured[0] ?? null },
     timeline,
     can: {

@@ -52,6 +52,7 @@ let closeProfile: () => void;
 let profileUrl: string;
 let signer: PlatformSigner;
 let key: string;
+let keyName: string;
 let store: Store;
 let variantId: string;
 let owner: AccountSummary;
@@ -73,7 +74,7 @@ before(async () => {
   const profile = await servePlatformProfile(receiver.url("/platform"), { signingKeys: [signer.publicJwk] });
   profileUrl = profile.url;
   closeProfile = profile.close;
-  key = (await seedPlatformKey(["orders:read", "purchase:complete"])).key;
+  ({ key, name: keyName } = await seedPlatformKey(["orders:read", "purchase:complete"]));
   store = await seedStore({ name: "Corner Shop" });
   await seedShippingRates(store, [{ code: "standard", priceMinor: 500 }]);
   variantId = (await seedProduct(store, { variants: [{ priceMinor: 2500, inventory: 100 }] })).variants[0]!
@@ -215,6 +216,8 @@ describe("orders in the admin", () => {
       [orderId],
     );
     assert.equal(found.orders[0]!.totalMinor, 2 * 2500 + 500);
+    // the agent column names who placed it as the dashboard does: its platform key
+    assert.equal(found.orders[0]!.agentName, keyName);
     assert.ok((await listStoreOrders(owner, store.slug, { q: "ada@example" })).total >= 1);
     assert.equal((await listStoreOrders(owner, store.slug, { q: "nobody@example.org" })).total, 0);
     assert.ok((await listStoreOrders(owner, store.slug, { rail: "svc.card", agent: profileUrl })).total >= 1);

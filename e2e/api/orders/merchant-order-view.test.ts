@@ -31,6 +31,7 @@ let closeProfile: () => void;
 let profileUrl: string;
 let signer: PlatformSigner;
 let key: string;
+let keyName: string;
 let store: Store;
 let variantId: string;
 let owner: AccountSummary;
@@ -52,7 +53,7 @@ before(async () => {
   const profile = await servePlatformProfile(receiver.url("/platform"), { signingKeys: [signer.publicJwk] });
   profileUrl = profile.url;
   closeProfile = profile.close;
-  key = (await seedPlatformKey(["orders:read", "purchase:complete"])).key;
+  ({ key, name: keyName } = await seedPlatformKey(["orders:read", "purchase:complete"]));
   store = await seedStore({ name: "Lamp Corner" });
   await seedShippingRates(store, [{ code: "standard", priceMinor: 500 }]);
   const product = await seedProduct(store, {
@@ -131,6 +132,8 @@ describe("merchantOrderView", () => {
     );
     assert.equal(view.totalMinor, total);
     assert.deepEqual(view.payment, { rail: "card", brand: "visa", last4: "4242" });
+    // who bought it, by the name the dashboard gives it: the platform key's
+    assert.equal(view.agentName, keyName);
     assert.deepEqual(view.money, {
       paidMinor: total,
       refundedMinor: 0,

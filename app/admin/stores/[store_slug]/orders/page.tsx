@@ -191,7 +191,7 @@ export default async function OrdersPage({ params, searchParams }: Props) {
                     </TableCell>
                     <TableCell>{railWord(o.rail)}</TableCell>
                     <TableCell className="max-w-48 truncate" title={o.agent ?? undefined}>
-                      {agentHost(o.agent)}
+                      {o.agentName ?? agentHost(o.agent)}
                     </TableCell>
                     <TableCell className="text-right whitespace-nowrap">
                       {formatMoney(o.totalMinor, o.currency, locale)}

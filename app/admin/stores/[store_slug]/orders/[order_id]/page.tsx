@@ -201,9 +201,9 @@ export default async function OrderPage({ params }: Props) {
                 <span className="text-muted-foreground">No email given</span>
               )}
               <span className="text-muted-foreground">
-                Bought by the agent{" "}
+                Bought by{" "}
                 <span title={view.agent ?? undefined} className="break-words">
-                  {agentHost(view.agent)}
+                  {view.agentName ?? `the agent ${agentHost(view.agent)}`}
                 </span>
               </span>
             </CardContent>
