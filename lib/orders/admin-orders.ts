@@ -69,9 +69,12 @@ export type AdminOrderRow = {
   buyerName: string | null;
   rail: string | null;
   agent: string | null;
-  /** Who placed it, named as the dashboard names it (its platform key, OAuth client or consent); null if unknown. */
-  agentName: string | null;
+  /** Who placed it (lib/credentials/principal.ts id). */
+  principalId: string;
 };
+
+/** A row of the admin's list: who placed it named as the dashboard names it (key, OAuth client or consent). */
+export type AdminOrderListRow = AdminOrderRow & { agentName: string | null };
 
 const buyerNameOf = (buyer: unknown): string | null => {
   const b = (buyer ?? {}) as { first_name?: unknown; last_name?: unknown };
@@ -90,7 +93,13 @@ const totalOf = (totals: unknown): number =>
  */
 export const listStoreOrders = async (account: AccountSummary, slug: string, raw: unknown) => {
   const { store } = await storeForAccount(account, slug, "staff");
-  return ordersOfStore(store, raw);
+  const page = await ordersOfStore(store, raw);
+  const names = await principalNames(await getDb(), [...new Set(page.orders.map((o) => o.principalId))]);
+  const orders: AdminOrderListRow[] = page.orders.map((o) => ({
+    ...o,
+    agentName: names.get(o.principalId) ?? null,
+  }));
+  return { ...page, orders };
 };
 
 /**
@@ -148,7 +157,6 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
       take: 100,
     }),
   ]);
-  const names = await principalNames(db, [...new Set(rows.map((o) => o.principalId))]);
   const orders: AdminOrderRow[] = rows.map((o) => ({
     id: o.id,
     createdAt: o.createdAt,
@@ -159,7 +167,7 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
     buyerName: buyerNameOf(o.buyer),
     rail: o.handlerId,
     agent: o.checkout.agentProfile,
-    agentName: names.get(o.principalId) ?? null,
+    principalId: o.principalId,
   }));
   return {
     store,
