@@ -3,7 +3,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 
 import { getAgentProfile } from "@/lib/agents/agent-profile";
-import { getDb } from "@/lib/config/db";
+import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { execute, query, sql, statementOf } from "@/lib/config/sql";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
@@ -39,25 +39,33 @@ const platformWanted = async (profileUrl: string, store: { mode: string }): Prom
   }
 };
 
-// A target's first event records its endpoint (one upsert, then the pending events' read finds it).
+// A target's first event records its endpoint (one upsert, then the pending events' read finds it). Prisma runs this
+// upsert (a compound key) as a read then an insert, so two workers fanning out a new target's first events at once
+// both insert: the one refused by the unique key reads the row the other made.
 const endpointFor = async (
   store: { id: string },
   target: "store" | "platform",
   url: string,
 ): Promise<string> => {
   const db = await getDb();
-  const endpoint = await db.webhookEndpoint.upsert({
-    where: { storeId_target_url: { storeId: store.id, target, url } },
-    create: {
-      id: newId("webhookEndpoint"),
-      storeId: store.id,
-      target,
-      url,
-      profileUrl: target === "platform" ? url : null,
-    },
-    update: {},
-  });
-  return endpoint.id;
+  const where = { storeId_target_url: { storeId: store.id, target, url } };
+  try {
+    const endpoint = await db.webhookEndpoint.upsert({
+      where,
+      create: {
+        id: newId("webhookEndpoint"),
+        storeId: store.id,
+        target,
+        url,
+        profileUrl: target === "platform" ? url : null,
+      },
+      update: {},
+    });
+    return endpoint.id;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return (await db.webhookEndpoint.findUniqueOrThrow({ where, select: { id: true } })).id;
+  }
 };
 
 type PendingEvent = {
