@@ -24,9 +24,6 @@ export type KeyRow = {
   revokedAt: Date | null;
 };
 
-export const keyTime = (date: Date | null) =>
-  date ? date.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never";
-
 /** A key's moment in the reader's own zone, or "never". */
 const When = ({ at }: { at: Date | null }) => (at ? <LocalTime at={at} /> : "never");
 

@@ -4,6 +4,8 @@ import { test } from "node:test";
 import {
   formatCoin,
   formatDateTime,
+  formatDay,
+  formatDayRange,
   formatMoney,
   formatMoneyRange,
   localeForCountry,
@@ -54,4 +56,13 @@ test("locale: the viewer's Accept-Language first, by weight; else the store's co
   assert.equal(pickLocale("*;q=1, ¿¿;q=0.9, x-invalid-!!", "FR"), "fr-FR");
   assert.equal(localeForCountry("ZZ"), "en-US");
   assert.equal(localeForCountry(undefined), "en-US");
+});
+
+test("UTC days: a date or the UTC day of a moment, whatever the runtime's zone; a range of them", () => {
+  assert.equal(formatDay("2026-12-02"), "Dec 2, 2026");
+  // the end of a coupon's day in UTC is still that day
+  assert.equal(formatDay("2026-12-03T23:59:59.999Z"), "Dec 3, 2026");
+  assert.equal(plain(formatDay("2026-12-02", "de-DE")), "02.12.2026");
+  // Intl puts thin spaces around the dash
+  assert.equal(formatDayRange("2026-11-03", "2026-12-02").replace(/\s/g, " "), "Nov 3 – Dec 2, 2026");
 });

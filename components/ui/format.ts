@@ -84,6 +84,20 @@ export const formatCount = (n: number, locale: string = DEFAULT_LOCALE): string 
   new Intl.NumberFormat(locale).format(n);
 
 /**
+ * A whole UTC day (a date "2026-12-02", or a moment whose UTC day it names) as people write it: "Dec 2, 2026". For
+ * days the service counts in UTC (the dashboard's range, a coupon good until the end of its day).
+ */
+export const formatDay = (day: Date | string, locale: string = DEFAULT_LOCALE): string =>
+  new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(day));
+
+/** A range of whole UTC days: "Nov 3 – Dec 2, 2026". */
+export const formatDayRange = (from: string, to: string, locale: string = DEFAULT_LOCALE): string =>
+  new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).formatRange(
+    new Date(from),
+    new Date(to),
+  );
+
+/**
  * A moment in a readable form: "Dec 1, 2026, 9:43 PM". Without a time zone it is the runtime's own (the viewer's,
  * in a browser); on the server pass one, and the zone's name is appended so nobody mistakes it for local time.
  */

@@ -3,11 +3,12 @@ import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
 import { IssueCouponForm, SettlePayablesForm } from "@/components/admin/coupon-forms";
+import { PayableBadge } from "@/components/admin/payable-status";
 import { PageShell } from "@/components/layout/page-shell";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatMoney } from "@/components/ui/format";
+import { formatDay, formatMoney } from "@/components/ui/format";
 import { LocalTime } from "@/components/ui/local-time";
 import {
   Table,
@@ -29,9 +30,6 @@ import { issueCouponAction, operatorRevokeKeyAction, settlePayablesAction } from
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Operator — Merchant admin", robots: { index: false } };
 
-const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
-const PAYABLE_WORD = { open: "Open", settled: "Settled", void: "Void" } as const;
-
 const developerOf = (owner: { name: string; email: string } | null) =>
   owner ? `${owner.name} (${owner.email})` : "made with the CLI";
 
@@ -42,8 +40,7 @@ export default async function OperatorPage() {
   const locale = await viewerLocale();
   const money = (minor: number, currency: string) => formatMoney(minor, currency, locale);
   // a coupon is good until the end of its day in UTC: the day is shown as that date, in the viewer's words
-  const day = (iso: string) =>
-    new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(iso));
+  const day = (iso: string) => formatDay(iso, locale);
   const keys = await operatorListKeys(account);
   const coupons = await operatorListCoupons(account);
   const payables = await operatorListPayables(account);
@@ -248,9 +245,7 @@ export default async function OperatorPage() {
                   </TableCell>
                   <TableCell className="whitespace-nowrap">{money(p.amount_minor, p.currency)}</TableCell>
                   <TableCell>
-                    <Badge tone={PAYABLE_TONE[p.status as keyof typeof PAYABLE_TONE] ?? "neutral"}>
-                      {PAYABLE_WORD[p.status as keyof typeof PAYABLE_WORD] ?? p.status}
-                    </Badge>
+                    <PayableBadge status={p.status} />
                     {p.settled_at ? (
                       <span className="text-muted-foreground block text-xs">
                         <LocalTime at={p.settled_at} />

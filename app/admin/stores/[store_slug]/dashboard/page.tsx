@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { Field } from "@/components/ui/field";
-import { formatCount, formatMoney } from "@/components/ui/format";
+import { formatCount, formatDay, formatDayRange, formatMoney } from "@/components/ui/format";
 import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { viewerLocale } from "@/components/ui/viewer-locale";
@@ -116,11 +116,8 @@ export default async function DashboardPage({ params, searchParams }: Props) {
   const locale = await viewerLocale(figures.country);
   const money = (minor: number) => formatMoney(minor, figures.currency, locale);
   const count = (n: number) => formatCount(n, locale);
-  // whole UTC days in the viewer's words: "Dec 2, 2026", a range "Nov 3 – Dec 2, 2026"
-  const utcDays = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
-  const day = (iso: string) => utcDays.format(new Date(`${iso}T00:00:00Z`));
-  const days = (from: string, to: string) =>
-    utcDays.formatRange(new Date(`${from}T00:00:00Z`), new Date(`${to}T00:00:00Z`));
+  const day = (iso: string) => formatDay(iso, locale);
+  const days = (from: string, to: string) => formatDayRange(from, to, locale);
   const percentOf = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
   const percent = percentOf(figures.conversion.rate);
   const activeDays = figures.perDay.filter((d) => d.orders > 0);

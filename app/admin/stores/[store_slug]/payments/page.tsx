@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 
+import { PayableBadge } from "@/components/admin/payable-status";
 import { CloseOwedBackForm, CryptoSettingsForm, StripeKeysForm } from "@/components/admin/rails-forms";
 import { PageShell } from "@/components/layout/page-shell";
 import { TestCards } from "@/components/payment/test-cards";
@@ -56,8 +57,6 @@ export default async function PaymentsPage({ params }: Props) {
   const coupons = await storeCouponPayables(account, store_slug);
   const locale = await viewerLocale(store.country);
   const money = (minor: number, currency: string) => formatMoney(minor, currency, locale);
-  const PAYABLE_TONE = { open: "warning", settled: "success", void: "neutral" } as const;
-  const PAYABLE_WORD = { open: "Open", settled: "Settled", void: "Void" } as const;
   const canChange = role !== "staff";
   const slug = store.slug;
   return (
@@ -218,9 +217,7 @@ export default async function PaymentsPage({ params }: Props) {
                   </TableCell>
                   <TableCell className="whitespace-nowrap">{money(p.amount_minor, p.currency)}</TableCell>
                   <TableCell>
-                    <Badge tone={PAYABLE_TONE[p.status as keyof typeof PAYABLE_TONE] ?? "neutral"}>
-                      {PAYABLE_WORD[p.status as keyof typeof PAYABLE_WORD] ?? p.status}
-                    </Badge>
+                    <PayableBadge status={p.status} />
                     {p.settled_at ? (
                       <span className="text-muted-foreground block text-xs">
                         <LocalTime at={p.settled_at} />
