@@ -28,7 +28,10 @@ const ensureDemoKey = async (): Promise<void> => {
   if (stores.length === 0 || stores.some((s) => s.mode === "live")) return;
   const existing = readDemoKey(demoKeyFile());
   if (existing && (await isKeyValid(existing))) return;
-  const created = await createApiKey({ name: "demo", permissions: ["purchase:complete", "orders:read"] });
+  const created = await createApiKey({
+    name: "demo",
+    permissions: ["purchase:complete", "orders:read", "orders:request"],
+  });
   mkdirSync(path.dirname(demoKeyFile()), { recursive: true });
   writeFileSync(demoKeyFile(), JSON.stringify({ id: created.id, key: created.key }, null, 2));
   chmodSync(demoKeyFile(), 0o600);

@@ -34,6 +34,7 @@ export const metadata: Metadata = { title: "Developers — Agent Commerce Servic
 const DEVELOPER_PERMISSIONS = [
   { value: "purchase:complete", label: "Pay: complete checkouts, which charges the buyer (card or crypto)" },
   { value: "orders:read", label: "Read the orders your agent placed" },
+  { value: "orders:request", label: "Ask the store to cancel or refund the orders your agent placed" },
 ] as const;
 
 export default async function DevelopersPage() {

@@ -268,3 +268,117 @@ export function OrderActions({
     </div>
   );
 }
+
+/**
+ * An agent's request waiting for the store, at the top of the order page: what it asks and why, with Approve
+ * (the money goes back at once, so a dialog says how much first) and Decline (with the reason the agent passes on).
+ * Without the actions (staff) it only says who may answer.
+ */
+export function OrderRequestPanel({
+  title,
+  from,
+  reason,
+  consequence,
+  approve,
+  decline,
+}: {
+  /** "Refund requested: $5.00" */
+  title: string;
+  /** Who asked and when (the page renders the local time). */
+  from: ReactNode;
+  reason: string;
+  /** What approving does, in a sentence ("$12.00 goes back to the buyer (Visa ending 4242)"). */
+  consequence: string;
+  approve: Action | null;
+  decline: Action | null;
+}) {
+  const [open, setOpen] = useState<"approve" | "decline" | null>(null);
+  const close = () => setOpen(null);
+  return (
+    <section
+      aria-label="Request from the agent"
+      className="border-warning-soft-foreground/30 bg-warning-soft text-warning-soft-foreground grid gap-3 rounded-lg border p-4 text-sm"
+    >
+      <div className="grid gap-1">
+        <h2 className="font-medium">{title}</h2>
+        <p>{from}</p>
+        <p>
+          <span className="font-medium">Reason:</span> “{reason}”
+        </p>
+        <p>If you approve, {consequence}.</p>
+      </div>
+      {approve && decline ? (
+        <div className="flex flex-wrap gap-2">
+          <Button onClick={() => setOpen("approve")}>Approve</Button>
+          <Button variant="outline" onClick={() => setOpen("decline")}>
+            Decline…
+          </Button>
+          <ActionDialog
+            open={open === "approve"}
+            onOpenChange={(next) => setOpen(next ? "approve" : null)}
+            title="Approve the request?"
+            description={`${consequence[0]?.toUpperCase() ?? ""}${consequence.slice(1)}. The agent is told at once. This cannot be undone.`}
+          >
+            <ApproveForm action={approve} close={close} />
+          </ActionDialog>
+          <ActionDialog
+            open={open === "decline"}
+            onOpenChange={(next) => setOpen(next ? "decline" : null)}
+            title="Decline the request"
+            description="The agent is told your reason, to pass on to the buyer. Nothing changes on the order."
+          >
+            <DeclineForm action={decline} close={close} />
+          </ActionDialog>
+        </div>
+      ) : (
+        <p>An owner of the store can approve or decline it.</p>
+      )}
+    </section>
+  );
+}
+
+function ApproveForm({ action, close }: { action: Action; close: () => void }) {
+  const [state, formAction, pending] = useDialogAction(action, close);
+  return (
+    <form action={formAction} className="grid gap-3" noValidate aria-label="Approve the request">
+      <FormError message={state.errors.form} />
+      <DialogFooter>
+        <DialogClose asChild>
+          <Button type="button" variant="ghost">
+            Not now
+          </Button>
+        </DialogClose>
+        <Button type="submit" disabled={pending}>
+          {pending ? "Approving…" : "Approve"}
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}
+
+function DeclineForm({ action, close }: { action: Action; close: () => void }) {
+  const [state, formAction, pending] = useDialogAction(action, close);
+  return (
+    <form action={formAction} className="grid gap-3" noValidate aria-label="Decline the request">
+      <FormError message={state.errors.form} />
+      <Field
+        id="decline-reason"
+        label="Reason for the buyer"
+        hint="Such as: “Returns are accepted within 30 days of delivery.”"
+        error={state.errors.reason}
+      >
+        {(c) => <Input {...c} name="reason" defaultValue={value(state, "reason")} required />}
+      </Field>
+      <DialogFooter>
+        <DialogClose asChild>
+          <Button type="button" variant="ghost">
+            Not now
+          </Button>
+        </DialogClose>
+        <Button type="submit" variant="destructive" disabled={pending}>
+          {pending ? "Declining…" : "Decline"}
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}

@@ -88,3 +88,11 @@ export const agentHost = (profile: string | null): string => {
     return profile;
   }
 };
+
+/** An agent's request waiting for the store, beside the order's status in the list. */
+export function RequestBadge({ waiting }: { waiting: "cancellation" | "refund" | null }) {
+  if (!waiting) return null;
+  return (
+    <Badge tone="warning">{waiting === "cancellation" ? "Cancellation requested" : "Refund requested"}</Badge>
+  );
+}

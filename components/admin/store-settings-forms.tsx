@@ -99,6 +99,58 @@ export function StoreSettingsForm({
   );
 }
 
+/** What agents' cancellation and refund requests do (lib/stores/agent-request-policy.ts). */
+export function AgentRequestsForm({
+  action,
+  initial,
+  currency,
+  canEdit,
+}: {
+  action: Action;
+  initial: { agentCancellations: string; agentRefundAuto: string };
+  currency: string;
+  canEdit: boolean;
+}) {
+  const [state, formAction, pending] = useActionState(action, EMPTY);
+  const v = state.values ?? initial;
+  return (
+    <form action={formAction} className="grid gap-4" noValidate aria-label="Requests from agents">
+      <FormError message={state.errors.form} />
+      {state.ok && state.message ? <Notice>{state.message}</Notice> : null}
+      <fieldset disabled={!canEdit} className="grid gap-4 sm:grid-cols-2">
+        <Field
+          id="agent-cancellations"
+          label="Cancellation before shipping"
+          hint="Once anything has shipped, an agent can only ask for a refund"
+          error={state.errors.agentCancellations}
+        >
+          {(control) => (
+            <NativeSelect {...control} name="agentCancellations" defaultValue={v.agentCancellations}>
+              <option value="automatic">Cancel at once and refund</option>
+              <option value="review">Wait for my approval</option>
+            </NativeSelect>
+          )}
+        </Field>
+        <Field
+          id="agent-refund-auto"
+          label={`Refund at once up to (${currency})`}
+          hint="Larger refund requests wait for your approval; 0: every one waits"
+          error={state.errors.agentRefundAuto}
+        >
+          {(control) => (
+            <Input {...control} name="agentRefundAuto" defaultValue={v.agentRefundAuto} inputMode="decimal" />
+          )}
+        </Field>
+      </fieldset>
+      {canEdit ? (
+        <Button type="submit" disabled={pending} className="justify-self-start">
+          {pending ? "Saving…" : "Save"}
+        </Button>
+      ) : null}
+    </form>
+  );
+}
+
 export function ShippingRateForm({
   action,
   currency,

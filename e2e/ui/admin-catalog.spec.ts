@@ -54,6 +54,21 @@ test("store settings and a product with variants, with bad input refused beside 
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Settings saved." })).toBeVisible();
 
+  // what agents' cancellation and refund requests do: refused amount beside its field, then saved and shown
+  const requests = page.getByRole("form", { name: "Requests from agents" });
+  await expect(requests.getByLabel("Cancellation before shipping")).toHaveValue("automatic");
+  await requests.getByLabel("Cancellation before shipping").selectOption("review");
+  await requests.getByLabel("Refund at once up to (USD)").fill("25.555");
+  await requests.getByRole("button", { name: "Save" }).click();
+  await expect(requests.getByText("USD has 2 decimals: 25.555 has 3")).toBeVisible();
+  await expect(requests.getByLabel("Cancellation before shipping")).toHaveValue("review");
+  await requests.getByLabel("Refund at once up to (USD)").fill("25");
+  await requests.getByRole("button", { name: "Save" }).click();
+  await expect(requests.getByRole("status")).toHaveText(/agents' requests follow these rules/);
+  await page.reload();
+  await expect(requests.getByLabel("Cancellation before shipping")).toHaveValue("review");
+  await expect(requests.getByLabel("Refund at once up to (USD)")).toHaveValue("25.00");
+
   await page.getByLabel("Country", { exact: true }).first().selectOption("US");
   await page.getByLabel("Price (USD)").fill("5.999");
   await page.getByRole("button", { name: "Add shipping rate" }).click();

@@ -220,6 +220,62 @@ test("a merchant ships and refunds an agent's card order from the order page, in
   expect(at("Payment captured")).toBeLessThan(at("2 items shipped"));
   expect(at("2 items shipped")).toBeLessThan(at("Refund"));
 
+  // the agent asks for a refund; the demo store leaves every refund request to the merchant, who declines one
+  // with a reason the agent reads and approves the next
+  const askRefund = (amount: number, reason: string) =>
+    ucp<{ requests?: { status: string; decline_reason?: string }[] }>(
+      "POST",
+      `/orders/${orderId}/refund-requests`,
+      { amount, reason },
+    );
+  expect((await askRefund(500, "One lantern arrived cracked")).requests?.at(-1)?.status).toBe("pending");
+  // the orders list flags it
+  await page.goto(`${BASE}/admin/stores/${STORE}/orders?q=${encodeURIComponent(BUYER_EMAIL)}`);
+  await expect(
+    page.getByRole("table", { name: "Orders" }).getByRole("row").filter({ hasText: "Grace Hopper" }),
+  ).toContainText("Refund requested");
+  await page.goBack();
+  await page.reload();
+  const request = page.getByRole("region", { name: "Request from the agent" });
+  await expect(request.getByRole("heading")).toHaveText("Refund requested: $5.00");
+  await expect(request).toContainText("By demo,");
+  await expect(request).toContainText("“One lantern arrived cracked”");
+  await expect(request).toContainText("If you approve, $5.00 goes back to the buyer (Visa •••• 4242).");
+  await look(page, testInfo, "order-request");
+  await request.getByRole("button", { name: "Decline…" }).click();
+  const decline = page.getByRole("dialog", { name: "Decline the request" });
+  await decline.getByRole("button", { name: "Decline", exact: true }).click();
+  await expect(decline).toContainText("A decline needs a reason the agent can pass on (1–500 characters)");
+  await decline.getByLabel("Reason for the buyer").fill("Please send a photo of the crack first");
+  await decline.getByRole("button", { name: "Decline", exact: true }).click();
+  await expect(decline).toHaveCount(0);
+  await expect(request).toHaveCount(0);
+  await expect(timeline.getByRole("listitem").filter({ hasText: /^Refund request declined/ })).toContainText(
+    "Please send a photo of the crack first",
+  );
+  const declined = await ucp<{ requests?: { status: string; decline_reason?: string }[] }>(
+    "GET",
+    `/orders/${orderId}`,
+  );
+  expect(declined.requests?.at(-1)).toMatchObject({
+    status: "declined",
+    decline_reason: "Please send a photo of the crack first",
+  });
+  expect((await askRefund(300, "Photo sent: the glass is cracked")).requests?.at(-1)?.status).toBe("pending");
+  await page.reload();
+  await request.getByRole("button", { name: "Approve" }).click();
+  const approve = page.getByRole("dialog", { name: "Approve the request?" });
+  await expect(approve).toContainText("$3.00 goes back to the buyer");
+  await approve.getByRole("button", { name: "Approve" }).click();
+  await expect(approve).toHaveCount(0);
+  await expect(page.getByText("Request approved: $3.00 goes back to the buyer.").first()).toBeVisible();
+  await expect(
+    timeline.getByRole("listitem").filter({ hasText: /^Refund (paid back|on its way back) · \$3\.00/ }),
+  ).toHaveCount(1);
+  await expect(
+    timeline.getByRole("listitem").filter({ hasText: /^Refund requested by the agent/ }),
+  ).toHaveCount(2);
+
   // the frame on a phone: the sidebar folds into the store menu
   await page.setViewportSize({ width: 390, height: 900 });
   await expect(sidebar).toBeHidden();

@@ -14,7 +14,7 @@ import {
   toPostalAddress,
   toRawPriceFilter,
 } from "./map-args";
-import { BridgeInputError } from "./money";
+import { BridgeInputError, toMinorUnits } from "./money";
 import { withFormattedMoney } from "./present";
 import { quotePurchase, QuotePurchaseInputSchema, QuotePurchaseOutputSchema } from "./quote-purchase";
 
@@ -439,6 +439,59 @@ const getOrder = defineTool({
   run: (ctx, { store_slug, id: orderId }) => callShop(ctx, store_slug, "get_order", { id: orderId }),
 });
 
+const requestOrderCancellation = defineTool({
+  name: "request_order_cancellation",
+  title: "Ask to cancel an order",
+  description:
+    "Ask the store to cancel an order placed through confirm_purchase, while none of it has shipped, with the buyer's reason. The answer is the order with the request under requests[]: approved (canceled; the money goes back through the rail that paid) or pending (the store reviews it; the outcome arrives as an order event). Once anything shipped, use request_order_refund. The platform key needs orders:request. Confirm with the buyer first: a cancellation cannot be undone.",
+  input: z
+    .object({
+      store_slug: storeSlug,
+      id: id("The order id (ord_…)"),
+      reason: z.string().min(1).max(500).describe("Why, in the buyer's words"),
+    })
+    .strict(),
+  output: OrderOutput,
+  annotations: DESTRUCTIVE,
+  run: (ctx, { store_slug, id: orderId, reason }) =>
+    callShop(ctx, store_slug, "request_order_cancellation", { id: orderId, request: { reason } }, true),
+});
+
+const requestOrderRefund = defineTool({
+  name: "request_order_refund",
+  title: "Ask for a refund",
+  description:
+    "Ask the store to refund an order once any of it has shipped (a return, a damaged item), with the buyer's reason: everything paid and not refunded yet, or amount in major units with the order's currency (e.g. amount 12.5, currency 'USD'). The answer is the order with the request under requests[]: approved (a refund on its way back) or pending (the store reviews it; the outcome arrives as an order event). Before anything shipped, use request_order_cancellation. The platform key needs orders:request.",
+  input: z
+    .object({
+      store_slug: storeSlug,
+      id: id("The order id (ord_…)"),
+      reason: z.string().min(1).max(500).describe("Why, in the buyer's words"),
+      amount: z
+        .union([z.number().positive(), z.string().min(1).max(40)])
+        .optional()
+        .describe("Major units, e.g. 12.5; default: everything left to refund"),
+      currency: z.string().length(3).optional().describe("The order's currency, required with amount"),
+    })
+    .strict(),
+  output: OrderOutput,
+  annotations: DESTRUCTIVE,
+  run: (ctx, { store_slug, id: orderId, reason, amount, currency }) => {
+    if (amount !== undefined && currency === undefined) {
+      throw new BridgeInputError(
+        "invalid_request",
+        "currency is required with amount (the order's currency, e.g. USD)",
+        "$.currency",
+      );
+    }
+    const request =
+      amount === undefined || currency === undefined
+        ? { reason }
+        : { reason, amount: toMinorUnits(amount, currency, "$.amount"), currency: currency.toUpperCase() };
+    return callShop(ctx, store_slug, "request_order_refund", { id: orderId, request }, true);
+  },
+});
+
 const quotePurchaseTool = defineTool({
   name: "quote_purchase",
   title: "Quote a crypto purchase",
@@ -476,6 +529,8 @@ export const SHOPPING_TOOLS: readonly BridgeTool[] = [
   updateCheckout,
   cancelCheckout,
   getOrder,
+  requestOrderCancellation,
+  requestOrderRefund,
   quotePurchaseTool,
   confirmPurchaseTool,
 ];

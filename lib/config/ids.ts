@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   orderEvent: "evt",
   fulfillmentEvent: "fev",
   orderAdjustment: "adj",
+  orderRequest: "oreq",
   webhookEndpoint: "whe",
   webhookAttempt: "wha",
   shippingRate: "shr",

@@ -58,7 +58,12 @@ export const ERROR_CODES = {
   /** Thrown by assertTier: the operation needs a higher trust tier than the request reached (status ours). */
   insufficient_trust: protocol(403, -32000, "ours", "Trust tier too low: authenticate to the token tier."),
   /** Thrown by assertScope: the credential lacks a permission or scope (UCP: 403). */
-  insufficient_scope: protocol(403, -32000, "ucp", "Missing permission: purchase:complete or orders:read."),
+  insufficient_scope: protocol(
+    403,
+    -32000,
+    "ucp",
+    "Missing permission: purchase:complete, orders:read or orders:request.",
+  ),
 
   // ── HTTP message signatures (RFC 9421; UCP signatures.md, CONTRACT.md §13) ────────────────
   /** Thrown by verifyRequestSignature: Signature without Signature-Input or the reverse (UCP: 401). */

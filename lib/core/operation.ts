@@ -39,8 +39,8 @@ export type ToolAnnotations = {
   openWorldHint: boolean;
 };
 
-/** UCP namespaces (`catalog`, `cart`, `checkout`) and ours for the order-event tools. */
-export type McpNamespace = "catalog" | "cart" | "checkout" | "events" | "deliveries";
+/** UCP namespaces (`catalog`, `cart`, `checkout`) and ours for the order-event tools and order requests. */
+export type McpNamespace = "catalog" | "cart" | "checkout" | "events" | "deliveries" | "request";
 
 export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   /** Operation id = MCP tool name (`create_cart`). */

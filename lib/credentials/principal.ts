@@ -8,7 +8,7 @@ import { bearerChallenge } from "@/lib/oauth/bearer-challenge";
 // identifies the agent itself (kind "agent", keyed by its profile URL); with a key or bearer it lifts that
 // principal to the signed tier.
 
-export const PLATFORM_PERMISSIONS = ["purchase:complete", "orders:read"] as const;
+export const PLATFORM_PERMISSIONS = ["purchase:complete", "orders:read", "orders:request"] as const;
 export type PlatformPermission = (typeof PLATFORM_PERMISSIONS)[number];
 
 export type TrustTier = "anonymous" | "token" | "signed";

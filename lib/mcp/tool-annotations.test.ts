@@ -44,6 +44,9 @@ const EXPECTED: Record<string, Row> = {
   revoke_linked_agent: [false, true, true, false],
   // moves money through the payment provider
   complete_checkout: [false, true, true, true],
+  // may cancel or refund at once through the payment provider (the store's policy), final either way
+  request_order_cancellation: [false, true, true, true],
+  request_order_refund: [false, true, true, true],
   // asks the chain (the buyer's coins) and prepares a payment; a retry with the same key replays it, a new call
   // replaces the prepared payment without moving money
   prepare_checkout_payment: [false, false, true, true],

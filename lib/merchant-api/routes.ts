@@ -4,10 +4,12 @@ import { z } from "zod";
 
 import { OrderFilterSchema, ordersOfStore } from "@/lib/orders/admin-orders";
 import { cancelOrder } from "@/lib/orders/cancel-order";
+import { decideOrderRequest } from "@/lib/orders/order-requests";
 import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { refundOrder } from "@/lib/orders/refund-order";
 import { getStoreOrder } from "@/lib/orders/store-order";
 import { orderToWire } from "@/lib/orders/to-wire";
+import { AGENT_CANCELLATION_POLICIES, updateAgentRequestPolicy } from "@/lib/stores/agent-request-policy";
 import { setCryptoSettings, SetCryptoSettingsSchema } from "@/lib/stores/crypto-settings";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import {
@@ -42,6 +44,8 @@ const storeView = (store: MerchantContext["store"]) => ({
   currency: store.currency,
   country: store.country,
   tax_rate_bps: store.taxRateBps,
+  agent_cancellations: store.agentCancellations,
+  agent_refund_auto_minor: store.agentRefundAutoMinor,
   webhook_url: store.webhookUrl,
   created_at: store.createdAt.toISOString(),
 });
@@ -50,7 +54,7 @@ export const getStoreSettings = defineMerchantRoute({
   name: "merchant_get_store",
   title: "Get store settings",
   description:
-    "The store's settings: name, mode (test/live), currency, tax rate in basis points, webhook URL.",
+    "The store's settings: name, mode (test/live), currency, tax rate in basis points, what agents' cancellation and refund requests do (agent_cancellations: automatic | review; agent_refund_auto_minor: refund requests up to this amount are paid at once, 0: every one waits), webhook URL.",
   method: "GET",
   path: "/settings",
   permission: "settings:read",
@@ -62,7 +66,7 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
   name: "merchant_update_store",
   title: "Change store settings",
   description:
-    "Changes the fields sent (the others stay): name, currency (only while the store has no order), mode (test/live: live needs the live configuration of its rails), tax_rate_bps (basis points, 825 = 8.25%). The slug never changes. Answers the settings.",
+    "Changes the fields sent (the others stay): name, currency (only while the store has no order), mode (test/live: live needs the live configuration of its rails), tax_rate_bps (basis points, 825 = 8.25%), agent_cancellations (automatic | review), agent_refund_auto_minor (minor units). The slug never changes. Answers the settings.",
   method: "PATCH",
   path: "/settings",
   permission: "settings:write",
@@ -75,6 +79,15 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
       .int("tax_rate_bps is an integer (basis points)")
       .min(0, "tax_rate_bps is from 0 to 10000")
       .max(10_000, "tax_rate_bps is from 0 to 10000")
+      .optional(),
+    agent_cancellations: z
+      .enum(AGENT_CANCELLATION_POLICIES, { error: "agent_cancellations is automatic or review" })
+      .optional(),
+    agent_refund_auto_minor: z
+      .number({ error: "agent_refund_auto_minor is an integer (minor units)" })
+      .int("agent_refund_auto_minor is an integer (minor units)")
+      .min(0, "agent_refund_auto_minor is 0 or more")
+      .max(2_147_483_647, "agent_refund_auto_minor is too large")
       .optional(),
   }),
   run: async (ctx, input) => {
@@ -90,7 +103,16 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
         }),
       { taxRate: "tax_rate_bps" },
     );
-    return storeView(updated);
+    if (input.agent_cancellations === undefined && input.agent_refund_auto_minor === undefined) {
+      return storeView(updated);
+    }
+    // already validated by the input schema above: this second write cannot be refused after the first
+    return storeView(
+      await updateAgentRequestPolicy(updated, {
+        agentCancellations: input.agent_cancellations ?? updated.agentCancellations,
+        agentRefundAutoMinor: input.agent_refund_auto_minor ?? updated.agentRefundAutoMinor,
+      }),
+    );
   },
 });
 
@@ -275,6 +297,43 @@ export const refundOrderRoute = defineMerchantRoute({
   },
 });
 
+const RequestId = z.strictObject({ id: z.string().min(1).max(200) });
+
+export const approveOrderRequestRoute = defineMerchantRoute({
+  name: "merchant_approve_order_request",
+  title: "Approve an agent's request",
+  description:
+    "Grants an agent's cancellation or refund request that waits for the store (requests[] of the order, status pending): the order is canceled, or the amount asked is refunded, through the rail that charged. Answers the order.",
+  method: "POST",
+  path: "/order-requests/{id}/approve",
+  permission: "orders:write",
+  input: RequestId,
+  run: async (ctx, input) => {
+    const order = await decideOrderRequest(ctx.store, input.id, { approve: true }, "merchant");
+    return orderView(ctx, order.id);
+  },
+});
+
+export const declineOrderRequestRoute = defineMerchantRoute({
+  name: "merchant_decline_order_request",
+  title: "Decline an agent's request",
+  description:
+    "Declines an agent's cancellation or refund request that waits for the store, with the reason the agent passes on to the buyer (order event order.request_declined). Answers the order.",
+  method: "POST",
+  path: "/order-requests/{id}/decline",
+  permission: "orders:write",
+  input: RequestId.extend({ reason: z.string().min(1).max(500) }),
+  run: async (ctx, input) => {
+    const order = await decideOrderRequest(
+      ctx.store,
+      input.id,
+      { approve: false, reason: input.reason },
+      "merchant",
+    );
+    return orderView(ctx, order.id);
+  },
+});
+
 /** Every route of the merchant REST API (the catch-all route file dispatches through it, the OpenAPI lists it). */
 export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
   getStoreSettings,
@@ -290,5 +349,7 @@ export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
   fulfilOrder,
   cancelOrderRoute,
   refundOrderRoute,
+  approveOrderRequestRoute,
+  declineOrderRequestRoute,
   ...STORE_ROUTES,
 ];

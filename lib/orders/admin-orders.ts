@@ -14,6 +14,7 @@ import { cancelOrder } from "./cancel-order";
 import { buyerEmailOf } from "./confirmation-mail";
 import { principalNames } from "./dashboard-figures";
 import { ORDER_STATUSES } from "./list-buyer-orders";
+import { decideOrderRequest, type RequestDecision } from "./order-requests";
 import { recordFulfillmentEvent } from "./record-fulfillment";
 import { refundOrder } from "./refund-order";
 import { paidMinor, refundedMinor } from "./settle-refund";
@@ -71,6 +72,8 @@ export type AdminOrderRow = {
   agent: string | null;
   /** Who placed it (lib/credentials/principal.ts id). */
   principalId: string;
+  /** What the agent's request waiting for the store asks for, if one waits (lib/orders/order-requests.ts). */
+  waiting: "cancellation" | "refund" | null;
 };
 
 /** A row of the admin's list: who placed it named as the dashboard names it (key, OAuth client or consent). */
@@ -148,7 +151,10 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       skip: (filter.page - 1) * ADMIN_ORDERS_PAGE,
       take: ADMIN_ORDERS_PAGE,
-      include: { checkout: { select: { agentProfile: true } } },
+      include: {
+        checkout: { select: { agentProfile: true } },
+        requests: { where: { status: "pending" }, select: { type: true } },
+      },
     }),
     db.checkoutSession.findMany({
       where: { storeId: store.id, agentProfile: { not: null }, order: { isNot: null } },
@@ -168,6 +174,7 @@ export const ordersOfStore = async (store: Store, raw: unknown) => {
     rail: o.handlerId,
     agent: o.checkout.agentProfile,
     principalId: o.principalId,
+    waiting: (o.requests[0]?.type as AdminOrderRow["waiting"] | undefined) ?? null,
   }));
   return {
     store,
@@ -362,4 +369,26 @@ export const refundOrderAsMerchant = async (
   const parsed = ReasonSchema.safeParse({ reason: input.reason });
   if (!parsed.success) throw invalid(parsed.error);
   return refundOrder(store.slug, orderId, { amount: input.amountMinor, reason: parsed.data.reason });
+};
+
+/**
+ * Approves or declines an agent's request that waits for the store (owners only: it moves money). The request
+ * must belong to the order the page shows. A decline needs the reason the agent passes on.
+ * @throws AppError store_not_found, owner_required, not_found, invalid_request, conflict, rail errors
+ */
+export const decideOrderRequestAsMerchant = async (
+  account: AccountSummary,
+  slug: string,
+  orderId: string,
+  requestId: string,
+  decision: RequestDecision,
+): Promise<OrderRecord> => {
+  const { store } = await storeForAccount(account, slug, "owner");
+  const db = await getDb();
+  const request = await db.orderRequest.findFirst({
+    where: { id: requestId, orderId, order: { storeId: store.id } },
+    select: { id: true },
+  });
+  if (!request) throw new AppError("not_found", "This request is not on this order", { path: "$.request" });
+  return decideOrderRequest(store, request.id, decision, `account:${account.id}`);
 };

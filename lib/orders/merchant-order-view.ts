@@ -6,6 +6,7 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { listCapturedMail } from "@/lib/mail/send-mail";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
+import type { OrderEventKind } from "@/lib/webhooks/append-order-event";
 import { listDeliveries } from "@/lib/webhooks/list-deliveries";
 
 import { buyerEmailOf } from "./confirmation-mail";
@@ -48,18 +49,21 @@ const TOTAL_LABELS: Record<string, string> = {
 // the order a receipt reads in, whatever order the totals were stored in
 const TOTAL_ORDER = ["subtotal", "discount", "fulfillment", "tax"];
 
-const EVENT_TITLES: Record<string, string> = {
+const EVENT_TITLES: Record<OrderEventKind, string> = {
   "order.placed": "Order placed",
   "order.paid": "Payment captured",
   "order.canceled": "Order canceled",
   "order.refunded": "Refund paid back",
   "order.fulfilled": "Shipment recorded",
   "order.delivered": "Delivered",
+  "order.cancellation_requested": "Cancellation requested",
+  "order.refund_requested": "Refund requested",
+  "order.request_declined": "Request declined",
   "order.updated": "Order updated",
 };
 
 /** An order event's type in the words the merchant's pages use ("order.paid" → "Payment captured"). */
-export const orderEventTitle = (kind: string): string => EVENT_TITLES[kind] ?? kind;
+export const orderEventTitle = (kind: string): string => EVENT_TITLES[kind as OrderEventKind] ?? kind;
 
 const ATTEMPT_TITLES: Record<string, string> = {
   declined: "Payment declined",
@@ -203,10 +207,22 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
   for (const e of events) {
     // shipments and refunds have their own, richer entries below (order.refunded follows every refund paid back,
     // partial ones too); the names above still label the webhook attempts
-    if (["order.fulfilled", "order.updated", "order.delivered", "order.refunded"].includes(e.kind)) continue;
+    // requests, too, have their own entries (with the reason), also when the store's policy granted one at once
+    if (
+      [
+        "order.fulfilled",
+        "order.updated",
+        "order.delivered",
+        "order.refunded",
+        "order.cancellation_requested",
+        "order.refund_requested",
+        "order.request_declined",
+      ].includes(e.kind)
+    )
+      continue;
     push({
       at: e.createdAt,
-      title: EVENT_TITLES[e.kind] ?? e.kind,
+      title: orderEventTitle(e.kind),
       tone: e.kind === "order.canceled" ? "danger" : "neutral",
       ...(e.kind === "order.paid" ? { amountMinor: paid } : {}),
     });
@@ -247,6 +263,24 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
       tone: a.status === "failed" ? "danger" : "neutral",
     });
   }
+  for (const r of order.requests ?? []) {
+    const what = r.type === "cancellation" ? "Cancellation" : "Refund";
+    push({
+      at: r.createdAt,
+      title: `${what} requested by the agent`,
+      detail: r.reason,
+      ...(r.type === "refund" ? { amountMinor: r.amountMinor } : {}),
+      tone: "neutral",
+    });
+    if (r.status === "declined" && r.decidedAt) {
+      push({
+        at: r.decidedAt,
+        title: `${what} request declined`,
+        detail: r.declineReason ?? undefined,
+        tone: "danger",
+      });
+    }
+  }
   const kindOf = new Map(events.map((e) => [e.sequence, e.kind]));
   // deliveries come newest first; a worker's batch shares one start time, so list them by event, the store's
   // webhook before the platform's, and each delivery's attempts oldest first: ties then keep this order
@@ -254,7 +288,8 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
     (a, b) => a.sequence - b.sequence || Number(a.target !== "store") - Number(b.target !== "store"),
   );
   for (const delivery of byEvent) {
-    const about = EVENT_TITLES[kindOf.get(delivery.sequence) ?? ""] ?? "Order";
+    const kind = kindOf.get(delivery.sequence);
+    const about = kind ? orderEventTitle(kind) : "Order";
     const to = delivery.target === "store" ? "your webhook" : "the agent's platform";
     for (const attempt of [...delivery.attempts].reverse()) {
       const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
@@ -282,6 +317,17 @@ export const merchantOrderView = async (account: AccountSummary, slug: string, o
       createdAt: order.createdAt,
       serviceCouponMinor: order.serviceCouponMinor,
     },
+    /** The agent's request waiting for the store (at most one: order-requests.ts). */
+    waitingRequest:
+      (order.requests ?? [])
+        .filter((r) => r.status === "pending")
+        .map((r) => ({
+          id: r.id,
+          type: r.type,
+          amountMinor: r.amountMinor,
+          reason: r.reason,
+          createdAt: r.createdAt,
+        }))[0] ?? null,
     buyer: { name: personName(order.buyer), email: buyerEmail },
     shipTo,
     shippingOption: snapshot.option?.title ?? null,

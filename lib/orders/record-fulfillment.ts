@@ -8,6 +8,7 @@ import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-order-event";
 
+import { lockOrder } from "./settle-refund";
 import { ORDER_INCLUDE, orderToWire, type OrderRecord } from "./to-wire";
 
 // The merchant's side of an order's life: fulfilment events, appended (UCP order fulfillment.events is
@@ -50,12 +51,8 @@ export const recordFulfillmentEvent = async (
   }
   const db = await getDb();
   return db.$transaction(async (tx) => {
-    const order = await tx.order.findFirst({
-      where: { id: orderId, storeId: store.id },
-      include: ORDER_INCLUDE,
-    });
-    if (!order)
-      throw new AppError("not_found", `No order "${orderId}" in this store`, { path: "$.order_id" });
+    // locked like a cancellation or a refund, so shipping and canceling one order never both happen
+    const order = await lockOrder(tx, store.id, orderId);
     if (order.status === "canceled" || order.status === "refunded") {
       throw new AppError("conflict", `Order ${order.id} is ${order.status}`);
     }
@@ -105,6 +102,16 @@ export const recordFulfillmentEvent = async (
           data: { quantityFulfilled: { increment: line.quantity } },
         });
       }
+      // an agent's cancellation request still waiting can no longer be granted: it is answered now
+      await tx.orderRequest.updateMany({
+        where: { orderId: order.id, status: "pending", type: "cancellation" },
+        data: {
+          status: "declined",
+          decidedAt: now,
+          decidedBy: "merchant",
+          declineReason: "Shipped before the cancellation was decided: ask for a refund instead",
+        },
+      });
     }
     await tx.orderFulfillmentEvent.create({
       data: {

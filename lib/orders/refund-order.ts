@@ -4,10 +4,12 @@ import { getDb } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
 import { newId } from "@/lib/config/ids";
 import { AppError } from "@/lib/core/errors";
+import type { Prisma, Store } from "@/lib/generated/prisma/client";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent } from "@/lib/webhooks/append-order-event";
 
+import { approveRequest, type RequestAnswer } from "./request-answer";
 import { assertRefundableRail, lockOrder, paidMinor, refundedMinor, settleRefund } from "./settle-refund";
 import { ORDER_INCLUDE, orderToWire, type OrderRecord } from "./to-wire";
 
@@ -21,6 +23,65 @@ export type RefundOrderInput = {
   /** Minor units; default: everything not refunded yet. */
   amount?: number;
   reason?: string;
+};
+
+/**
+ * Reserves a refund of the order `lockOrder` just locked, inside the caller's transaction: a pending `refund`
+ * adjustment of `amount` (default: everything not refunded yet) and `order.updated`. Returns the adjustment to pay
+ * back after commit. The merchant's refund and an agent's approved refund request both come here.
+ * @throws AppError conflict (nothing paid, a refund pending, fully refunded), invalid_request (amount above what
+ *   is left), rail_not_available
+ */
+export const refundLockedOrder = async (
+  tx: Prisma.TransactionClient,
+  store: Store,
+  order: OrderRecord,
+  input: { amount?: number; description: string },
+  now: Date,
+  answering?: RequestAnswer,
+): Promise<string> => {
+  const paid = paidMinor(order);
+  if (paid === 0) throw new AppError("conflict", `Order ${order.id} has no payment to refund`);
+  assertRefundableRail(order);
+  const adjustments = order.adjustments ?? [];
+  if (adjustments.some((a) => a.status === "pending")) {
+    throw new AppError(
+      "conflict",
+      `Order ${order.id} has a refund in progress: wait for it (or run admin settle-refunds)`,
+    );
+  }
+  const left = paid - refundedMinor(adjustments);
+  if (left <= 0) throw new AppError("conflict", `Order ${order.id} is already fully refunded`);
+  const amount = input.amount ?? left;
+  if (amount > left) {
+    throw new AppError(
+      "invalid_request",
+      `amount ${amount} exceeds what can still be refunded (${left} ${order.currency} minor units)`,
+      { path: "$.amount" },
+    );
+  }
+  const id = newId("orderAdjustment");
+  await tx.orderAdjustment.create({
+    data: {
+      id,
+      orderId: order.id,
+      type: "refund",
+      status: "pending",
+      occurredAt: now,
+      totals: [{ type: "total", amount: -amount }],
+      refundMinor: amount,
+      description: input.description,
+    },
+  });
+  if (answering) await approveRequest(tx, answering, { amountMinor: amount, adjustmentId: id, now });
+  const updated = await tx.order.findUniqueOrThrow({ where: { id: order.id }, include: ORDER_INCLUDE });
+  await appendOrderEvent(tx, {
+    storeId: store.id,
+    orderId: order.id,
+    kind: "order.updated",
+    payload: orderToWire(updated, { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION }),
+  });
+  return id;
 };
 
 /**
@@ -46,47 +107,13 @@ export const refundOrder = async (
   const db = await getDb();
   const adjustmentId = await db.$transaction(async (tx) => {
     const order = await lockOrder(tx, store.id, orderId);
-    const paid = paidMinor(order);
-    if (paid === 0) throw new AppError("conflict", `Order ${order.id} has no payment to refund`);
-    assertRefundableRail(order);
-    const adjustments = order.adjustments ?? [];
-    if (adjustments.some((a) => a.status === "pending")) {
-      throw new AppError(
-        "conflict",
-        `Order ${order.id} has a refund in progress: wait for it (or run admin settle-refunds)`,
-      );
-    }
-    const left = paid - refundedMinor(adjustments);
-    if (left <= 0) throw new AppError("conflict", `Order ${order.id} is already fully refunded`);
-    const amount = input.amount ?? left;
-    if (amount > left) {
-      throw new AppError(
-        "invalid_request",
-        `amount ${amount} exceeds what can still be refunded (${left} ${order.currency} minor units)`,
-        { path: "$.amount" },
-      );
-    }
-    const id = newId("orderAdjustment");
-    await tx.orderAdjustment.create({
-      data: {
-        id,
-        orderId: order.id,
-        type: "refund",
-        status: "pending",
-        occurredAt: now,
-        totals: [{ type: "total", amount: -amount }],
-        refundMinor: amount,
-        description: input.reason ?? "Refunded by the merchant",
-      },
-    });
-    const updated = await tx.order.findUniqueOrThrow({ where: { id: order.id }, include: ORDER_INCLUDE });
-    await appendOrderEvent(tx, {
-      storeId: store.id,
-      orderId: order.id,
-      kind: "order.updated",
-      payload: orderToWire(updated, { store, baseUrl: getBaseUrl(), ucpVersion: UCP_VERSION }),
-    });
-    return id;
+    return refundLockedOrder(
+      tx,
+      store,
+      order,
+      { amount: input.amount, description: input.reason ?? "Refunded by the merchant" },
+      now,
+    );
   });
   return settleRefund(db, adjustmentId);
 };

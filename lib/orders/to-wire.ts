@@ -4,6 +4,7 @@ import type {
   OrderAdjustment,
   OrderFulfillmentEvent,
   OrderLineItem,
+  OrderRequest,
   Store,
 } from "@/lib/generated/prisma/client";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
@@ -29,12 +30,14 @@ export const ORDER_INCLUDE = {
   lineItems: { orderBy: { position: "asc" } },
   fulfillmentEvents: { orderBy: { occurredAt: "asc" } },
   adjustments: { orderBy: { occurredAt: "asc" } },
+  requests: { orderBy: { createdAt: "asc" } },
 } as const;
 
 export type OrderRecord = Order & {
   lineItems: OrderLineItem[];
   fulfillmentEvents?: OrderFulfillmentEvent[];
   adjustments?: OrderAdjustment[];
+  requests?: OrderRequest[];
 };
 
 const fulfillmentEventToWire = (e: OrderFulfillmentEvent) => ({
@@ -56,6 +59,19 @@ const adjustmentToWire = (a: OrderAdjustment) => ({
   ...(a.lineItems ? { line_items: a.lineItems as { id: string; quantity: number }[] } : {}),
   totals: a.totals as { type: string; amount: number }[],
   ...(a.description ? { description: a.description } : {}),
+});
+
+/** An agent's cancellation or refund request and what became of it (our field beside UCP's order fields). */
+export const orderRequestToWire = (r: OrderRequest) => ({
+  id: r.id,
+  type: r.type,
+  status: r.status,
+  ...(r.type === "refund" || r.status === "approved" ? { amount: r.amountMinor } : {}),
+  reason: r.reason,
+  created_at: r.createdAt.toISOString(),
+  ...(r.decidedAt ? { decided_at: r.decidedAt.toISOString() } : {}),
+  ...(r.declineReason ? { decline_reason: r.declineReason } : {}),
+  ...(r.adjustmentId ? { adjustment_id: r.adjustmentId } : {}),
 });
 
 export const orderToWire = (
@@ -107,6 +123,8 @@ export const orderToWire = (
       events: (order.fulfillmentEvents ?? []).map(fulfillmentEventToWire),
     },
     ...(order.adjustments?.length ? { adjustments: order.adjustments.map(adjustmentToWire) } : {}),
+    // the agent's cancellation and refund requests (lib/orders/order-requests.ts), oldest first
+    ...(order.requests?.length ? { requests: order.requests.map(orderRequestToWire) } : {}),
     currency: order.currency,
     totals: order.totals,
     // who funded the total (DECISIONS B16): the buyer on the rail, the service with a coupon (owed to the merchant)

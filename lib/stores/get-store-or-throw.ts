@@ -29,8 +29,9 @@ export const readStore = async (slug: string): Promise<Store | null> => {
            card_enabled AS "cardEnabled", card_brands AS "cardBrands", stripe_secret_key AS "stripeSecretKey",
            stripe_webhook_secret AS "stripeWebhookSecret", stripe_publishable_key AS "stripePublishableKey",
            crypto_enabled AS "cryptoEnabled", accepted_coins AS "acceptedCoins", sui_network AS "suiNetwork",
-           sui_recipient AS "suiRecipient", webhook_url AS "webhookUrl", created_at AS "createdAt",
-           updated_at AS "updatedAt"
+           sui_recipient AS "suiRecipient", webhook_url AS "webhookUrl",
+           agent_cancellations AS "agentCancellations", agent_refund_auto_minor AS "agentRefundAutoMinor",
+           created_at AS "createdAt", updated_at AS "updatedAt"
     FROM stores WHERE slug = ${slug}`);
   return store ?? null;
 };

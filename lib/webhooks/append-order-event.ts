@@ -13,6 +13,10 @@ export const ORDER_EVENT_KINDS = [
   "order.delivered",
   "order.canceled",
   "order.refunded",
+  /** An agent asked to cancel or refund and the store's policy left it to the merchant; or the merchant declined. */
+  "order.cancellation_requested",
+  "order.refund_requested",
+  "order.request_declined",
   /** Any other change worth a snapshot (e.g. an in-transit fulfilment event). */
   "order.updated",
 ] as const;

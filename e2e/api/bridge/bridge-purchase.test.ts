@@ -8,6 +8,7 @@ import type { BridgeOptions } from "@/lib/bridge/http";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
+import { recordFulfillmentEvent } from "@/lib/orders/record-fulfillment";
 import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedCatalogProduct, seedPlatformKey, seedShippingRates, seedStore } from "../../factories";
@@ -63,7 +64,7 @@ before(async () => {
   cupId = (await (await getDb()).variant.findFirstOrThrow({ where: { productId: cup.id } })).id;
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
   await seedShippingRates(twoRails, [{ code: "standard", title: "Standard", priceMinor: 0 }]);
-  key = (await seedPlatformKey(["purchase:complete", "orders:read"])).key;
+  key = (await seedPlatformKey(["purchase:complete", "orders:read", "orders:request"])).key;
   client = await connectBridge(options(), { "x-api-key": key });
 });
 after(async () => {
@@ -491,4 +492,92 @@ test("bridge: every other shopping tool answers within its output schema (the SD
     }),
   );
   assert.deepEqual([both.code, both.path], ["invalid_request", "$.cart_id"]);
+});
+
+test("bridge: request_order_refund in major units after shipping, request_order_cancellation before; net charged from the sandbox", async () => {
+  const db = await getDb();
+  await db.store.update({
+    where: { id: store.id },
+    data: { agentCancellations: "automatic", agentRefundAutoMinor: 1000 },
+  });
+  const buy = async () => {
+    const checkoutId = await readyCheckout();
+    const confirmed = resultJson(
+      await call("confirm_purchase", {
+        checkouts: [{ store_slug: store.slug, checkout_id: checkoutId }],
+        payment_method: "card",
+        pay_with: "pm_card_visa",
+      }),
+    ) as { status: string; results: { order?: { id: string }; total?: { amount: number } }[] };
+    assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
+    return {
+      checkoutId,
+      orderId: confirmed.results[0]!.order!.id,
+      total: confirmed.results[0]!.total!.amount,
+    };
+  };
+  const net = async (checkoutId: string) => {
+    const pi = (await stripeSandbox()).paymentIntents().find((p) => p.metadata.checkout_id === checkoutId)!;
+    return pi.amount - pi.amount_refunded;
+  };
+  type Answer = { requests?: { type: string; status: string; amount?: number }[] };
+
+  const shipped = await buy();
+  await recordFulfillmentEvent(store.slug, shipped.orderId, {
+    type: "shipped",
+    carrier: "UPS",
+    trackingNumber: "1Z",
+  });
+  const noCurrency = toolError(
+    await call("request_order_refund", {
+      store_slug: store.slug,
+      id: shipped.orderId,
+      reason: "Dented",
+      amount: 7.5,
+    }),
+  );
+  assert.equal(noCurrency.code, "invalid_request");
+  const tooPrecise = toolError(
+    await call("request_order_refund", {
+      store_slug: store.slug,
+      id: shipped.orderId,
+      reason: "Dented",
+      amount: 7.555,
+      currency: "USD",
+    }),
+  );
+  assert.equal(tooPrecise.path, "$.amount");
+  assert.equal(
+    await db.orderRequest.count({ where: { orderId: shipped.orderId } }),
+    0,
+    "refusals store nothing",
+  );
+  const refund = resultJson(
+    await call("request_order_refund", {
+      store_slug: store.slug,
+      id: shipped.orderId,
+      reason: "Dented",
+      amount: 7.5,
+      currency: "usd",
+    }),
+  ) as Answer;
+  assert.deepEqual(
+    refund.requests?.map((r) => [r.type, r.status, r.amount]),
+    [["refund", "approved", 750]],
+  );
+  assert.equal(await net(shipped.checkoutId), shipped.total - 750);
+
+  const unshipped = await buy();
+  const cancel = resultJson(
+    await call("request_order_cancellation", {
+      store_slug: store.slug,
+      id: unshipped.orderId,
+      reason: "Twice",
+    }),
+  ) as Answer;
+  assert.deepEqual(
+    cancel.requests?.map((r) => [r.type, r.status]),
+    [["cancellation", "approved"]],
+  );
+  assert.equal(await net(unshipped.checkoutId), 0);
 });

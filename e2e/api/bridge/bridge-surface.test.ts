@@ -77,6 +77,8 @@ const SHOPPING = [
   "update_checkout",
   "cancel_checkout",
   "get_order",
+  "request_order_cancellation",
+  "request_order_refund",
   "quote_purchase",
   "confirm_purchase",
 ];
@@ -89,7 +91,13 @@ const READ_ONLY = new Set([
   "get_cart",
   "get_order",
 ]);
-const DESTRUCTIVE = new Set(["confirm_purchase", "cancel_cart", "cancel_checkout"]);
+const DESTRUCTIVE = new Set([
+  "confirm_purchase",
+  "cancel_cart",
+  "cancel_checkout",
+  "request_order_cancellation",
+  "request_order_refund",
+]);
 
 test("tools/list (official SDK client, mounted /bridge/mcp) — every tool, the seed's annotations, output schemas", async () => {
   const client = await connectMcpClient("/bridge/mcp", { headers: { "request-id": "", "ucp-agent": "" } });

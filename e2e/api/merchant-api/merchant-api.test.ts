@@ -82,7 +82,7 @@ before(async () => {
   const all = MERCHANT_PERMISSIONS;
   keyA = (await createMerchantKeyAs(owner, storeA.slug, { name: "A script", permissions: [...all] })).key;
   keyB = (await createMerchantKeyAs(owner, storeB.slug, { name: "B script", permissions: [...all] })).key;
-  platformKey = (await seedPlatformKey(["orders:read", "purchase:complete"])).key;
+  platformKey = (await seedPlatformKey(["orders:read", "purchase:complete", "orders:request"])).key;
   for (const store of [storeA, storeB])
     await seedShippingRates(store, [{ code: "standard", priceMinor: 500 }]);
   variantA = (await seedProduct(storeA, { variants: [{ priceMinor: 2500, inventory: 100 }] })).variants[0]!
@@ -202,6 +202,65 @@ describe("merchant REST API", () => {
       canceled.body.line_items.every((l) => l.quantity.total === 0),
       canceled.text,
     );
+  });
+
+  test("agents' requests: the policy set and read back (bad values change nothing), a waiting request approved and another declined over the API", async () => {
+    const bad = await api("PATCH", storeA.slug, "/settings", { body: { agent_cancellations: "sometimes" } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(codeOf(bad)?.path, "$.agent_cancellations");
+    const negative = await api("PATCH", storeA.slug, "/settings", { body: { agent_refund_auto_minor: -1 } });
+    assert.equal(negative.status, 400, negative.text);
+    assert.equal((await storeRow(storeA.id)).agentCancellations, "automatic", "refusals changed nothing");
+    const set = await api("PATCH", storeA.slug, "/settings", {
+      body: { agent_cancellations: "review", agent_refund_auto_minor: 0 },
+    });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.body.agent_cancellations, "review");
+    assert.equal((await api("GET", storeA.slug, "/settings")).body.agent_refund_auto_minor, 0);
+
+    type WithRequests = Order & { requests?: { id: string; status: string; decline_reason?: string }[] };
+    const ask = async (orderId: string) => {
+      const asked = await readJson<WithRequests>(
+        await callApp("POST", `/s/${storeA.slug}/orders/${orderId}/cancellation-requests`, {
+          headers: {
+            "x-api-key": platformKey,
+            "ucp-agent": `profile="${profileUrl}"`,
+            "idempotency-key": randomUUID(),
+            "request-id": randomUUID(),
+          },
+          body: { reason: "Ordered the wrong size" },
+        }),
+      );
+      assert.equal(asked.status, 201, asked.text);
+      return asked.body.requests![0]!.id;
+    };
+    const first = await paidOrder(storeA, variantA);
+    const approved = await api<WithRequests>(
+      "POST",
+      storeA.slug,
+      `/order-requests/${await ask(first.orderId)}/approve`,
+    );
+    assert.equal(approved.status, 200, approved.text);
+    assert.equal(approved.body.requests?.[0]?.status, "approved");
+    assert.ok(approved.body.line_items.every((l) => l.quantity.total === 0));
+
+    const second = await paidOrder(storeA, variantA);
+    const requestId = await ask(second.orderId);
+    const noReason = await api("POST", storeA.slug, `/order-requests/${requestId}/decline`, { body: {} });
+    assert.equal(noReason.status, 400, noReason.text);
+    const otherStore = await api("POST", storeB.slug, `/order-requests/${requestId}/decline`, {
+      key: keyB,
+      body: { reason: "No" },
+    });
+    assert.equal(codeOf(otherStore)?.code, "not_found", otherStore.text);
+    const declined = await api<WithRequests>("POST", storeA.slug, `/order-requests/${requestId}/decline`, {
+      body: { reason: "It has already left the warehouse" },
+    });
+    assert.equal(declined.status, 200, declined.text);
+    assert.equal(declined.body.requests?.[0]?.decline_reason, "It has already left the warehouse");
+    const again = await api("POST", storeA.slug, `/order-requests/${requestId}/approve`);
+    assert.equal(again.status, 409, again.text);
+    await api("PATCH", storeA.slug, "/settings", { body: { agent_cancellations: "automatic" } });
   });
 
   test("a refund retried with its Idempotency-Key is answered again, never made twice; another body with it is refused", async () => {

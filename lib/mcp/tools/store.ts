@@ -17,6 +17,7 @@ import type { AnyOperation } from "@/lib/core/operation";
 import { lookupLocations } from "@/lib/locations/lookup-locations";
 import { searchLocations } from "@/lib/locations/search-locations";
 import { getOrder } from "@/lib/orders/get-order";
+import { requestOrderCancellation, requestOrderRefund } from "@/lib/orders/order-requests";
 import { listOrderEvents } from "@/lib/webhooks/list-order-events";
 import { listWebhookDeliveries } from "@/lib/webhooks/list-webhook-deliveries";
 import { redeliverWebhookOp } from "@/lib/webhooks/redeliver-webhook";
@@ -40,6 +41,8 @@ export const STORE_TOOLS: readonly AnyOperation[] = [
   updateCheckout,
   cancelCheckout,
   getOrder,
+  requestOrderCancellation,
+  requestOrderRefund,
   searchCatalog,
   lookupCatalog,
   searchLocations,

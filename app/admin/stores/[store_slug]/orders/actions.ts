@@ -8,6 +8,7 @@ import { BridgeInputError, formatMoney, toMinorUnits } from "@/lib/bridge/money"
 import { AppError } from "@/lib/core/errors";
 import {
   cancelOrderAsMerchant,
+  decideOrderRequestAsMerchant,
   fulfilOrderAsMerchant,
   refundOrderAsMerchant,
   storeOrderDetail,
@@ -82,6 +83,43 @@ export async function cancelOrderAction(
   const state = await runStoreAction(values, async (account) => {
     await cancelOrderAsMerchant(account, slug, orderId, values);
     return "The order is canceled; anything paid goes back to the buyer.";
+  });
+  if (state.ok) revalidatePath(pathOf(slug, orderId));
+  return state;
+}
+
+export async function approveRequestAction(
+  slug: string,
+  orderId: string,
+  requestId: string,
+  _previous: FormState,
+  _data: FormData,
+): Promise<FormState> {
+  const state = await runStoreAction({}, async (account) => {
+    const order = await decideOrderRequestAsMerchant(account, slug, orderId, requestId, { approve: true });
+    const request = order.requests?.find((r) => r.id === requestId);
+    return request?.type === "cancellation"
+      ? "Request approved: the order is canceled and anything paid goes back to the buyer."
+      : `Request approved: ${formatMoney(request?.amountMinor ?? 0, order.currency)} goes back to the buyer.`;
+  });
+  if (state.ok) revalidatePath(pathOf(slug, orderId));
+  return state;
+}
+
+export async function declineRequestAction(
+  slug: string,
+  orderId: string,
+  requestId: string,
+  _previous: FormState,
+  data: FormData,
+): Promise<FormState> {
+  const values = fields(data, ["reason"] as const);
+  const state = await runStoreAction(values, async (account) => {
+    await decideOrderRequestAsMerchant(account, slug, orderId, requestId, {
+      approve: false,
+      reason: values.reason,
+    });
+    return "Request declined: the agent is told your reason.";
   });
   if (state.ok) revalidatePath(pathOf(slug, orderId));
   return state;

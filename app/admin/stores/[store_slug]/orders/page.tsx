@@ -6,6 +6,7 @@ import {
   orderNumber,
   OrderStatusBadge,
   railWord,
+  RequestBadge,
   statusWord,
 } from "@/components/admin/order-status";
 import { loadStorePage } from "@/components/admin/store-page";
@@ -146,6 +147,7 @@ export default async function OrdersPage({ params, searchParams }: Props) {
                 <span className="break-words">{o.buyerName ?? o.buyerEmail ?? "No buyer details"}</span>
                 <div className="text-muted-foreground flex flex-wrap items-center gap-2">
                   <OrderStatusBadge status={o.status} />
+                  <RequestBadge waiting={o.waiting} />
                   <LocalTime at={o.createdAt} />
                   <span>· {railWord(o.rail)}</span>
                 </div>
@@ -187,7 +189,10 @@ export default async function OrdersPage({ params, searchParams }: Props) {
                       ) : null}
                     </TableCell>
                     <TableCell>
-                      <OrderStatusBadge status={o.status} />
+                      <span className="flex flex-wrap gap-1">
+                        <OrderStatusBadge status={o.status} />
+                        <RequestBadge waiting={o.waiting} />
+                      </span>
                     </TableCell>
                     <TableCell>{railWord(o.rail)}</TableCell>
                     <TableCell className="max-w-48 truncate" title={o.agent ?? undefined}>

@@ -33,6 +33,23 @@ export async function updateSettingsAction(
   return { ok: true, errors: {}, message: "Settings saved.", values };
 }
 
+export async function updateAgentRequestsAction(
+  slug: string,
+  _previous: FormState,
+  data: FormData,
+): Promise<FormState> {
+  const account = await getMerchantSession();
+  if (!account) return SESSION_ENDED;
+  const values = text(data, ["agentCancellations", "agentRefundAuto"]);
+  try {
+    await runStoreAdminOp(account, slug, "updateAgentRequests", values);
+  } catch (thrown) {
+    return errorState(thrown, values);
+  }
+  revalidatePath(path(slug));
+  return { ok: true, errors: {}, message: "Saved: agents' requests follow these rules from now on.", values };
+}
+
 export async function createShippingRateAction(
   slug: string,
   _previous: FormState,

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 
 import {
+  AgentRequestsForm,
   LocationForm,
   RemoveButton,
   ShippingRateForm,
@@ -25,6 +26,7 @@ import { storeForAccount } from "@/lib/accounts/store-access";
 import { getMerchantSession } from "@/lib/auth/get-merchant-session";
 import { countryOptions } from "@/lib/checkout/countries";
 import { toAppError } from "@/lib/core/errors";
+import { agentRequestPolicyOf } from "@/lib/stores/agent-request-policy";
 import { currencyOptions } from "@/lib/stores/currencies";
 import { runStoreAdminOp } from "@/lib/stores/store-admin-ops";
 import { taxRateText } from "@/lib/stores/update-store-settings";
@@ -33,6 +35,7 @@ import {
   createLocationAction,
   createShippingRateAction,
   deleteStoreItemAction,
+  updateAgentRequestsAction,
   updateSettingsAction,
 } from "./actions";
 
@@ -82,6 +85,24 @@ export default async function StoreSettingsPage({ params }: Props) {
                 mode: store.mode,
                 taxRate: taxRateText(store.taxRateBps),
               }}
+            />
+          </CardContent>
+        </Card>
+
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>Requests from agents</CardTitle>
+            <CardDescription>
+              What happens when a buyer&apos;s agent asks to cancel or refund an order. Whatever waits for you
+              shows on the order&apos;s page, and the agent is told the outcome.
+            </CardDescription>
+          </CardHeader>
+          <CardContent>
+            <AgentRequestsForm
+              action={updateAgentRequestsAction.bind(null, store.slug)}
+              canEdit={canEdit}
+              currency={store.currency}
+              initial={agentRequestPolicyOf(store)}
             />
           </CardContent>
         </Card>

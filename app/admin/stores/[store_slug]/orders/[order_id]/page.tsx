@@ -1,7 +1,7 @@
 import { ImageOff } from "lucide-react";
 import type { Metadata } from "next";
 
-import { OrderActions } from "@/components/admin/order-forms";
+import { OrderActions, OrderRequestPanel } from "@/components/admin/order-forms";
 import {
   agentHost,
   cardLabel,
@@ -20,7 +20,13 @@ import { LocalTime } from "@/components/ui/local-time";
 import { viewerLocale } from "@/components/ui/viewer-locale";
 import { merchantOrderView, type OrderPayment } from "@/lib/orders/merchant-order-view";
 
-import { cancelOrderAction, fulfilOrderAction, refundOrderAction } from "../actions";
+import {
+  approveRequestAction,
+  cancelOrderAction,
+  declineRequestAction,
+  fulfilOrderAction,
+  refundOrderAction,
+} from "../actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Order — Merchant admin", robots: { index: false } };
@@ -52,6 +58,8 @@ export default async function OrderPage({ params }: Props) {
   const paidWith = paymentLabel(payment, locale);
   const toShip = lines.reduce((s, l) => s + l.toShip, 0);
   const refunds = view.money.refundedMinor + view.money.refundPendingMinor;
+  const waiting = view.waitingRequest;
+  const agent = view.agentName ?? `the agent ${agentHost(view.agent)}`;
   return (
     <PageShell
       back={{ href: `${root}/orders`, label: "Orders" }}
@@ -96,6 +104,36 @@ export default async function OrderPage({ params }: Props) {
           customer, ship-to and payment cards sit in a column beside the rest */}
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
         <div className="grid min-w-0 gap-6 lg:col-span-2">
+          {waiting ? (
+            <OrderRequestPanel
+              title={
+                waiting.type === "cancellation"
+                  ? "Cancellation requested"
+                  : `Refund requested: ${money(waiting.amountMinor)}`
+              }
+              from={
+                <>
+                  By {agent}, <LocalTime at={waiting.createdAt} />
+                </>
+              }
+              reason={waiting.reason}
+              consequence={
+                waiting.type === "cancellation"
+                  ? `the items go back in stock and ${view.money.refundableMinor > 0 ? `${money(view.money.refundableMinor)} goes back to the buyer (${paidWith})` : "nothing goes back, as nothing was paid"}`
+                  : `${money(waiting.amountMinor)} goes back to the buyer (${paidWith})`
+              }
+              approve={
+                view.role === "staff"
+                  ? null
+                  : approveRequestAction.bind(null, store_slug, order.id, waiting.id)
+              }
+              decline={
+                view.role === "staff"
+                  ? null
+                  : declineRequestAction.bind(null, store_slug, order.id, waiting.id)
+              }
+            />
+          ) : null}
           <Card className="min-w-0">
             <CardHeader>
               <CardTitle>Items</CardTitle>
@@ -203,7 +241,7 @@ export default async function OrderPage({ params }: Props) {
               <span className="text-muted-foreground">
                 Bought by{" "}
                 <span title={view.agent ?? undefined} className="break-words">
-                  {view.agentName ?? `the agent ${agentHost(view.agent)}`}
+                  {agent}
                 </span>
               </span>
             </CardContent>
