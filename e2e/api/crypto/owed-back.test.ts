@@ -95,6 +95,7 @@ const paidOrder = async () => {
     merchant,
     orderId: done.body.order.id,
     checkoutId: checkout.id,
+    bearer: agent.bearer,
   };
 };
 
@@ -201,6 +202,34 @@ describe("crypto owed back", () => {
       await codeOf(closeOwedBack(db, store, { id: owed.id, refundDigest: other })),
       "invalid_request",
     );
+  });
+
+  test("the buyer's agent asks to cancel its crypto order: canceled at once, the whole payment owed back to the buyer's wallet; once the merchant sends it, the buyer has on the chain what they had before paying", async () => {
+    const { store, buyer, merchant, orderId, checkoutId, bearer } = await paidOrder();
+    const usdc = async () =>
+      (await balances(sandboxUrl(), buyer.address)).get(normalizeStructTag(USDC)) ?? 0n;
+    const afterPaying = await usdc();
+    const asked = await rest<{ requests?: { status: string; amount?: number }[] }>(
+      "POST",
+      `/s/${store.slug}/orders/${orderId}/cancellation-requests`,
+      { headers: await bearerHeaders(bearer), body: { reason: "Ordered by mistake" } },
+    );
+    assert.equal(asked.status, 201, asked.text);
+    assert.deepEqual(
+      asked.body.requests?.map((r) => [r.status, r.amount]),
+      [["approved", 2500]],
+    );
+    const db = await getDb();
+    const [owed] = await db.cryptoOwedBack.findMany({ where: { checkoutId } });
+    assert.ok(owed, "the money owed back is recorded with the cancellation");
+    assert.equal(owed.buyerAddress, buyer.address);
+    assert.deepEqual(
+      (owed.amounts as { symbol: string; amount: string }[]).map((a) => [a.symbol, a.amount]),
+      [["USDC", "25000000"]],
+    );
+    const digest = await sendBack(merchant, buyer.address, 25_000_000n);
+    assert.equal((await closeOwedBack(db, store, { id: owed.id, refundDigest: digest })).status, "closed");
+    assert.equal(await usdc(), afterPaying + 25_000_000n, "net charged on the chain: 0");
   });
 
   test("a transaction that pays back too little, sent before the record, not final, not a digest, or already closing another record does not close it; another store's record is not_found", async () => {
