@@ -197,6 +197,27 @@ describe("request_order_cancellation", () => {
     assert.equal((await stored(orderId)).requests, 1);
   });
 
+  test("a request retried with its idempotency key is answered again and stored once; the same key with another body is refused", async () => {
+    await setPolicy("review", 0);
+    const { orderId } = await paidOrder();
+    const sameKey = headers();
+    const send = (reason: string) =>
+      rest<WireOrder & ErrorBody>("POST", `/s/${store.slug}/orders/${orderId}/cancellation-requests`, {
+        headers: sameKey,
+        body: { reason },
+      });
+    const first = await send("Ordered twice");
+    assert.equal(first.status, 201, first.text);
+    const retried = await send("Ordered twice");
+    assert.equal(retried.status, 201, retried.text);
+    assert.equal(retried.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(retried.body.requests, first.body.requests);
+    const reused = await send("Something else");
+    assert.equal(reused.status, 409, reused.text);
+    assert.equal(codeOf(reused.body), "idempotency_key_reused");
+    assert.equal((await stored(orderId)).requests, 1);
+  });
+
   test("review policy over MCP: pending with its event; a second request refused; the merchant declines with a reason the agent reads; nothing refunded", async () => {
     await setPolicy("review", 0);
     const { orderId, checkoutId, total } = await paidOrder();
