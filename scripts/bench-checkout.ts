@@ -8,7 +8,12 @@
 // flow, consent by the admin CLI's approve-authorization). One buyer wallet means one set of coin objects: a
 // prepared transaction spends the wallet's current coin versions, so the prepare → execute pair is serialized per
 // wallet (as one real wallet would be) and only that pair; the other calls run at the level's concurrency.
-// Prints flows/s per rail and the p50/p95 latency of each call, card and crypto side by side, and the server's own
+// The card flow also runs over the store's MCP (card-mcp: the same four calls as tools/call) and through the mounted
+// bridge (card-bridge: create_checkout, update_checkout, confirm_purchase, which reads and completes the checkout
+// over the raw MCP itself), so each surface's cost shows beside REST's (--surface picks them; default all three).
+// On PostgreSQL it also prints the statements a flow sends (pg_stat_statements, loaded by the harness for the bench),
+// drained, and net of what the idle poll sends meanwhile.
+// Prints flows/s per flow kind and the p50/p95 latency of each call, side by side, and the server's own
 // CPU time per flow: the serving process's user+system time over the level (Linux /proc; the sandboxes, the
 // database and this driver are other processes, so their cost is not counted) divided by the completed flows. On
 // PostgreSQL it then waits until the webhook worker's poll has done what the flows' orders left it (events fanned
@@ -22,7 +27,8 @@
 // agent's receiver in the served app: receiving them is the agent platform's work, as the PSP's is the sandbox's
 // (--agent-webhooks=server sends them to the app, as the passes before the fifteenth measured).
 // Figures only: nothing here asserts a speed (STYLE: benchmarks print).
-// Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n per level>]
+// Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--surface=rest,mcp,bridge]
+//        [--flows=<n per level>]
 //        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>] [--volume[=orders,idempotency,products]]
 //        [--agent-webhooks=bench|server] [--pg-socket]
 // --pg-socket: the server connects to the harness's PostgreSQL through its Unix socket instead of TCP on 127.0.0.1.
@@ -71,14 +77,27 @@ import {
 import { startPostgres, type PostgresServer } from "./pg-harness";
 
 const STORE = "summit-trail-outfitters";
-const RAILS = ["card", "crypto"] as const;
+/**
+ * What a flow is: its rail and the surface the agent calls. The card flow runs over REST, over the store's MCP
+ * (the same four calls as tools) and through the mounted bridge (create_checkout, update_checkout, then
+ * confirm_purchase, which reads the checkout and completes it over the raw MCP itself); crypto over REST.
+ */
+const RAILS = ["card", "card-mcp", "card-bridge", "crypto"] as const;
 type Rail = (typeof RAILS)[number];
+const SURFACE_OF: Record<Rail, string> = {
+  card: "rest",
+  "card-mcp": "mcp",
+  "card-bridge": "bridge",
+  crypto: "rest",
+};
 /** The calls of each flow, in order (execute: the buyer's wallet on the Sui sandbox, not the service). */
 const CALLS = {
   card: ["create", "update", "get", "complete"],
+  "card-mcp": ["create", "update", "get", "complete"],
+  "card-bridge": ["create", "update", "confirm"],
   crypto: ["create", "get", "update", "payment-intent", "execute", "complete"],
 } as const satisfies Record<Rail, readonly string[]>;
-const ALL_CALLS = ["create", "get", "update", "payment-intent", "execute", "complete"] as const;
+const ALL_CALLS = ["create", "get", "update", "payment-intent", "execute", "complete", "confirm"] as const;
 type Call = (typeof ALL_CALLS)[number];
 type Samples = Record<Call, number[]>;
 const noSamples = (): Samples => Object.fromEntries(ALL_CALLS.map((c) => [c, []])) as unknown as Samples;
@@ -87,7 +106,13 @@ const argv = process.argv.slice(2);
 const { option, flowsPerLevel, levels, valid: levelsValid } = flowBenchOptions(argv);
 const dbChoice = option("db") ?? "both";
 const railChoice = option("rail") ?? "both";
-const rails: readonly Rail[] = railChoice === "both" ? RAILS : RAILS.filter((r) => r === railChoice);
+/** rest, mcp, bridge: the surfaces the card flow runs on (crypto runs over REST). */
+const surfaces = (option("surface") ?? "rest,mcp,bridge").split(",");
+const rails: readonly Rail[] = RAILS.filter(
+  (r) =>
+    (railChoice === "both" || r.split("-")[0] === railChoice) &&
+    (surfaces.includes(SURFACE_OF[r]) || (r === "crypto" && railChoice === "crypto")),
+);
 const cpuProfDir = option("cpu-prof");
 /** The generator's arguments when --volume is given (its counts, when --volume=<orders>,<idempotency>,<products>). */
 const volumeArgs = ((): string[] | null => {
@@ -111,11 +136,12 @@ const pgSocket = argv.includes("--pg-socket");
 if (
   !["pglite", "postgres", "both"].includes(dbChoice) ||
   rails.length === 0 ||
+  surfaces.some((surface) => !["rest", "mcp", "bridge"].includes(surface)) ||
   !levelsValid ||
   !["bench", "server"].includes(agentWebhooks)
 ) {
   console.error(
-    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>] [--agent-webhooks=bench|server] [--pg-socket]",
+    "Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--surface=rest,mcp,bridge] [--flows=<n>] [--concurrency=1,8] [--smoke] [--cpu-prof=<dir>] [--agent-webhooks=bench|server] [--pg-socket]",
   );
   process.exit(2);
 }
@@ -376,12 +402,13 @@ const flow = async (server: Server, pool: string[], samples: Samples, rail: Rail
   for (;;) {
     const variantId = pool[Math.floor(Math.random() * pool.length)];
     if (!variantId) throw new Error("every demo variant in the pool ran out of stock");
-    const done = await (rail === "card" ? flowOn : cryptoFlowOn)(server, variantId, samples).catch(
-      (error: unknown) => {
-        if (error instanceof OutOfStock) return false;
-        throw error;
-      },
-    );
+    const run = { card: flowOn, "card-mcp": mcpFlowOn, "card-bridge": bridgeFlowOn, crypto: cryptoFlowOn }[
+      rail
+    ];
+    const done = await run(server, variantId, samples).catch((error: unknown) => {
+      if (error instanceof OutOfStock) return false;
+      throw error;
+    });
     if (done) return;
     pool.splice(pool.indexOf(variantId), 1);
   }
@@ -531,6 +558,156 @@ const flowOn = async (server: Server, variantId: string, samples: Samples) => {
   return true;
 };
 
+let rpcId = 0;
+
+/**
+ * A tools/call on one of the server's MCP endpoints (its store's, or the mounted bridge), timed like a REST call:
+ * the tool's structured answer, or a thrown error for a JSON-RPC error or a tool error (out of stock moves on).
+ */
+const timedTool = async (
+  server: Server,
+  samples: Samples,
+  call: Call,
+  endpoint: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> => {
+  const started = performance.now();
+  const res = await fetch(`${server.baseUrl}${endpoint}`, {
+    method: "POST",
+    headers: { ...headers(server, false), accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++rpcId,
+      method: "tools/call",
+      params: { name: tool, arguments: args },
+    }),
+  });
+  const body = (await res.json()) as {
+    result?: { structuredContent?: Record<string, unknown>; isError?: boolean; content?: unknown };
+    error?: unknown;
+  };
+  samples[call].push(performance.now() - started);
+  noteServerTiming(call, res.headers.get("server-timing"));
+  const answer = body.result?.structuredContent;
+  const text = JSON.stringify(body).slice(0, 500);
+  if (body.error || !answer || (body.result?.isError && !("ucp" in answer))) {
+    if (/out_of_stock|out of stock|item_unavailable/.test(text)) throw new OutOfStock(text);
+    throw new Error(`${tool}: HTTP ${res.status}: ${text}`);
+  }
+  if ((answer.ucp as { status?: string } | undefined)?.status === "error") {
+    if (/out_of_stock|out of stock/.test(JSON.stringify(answer.messages))) throw new OutOfStock(text);
+    throw new Error(`${tool}: ${text}`);
+  }
+  return answer;
+};
+
+const toolMeta = (mutates: boolean) => ({
+  "ucp-agent": { profile: agentProfileUrl },
+  ...(mutates ? { "idempotency-key": randomUUID() } : {}),
+});
+
+const BENCH_BUYER = { email: "bench@example.com", first_name: "Bench", last_name: "Mark" };
+
+/** The card flow over the store's MCP: the REST flow's four calls as tools, the same payloads. */
+const mcpFlowOn = async (server: Server, variantId: string, samples: Samples) => {
+  const mcp = `/s/${STORE}/mcp`;
+  const created = await timedTool(server, samples, "create", mcp, "create_checkout", {
+    meta: toolMeta(true),
+    checkout: { line_items: [{ item: { id: variantId }, quantity: 1 }] },
+  });
+  const id = created.id as string;
+  const updated = await timedTool(server, samples, "update", mcp, "update_checkout", {
+    meta: toolMeta(true),
+    id,
+    checkout: {
+      buyer: BENCH_BUYER,
+      shipping_address: {
+        line1: "1 Main St",
+        city: "Denver",
+        region: "CO",
+        postal_code: "80202",
+        country: "US",
+      },
+      shipping_method_id: "standard",
+      payment: { instruments: [{ handler_id: "svc.card", selected: true }] },
+    },
+  });
+  if (updated.status !== "ready_for_complete") {
+    const messages = JSON.stringify(updated.messages);
+    if (/out_of_stock|item_unavailable/.test(messages)) return false;
+    throw new Error(`update left blockers: ${messages}`);
+  }
+  const read = await timedTool(server, samples, "get", mcp, "get_checkout", { meta: toolMeta(false), id });
+  const mandate = await signCheckoutMandate(mandateTerms(read as MandateCheckout, STORE), {
+    privateJwk: agentKeys.privateJwk,
+    kid: agentKeys.kid,
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const completed = await timedTool(server, samples, "complete", mcp, "complete_checkout", {
+    meta: toolMeta(true),
+    id,
+    checkout: {
+      payment: {
+        instruments: [
+          {
+            handler_id: "svc.card",
+            selected: true,
+            credential: { type: "stripe_token", token: "pm_card_visa" },
+          },
+        ],
+      },
+      ap2: { checkout_mandate: mandate },
+    },
+  });
+  if (soldOutAtCompletion(completed)) return false;
+  if (completed.status !== "completed") {
+    throw new Error(`MCP completion did not complete: ${JSON.stringify(completed).slice(0, 500)}`);
+  }
+  return true;
+};
+
+/**
+ * The card flow through the mounted bridge (/bridge/mcp) with the platform key: its flat tools in major units;
+ * confirm_purchase reads the checkout again, signs the AP2 mandate with the bridge's own key and completes it,
+ * each over the store's raw MCP (the bridge talks to the service over HTTP only).
+ */
+const bridgeFlowOn = async (server: Server, variantId: string, samples: Samples) => {
+  const created = await timedTool(server, samples, "create", "/bridge/mcp", "create_checkout", {
+    store_slug: STORE,
+    items: [{ id: variantId, quantity: 1 }],
+    buyer: BENCH_BUYER,
+    shipping_address: {
+      street_address: "1 Main St",
+      address_locality: "Denver",
+      address_region: "CO",
+      postal_code: "80202",
+      address_country: "US",
+    },
+  });
+  const id = created.id as string;
+  const updated = await timedTool(server, samples, "update", "/bridge/mcp", "update_checkout", {
+    store_slug: STORE,
+    id,
+    shipping_method_id: "standard",
+  });
+  if (updated.status !== "ready_for_complete") {
+    const messages = JSON.stringify(updated.messages);
+    if (/out_of_stock|item_unavailable/.test(messages)) return false;
+    throw new Error(`bridge update left blockers: ${messages}`);
+  }
+  const confirmed = await timedTool(server, samples, "confirm", "/bridge/mcp", "confirm_purchase", {
+    checkouts: [{ store_slug: STORE, checkout_id: id, terms_fingerprint: updated.terms_fingerprint }],
+    payment_method: "card",
+    pay_with: "pm_card_visa",
+  });
+  if (confirmed.status !== "completed") {
+    if (/out_of_stock|item_unavailable/.test(JSON.stringify(confirmed))) return false;
+    throw new Error(`bridge confirm_purchase did not complete: ${JSON.stringify(confirmed).slice(0, 500)}`);
+  }
+  return true;
+};
+
 type LevelResult = {
   flowsPerSec: number;
   /** The server's CPU time per completed flow (ms), null where it could not be read. */
@@ -541,6 +718,8 @@ type LevelResult = {
   stages: StageSums;
   /** Where the whole machine's CPU went over the level, per flow (null where /proc cannot tell). */
   machine: MachineSplit | null;
+  /** Statements a flow sent, drained (PostgreSQL only). */
+  statements: StatementFigures;
 };
 
 /**
@@ -553,7 +732,7 @@ const outboxLeft = async (server: Server): Promise<number | null> => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ left: number }>(`
+    const { rows } = await client.query<{ left: number }>(`/* bench */
       SELECT (SELECT count(*) FROM order_events WHERE fanned_out_at IS NULL)
            + (SELECT count(*) FROM orders WHERE confirmation_mail = 'pending')
            + (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -564,6 +743,35 @@ const outboxLeft = async (server: Server): Promise<number | null> => {
     await client.end();
   }
 };
+
+/**
+ * The statements the server has sent so far, as pg_stat_statements counts them on the harness's PostgreSQL (top
+ * level, so a trigger's own statements are not counted again; the bench's own queries start with a bench comment
+ * and are left out). Null on PGlite.
+ */
+const statementCount = async (server: Server): Promise<number | null> => {
+  const url = server.adminEnv.DATABASE_URL;
+  if (!url) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ all: string }>(`/* bench */
+      SELECT coalesce(sum(calls), 0) AS all FROM pg_stat_statements WHERE query NOT LIKE '/* bench */%'`);
+    return Number(rows[0]!.all);
+  } finally {
+    await client.end();
+  }
+};
+
+/** Statements per flow between two counts, and the seconds between them (to take out the idle poll's). */
+type StatementFigures = { all: number; seconds: number } | null;
+const perFlow = (
+  before: number | null,
+  after: number | null,
+  seconds: number,
+  flows: number,
+): StatementFigures =>
+  before !== null && after !== null ? { all: (after - before) / flows, seconds } : null;
 
 /** Waits until the background poll has done what the flows left (at most 120 s); the seconds it took, or null. */
 const drainOutbox = async (server: Server): Promise<number | null> => {
@@ -587,6 +795,8 @@ const runLevel = async (
 ): Promise<LevelResult> => {
   const samples = noSamples();
   stageSums = new Map();
+  const statementsBefore = await statementCount(server);
+  const started = performance.now();
   const cpuBefore = server.cpuMs();
   const { flowsPerSec, cpuPerFlow, machine } = await driveFlows(
     concurrency,
@@ -598,6 +808,12 @@ const runLevel = async (
   // the webhook worker's fan-out, deliveries and confirmation mails of these orders are part of what a flow costs
   const seconds = await drainOutbox(server);
   const cpuAfter = server.cpuMs();
+  const statements = perFlow(
+    statementsBefore,
+    await statementCount(server),
+    (performance.now() - started) / 1000,
+    flows,
+  );
   const drained =
     seconds === null
       ? null
@@ -612,6 +828,7 @@ const runLevel = async (
     calls: callStats(CALLS[rail], samples),
     stages: stageSums,
     machine,
+    statements,
   };
 };
 
@@ -652,9 +869,20 @@ const measureLevels = async (server: Server, pool: string[]): Promise<Sizes> => 
   await drainOutbox(server);
   // what the server spends with no request at all (its background loops: webhook worker, sweeps), so a level's
   // CPU per flow can be read net of it
+  const idleStatementsBefore = await statementCount(server);
   const idleBefore = server.cpuMs();
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const idleAfter = server.cpuMs();
+  const idleStatementsAfter = await statementCount(server);
+  const idleStatementsPerSecond =
+    idleStatementsBefore !== null && idleStatementsAfter !== null
+      ? (idleStatementsAfter - idleStatementsBefore) / 3
+      : null;
+  if (idleStatementsPerSecond !== null) {
+    console.log(
+      `statements while idle (the worker's poll, the sweeps): ${idleStatementsPerSecond.toFixed(1)}/s`,
+    );
+  }
   const idlePerSecond = idleBefore === null || idleAfter === null ? null : (idleAfter - idleBefore) / 3;
   if (idlePerSecond !== null) console.log(`server CPU while idle: ${idlePerSecond.toFixed(0)} ms/s`);
   const measured: Sizes = { idlePerSecond, levels: new Map() };
@@ -689,10 +917,21 @@ const measureLevels = async (server: Server, pool: string[]): Promise<Sizes> => 
       })
       .join("; ");
     console.log(`\nc=${concurrency}: ${flowsPerLevel} flows each — ${summary}`);
-    console.log(`call             card p50 card p95  crypto p50 crypto p95`);
+    console.log(
+      `call           ${rails.map((rail) => `${`${rail} p50`.padStart(17)} ${"p95".padStart(8)}`).join(" ")}`,
+    );
     for (const call of ALL_CALLS) {
+      if (!rails.some((rail) => (CALLS[rail] as readonly string[]).includes(call))) continue;
       console.log(
-        `${call.padEnd(15)} ${cell(results.card?.calls.get(call))}   ${cell(results.crypto?.calls.get(call))}`,
+        `${call.padEnd(15)}${rails.map((rail) => `${" ".repeat(9)}${cell(results[rail]?.calls.get(call))}`).join("")}`,
+      );
+    }
+    for (const rail of rails) {
+      const st = results[rail]!.statements;
+      if (!st) continue;
+      const idle = ((idleStatementsPerSecond ?? 0) * st.seconds) / flowsPerLevel;
+      console.log(
+        `${rail} statements per flow (drained): ${st.all.toFixed(1)}, ${(st.all - idle).toFixed(1)} net of the idle poll`,
       );
     }
     for (const rail of rails) printStages(rail, results[rail]!.stages);
@@ -793,11 +1032,11 @@ const bench = async (label: string, databaseUrl?: string, databasePid?: number) 
 let postgres: PostgresServer | undefined;
 try {
   console.log(
-    `Checkout bench: ${flowsPerLevel} flows per rail and concurrency level, store ${STORE}; card: create → update → get → complete; crypto: create → get → update → payment-intent → execute (sandbox) → complete`,
+    `Checkout bench: ${flowsPerLevel} flows per flow kind and concurrency level, store ${STORE}; card (REST, and card-mcp over the store's MCP): create → update → get → complete; card-bridge (the mounted bridge): create → update → confirm_purchase; crypto: create → get → update → payment-intent → execute (sandbox) → complete`,
   );
   if (dbChoice !== "postgres") await bench("PGlite (embedded)");
   if (dbChoice !== "pglite") {
-    postgres = await startPostgres();
+    postgres = await startPostgres({ statementStats: true });
     await bench(
       `PostgreSQL 15 (scripts/pg-harness.ts, over ${pgSocket ? "its Unix socket" : "TCP on 127.0.0.1"})`,
       pgSocket ? postgres.socketUrl : postgres.url,

@@ -158,8 +158,11 @@ const removeHandlersIfIdle = (): void => {
   signalHandlers.clear();
 };
 
-/** Starts a fresh PostgreSQL on a free loopback port with an empty database; see PostgresServer. */
-export const startPostgres = async (): Promise<PostgresServer> => {
+/**
+ * Starts a fresh PostgreSQL on a free loopback port with an empty database; see PostgresServer. `statementStats`:
+ * load pg_stat_statements and create it in the database, so a bench can count the statements a flow sends.
+ */
+export const startPostgres = async ({ statementStats = false } = {}): Promise<PostgresServer> => {
   const binDir = findBinDir();
   const runAs = findRunAs();
   const tempDir = mkdtempSync(path.join(tmpdir(), "acs-pg-"));
@@ -202,11 +205,16 @@ export const startPostgres = async (): Promise<PostgresServer> => {
         "fsync = off",
         "synchronous_commit = off",
         "full_page_writes = off",
+        ...(statementStats ? ["shared_preload_libraries = 'pg_stat_statements'"] : []),
         "",
       ].join("\n"),
     );
     await run(cluster, "pg_ctl", ["start", "-w", "-t", "60", "-D", cluster.dataDir, "-l", cluster.logFile]);
     await run(cluster, "createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", DATABASE_NAME]);
+    if (statementStats) {
+      const psql = ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", DATABASE_NAME, "-c"];
+      await run(cluster, "psql", [...psql, "CREATE EXTENSION pg_stat_statements"]);
+    }
 
     let stopped = false;
     const stop = async (): Promise<void> => {
