@@ -12,7 +12,7 @@
 // bridge (card-bridge: create_checkout, update_checkout, confirm_purchase, which reads and completes the checkout
 // over the raw MCP itself), so each surface's cost shows beside REST's (--surface picks them; default all three).
 // On PostgreSQL it also prints the statements a flow sends (pg_stat_statements, loaded by the harness for the bench),
-// drained, and net of what the idle poll sends meanwhile.
+// drained, and net of what the idle poll sends meanwhile; --statements lists them by text after each level.
 // Prints flows/s per flow kind and the p50/p95 latency of each call, side by side, and the server's own
 // CPU time per flow: the serving process's user+system time over the level (Linux /proc; the sandboxes, the
 // database and this driver are other processes, so their cost is not counted) divided by the completed flows. On
@@ -28,7 +28,7 @@
 // (--agent-webhooks=server sends them to the app, as the passes before the fifteenth measured).
 // Figures only: nothing here asserts a speed (STYLE: benchmarks print).
 // Usage: npm run bench:checkout [-- --db=pglite|postgres|both] [--rail=card|crypto|both] [--surface=rest,mcp,bridge]
-//        [--flows=<n per level>]
+//        [--statements] [--flows=<n per level>]
 //        [--concurrency=1,8] [--smoke] [--build] [--cpu-prof=<dir>] [--volume[=orders,idempotency,products]]
 //        [--agent-webhooks=bench|server] [--pg-socket]
 // --pg-socket: the server connects to the harness's PostgreSQL through its Unix socket instead of TCP on 127.0.0.1.
@@ -763,6 +763,36 @@ const statementCount = async (server: Server): Promise<number | null> => {
   }
 };
 
+/** `--statements`: after each level, the statements a flow sent most often (per flow), to see what to save. */
+const listStatements = argv.includes("--statements");
+const printTopStatements = async (server: Server, rail: Rail, before: Map<string, number>, flows: number) => {
+  const after = await statementTexts(server);
+  const rows = [...after]
+    .map(([query, calls]) => ({ query, perFlow: (calls - (before.get(query) ?? 0)) / flows }))
+    .filter((r) => r.perFlow >= 0.05)
+    .sort((a, b) => b.perFlow - a.perFlow);
+  console.log(`${rail}: statements per flow by text (drained; ${rows.length} texts)`);
+  for (const r of rows.slice(0, 40)) {
+    console.log(`${r.perFlow.toFixed(2).padStart(7)}  ${r.query.replace(/\s+/g, " ").slice(0, 150)}`);
+  }
+};
+
+/** Each statement text's calls so far (pg_stat_statements), empty on PGlite or without --statements. */
+const statementTexts = async (server: Server): Promise<Map<string, number>> => {
+  const url = server.adminEnv.DATABASE_URL;
+  if (!url || !listStatements) return new Map();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ query: string; calls: string }>(`/* bench */
+      SELECT query, sum(calls) AS calls FROM pg_stat_statements
+      WHERE query NOT LIKE '/* bench */%' GROUP BY query`);
+    return new Map(rows.map((r) => [r.query, Number(r.calls)]));
+  } finally {
+    await client.end();
+  }
+};
+
 /** Statements per flow between two counts, and the seconds between them (to take out the idle poll's). */
 type StatementFigures = { all: number; seconds: number } | null;
 const perFlow = (
@@ -796,6 +826,7 @@ const runLevel = async (
   const samples = noSamples();
   stageSums = new Map();
   const statementsBefore = await statementCount(server);
+  const textsBefore = await statementTexts(server);
   const started = performance.now();
   const cpuBefore = server.cpuMs();
   const { flowsPerSec, cpuPerFlow, machine } = await driveFlows(
@@ -808,6 +839,7 @@ const runLevel = async (
   // the webhook worker's fan-out, deliveries and confirmation mails of these orders are part of what a flow costs
   const seconds = await drainOutbox(server);
   const cpuAfter = server.cpuMs();
+  if (listStatements) await printTopStatements(server, rail, textsBefore, flows);
   const statements = perFlow(
     statementsBefore,
     await statementCount(server),

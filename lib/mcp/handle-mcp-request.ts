@@ -136,16 +136,33 @@ const isTransportMessage = (message: unknown): boolean => {
   );
 };
 
-/** True when every message of the body is transport (an unreadable body is not: the usual rules answer it). */
-const isTransportOnly = (rawBody: Uint8Array): boolean => {
+/** The body as JSON when it parses, for what is decided before the body is checked; undefined otherwise. */
+const peekJson = (rawBody: Uint8Array): unknown => {
   try {
-    const body: unknown = JSON.parse(new TextDecoder().decode(rawBody));
-    const messages = Array.isArray(body) ? body : [body];
-    return messages.length > 0 && messages.every(isTransportMessage);
+    return JSON.parse(new TextDecoder().decode(rawBody)) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
 };
+
+/** True when every message of the body is transport (an unreadable body is not: the usual rules answer it). */
+const isTransportOnly = (body: unknown): boolean => {
+  if (body === undefined) return false;
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.length > 0 && messages.every(isTransportMessage);
+};
+
+/**
+ * Whether the store may come from the row cache, as a REST route decides it per operation (ucp-route.ts): every
+ * tool called is a read, or a write that moves no money (`storeFromCache`); the call that pays reads it fresh.
+ */
+const storeForRead = (body: unknown, tools: readonly AnyOperation[]): boolean =>
+  (Array.isArray(body) ? body : [body]).every((message) => {
+    const m = message as { method?: unknown; params?: { name?: unknown } } | null;
+    if (m?.method !== "tools/call") return true;
+    const op = tools.find((t) => t.name === m.params?.name);
+    return op === undefined || !op.mutates || op.storeFromCache === true;
+  });
 
 /**
  * The UCP envelope of an MCP request. A stock MCP client sends neither Request-Id nor UCP-Agent on its
@@ -185,10 +202,14 @@ export const handleMcpRequest = async (request: Request, surface: McpSurface): P
   try {
     const isAccount = surface.auth === "buyer-bearer";
     const rawBody = await readBodyBytes(request);
+    const peeked = peekJson(rawBody);
     const envelope = isAccount
       ? { requestId: echoId ?? randomUUID(), agentProfile: "", ucpVersion: UCP_VERSION }
-      : mcpEnvelope(request.headers, isTransportOnly(rawBody));
-    const store = surface.storeSlug === undefined ? null : await getStoreOrThrow(surface.storeSlug);
+      : mcpEnvelope(request.headers, isTransportOnly(peeked));
+    const store =
+      surface.storeSlug === undefined
+        ? null
+        : await getStoreOrThrow(surface.storeSlug, { forRead: storeForRead(peeked, surface.tools) });
     const now = new Date();
     // Credentials first (no fetch); the signature, when there is one, is verified against the header's profile,
     // which every tool call's meta profile must equal (lib/mcp/server.ts).

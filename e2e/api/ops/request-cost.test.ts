@@ -210,6 +210,51 @@ const BUDGET = {
 } as const;
 
 describe("SQL statement budgets", () => {
+  test("checkout over MCP: create, update, get, complete within the REST calls' budgets (the store from the row cache as REST takes it)", async () => {
+    const mcp = <T>(tool: string, args: Record<string, unknown>, mutates: boolean) =>
+      mcpCall<{ result?: { structuredContent?: T; isError?: boolean } }>(`/s/${store.slug}/mcp`, tool, args, {
+        headers: { "x-api-key": key },
+        meta: {
+          "ucp-agent": { profile: signedProfile },
+          ...(mutates ? { "idempotency-key": randomUUID() } : {}),
+        },
+      });
+    const answer = <T>(r: { text: string; body: { result?: { structuredContent?: T } } }) => {
+      assert.ok(r.body.result?.structuredContent, r.text);
+      return r.body.result.structuredContent;
+    };
+    await warm();
+    const created = await statementsOf(() =>
+      mcp<Checkout>(
+        "create_checkout",
+        { checkout: { line_items: [{ item: { id: sock.id }, quantity: 1 }] } },
+        true,
+      ),
+    );
+    const { id } = answer(created.result);
+    withinBudget("create checkout (MCP)", created.sql, BUDGET.createCheckout);
+    await warm();
+    const updated = await statementsOf(() =>
+      mcp<Checkout>(
+        "update_checkout",
+        { id, checkout: { buyer: BUYER, shipping_address: SEED_ADDRESS, shipping_method_id: "standard" } },
+        true,
+      ),
+    );
+    assert.equal(answer(updated.result).status, "ready_for_complete", updated.result.text);
+    withinBudget("update checkout (MCP)", updated.sql, BUDGET.updateCheckout);
+    await warm();
+    const read = await statementsOf(() => mcp<Checkout>("get_checkout", { id }, false));
+    withinBudget("get checkout (MCP)", read.sql, BUDGET.getCheckout);
+    const body = await cardCompletionBody(answer(read.result), store.slug, agentKey, "pm_card_visa");
+    await warm();
+    const completed = await statementsOf(() =>
+      mcp<Checkout>("complete_checkout", { id, checkout: body }, true),
+    );
+    assert.equal(answer(completed.result).status, "completed", completed.result.text);
+    withinBudget("complete checkout (MCP)", completed.sql, BUDGET.completeCheckout);
+  });
+
   test("checkout: create, update, get, complete", async () => {
     // warm: one full flow first
     const first = await createCheckout();
