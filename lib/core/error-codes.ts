@@ -138,7 +138,7 @@ export const ERROR_CODES = {
   /** Thrown by batch operations over their item limit (UCP catalog lookup: 400, -32602). */
   request_too_large: protocol(400, -32602, "ucp", "Too many items in one request."),
   /**
-   * Thrown by list_catalog_changes: `since` or the cursor is older than the change feed keeps (7 days,
+   * Thrown by list_catalog_changes: `since` or the cursor's position is older than the change feed keeps (7 days,
    * docs/catalog-changes.md), or older than the feed itself; changes may be missing (ours: 410 Gone).
    */
   resync_required: protocol(

@@ -4,10 +4,13 @@ import { after, before, describe, test } from "node:test";
 import { deleteProduct } from "@/lib/catalog/admin/delete-product";
 import { updateProduct } from "@/lib/catalog/admin/update-product";
 import { encodeFeedCursor } from "@/lib/catalog/changes/cursor";
+import { listCatalogChanges } from "@/lib/catalog/changes/list-catalog-changes";
 import { pruneCatalogChanges } from "@/lib/catalog/changes/prune-catalog-changes";
 import { runCatalogImport } from "@/lib/catalog/import/run-catalog-import";
 import { startCatalogImport } from "@/lib/catalog/import/start-catalog-import";
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
+import type { OperationContext } from "@/lib/core/operation";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
@@ -416,6 +419,59 @@ describe("list_catalog_changes", () => {
       await client.close();
     }
     assert.equal(await changeCount(), rows, "no error stored or removed a change");
+  });
+
+  test("a cursor mid-way through an old backlog is dated by its position: 7 days after that, resync_required", async () => {
+    const db = await getDb();
+    const backlog = await seedStore({ name: "Feed Backlog Store" });
+    const [state] = await db.$queryRawUnsafe<{ started: Date }[]>(
+      `SELECT changes_started_at AS started FROM catalog_search_state WHERE id = 1`,
+    );
+    // the feed "began" 10 days ago, and this store has three changes from 6.5 days ago
+    await db.$executeRawUnsafe(
+      `UPDATE catalog_search_state SET changes_started_at = now() - interval '10 days' WHERE id = 1`,
+    );
+    try {
+      for (let i = 0; i < 3; i++) {
+        await db.$executeRawUnsafe(
+          `INSERT INTO catalog_changes (store_id, product_id, kind, created_at)
+           VALUES ($1, $2, 'created', now() - interval '6 days 12 hours')`,
+          backlog.id,
+          `prod_backlog_${i}`,
+        );
+      }
+      const ctx = (now: Date) =>
+        ({ store: backlog, now, ucpVersion: "2026-04-08" }) as unknown as OperationContext;
+      const first = (await listCatalogChanges.run(ctx(new Date()), {
+        since: new Date(Date.now() - 6.9 * DAY).toISOString(),
+        pagination: { limit: 1 },
+      })) as { body: FeedBody };
+      assert.deepEqual(
+        [first.body.changes.map((c) => c.product_id), first.body.pagination.has_next_page],
+        [["prod_backlog_0"], true],
+      );
+      // a day later the rest of the backlog is 7.5 days old: the cursor says so rather than reading a pruned gap
+      await assert.rejects(
+        listCatalogChanges.run(ctx(new Date(Date.now() + DAY)), {
+          pagination: { cursor: first.body.pagination.cursor },
+        }),
+        (error: unknown) => error instanceof AppError && error.code === "resync_required",
+      );
+      // read to its end now, the last cursor (at the frontier) is still good a day later
+      const rest = (await listCatalogChanges.run(ctx(new Date()), {
+        pagination: { cursor: first.body.pagination.cursor },
+      })) as { body: FeedBody };
+      assert.equal(rest.body.pagination.has_next_page, false);
+      const later = (await listCatalogChanges.run(ctx(new Date(Date.now() + DAY)), {
+        pagination: { cursor: rest.body.pagination.cursor },
+      })) as { body: FeedBody };
+      assert.deepEqual(later.body.changes, []);
+    } finally {
+      await db.$executeRawUnsafe(
+        `UPDATE catalog_search_state SET changes_started_at = $1::timestamp WHERE id = 1`,
+        state!.started,
+      );
+    }
   });
 
   test("pruning removes only changes past the window and its day of grace", async () => {

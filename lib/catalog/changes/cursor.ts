@@ -8,9 +8,10 @@ import { cursorSecret } from "../search/cursor";
 
 // Change-feed cursors: base64url(JSON {v, k, s, x, i, t}) "." base64url(HMAC-SHA256), with the catalog cursors'
 // key (CATALOG_CURSOR_SECRET, else the database's). `s` the scope (a store id, or null for the global feed), `x`/`i`
-// the position (transaction id, change id) after the last change read, `t` when the cursor was issued (ms). A changed
-// byte, a search cursor, or a cursor of another scope → invalid_request at $.pagination.cursor; one older than the
-// retention window → resync_required (list-catalog-changes.ts).
+// the position (transaction id, change id) after the last change read, `t` the position's time (ms): the time of
+// that last change when more follow, else when the cursor was issued (the changes still to come are newer). A
+// changed byte, a search cursor, or a cursor of another scope → invalid_request at $.pagination.cursor; one whose
+// position is older than the retention window → resync_required (list-catalog-changes.ts).
 
 const CURSOR_PATH = "$.pagination.cursor";
 const VERSION = 1;
@@ -18,7 +19,7 @@ const KIND = "catalog_changes";
 
 /** Position in the feed: every change with (xid, id) greater than this comes next. */
 export type FeedPosition = { xid: string; id: string };
-export type FeedCursor = FeedPosition & { issuedAt: number };
+export type FeedCursor = FeedPosition & { positionAt: number };
 
 const sign = (key: Buffer, payload: string): string =>
   createHmac("sha256", key).update(payload).digest("base64url");
@@ -29,9 +30,9 @@ const invalid = (why: string): AppError =>
 export const encodeFeedCursor = async (
   storeId: string | null,
   position: FeedPosition,
-  issuedAt: Date,
+  positionAt: Date,
 ): Promise<string> => {
-  const body = { v: VERSION, k: KIND, s: storeId, x: position.xid, i: position.id, t: issuedAt.getTime() };
+  const body = { v: VERSION, k: KIND, s: storeId, x: position.xid, i: position.id, t: positionAt.getTime() };
   const payload = Buffer.from(JSON.stringify(body)).toString("base64url");
   return `${payload}.${sign(await cursorSecret(), payload)}`;
 };
@@ -80,5 +81,5 @@ export const decodeFeedCursor = async (cursor: string, storeId: string | null): 
   }
   if (typeof body.t !== "number" || !Number.isSafeInteger(body.t))
     throw invalid("is malformed: start again with since");
-  return { xid: body.x, id: body.i, issuedAt: body.t };
+  return { xid: body.x, id: body.i, positionAt: body.t };
 };

@@ -32,18 +32,9 @@ const resyncRequired = (what: string, path: string): AppError =>
     { path },
   );
 
-let startedAt: Promise<Date> | undefined;
-/** When the feed began recording (the migration's time, stored once). */
-const feedStartedAt = (): Promise<Date> => {
-  startedAt ??= getDb()
-    .then((db) => db.catalogSearchState.findUniqueOrThrow({ where: { id: 1 } }))
-    .then((state) => state.changesStartedAt)
-    .catch((error: unknown) => {
-      startedAt = undefined;
-      throw error;
-    });
-  return startedAt;
-};
+/** When the feed began recording (the migration's time; one row, read on a reader's first call only). */
+const feedStartedAt = async (): Promise<Date> =>
+  (await (await getDb()).catalogSearchState.findUniqueOrThrow({ where: { id: 1 } })).changesStartedAt;
 
 export const listCatalogChanges = defineOperation({
   name: "list_catalog_changes",
@@ -77,7 +68,7 @@ export const listCatalogChanges = defineOperation({
     let after: FeedPosition;
     if (cursor !== undefined) {
       const decoded = await decodeFeedCursor(cursor, storeId);
-      if (decoded.issuedAt < oldestAnswered) {
+      if (decoded.positionAt < oldestAnswered) {
         throw resyncRequired("pagination.cursor is older than the feed keeps", "$.pagination.cursor");
       }
       after = decoded;
@@ -98,15 +89,17 @@ export const listCatalogChanges = defineOperation({
     const page = await readChanges(storeId, after, limit);
     const last = page.rows.at(-1);
     // a full page continues after its last change; otherwise every final change has been read: the next read
-    // starts at the frontier
+    // starts at the frontier. The cursor is dated by its position, not by when it was issued: the changes after a
+    // full page's last one are about as old as it is (pruning goes by their age), those after the frontier are new.
     const next = page.hasMore && last ? { xid: last.xid, id: last.id } : page.frontier;
+    const positionAt = page.hasMore && last ? new Date(last.changedAt) : ctx.now;
     return {
       body: {
         ucp: successEnvelope(["dev.ucp.shopping.catalog.search"], {}, ctx.ucpVersion),
         changes: page.rows.map(changeToWire),
         pagination: {
           has_next_page: page.hasMore,
-          cursor: await encodeFeedCursor(storeId, next, ctx.now),
+          cursor: await encodeFeedCursor(storeId, next, positionAt),
         },
       },
     };

@@ -6,7 +6,7 @@ import { CHANGES_PRUNE_GRACE_MS, CHANGES_RETENTION_MS } from "./schemas";
 
 // The periodic job that keeps the change feed to its window (instrumentation.ts, hourly): rows older than the
 // retention window plus a day's grace are deleted, in batches so that one sweep after a large import neither holds
-// long locks nor builds one huge transaction. The grace covers a cursor issued just inside the window whose next
+// long locks nor builds one huge transaction. The grace covers a cursor dated just inside the window whose next
 // changes were recorded a little before it (by a transaction still running then).
 
 export const CHANGES_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
