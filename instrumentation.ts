@@ -2,7 +2,8 @@
 // delivery worker (lib/webhooks/worker.ts) in the Node.js runtime unless WEBHOOK_WORKER=off, with periodic jobs:
 // every 60 s the card payment reconciliation sweep and the settlement of refunds left pending
 // (lib/orders/settle-refund.ts); every hour the rotation of store signing keys older than SIGNING_KEY_MAX_AGE_DAYS
-// (lib/stores/rotate-signing-key.ts). It shares the app's database handle, which
+// (lib/stores/rotate-signing-key.ts) and the pruning of the catalog change feed past its retention window
+// (lib/catalog/changes/prune-catalog-changes.ts). It shares the app's database handle, which
 // matters for the embedded PGlite (one process, one handle). Because this process serves HTTP, test-mode stores
 // register their Stripe webhook endpoint on the sandbox PSP ({BASE_URL}/s/<slug>/stripe/webhook) before their
 // first charge (lib/payments/card/sandbox-webhooks.ts).
@@ -20,6 +21,8 @@ export async function register(): Promise<void> {
   const { releaseExpiredSpend } = await import("@/lib/mandates/spend-ledger");
   const { rotateDueSigningKeys, SIGNING_KEY_ROTATION_INTERVAL_MS } =
     await import("@/lib/stores/rotate-signing-key");
+  const { pruneCatalogChanges, CHANGES_PRUNE_INTERVAL_MS } =
+    await import("@/lib/catalog/changes/prune-catalog-changes");
   const { onShutdown } = await import("@/lib/config/shutdown");
   const { logger } = await import("@/lib/core/log");
   const stop = startWebhookWorker({
@@ -70,6 +73,15 @@ export async function register(): Promise<void> {
             );
           }
           if (dropped > 0) logger().info(`signing key: ${dropped} key(s) past the 7-day grace removed`);
+        },
+      },
+      {
+        name: "catalog change feed pruning",
+        everyMs: CHANGES_PRUNE_INTERVAL_MS,
+        run: async () => {
+          const pruned = await pruneCatalogChanges();
+          if (pruned > 0)
+            logger().info({ pruned }, `catalog changes: ${pruned} past the retention window removed`);
         },
       },
     ],

@@ -13,8 +13,8 @@ export const SURFACES = [
     credential: "none; X-API-Key optional",
   },
   {
-    path: "/catalog/search, /catalog/lookup",
-    transport: "REST POST (global catalog search and batch lookup)",
+    path: "/catalog/search, /catalog/lookup, /catalog/changes",
+    transport: "REST POST (global catalog search, batch lookup and change feed)",
     credential: "none; X-API-Key optional",
   },
   { path: "/s/<store_slug>/.well-known/ucp", transport: "REST GET (store profile)", credential: "none" },
@@ -29,8 +29,8 @@ export const SURFACES = [
     credential: "none; X-API-Key optional",
   },
   {
-    path: "/s/<store_slug>/catalog/search, …/catalog/lookup",
-    transport: "REST POST (per store search and batch lookup)",
+    path: "/s/<store_slug>/catalog/search, …/catalog/lookup, …/catalog/changes",
+    transport: "REST POST (per store search, batch lookup and change feed)",
     credential: "none; X-API-Key optional",
   },
   {

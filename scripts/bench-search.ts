@@ -7,6 +7,10 @@
 // --volume: on PostgreSQL, measure again after scripts/db-volume.ts added its volume (default 1,000,000 orders,
 // 1,000,000 idempotency records, 500,000 products; or <orders>,<idempotency>,<products>), same queries.
 // --smoke: 2,000 products, PGlite only, one pass — a quick check that the bench works (CI).
+// --feed on|off|both|off,on (default on): the catalog change feed's triggers (docs/catalog-changes.md) left on, or
+// disabled before the seed (no change rows, no trigger work); `both` (= on,off) seeds and measures once each way, in
+// that order, to show what the feed costs the seed and search. With the feed on, the whole feed (every change of the seed) is also read over
+// POST /catalog/changes in pages of 1,000 and timed.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     "no-build": { type: "boolean", default: false },
     smoke: { type: "boolean", default: false },
     volume: { type: "string" },
+    feed: { type: "string", default: "on" },
   },
   // a bare --volume (default counts) parses as a boolean-like flag
   args: process.argv.slice(2).map((a) => (a === "--volume" ? "--volume=" : a)),
@@ -32,9 +37,14 @@ const { values } = parseArgs({
 const smoke = values.smoke ?? false;
 const products = Number(values.products ?? (smoke ? 2_000 : 100_000));
 const dbs = smoke ? ["pglite"] : values.db === "both" ? ["pglite", "postgres"] : [values.db!];
+const feeds: boolean[] = (values.feed === "both" ? "on,off" : values.feed!).split(",").map((f) => {
+  if (f !== "on" && f !== "off")
+    throw new Error(`--feed takes on, off, both or a list such as off,on (got ${f})`);
+  return f === "on";
+});
 const TSX = path.join(REPO_ROOT, "node_modules/.bin/tsx");
 
-const run = (label: string, args: string[], env: Record<string, string>): void => {
+const run = (label: string, args: string[], env: Record<string, string>): number => {
   const started = performance.now();
   const result = spawnSync(TSX, args, {
     cwd: REPO_ROOT,
@@ -45,7 +55,87 @@ const run = (label: string, args: string[], env: Record<string, string>): void =
     process.stdout.write(result.stdout);
     throw new Error(`${label} failed (exit ${result.status})`);
   }
-  console.log(`  ${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`  ${label}: ${seconds.toFixed(1)} s`);
+  return seconds;
+};
+
+/**
+ * Runs SQL on the bench database (PostgreSQL through pg, PGlite by opening its data dir while no server runs);
+ * returns the last statement's rows.
+ */
+const execSql = async (env: Record<string, string>, sql: string): Promise<Record<string, unknown>[]> => {
+  if (env.DATABASE_URL) {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    const result = (await client.query(sql)) as unknown as { rows: Record<string, unknown>[] };
+    await client.end();
+    return result.rows ?? [];
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  const { fuzzystrmatch } = await import("@electric-sql/pglite/contrib/fuzzystrmatch");
+  const db = await PGlite.create({ dataDir: env.PGLITE_DIR!, extensions: { pg_trgm, fuzzystrmatch } });
+  const results = await db.exec(sql);
+  await db.close();
+  return (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
+};
+
+/** The change table's size with its indexes (MB). */
+const feedTableMb = async (env: Record<string, string>): Promise<number> => {
+  const [row] = await execSql(env, `SELECT pg_total_relation_size('catalog_changes')::float8 AS bytes`);
+  return Number(row?.bytes ?? 0) / 1024 / 1024;
+};
+
+/** The feed off: its six triggers disabled (bench only; the app has no switch for it). */
+const disableFeed = async (env: Record<string, string>): Promise<void> => {
+  await execSql(
+    env,
+    ["products", "variants"]
+      .flatMap((table) =>
+        ["insert", "update", "delete"].map(
+          (event) => `ALTER TABLE "${table}" DISABLE TRIGGER catalog_changes_${table}_${event};`,
+        ),
+      )
+      .join("\n"),
+  );
+};
+
+type FeedRead = { changes: number; pages: number; seconds: number; pageP95: number; tableMb?: number };
+
+/** Reads the whole global feed from `since` in pages of 1,000, as a platform catching up after the import. */
+const readFeed = async (base: string, since: string): Promise<FeedRead> => {
+  const times: number[] = [];
+  let changes = 0;
+  let body: Record<string, unknown> = { since, pagination: { limit: 1000 } };
+  const t0 = performance.now();
+  for (;;) {
+    const t = performance.now();
+    const res = await fetch(`${base}/catalog/changes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as {
+      changes?: unknown[];
+      pagination?: { has_next_page: boolean; cursor: string };
+    };
+    times.push(performance.now() - t);
+    if (res.status !== 200 || !json.changes || !json.pagination) {
+      throw new Error(`POST /catalog/changes: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+    }
+    changes += json.changes.length;
+    if (!json.pagination.has_next_page) break;
+    body = { pagination: { limit: 1000, cursor: json.pagination.cursor } };
+  }
+  times.sort((a, b) => a - b);
+  return {
+    changes,
+    pages: times.length,
+    seconds: (performance.now() - t0) / 1000,
+    pageP95: percentile(times, 95),
+  };
 };
 
 const analyze = async (env: Record<string, string>): Promise<void> => {
@@ -161,6 +251,9 @@ const percentile = (sorted: number[], p: number): number =>
 type Figures = {
   cold: { p50: number; p95: number; p99: number };
   db: string;
+  feed?: boolean;
+  seedSeconds?: number;
+  feedRead?: FeedRead;
   p50: number;
   p95: number;
   p99: number;
@@ -217,8 +310,10 @@ const measure = async (db: string, base: string, mix: MixEntry[]): Promise<Figur
   };
 };
 
-const benchOne = async (db: string): Promise<Figures[]> => {
-  console.log(`\n▶ ${db}: ${products.toLocaleString("en-US")} products`);
+const benchOne = async (db: string, feed: boolean): Promise<Figures[]> => {
+  console.log(
+    `\n▶ ${db}: ${products.toLocaleString("en-US")} products, catalog change feed ${feed ? "on" : "off"}`,
+  );
   let pgServer: PostgresServer | undefined;
   let dir: string | undefined;
   let child: ChildProcess | undefined;
@@ -232,13 +327,28 @@ const benchOne = async (db: string): Promise<Figures[]> => {
       env = { PGLITE_DIR: path.join(dir, "pglite") };
     }
     run("migrate", ["scripts/db-migrate.ts"], env);
-    run(`seed ${products} products`, ["prisma/seed.ts", "--products", String(products)], env);
+    if (!feed) await disableFeed(env);
+    // the feed answers a since no earlier than its start (the migration): the seed's changes all come after this
+    await new Promise((r) => setTimeout(r, 1000));
+    const since = new Date().toISOString();
+    const seedSeconds = run(
+      `seed ${products} products`,
+      ["prisma/seed.ts", "--products", String(products)],
+      env,
+    );
     await analyze(env);
+    const tableMb = feed ? await feedTableMb(env) : undefined;
     const server = await startServer(env);
     child = server.child;
     const sample = await sampleCatalog(server.base);
     const mix = await resolveDeepPages(server.base, buildQueryMix(sample));
-    const fresh = await measure(db, server.base, mix);
+    const fresh: Figures = { ...(await measure(db, server.base, mix)), feed, seedSeconds };
+    if (feed) {
+      fresh.feedRead = { ...(await readFeed(server.base, since)), tableMb };
+      console.log(
+        `  feed read: ${fresh.feedRead.changes} changes in ${fresh.feedRead.pages} pages, ${fresh.feedRead.seconds.toFixed(1)} s (page p95 ${fresh.feedRead.pageP95.toFixed(1)} ms)`,
+      );
+    }
     if (values.volume === undefined || db !== "postgres") return [fresh];
     const [orders, idempotency, volumeProducts] = values.volume.split(",");
     const counts = Object.entries({ orders, idempotency, products: volumeProducts })
@@ -275,13 +385,15 @@ const main = async (): Promise<void> => {
     if (built.status !== 0) throw new Error("next build failed");
   }
   const results: Figures[] = [];
-  for (const db of dbs) results.push(...(await benchOne(db)));
+  for (const db of dbs) for (const feed of feeds) results.push(...(await benchOne(db, feed)));
   console.log(
     `\nPOST /catalog/search over HTTP, ${products.toLocaleString("en-US")} products, ${results[0]?.queries} queries per pass`,
   );
   console.table(
     results.map((r) => ({
       database: r.db,
+      feed: r.feed === undefined ? "" : r.feed ? "on" : "off",
+      "seed s": r.seedSeconds?.toFixed(0) ?? "",
       "first pass p50/p95/p99 ms": `${r.cold.p50.toFixed(1)} / ${r.cold.p95.toFixed(1)} / ${r.cold.p99.toFixed(1)}`,
       "p50 ms (c=1)": r.p50.toFixed(1),
       "p95 ms (c=1)": r.p95.toFixed(1),
@@ -290,6 +402,11 @@ const main = async (): Promise<void> => {
       "non-200": r.errors,
     })),
   );
+  for (const r of results.filter((x) => x.feedRead)) {
+    console.log(
+      `${r.db}: the seed's ${r.feedRead!.changes.toLocaleString("en-US")} changes read over POST /catalog/changes in ${r.feedRead!.pages} pages of ≤ 1,000, ${r.feedRead!.seconds.toFixed(1)} s (page p95 ${r.feedRead!.pageP95.toFixed(1)} ms); catalog_changes with its indexes ${r.feedRead!.tableMb?.toFixed(0)} MB`,
+    );
+  }
   const fresh = results.find((r) => r.db === "postgres");
   const filled = results.find((r) => r.db === "postgres + volume");
   if (fresh && filled) {
@@ -302,7 +419,7 @@ const main = async (): Promise<void> => {
   console.table(
     Object.fromEntries(
       results.map((r) => [
-        r.db,
+        `${r.db}${r.feed === undefined ? "" : ` feed ${r.feed ? "on" : "off"}`}`,
         Object.fromEntries(Object.entries(r.perKind).map(([k, v]) => [k, v.toFixed(1)])),
       ]),
     ),

@@ -38,7 +38,7 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
     .optional(),
-  /** HMAC secret of catalog pagination cursors; unset = a random secret stored in the database by the migration. */
+  /** HMAC secret of catalog search and change-feed cursors; unset = a random secret the migration stored in the db. */
   CATALOG_CURSOR_SECRET: z.string().min(32, "use at least 32 characters").optional(),
   /** How long (ms) a search's total_count and facets are reused by its next pages; 0 disables (docs/search.md). */
   SEARCH_SUMMARY_TTL_MS: z.coerce.number().int().min(0).default(30_000),

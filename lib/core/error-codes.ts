@@ -142,6 +142,17 @@ export const ERROR_CODES = {
   payload_too_large: protocol(413, -32600, "ours", "The request body exceeds the size limit."),
   /** Thrown by batch operations over their item limit (UCP catalog lookup: 400, -32602). */
   request_too_large: protocol(400, -32602, "ucp", "Too many items in one request."),
+  /**
+   * Thrown by list_catalog_changes: `since` or the cursor's position is older than the change feed keeps (7 days,
+   * docs/catalog-changes.md), or older than the feed itself; changes may be missing (ours: 410 Gone).
+   */
+  resync_required: protocol(
+    410,
+    -32000,
+    "ours",
+    "The catalog change feed no longer holds changes that old: re-read the catalog in full (search_catalog with filters.available false, or lookup_catalog), then follow the feed with since = the time that full read started.",
+    "recoverable",
+  ),
   /** Rendered by the HTTP server for oversized request headers (ours; 431). */
   headers_too_large: protocol(431, -32600, "ours", "Request headers exceed the size limit."),
   /** Thrown by route handlers for an unsupported HTTP method (ours). */

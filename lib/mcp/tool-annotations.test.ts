@@ -17,6 +17,7 @@ const EXPECTED: Record<string, Row> = {
   // read-only: change nothing, reach nothing outside the service
   search_catalog: [true, false, true, false],
   lookup_catalog: [true, false, true, false],
+  list_catalog_changes: [true, false, true, false],
   get_product: [true, false, true, false],
   search_locations: [true, false, true, false],
   lookup_locations: [true, false, true, false],

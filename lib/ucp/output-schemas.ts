@@ -164,6 +164,32 @@ export const OrderEventsOutputSchema = resource(
   "Order events since the cursor, oldest first",
 );
 
+const Money = z.object({ amount: Amount, currency: z.string() });
+
+export const CatalogChangesOutputSchema = resource(
+  {
+    changes: z.array(
+      z
+        .object({
+          id: z.string(),
+          kind: z.enum(["created", "updated", "deleted"]),
+          resource: z.enum(["product", "variant"]),
+          seller: z.string().nullable(),
+          product_id: z.string(),
+          variant_id: z.string().optional(),
+          changed_fields: z.array(z.string()).optional(),
+          price: Money.optional(),
+          list_price: Money.nullable().optional(),
+          availability: z.object({ available: z.boolean(), status: z.string() }).loose().optional(),
+          changed_at: z.string(),
+        })
+        .loose(),
+    ),
+    pagination: Pagination,
+  },
+  "Catalog changes after since or the cursor, oldest first",
+);
+
 const Delivery = z
   .object({
     webhook_id: z.string(),

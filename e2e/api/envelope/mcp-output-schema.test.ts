@@ -119,7 +119,12 @@ const businessError = (body: Structured, code: string) => {
 test("global MCP: catalog tools validate against their outputSchema", async () => {
   const client = await connectMcpClient("/mcp");
   try {
-    await listWithSchemas(client, ["search_catalog", "lookup_catalog", "get_product"]);
+    await listWithSchemas(client, [
+      "search_catalog",
+      "lookup_catalog",
+      "get_product",
+      "list_catalog_changes",
+    ]);
     const search = await call(client, "search_catalog", {
       meta: meta(AGENT_PROFILE),
       catalog: { query: "boots" },
@@ -127,6 +132,12 @@ test("global MCP: catalog tools validate against their outputSchema", async () =
     assert.ok(Array.isArray(search.products) && search.products.length > 0, JSON.stringify(search));
     await call(client, "lookup_catalog", { meta: meta(AGENT_PROFILE), catalog: { ids: [variantId] } });
     await call(client, "get_product", { meta: meta(AGENT_PROFILE), catalog: { id: productId } });
+    const changes = await call(client, "list_catalog_changes", {
+      meta: meta(AGENT_PROFILE),
+      // (now: the feed began at this database's migration, which may be moments old)
+      catalog: { since: new Date().toISOString(), pagination: { limit: 5 } },
+    });
+    assert.ok(Array.isArray(changes.changes), JSON.stringify(changes));
     // an unknown id is a business outcome: the error envelope, validated by the same schema
     businessError(
       await call(client, "get_product", { meta: meta(AGENT_PROFILE), catalog: { id: "prod_missing" } }),
@@ -141,7 +152,7 @@ test("store MCP: locations, cart, checkout, a card purchase, the order, events a
   const client = await connectMcpClient(`/s/${store.slug}/mcp`, { headers: { "x-api-key": key } });
   try {
     const tools = await listWithSchemas(client, ["complete_checkout", "get_order", "redeliver_webhook"]);
-    assert.equal(tools.length, 19);
+    assert.equal(tools.length, 22);
     const locations = await call(client, "search_locations", {
       meta: meta(AGENT_PROFILE),
       catalog: { query: "flagship" },

@@ -112,6 +112,7 @@ const REST_ROUTES: Record<string, { method: string; path: (slug: string, id: str
   get_product: { method: "POST", path: (s) => `/s/${s}/catalog/product` },
   search_catalog: { method: "POST", path: (s) => `/s/${s}/catalog/search` },
   lookup_catalog: { method: "POST", path: (s) => `/s/${s}/catalog/lookup` },
+  list_catalog_changes: { method: "POST", path: (s) => `/s/${s}/catalog/changes` },
   create_cart: { method: "POST", path: (s) => `/s/${s}/carts` },
   get_cart: { method: "GET", path: (s, id) => `/s/${s}/carts/${id}` },
   update_cart: { method: "PUT", path: (s, id) => `/s/${s}/carts/${id}` },

@@ -162,14 +162,20 @@ export const writeProduct = async (
       // Variants left out are removed; orders keep their own copy of title and price, so history stays intact.
       const kept = new Set(input.variants.map((v) => v.id).filter(Boolean));
       await tx.variant.deleteMany({ where: { productId, id: { notIn: [...kept] as string[] } } });
-      // Handles and SKUs are unique per store: park the kept ones first so a swap between variants cannot clash.
-      for (const e of existing.variants.filter((e) => kept.has(e.id))) {
-        await tx.variant.update({ where: { id: e.id }, data: { handle: `${e.id}-moving`, sku: null } });
-      }
       const handles = variantHandles(
         handle,
         input.variants.map((v) => v.title),
       );
+      // Handles and SKUs are unique per store: park first a kept variant whose handle or SKU another variant of
+      // this edit is about to take, so a swap between variants cannot clash. Only those: a parked variant's
+      // interim handle would show in the catalog change feed as a change of its handle and SKU.
+      const isTakenByAnother = (e: Variant): boolean =>
+        input.variants.some(
+          (v, i) => v.id !== e.id && (handles[i] === e.handle || (v.sku !== undefined && v.sku === e.sku)),
+        );
+      for (const e of existing.variants.filter((e) => kept.has(e.id) && isTakenByAnother(e))) {
+        await tx.variant.update({ where: { id: e.id }, data: { handle: `${e.id}-moving`, sku: null } });
+      }
       for (const [i, v] of input.variants.entries()) {
         const data = variantData(store, input, i, handles[i]!);
         if (v.id) await tx.variant.update({ where: { id: v.id }, data });

@@ -29,7 +29,8 @@ const loadSecret = async (): Promise<Buffer> => {
   return Buffer.from(state.cursorSecret, "utf8");
 };
 
-const secret = (): Promise<Buffer> => {
+/** The cursor HMAC key (also signs the catalog change feed's cursors, lib/catalog/changes/cursor.ts). */
+export const cursorSecret = (): Promise<Buffer> => {
   secretPromise ??= loadSecret().catch((error: unknown) => {
     secretPromise = undefined;
     throw error;
@@ -51,7 +52,7 @@ export const encodeCursor = async (engine: string, fingerprint: string, after: u
   const payload = Buffer.from(JSON.stringify({ v: VERSION, e: engine, f: fingerprint, a: after })).toString(
     "base64url",
   );
-  return `${payload}.${sign(await secret(), payload)}`;
+  return `${payload}.${sign(await cursorSecret(), payload)}`;
 };
 
 const invalid = (why: string): AppError =>
@@ -66,7 +67,7 @@ const invalid = (why: string): AppError =>
 export const decodeCursor = async (cursor: string, engine: string, fingerprint: string): Promise<unknown> => {
   const [payload, signature, extra] = cursor.split(".");
   if (!payload || !signature || extra !== undefined) throw invalid("is not a cursor from this service");
-  const expected = Buffer.from(sign(await secret(), payload));
+  const expected = Buffer.from(sign(await cursorSecret(), payload));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw invalid("is not a cursor from this service (signature mismatch)");

@@ -4,6 +4,7 @@ import { cancelCart } from "@/lib/carts/cancel-cart";
 import { createCart } from "@/lib/carts/create-cart";
 import { getCart } from "@/lib/carts/get-cart";
 import { updateCart } from "@/lib/carts/update-cart";
+import { listCatalogChanges } from "@/lib/catalog/changes/list-catalog-changes";
 import { getProduct } from "@/lib/catalog/get-product";
 import { lookupCatalog } from "@/lib/catalog/search/lookup-catalog";
 import { searchCatalog } from "@/lib/catalog/search/search-catalog";
@@ -45,6 +46,7 @@ export const STORE_TOOLS: readonly AnyOperation[] = [
   requestOrderRefund,
   searchCatalog,
   lookupCatalog,
+  listCatalogChanges,
   searchLocations,
   lookupLocations,
   prepareCheckoutPayment,
