@@ -533,6 +533,7 @@ describe("who may do what", () => {
       "createShippingRate",
       "deleteLocation",
       "deleteShippingRate",
+      "updateAgentRequests",
       "updateSettings",
     ]);
     for (const name of Object.keys(STORE_ADMIN_OPS) as StoreAdminOpName[]) {

@@ -127,6 +127,11 @@ const REST_ROUTES: Record<string, { method: string; path: (slug: string, id: str
     path: (s, id) => `/s/${s}/checkout-sessions/${id}/payment-intent`,
   },
   get_order: { method: "GET", path: (s, id) => `/s/${s}/orders/${id}` },
+  request_order_cancellation: {
+    method: "POST",
+    path: (s, id) => `/s/${s}/orders/${id}/cancellation-requests`,
+  },
+  request_order_refund: { method: "POST", path: (s, id) => `/s/${s}/orders/${id}/refund-requests` },
   list_order_events: { method: "GET", path: (s) => `/s/${s}/order-events` },
   list_webhook_deliveries: { method: "GET", path: (s) => `/s/${s}/webhook-deliveries` },
   redeliver_webhook: { method: "POST", path: (s, id) => `/s/${s}/webhook-deliveries/${id}/redeliver` },

@@ -13,9 +13,14 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 // one connection, so nothing is ever in flight beside a reader). Two writers on their own connections; the
 // reader pages the store's feed while the first is still open, then again after it commits. With paging by change
 // id alone, the reader would take the second writer's change (the larger id), move its cursor past it, and never
-// see the first writer's (the smaller id, committed later): both cases below would lose a change.
+// see the first writer's (the smaller id, committed later): both cases below would lose a change. A `.pg.test.ts`
+// file: the integration runner runs it on PostgreSQL only.
 
-const isPostgres = Boolean(process.env.DATABASE_URL);
+const databaseUrl = (): string => {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("this test needs PostgreSQL (DATABASE_URL): run it with --db=postgres");
+  return url;
+};
 
 type FeedBody = {
   changes: { id: string; variant_id?: string; changed_fields?: string[] }[];
@@ -28,12 +33,11 @@ const clients: pg.Client[] = [];
 
 before(async () => {
   await prepareTestDatabase();
-  if (!isPostgres) return;
   store = await seedStore({ name: "Feed Concurrency Store" });
   variants = [];
   for (let i = 0; i < 4; i++) variants.push((await seedProduct(store)).variants[0]!.id);
   for (let i = 0; i < 2; i++) {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: databaseUrl() });
     await client.connect();
     clients.push(client);
   }
@@ -81,57 +85,49 @@ const startCursor = async (): Promise<string> => {
   return (await drain(first.pagination.cursor)).cursor;
 };
 
-test(
-  "a change whose transaction commits after a later change's is read, not skipped",
-  { skip: !isPostgres },
-  async () => {
-    const [a, b] = clients as [pg.Client, pg.Client];
-    let cursor = await startCursor();
-    // A writes first (smaller change id) but stays open; B writes after it and commits
-    await a.query("BEGIN");
-    await setPrice(a, variants[0]!, 1111);
-    await b.query("BEGIN");
-    await setPrice(b, variants[1]!, 2222);
-    await b.query("COMMIT");
-    const whileOpen = await drain(cursor);
-    cursor = whileOpen.cursor;
-    // B's change waits behind A (the oldest running transaction): reading it now would put the cursor past A's
-    assert.deepEqual(whileOpen.changes, []);
-    await a.query("COMMIT");
-    const afterCommit = await drainUntil(cursor, 2);
-    assert.deepEqual(
-      afterCommit.changes.map((c) => [c.variant_id, c.changed_fields]),
-      [
-        [variants[0], ["price"]],
-        [variants[1], ["price"]],
-      ],
-    );
-    // and nothing again
-    assert.deepEqual((await drain(afterCommit.cursor)).changes, []);
-  },
-);
+test("a change whose transaction commits after a later change's is read, not skipped", async () => {
+  const [a, b] = clients as [pg.Client, pg.Client];
+  let cursor = await startCursor();
+  // A writes first (smaller change id) but stays open; B writes after it and commits
+  await a.query("BEGIN");
+  await setPrice(a, variants[0]!, 1111);
+  await b.query("BEGIN");
+  await setPrice(b, variants[1]!, 2222);
+  await b.query("COMMIT");
+  const whileOpen = await drain(cursor);
+  cursor = whileOpen.cursor;
+  // B's change waits behind A (the oldest running transaction): reading it now would put the cursor past A's
+  assert.deepEqual(whileOpen.changes, []);
+  await a.query("COMMIT");
+  const afterCommit = await drainUntil(cursor, 2);
+  assert.deepEqual(
+    afterCommit.changes.map((c) => [c.variant_id, c.changed_fields]),
+    [
+      [variants[0], ["price"]],
+      [variants[1], ["price"]],
+    ],
+  );
+  // and nothing again
+  assert.deepEqual((await drain(afterCommit.cursor)).changes, []);
+});
 
-test(
-  "a transaction that began before a committed one but wrote its change later is read too",
-  { skip: !isPostgres },
-  async () => {
-    const [a, b] = clients as [pg.Client, pg.Client];
-    let cursor = await startCursor();
-    // A takes its transaction id first, B writes (smaller change id) and commits, A writes (larger id) and commits
-    // last: ordered by change id A's change would come after B's; by transaction A's comes first — either way it
-    // must not be skipped by a reader that read in between
-    await a.query("BEGIN");
-    await a.query("SELECT pg_current_xact_id()");
-    await b.query("BEGIN");
-    await setPrice(b, variants[2]!, 3333);
-    await b.query("COMMIT");
-    const between = await drain(cursor);
-    cursor = between.cursor;
-    await setPrice(a, variants[3]!, 4444);
-    await a.query("COMMIT");
-    const later = await drainUntil(cursor, 2 - between.changes.length);
-    const all = [...between.changes, ...later.changes];
-    assert.deepEqual(all.map((c) => c.variant_id).sort(), [variants[2], variants[3]].sort());
-    assert.equal(new Set(all.map((c) => c.id)).size, 2, "each change once");
-  },
-);
+test("a transaction that began before a committed one but wrote its change later is read too", async () => {
+  const [a, b] = clients as [pg.Client, pg.Client];
+  let cursor = await startCursor();
+  // A takes its transaction id first, B writes (smaller change id) and commits, A writes (larger id) and commits
+  // last: ordered by change id A's change would come after B's; by transaction A's comes first — either way it
+  // must not be skipped by a reader that read in between
+  await a.query("BEGIN");
+  await a.query("SELECT pg_current_xact_id()");
+  await b.query("BEGIN");
+  await setPrice(b, variants[2]!, 3333);
+  await b.query("COMMIT");
+  const between = await drain(cursor);
+  cursor = between.cursor;
+  await setPrice(a, variants[3]!, 4444);
+  await a.query("COMMIT");
+  const later = await drainUntil(cursor, 2 - between.changes.length);
+  const all = [...between.changes, ...later.changes];
+  assert.deepEqual(all.map((c) => c.variant_id).sort(), [variants[2], variants[3]].sort());
+  assert.equal(new Set(all.map((c) => c.id)).size, 2, "each change once");
+});
