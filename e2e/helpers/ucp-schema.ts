@@ -4,11 +4,18 @@ import path from "node:path";
 import addFormatsModule from "ajv-formats";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 
-// Validates response bodies against the official UCP 2026-04-08 JSON Schemas (vendored unmodified in e2e/ucp;
-// see e2e/ucp/schemas/LICENSE-NOTE.md). Every $id is https://ucp.dev/schemas/<path>, so all files are added
-// and then fetched by $id.
+// Validates bodies against the official UCP JSON Schemas of each version we speak, vendored unmodified:
+// 2026-04-08 in e2e/ucp, the older ones in e2e/ucp-<version> (see each schemas/LICENSE-NOTE.md). Every $id is
+// https://ucp.dev/schemas/<path> at every version, so each version gets its own Ajv instance (the $ids collide),
+// built on first use; all files are added and then fetched by $id.
 
-const ROOT = path.join(import.meta.dirname, "../ucp");
+export type SchemaVersion = "2026-01-11" | "2026-01-23" | "2026-04-08";
+
+const ROOTS: Record<SchemaVersion, string> = {
+  "2026-04-08": path.join(import.meta.dirname, "../ucp"),
+  "2026-01-23": path.join(import.meta.dirname, "../ucp-2026-01-23"),
+  "2026-01-11": path.join(import.meta.dirname, "../ucp-2026-01-11"),
+};
 const SCHEMA_BASE = "https://ucp.dev/schemas/";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -20,45 +27,62 @@ const listJson = (dir: string): string[] =>
     return name.endsWith(".json") ? [full] : [];
   });
 
-const build = (): Ajv2020 => {
+const readJson = (file: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+
+const build = (version: SchemaVersion): Ajv2020 => {
+  const root = ROOTS[version];
   const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true });
   addFormats(ajv);
   // UCP annotation keywords (CONTRACT.md §20)
   ajv.addVocabulary(["name", "ucp_request", "ucp_response", "ucp_shared_request", "embedded"]);
-  for (const file of listJson(path.join(ROOT, "schemas"))) {
-    ajv.addSchema(JSON.parse(readFileSync(file, "utf8")) as object);
-  }
-  // Shipped profile_schema refs ../schemas/ucp.json, which resolves to a non-existent $id (LICENSE-NOTE.md):
-  // load a patched copy in memory only.
-  const profile = readFileSync(path.join(ROOT, "discovery/profile_schema.json"), "utf8").replaceAll(
-    "../schemas/ucp.json",
-    "../ucp.json",
+  // the older tags also annotate each capability schema with its protocol `version`
+  if (version !== "2026-04-08") ajv.addVocabulary(["version"]);
+  for (const file of listJson(path.join(root, "schemas"))) ajv.addSchema(readJson(file));
+  // Shipped profile_schema refs ../schemas/<file> from $id …/schemas/discovery/profile.json, which resolves to
+  // …/schemas/schemas/<file>, a non-existent $id (LICENSE-NOTE.md): load a patched copy in memory only.
+  const profile = readFileSync(path.join(root, "discovery/profile_schema.json"), "utf8").replaceAll(
+    "../schemas/",
+    "../",
   );
   ajv.addSchema(JSON.parse(profile) as object);
+  if (version === "2026-01-11") {
+    // 01-11 ucp.json refs ../services/service_schema.json (→ https://ucp.dev/services/service_schema.json), but
+    // that file's own $id is …/schemas/service.json: register it under the URL the ref resolves to, in memory.
+    const service = readJson(path.join(root, "services/service_schema.json"));
+    ajv.addSchema({ ...service, $id: "https://ucp.dev/services/service_schema.json" });
+  }
   return ajv;
 };
 
-let ajv: Ajv2020 | undefined;
+const instances = new Map<SchemaVersion, Ajv2020>();
 const cache = new Map<string, ValidateFunction>();
 
-/** A validator for `ref`, e.g. "shopping/cart.json" or "discovery/profile.json#/$defs/business_profile". */
-export const ucpValidator = (ref: string): ValidateFunction => {
-  ajv ??= build();
+/**
+ * A validator for `ref` at `version`, e.g. "shopping/cart.json" or
+ * "discovery/profile.json#/$defs/business_profile".
+ */
+export const ucpValidator = (ref: string, version: SchemaVersion = "2026-04-08"): ValidateFunction => {
+  let ajv = instances.get(version);
+  if (!ajv) {
+    ajv = build(version);
+    instances.set(version, ajv);
+  }
   const id = ref.startsWith("https://") ? ref : `${SCHEMA_BASE}${ref}`;
-  let validate = cache.get(id);
+  let validate = cache.get(`${version} ${id}`);
   if (!validate) {
     validate = ajv.getSchema(id) ?? ajv.compile({ $ref: id });
-    cache.set(id, validate);
+    cache.set(`${version} ${id}`, validate);
   }
   return validate;
 };
 
-/** Throws with Ajv's errors when `body` does not match `ref`. */
-export const assertUcpSchema = (ref: string, body: unknown): void => {
-  const validate = ucpValidator(ref);
+/** Throws with Ajv's errors when `body` does not match `ref` at `version` (default 2026-04-08). */
+export const assertUcpSchema = (ref: string, body: unknown, version: SchemaVersion = "2026-04-08"): void => {
+  const validate = ucpValidator(ref, version);
   if (!validate(body)) {
     throw new Error(
-      `Body does not match ${ref}:\n${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`,
+      `Body does not match ${ref} at ${version}:\n${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`,
     );
   }
 };
