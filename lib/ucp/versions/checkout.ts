@@ -1,7 +1,7 @@
 import { AppError } from "@/lib/core/errors";
 
 import { messagesDown, ucpDown } from "./envelope";
-import type { OlderVersion } from "./index";
+import type { HandlerDocs, OlderVersion } from "./index";
 import { totalsDown } from "./totals";
 
 // Checkout at 2026-01-11 and 2026-01-23 (docs/ucp-versions.md §3.3-§3.12). `down`: our checkout answer → the
@@ -11,9 +11,6 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** The published documents of one payment handler, required on a 01-11 handler entry (§3.2, §3.12). */
-export type HandlerDocs = { spec: string; config_schema: string; instrument_schemas: string[] };
 
 /**
  * 04-08 `ucp.payment_handlers` (registry key → instances) → the 01-11 `payment.handlers[]` entries

@@ -60,3 +60,18 @@ export const OPERATIONS_AT: Record<OlderVersion, ReadonlySet<string>> = {
     "prepare_checkout_payment",
   ]),
 };
+
+/** The published documents of one payment handler, required on a 2026-01-11 handler entry (§3.2, §3.12). */
+export type HandlerDocs = { spec: string; config_schema: string; instrument_schemas: string[] };
+
+/**
+ * Where a handler's documents are published (product call, docs/ucp-versions.md §3.2): 2026-01-11 requires
+ * `spec`, `config_schema` and `instrument_schemas` URIs on every handler entry.
+ */
+export const handlerDocsAt =
+  (baseUrl: string) =>
+  (registryKey: string): HandlerDocs => ({
+    spec: `${baseUrl}/ucp/handlers/${registryKey}`,
+    config_schema: `${baseUrl}/ucp/handlers/${registryKey}/config.json`,
+    instrument_schemas: [`${baseUrl}/ucp/handlers/${registryKey}/instrument.json`],
+  });
