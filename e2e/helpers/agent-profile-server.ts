@@ -46,6 +46,8 @@ export type ProfileName =
   | "newer"
   | "v2026-01-11"
   | "v2026-01-23"
+  | "v2026-01-11-signed"
+  | "v2026-01-23-signed"
   | "v2026-1-11"
   | "v2025-12-01"
   | "v2026-02-15"
@@ -95,6 +97,11 @@ const start = async (): Promise<ProfileServer> => {
       // agents speaking the older UCP versions, in their own profile shapes (docs/ucp-versions.md §1.3)
       "v2026-01-11": () => json(agentProfile0111(base)),
       "v2026-01-23": () => json(agentProfile0123(base)),
+      // …that complete card checkouts: AP2 declared, the mandate key published
+      "v2026-01-11-signed": () =>
+        json(agentProfile0111(base, "2026-01-11", { mandateKey: agentKey.publicJwk })),
+      "v2026-01-23-signed": () =>
+        json(agentProfile0123(base, "2026-01-23", { mandateKey: agentKey.publicJwk })),
       // malformed (not YYYY-MM-DD), older than any we serve, between two we serve
       "v2026-1-11": () => json(agentProfile0111(base, "2026-1-11")),
       "v2025-12-01": () => json(agentProfile0123(base, "2025-12-01")),

@@ -9,7 +9,7 @@ import { STORE_CAPABILITIES } from "@/lib/stores/store-profile";
 import { APEX_CAPABILITIES } from "@/lib/ucp/apex-profile";
 import type { CapabilityName } from "@/lib/ucp/capabilities";
 import { intersectCapabilities } from "@/lib/ucp/negotiate";
-import { negotiateVersion, UCP_VERSION } from "@/lib/ucp/version";
+import { negotiateVersion, UCP_VERSION, type Transport } from "@/lib/ucp/version";
 import { CAPABILITIES_AT, isOlderVersion } from "@/lib/ucp/versions";
 
 import { getAgentProfile } from "./agent-profile";
@@ -26,9 +26,10 @@ export const allowsPrivateFor = (store: Pick<Store, "mode"> | null): boolean => 
 export const negotiateWithAgent = async (
   profileUrl: string,
   store: Pick<Store, "mode"> | null,
+  transport: Transport,
 ): Promise<string> => {
   const profile = await getAgentProfile(profileUrl, { allowPrivate: allowsPrivateFor(store) });
-  return negotiateVersion(profile.ucp.version);
+  return negotiateVersion(profile.ucp.version, transport);
 };
 
 /**

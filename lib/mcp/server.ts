@@ -153,7 +153,7 @@ export const createMcpServer = ({
       // UCP MCP binding: the profile in meta is the one negotiated for this call.
       const ucpVersion =
         agentProfile && !isAnonymous
-          ? await negotiateWithAgent(agentProfile, context.store)
+          ? await negotiateWithAgent(agentProfile, context.store, "mcp")
           : context.ucpVersion;
       const outcome = await executeOperation(
         op,
