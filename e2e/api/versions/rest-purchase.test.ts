@@ -240,3 +240,53 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
     });
   });
 }
+
+describe("one checkout, one version (switching mid-checkout)", () => {
+  test("a checkout created at 2026-01-11 refuses calls at 2026-01-23 and 2026-04-08 with 409 version_mismatch; nothing changes", async () => {
+    const created = await call("2026-01-11", "POST", "/checkout-sessions", createBody("2026-01-11"));
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.id as string;
+    const db = await getDb();
+    const before = await db.checkoutSession.findUniqueOrThrow({ where: { id } });
+    assert.equal(before.ucpVersion, "2026-01-11");
+
+    const update = await call("2026-01-23", "PUT", `/checkout-sessions/${id}`, {
+      buyer: { email: "x@example.com" },
+    });
+    assert.equal(update.status, 409, update.text);
+    assert.equal(update.body.code, "version_mismatch");
+    assert.equal((update.body.ucp as { version: string }).version, "2026-01-23");
+    assert.match(update.body.content as string, /created at UCP 2026-01-11/);
+
+    const current = await rest<Json>("POST", `/s/${store.slug}/checkout-sessions/${id}/cancel`, {
+      headers: {
+        "x-api-key": key,
+        "ucp-agent": `profile="${servers.url("signed")}"`,
+        "idempotency-key": randomUUID(),
+      },
+    });
+    assert.equal(current.status, 409, current.text);
+    assert.equal((current.body.messages as { code: string }[])[0]!.code, "version_mismatch");
+
+    const after = await db.checkoutSession.findUniqueOrThrow({ where: { id } });
+    assert.equal(after.version, before.version);
+    assert.equal(after.status, before.status);
+    assert.deepEqual(after.buyer, before.buyer);
+  });
+
+  test("a 2026-04-08 checkout is refused at 2026-01-23, in that version's error shape", async () => {
+    const created = await rest<Json>("POST", `/s/${store.slug}/checkout-sessions`, {
+      headers: {
+        "x-api-key": key,
+        "ucp-agent": `profile="${servers.url("signed")}"`,
+        "idempotency-key": randomUUID(),
+      },
+      body: { line_items: [{ item: { id: mug.id }, quantity: 1 }] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const read = await call("2026-01-23", "GET", `/checkout-sessions/${created.body.id as string}`);
+    assert.equal(read.status, 409, read.text);
+    assert.equal(read.body.status, "requires_escalation");
+    assert.equal(read.body.code, "version_mismatch");
+  });
+});
