@@ -44,3 +44,15 @@ export const negotiateVersion = (
     { details: { supported_versions: served } },
   );
 };
+
+/**
+ * The older versions a business profile lists in `supported_versions`: those served on at least one transport;
+ * each one's leaf profile lists only the transports it is served on (leafTransports).
+ */
+export const advertisedOlderVersions = (): string[] => [
+  ...new Set([...SERVED_OLDER_VERSIONS.rest, ...SERVED_OLDER_VERSIONS.mcp]),
+];
+
+/** The transports `version` is served on. */
+export const leafTransports = (version: string): Transport[] =>
+  (["rest", "mcp"] as const).filter((t) => SERVED_OLDER_VERSIONS[t].includes(version));

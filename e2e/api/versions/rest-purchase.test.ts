@@ -144,6 +144,38 @@ const completeBody = (version: Version, mandate: string) => {
 
 for (const version of ["2026-01-11", "2026-01-23"] as const) {
   describe(`REST purchase at ${version}`, () => {
+    test("discovery: supported_versions names the leaf profile, a valid profile of that version (REST only)", async () => {
+      const current = await rest<{ ucp: { supported_versions?: Record<string, string> } }>(
+        "GET",
+        `/s/${store.slug}/.well-known/ucp`,
+      );
+      assertUcpSchema("discovery/profile.json", current.body);
+      const url = current.body.ucp.supported_versions?.[version];
+      assert.ok(url, JSON.stringify(current.body.ucp.supported_versions));
+      const leaf = await rest<Json>("GET", new URL(url).pathname);
+      assert.equal(leaf.status, 200, leaf.text);
+      assert.match(leaf.headers.get("cache-control") ?? "", /public, max-age=\d+/);
+      assertUcpSchema("discovery/profile.json", leaf.body, version as SchemaVersion);
+      const ucp = leaf.body.ucp as Json;
+      assert.equal(ucp.version, version);
+      assert.equal("supported_versions" in ucp, false);
+      const text = JSON.stringify(leaf.body);
+      assert.equal(text.includes('"mcp"'), false, "MCP is not served at this version");
+      assert.equal(text.includes("dev.ucp.shopping.cart"), false);
+      assert.equal(text.includes("dev.ucp.shopping.catalog"), false);
+      // every handler document a 2026-01-11 entry names resolves to JSON
+      if (version === "2026-01-11") {
+        const handlers = (leaf.body.payment as { handlers: Record<string, unknown>[] }).handlers;
+        assert.ok(handlers.length > 0);
+        for (const h of handlers) {
+          for (const doc of [h.spec, h.config_schema, ...(h.instrument_schemas as string[])]) {
+            const res = await rest("GET", new URL(doc as string).pathname);
+            assert.equal(res.status, 200, `${String(doc)}: ${res.text}`);
+          }
+        }
+      }
+    });
+
     test("create → get → update → complete by card: every answer is a valid checkout of that version", async () => {
       const created = await call(version, "POST", "/checkout-sessions", createBody(version));
       assert.equal(created.status, 201, created.text);
@@ -240,6 +272,11 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
     });
   });
 }
+
+test("a version not served has no leaf profile", async () => {
+  assert.equal((await rest("GET", `/s/${store.slug}/.well-known/ucp/2026-02-15`)).status, 404);
+  assert.equal((await rest("GET", "/ucp/handlers/sh.svc.nope/config.json")).status, 404);
+});
 
 describe("one checkout, one version (switching mid-checkout)", () => {
   test("a checkout created at 2026-01-11 refuses calls at 2026-01-23 and 2026-04-08 with 409 version_mismatch; nothing changes", async () => {
