@@ -10,6 +10,8 @@ import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 import { currentSigningKey, type SigningKeyRow } from "@/lib/stores/rotate-signing-key";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
+import { isOlderVersion, type OlderVersion } from "@/lib/ucp/versions";
+import { orderWebhookBodyDown } from "@/lib/ucp/versions/order";
 
 import { declaredWebhookUrl } from "./fan-out";
 import {
@@ -20,7 +22,7 @@ import {
   RESPONSE_SNIPPET_BYTES,
   retryDelayMs,
 } from "./schedule";
-import { signWebhook } from "./sign-webhook";
+import { detachedRequestSignature, signWebhook } from "./sign-webhook";
 
 // The delivery worker's step: claim due deliveries (several in one statement), POST each once in turn (signed,
 // through the outbound guard), log the attempt, and schedule the next one (schedule.ts). At least once: a
@@ -150,6 +152,22 @@ const readContext = async (delivery: DeliveryToAttempt): Promise<AttemptContext>
   return contextOf(delivery.endpointId, row);
 };
 
+/**
+ * The UCP version a platform's webhook goes out in: the one its order's checkout was created at (docs/ucp-versions.md
+ * §1.3), when older than ours; null for ours. The store's own endpoint always gets ours.
+ */
+const platformVersionOf = async (deliveryId: string): Promise<OlderVersion | null> => {
+  const [row] = await query<{ version: string }>(
+    statementOf(
+      `SELECT c.ucp_version AS version FROM webhook_deliveries d
+       JOIN orders o ON o.id = d.order_id JOIN checkout_sessions c ON c.id = o.checkout_id
+       WHERE d.id = $1`,
+      [deliveryId],
+    ),
+  );
+  return row && isOlderVersion(row.version) ? row.version : null;
+};
+
 /** One attempt of a claimed delivery; records it and schedules what follows. */
 export const attemptDelivery = async (
   delivery: DeliveryToAttempt,
@@ -172,12 +190,20 @@ export const attemptDelivery = async (
   else {
     targetUrl = target.url;
     try {
+      const older = endpoint.target === "platform" ? await platformVersionOf(delivery.id) : null;
+      // at an older version the body is that version's (pure over the stored one: a retry sends the same bytes)
+      const body = older
+        ? orderWebhookBodyDown(older, delivery.body, {
+            id: delivery.id,
+            createdTime: new Date(delivery.timestamp * 1000),
+          })
+        : delivery.body;
       const headers = await signWebhook(
         {
           url: target.url,
           webhookId: delivery.id,
           timestamp: delivery.timestamp,
-          body: delivery.body,
+          body,
           storeProfileUrl: `${storeEndpoint(store, getBaseUrl())}/.well-known/ucp`,
         },
         key,
@@ -185,8 +211,8 @@ export const attemptDelivery = async (
       );
       const response = await guardedFetch(target.url, {
         method: "POST",
-        body: delivery.body,
-        headers,
+        body,
+        headers: older ? { ...headers, "request-signature": detachedRequestSignature(body, key) } : headers,
         allowPrivate,
         maxBytes: RESPONSE_SNIPPET_BYTES,
         overflow: "truncate",

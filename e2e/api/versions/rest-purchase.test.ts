@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createPublicKey, randomUUID, verify, type JsonWebKey } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { mandateTerms, signCheckoutMandate } from "@agent-commerce/agent-kit/mandate";
@@ -9,6 +11,7 @@ import { compactVerify, importJWK, type JWK } from "jose";
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
 import { SERVED_OLDER_VERSIONS } from "@/lib/ucp/version";
+import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import {
   seedDiscountCodes,
@@ -19,7 +22,9 @@ import {
 } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
+import { agentProfile0111, agentProfile0123 } from "../../helpers/older-agent-profiles";
 import { assertUcpSchema, type SchemaVersion } from "../../helpers/ucp-schema";
+import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // A whole card purchase over REST at each older version, every answer checked against that version's official
@@ -73,10 +78,37 @@ let mug: { id: string };
 let agentKey: { kid: string; privateJwk: JWK };
 const servers = await profileServer();
 const opened = { ...SERVED_OLDER_VERSIONS };
+let receiver: WebhookReceiver;
+let storeJwk: JsonWebKey & { kid: string };
+/** Each version's agent profile (AP2 + its key, webhooks to the receiver at /platform-<version>). */
+const profiles: Record<string, string> = {};
+const profileHost = createServer((req, res) => {
+  const version = (req.url ?? "").split("/")[1] ?? "";
+  const base = `http://127.0.0.1:${(profileHost.address() as AddressInfo).port}`;
+  const options = {
+    mandateKey: servers.agentKey.publicJwk,
+    webhookUrl: receiver.url(`/platform-${version}`),
+  };
+  const body =
+    version === "2026-01-11"
+      ? agentProfile0111(base, version, options)
+      : version === "2026-01-23"
+        ? agentProfile0123(base, version, options)
+        : null;
+  res.writeHead(body ? 200 : 404, { "content-type": "application/json", "cache-control": "max-age=300" });
+  res.end(JSON.stringify(body));
+});
 
 before(async () => {
   SERVED_OLDER_VERSIONS.rest = ["2026-01-11", "2026-01-23"];
   await prepareTestDatabase();
+  receiver = await startWebhookReceiver();
+  receiver.setMode("ok");
+  await new Promise<void>((resolve) => profileHost.listen(0, "127.0.0.1", resolve));
+  profileHost.unref();
+  for (const v of ["2026-01-11", "2026-01-23"]) {
+    profiles[v] = `http://127.0.0.1:${(profileHost.address() as AddressInfo).port}/${v}/.well-known/ucp`;
+  }
   agentKey = servers.agentKey as never;
   store = await seedStore({ taxRateBps: 1000 });
   mug = (await seedProduct(store, { title: "Mug", variants: [{ priceMinor: 2000, inventory: 50 }] }))
@@ -84,17 +116,36 @@ before(async () => {
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
   await seedDiscountCodes(store, [{ code: "SAVE10", kind: "percentage", value: 1000 }]);
   key = (await seedPlatformKey(["purchase:complete"])).key;
+  const signingKey = await (await getDb()).storeSigningKey.findFirstOrThrow({ where: { storeId: store.id } });
+  storeJwk = { ...(signingKey.publicJwk as JsonWebKey), kid: signingKey.kid };
+  receiver.trust(storeJwk);
 });
 after(async () => {
   SERVED_OLDER_VERSIONS.rest = opened.rest;
+  profileHost.close();
+  await receiver.close();
   await closeTestDatabase();
 });
+
+/** A `Request-Signature` (RFC 7797 detached JWS, unencoded payload) verifies over the body bytes received. */
+const assertRequestSignature = (signature: string | undefined, body: string) => {
+  const [h, sig] = (signature ?? "").split("..");
+  const header = JSON.parse(Buffer.from(h!, "base64url").toString()) as Record<string, unknown>;
+  assert.deepEqual(header, { alg: "ES256", kid: storeJwk.kid, b64: false, crit: ["b64"] });
+  const ok = verify(
+    "sha256",
+    Buffer.concat([Buffer.from(`${h}.`), Buffer.from(body)]),
+    { key: createPublicKey({ key: storeJwk, format: "jwk" }), dsaEncoding: "ieee-p1363" },
+    Buffer.from(sig!, "base64url"),
+  );
+  assert.ok(ok, "Request-Signature verifies with the store's published key");
+};
 
 const call = (version: Version, method: string, path: string, body?: unknown) =>
   rest<Json>(method, `/s/${store.slug}${path}`, {
     headers: {
       "x-api-key": key,
-      "ucp-agent": `profile="${servers.url(`v${version}-signed`)}"`,
+      "ucp-agent": `profile="${profiles[version]}"`,
       ...(method === "GET" ? {} : { "idempotency-key": randomUUID() }),
     },
     ...(body === undefined ? {} : { body }),
@@ -235,6 +286,26 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
       );
       // 2 × 20.00 − 10 % + 5.00 shipping, + 10 % tax on both
       assert.equal(total?.amount, (4000 - 400 + 500) * 1.1);
+
+      // the order webhook reaches the platform in its version's shape, signed both ways
+      await webhookWorkerStep(new Date(), { storeId: store.id });
+      const hooks = receiver.received.filter(
+        (r) => r.path === `/platform-${version}` && r.body.includes(order.id),
+      );
+      assert.ok(
+        hooks.length > 0,
+        `a webhook for ${order.id}: ${JSON.stringify(receiver.received.map((r) => r.path))}`,
+      );
+      for (const hook of hooks) {
+        const body = JSON.parse(hook.body) as Json;
+        assertUcpSchema("shopping/order.json", body, version as SchemaVersion);
+        assert.equal((body.ucp as { version: string }).version, version);
+        assert.equal(body.event_id, hook.webhookId);
+        assert.equal(body.created_time, new Date(Number(hook.timestamp) * 1000).toISOString());
+        assert.equal("currency" in body, false);
+        assert.ok(hook.verified, "the RFC 9421 signature still verifies");
+        assertRequestSignature(hook.requestSignature, hook.body);
+      }
     });
 
     test("cancel answers a canceled checkout of that version", async () => {
