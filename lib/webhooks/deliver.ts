@@ -10,7 +10,7 @@ import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 import { currentSigningKey, type SigningKeyRow } from "@/lib/stores/rotate-signing-key";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
-import { isOlderVersion, type OlderVersion } from "@/lib/ucp/versions";
+import { isOlderVersion } from "@/lib/ucp/versions";
 import { orderWebhookBodyDown } from "@/lib/ucp/versions/order";
 
 import { declaredWebhookUrl } from "./fan-out";
@@ -51,7 +51,16 @@ export type DeliveryToAttempt = Pick<
   "id" | "endpointId" | "storeId" | "body" | "timestamp" | "attempts"
 >;
 type EndpointState = Pick<WebhookEndpoint, "id" | "target" | "url" | "consecutiveFailures" | "failingSince">;
-type AttemptContext = { endpoint: EndpointState; store: { slug: string; mode: string } };
+/**
+ * `orderVersion`: the UCP version the delivery's order was placed at (its checkout's), read with the claim so an
+ * attempt costs no extra statement; a platform target gets its webhooks in that version (docs/ucp-versions.md
+ * §1.3, §3.15), the store's own endpoint always in ours.
+ */
+type AttemptContext = {
+  endpoint: EndpointState;
+  store: { slug: string; mode: string };
+  orderVersion?: string | null;
+};
 
 const resolveTarget = async (endpoint: EndpointState, allowPrivate: boolean): Promise<Target> => {
   if (endpoint.target === "store") return { url: endpoint.url };
@@ -70,7 +79,9 @@ const signingKeyOf = async (storeId: string): Promise<SigningKeyRow | null> =>
 
 // The endpoint and store columns an attempt reads, as both statements below return them.
 const CONTEXT_COLUMNS = `w.target::text AS target, w.url, w.consecutive_failures AS "consecutiveFailures",
-  w.failing_since AS "failingSince", s.slug, s.mode::text AS mode`;
+  w.failing_since AS "failingSince", s.slug, s.mode::text AS mode,
+  (SELECT c.ucp_version FROM orders o JOIN checkout_sessions c ON c.id = o.checkout_id WHERE o.id = d.order_id)
+    AS "orderVersion"`;
 
 type ContextRow = {
   target: string;
@@ -79,6 +90,7 @@ type ContextRow = {
   failingSince: Date | null;
   slug: string;
   mode: string;
+  orderVersion: string | null;
 };
 
 const contextOf = (endpointId: string, row: ContextRow): AttemptContext => ({
@@ -90,6 +102,7 @@ const contextOf = (endpointId: string, row: ContextRow): AttemptContext => ({
     failingSince: row.failingSince,
   },
   store: { slug: row.slug, mode: row.mode },
+  orderVersion: row.orderVersion,
 });
 
 type Claimed = { delivery: DeliveryToAttempt; context: AttemptContext };
@@ -144,28 +157,14 @@ const release = async (ids: string[], lockedUntil: Date): Promise<void> => {
 const readContext = async (delivery: DeliveryToAttempt): Promise<AttemptContext> => {
   const [row] = await query<ContextRow>(
     statementOf(
-      `SELECT ${CONTEXT_COLUMNS} FROM webhook_endpoints w, stores s WHERE w.id = $1 AND s.id = $2`,
-      [delivery.endpointId, delivery.storeId],
+      `SELECT ${CONTEXT_COLUMNS} FROM webhook_endpoints w CROSS JOIN stores s
+       LEFT JOIN webhook_deliveries d ON d.id = $3
+       WHERE w.id = $1 AND s.id = $2`,
+      [delivery.endpointId, delivery.storeId, delivery.id],
     ),
   );
   if (!row) throw new Error(`Webhook delivery ${delivery.id}: its endpoint or store is gone`);
   return contextOf(delivery.endpointId, row);
-};
-
-/**
- * The UCP version a platform's webhook goes out in: the one its order's checkout was created at (docs/ucp-versions.md
- * §1.3), when older than ours; null for ours. The store's own endpoint always gets ours.
- */
-const platformVersionOf = async (deliveryId: string): Promise<OlderVersion | null> => {
-  const [row] = await query<{ version: string }>(
-    statementOf(
-      `SELECT c.ucp_version AS version FROM webhook_deliveries d
-       JOIN orders o ON o.id = d.order_id JOIN checkout_sessions c ON c.id = o.checkout_id
-       WHERE d.id = $1`,
-      [deliveryId],
-    ),
-  );
-  return row && isOlderVersion(row.version) ? row.version : null;
 };
 
 /** One attempt of a claimed delivery; records it and schedules what follows. */
@@ -175,7 +174,7 @@ export const attemptDelivery = async (
   context?: AttemptContext,
   timeoutMs = deliveryTimeoutMs(),
 ): Promise<AttemptOutcome> => {
-  const { endpoint, store } = context ?? (await readContext(delivery));
+  const { endpoint, store, orderVersion } = context ?? (await readContext(delivery));
   const allowPrivate = outboundAllowsPrivate(store);
   const started = performance.now();
   let status: number | null = null;
@@ -190,7 +189,8 @@ export const attemptDelivery = async (
   else {
     targetUrl = target.url;
     try {
-      const older = endpoint.target === "platform" ? await platformVersionOf(delivery.id) : null;
+      const older =
+        endpoint.target === "platform" && orderVersion && isOlderVersion(orderVersion) ? orderVersion : null;
       // at an older version the body is that version's (pure over the stored one: a retry sends the same bytes)
       const body = older
         ? orderWebhookBodyDown(older, delivery.body, {

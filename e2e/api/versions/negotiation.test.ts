@@ -12,10 +12,10 @@ import { agentProfile0111, agentProfile0123 } from "../../helpers/older-agent-pr
 import { assertTransportError, assertUcpSchema } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
-// Agents speaking the older UCP versions (docs/ucp-versions.md §1.3). Their profiles, in their own shapes, are
-// read (a 2026-01-11 capability array is no longer profile_malformed); the version they declare is not served yet
-// (the purchase at those versions is not complete: docs/ucp-versions.md "Status"), so every call answers the
-// spec's version_unsupported and stores nothing, and no profile advertises those versions.
+// Agents speaking the older UCP versions (docs/ucp-versions.md §1.3): their profiles are read in their own shapes
+// (a 2026-01-11 capability array is not profile_malformed) and their version is served over REST; over MCP it is
+// not yet, so an MCP call at an older version answers the spec's version_unsupported and stores nothing. Bad
+// version strings are refused with nothing stored.
 
 type Rpc = { error?: { code: number; data: { code: string; content: string } } };
 
@@ -57,10 +57,28 @@ describe("older agent profiles", () => {
     );
   });
 
+  for (const version of ["2026-01-11", "2026-01-23"] as const) {
+    test(`REST: a profile declaring ${version} is served at that version`, async () => {
+      const res = await createCheckout(servers.url(`v${version}`));
+      assert.equal(res.status, 201, res.text);
+      assert.equal((res.body as { ucp: { version: string } }).ucp.version, version);
+    });
+  }
+
+  test("REST: the UCP-Agent version directive is informational: the profile's version wins", async () => {
+    const res = await rest("POST", `/s/${store.slug}/checkout-sessions`, {
+      headers: {
+        "x-api-key": key,
+        "idempotency-key": randomUUID(),
+        "ucp-agent": `profile="${servers.url("v2026-01-23")}", version="2026-01-11"`,
+      },
+      body: { line_items: [{ item: { id: variantId }, quantity: 1 }] },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal((res.body as { ucp: { version: string } }).ucp.version, "2026-01-23");
+  });
+
   const refused: [ProfileName, number, string][] = [
-    // parsed, then refused by version: not served yet
-    ["v2026-01-11", 422, "version_unsupported"],
-    ["v2026-01-23", 422, "version_unsupported"],
     // older than any, and between two known versions (ours is the 2026-04-08 rule: 04-08 overview.md:1912-1913)
     ["v2025-12-01", 422, "version_unsupported"],
     ["v2026-02-15", 422, "version_unsupported"],
@@ -74,7 +92,9 @@ describe("older agent profiles", () => {
       assert.equal(res.status, status, res.text);
       assertTransportError(res.body);
       assert.equal(firstMessage(res).code, code);
-      if (code === "version_unsupported") assert.match(firstMessage(res).content, /speaks 2026-04-08/);
+      if (code === "version_unsupported") {
+        assert.match(firstMessage(res).content, /speaks 2026-04-08, 2026-01-11, 2026-01-23 over REST/);
+      }
       assert.equal(await checkouts(), before);
     });
   }
@@ -93,12 +113,21 @@ describe("older agent profiles", () => {
     assert.equal(res.status, 422, res.text);
     assert.equal((res.body as Rpc).error?.code, -32001);
     assert.equal((res.body as Rpc).error?.data.code, "version_unsupported");
+    assert.match((res.body as Rpc).error!.data.content, /speaks 2026-04-08 over MCP/);
     assert.equal(await checkouts(), before);
   });
 
-  test("the store profile advertises no older version", async () => {
-    const res = await rest("GET", `/s/${store.slug}/.well-known/ucp`);
-    assert.equal(res.status, 200);
-    assert.equal("supported_versions" in (res.body as { ucp: object }).ucp, false);
+  test("the store profile advertises both older versions; their leaves list REST only", async () => {
+    const res = await rest<{ ucp: { supported_versions?: Record<string, string> } }>(
+      "GET",
+      `/s/${store.slug}/.well-known/ucp`,
+    );
+    assert.deepEqual(Object.keys(res.body.ucp.supported_versions ?? {}), ["2026-01-11", "2026-01-23"]);
+    const apex = await rest<{ ucp: object }>("GET", "/.well-known/ucp");
+    assert.equal(
+      "supported_versions" in apex.body.ucp,
+      false,
+      "nothing at the apex exists at those versions",
+    );
   });
 });

@@ -10,7 +10,6 @@ import { compactVerify, importJWK, type JWK } from "jose";
 
 import { getDb } from "@/lib/config/db";
 import type { Store } from "@/lib/generated/prisma/client";
-import { SERVED_OLDER_VERSIONS } from "@/lib/ucp/version";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";
 
 import {
@@ -27,10 +26,10 @@ import { assertUcpSchema, type SchemaVersion } from "../../helpers/ucp-schema";
 import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
-// A whole card purchase over REST at each older version, every answer checked against that version's official
-// schemas (the translations of lib/ucp/versions at the REST edge). The versions are not served in production yet
-// (docs/ucp-versions.md "Status": MCP and order webhooks at those versions are not done), so this file opens the
-// REST gate for itself only, and closes it after.
+// A whole card purchase over REST at each older version — discovery of the leaf profile, create, get, update with
+// fulfillment and a discount, complete by card with an AP2 mandate, the order webhook — every answer checked
+// against that version's official schemas (the translations of lib/ucp/versions at the REST edge), plus cancel,
+// the error shape, the refusal of what the version lacks, and the version pinned on the checkout.
 
 type Json = Record<string, unknown>;
 type Version = "2026-01-11" | "2026-01-23";
@@ -77,7 +76,6 @@ let key: string;
 let mug: { id: string };
 let agentKey: { kid: string; privateJwk: JWK };
 const servers = await profileServer();
-const opened = { ...SERVED_OLDER_VERSIONS };
 let receiver: WebhookReceiver;
 let storeJwk: JsonWebKey & { kid: string };
 /** Each version's agent profile (AP2 + its key, webhooks to the receiver at /platform-<version>). */
@@ -100,7 +98,6 @@ const profileHost = createServer((req, res) => {
 });
 
 before(async () => {
-  SERVED_OLDER_VERSIONS.rest = ["2026-01-11", "2026-01-23"];
   await prepareTestDatabase();
   receiver = await startWebhookReceiver();
   receiver.setMode("ok");
@@ -121,7 +118,6 @@ before(async () => {
   receiver.trust(storeJwk);
 });
 after(async () => {
-  SERVED_OLDER_VERSIONS.rest = opened.rest;
   profileHost.close();
   await receiver.close();
   await closeTestDatabase();
@@ -315,6 +311,28 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
       assert.equal(canceled.status, 200, canceled.text);
       assertCheckout(version, canceled.body);
       assert.equal(canceled.body.status, "canceled");
+    });
+
+    test("a replay with the same Idempotency-Key answers the same bytes, in that version's shape", async () => {
+      const headers = {
+        "x-api-key": key,
+        "ucp-agent": `profile="${profiles[version]}"`,
+        "idempotency-key": randomUUID(),
+      };
+      const path = `/s/${store.slug}/checkout-sessions`;
+      const first = await rest<Json>("POST", path, { headers, body: createBody(version) });
+      const again = await rest<Json>("POST", path, { headers, body: createBody(version) });
+      assert.equal(first.status, 201, first.text);
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.headers.get("idempotent-replayed"), "true");
+      assert.equal(again.text, first.text);
+      assertCheckout(version, again.body, false);
+      const other = await rest<Json>("POST", path, {
+        headers,
+        body: { ...createBody(version), line_items: [{ item: { id: mug.id }, quantity: 3 }] },
+      });
+      assert.equal(other.status, 409, other.text);
+      assert.equal(other.body.code, "idempotency_key_reused");
     });
 
     test("an unknown checkout → 404 in that version's error shape", async () => {
