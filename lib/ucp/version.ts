@@ -10,13 +10,12 @@ export type Transport = "rest" | "mcp";
 
 /**
  * Older versions served per transport (`supported_versions` lists those served on at least one; each leaf profile
- * lists the transports its version is served on). REST: a whole card purchase, its errors, refusals and order
- * webhooks are tested at both (e2e/api/versions). MCP: not yet (its call forms and output schemas at those
- * versions are not done), so an MCP call at an older version answers version_unsupported.
+ * lists the transports its version is served on). A version is listed for a transport only once a whole purchase
+ * at it, its errors and refusals are tested on that transport (e2e/api/versions): both, on both, today.
  */
 export const SERVED_OLDER_VERSIONS: Record<Transport, readonly string[]> = {
   rest: ["2026-01-11", "2026-01-23"],
-  mcp: [],
+  mcp: ["2026-01-11", "2026-01-23"],
 };
 
 const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;

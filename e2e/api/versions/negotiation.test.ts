@@ -13,9 +13,8 @@ import { assertTransportError, assertUcpSchema } from "../../helpers/ucp-schema"
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // Agents speaking the older UCP versions (docs/ucp-versions.md §1.3): their profiles are read in their own shapes
-// (a 2026-01-11 capability array is not profile_malformed) and their version is served over REST; over MCP it is
-// not yet, so an MCP call at an older version answers the spec's version_unsupported and stores nothing. Bad
-// version strings are refused with nothing stored.
+// (a 2026-01-11 capability array is not profile_malformed) and their version is served. Bad version strings —
+// malformed, older than any, between two we serve, in the future — are refused with nothing stored.
 
 type Rpc = { error?: { code: number; data: { code: string; content: string } } };
 
@@ -82,11 +81,12 @@ describe("older agent profiles", () => {
     // older than any, and between two known versions (ours is the 2026-04-08 rule: 04-08 overview.md:1912-1913)
     ["v2025-12-01", 422, "version_unsupported"],
     ["v2026-02-15", 422, "version_unsupported"],
+    ["newer", 422, "version_unsupported"],
     // not YYYY-MM-DD: the profile fails its schema (ucp.json#/$defs/version)
     ["v2026-1-11", 422, "profile_malformed"],
   ];
   for (const [name, status, code] of refused) {
-    test(`REST: a profile declaring ${name.slice(1)} → ${status} ${code}; nothing stored`, async () => {
+    test(`REST: the profile "${name}" → ${status} ${code}; nothing stored`, async () => {
       const before = await checkouts();
       const res = await createCheckout(servers.url(name));
       assert.equal(res.status, status, res.text);
@@ -99,7 +99,7 @@ describe("older agent profiles", () => {
     });
   }
 
-  test("MCP: a 2026-01-11 profile in meta → JSON-RPC -32001 version_unsupported; nothing stored", async () => {
+  test("MCP: a profile between two versions we serve → JSON-RPC -32001 version_unsupported; nothing stored", async () => {
     const before = await checkouts();
     const res = await mcpCall(
       `/s/${store.slug}/mcp`,
@@ -107,17 +107,17 @@ describe("older agent profiles", () => {
       { checkout: { line_items: [{ item: { id: variantId }, quantity: 1 }] } },
       {
         headers: { "x-api-key": key },
-        meta: { "ucp-agent": { profile: servers.url("v2026-01-11") }, "idempotency-key": randomUUID() },
+        meta: { "ucp-agent": { profile: servers.url("v2026-02-15") }, "idempotency-key": randomUUID() },
       },
     );
     assert.equal(res.status, 422, res.text);
     assert.equal((res.body as Rpc).error?.code, -32001);
     assert.equal((res.body as Rpc).error?.data.code, "version_unsupported");
-    assert.match((res.body as Rpc).error!.data.content, /speaks 2026-04-08 over MCP/);
+    assert.match((res.body as Rpc).error!.data.content, /speaks 2026-04-08, 2026-01-11, 2026-01-23 over MCP/);
     assert.equal(await checkouts(), before);
   });
 
-  test("the store profile advertises both older versions; their leaves list REST only", async () => {
+  test("the store profile advertises both older versions; the apex none", async () => {
     const res = await rest<{ ucp: { supported_versions?: Record<string, string> } }>(
       "GET",
       `/s/${store.slug}/.well-known/ucp`,
