@@ -30,15 +30,51 @@ const listJson = (dir: string): string[] =>
 const readJson = (file: string): Record<string, unknown> =>
   JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
 
-const build = (version: SchemaVersion): Ajv2020 => {
+export type RequestOperation = "create" | "update" | "complete";
+
+/**
+ * A schema file projected for the requests of `operation` (CONTRACT.md §1: the `ucp_request` annotations): a
+ * property annotated "omit" is dropped (and no longer required), "required" becomes required, "optional" stops
+ * being required. Applied to every object schema of the file, in memory.
+ */
+const projectForRequest = (node: unknown, operation: RequestOperation): unknown => {
+  if (Array.isArray(node)) return node.map((n) => projectForRequest(n, operation));
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = projectForRequest(v, operation);
+  const properties = out.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties && typeof properties === "object") {
+    const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
+    for (const [name, prop] of Object.entries(properties)) {
+      const annotation = prop?.ucp_request;
+      const rule =
+        typeof annotation === "string"
+          ? annotation
+          : typeof annotation === "object" && annotation !== null
+            ? (annotation as Record<string, string>)[operation]
+            : undefined;
+      if (rule === "omit") {
+        delete properties[name];
+        required.delete(name);
+      } else if (rule === "required") required.add(name);
+      else if (rule === "optional") required.delete(name);
+    }
+    if (Array.isArray(out.required) || required.size > 0) out.required = [...required];
+  }
+  return out;
+};
+
+const build = (version: SchemaVersion, operation?: RequestOperation): Ajv2020 => {
   const root = ROOTS[version];
+  const load = (file: string): Record<string, unknown> =>
+    operation ? (projectForRequest(readJson(file), operation) as Record<string, unknown>) : readJson(file);
   const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true });
   addFormats(ajv);
   // UCP annotation keywords (CONTRACT.md §20)
   ajv.addVocabulary(["name", "ucp_request", "ucp_response", "ucp_shared_request", "embedded"]);
   // the older tags also annotate each capability schema with its protocol `version`
   if (version !== "2026-04-08") ajv.addVocabulary(["version"]);
-  for (const file of listJson(path.join(root, "schemas"))) ajv.addSchema(readJson(file));
+  for (const file of listJson(path.join(root, "schemas"))) ajv.addSchema(load(file));
   // Shipped profile_schema refs ../schemas/<file> from $id …/schemas/discovery/profile.json, which resolves to
   // …/schemas/schemas/<file>, a non-existent $id (LICENSE-NOTE.md): load a patched copy in memory only.
   const profile = readFileSync(path.join(root, "discovery/profile_schema.json"), "utf8").replaceAll(
@@ -75,6 +111,33 @@ export const ucpValidator = (ref: string, version: SchemaVersion = "2026-04-08")
     cache.set(`${version} ${id}`, validate);
   }
   return validate;
+};
+
+const requestInstances = new Map<string, Ajv2020>();
+
+/**
+ * Throws when a request `body` is not one `version` allows for `operation`: `ref` projected by the `ucp_request`
+ * annotations (docs/ucp-versions.md §5.4), so a test cannot send what the version does not define.
+ */
+export const assertUcpRequest = (
+  ref: string,
+  operation: RequestOperation,
+  body: unknown,
+  version: SchemaVersion,
+): void => {
+  const key = `${version} ${operation}`;
+  let ajv = requestInstances.get(key);
+  if (!ajv) {
+    ajv = build(version, operation);
+    requestInstances.set(key, ajv);
+  }
+  const id = ref.startsWith("https://") ? ref : `${SCHEMA_BASE}${ref}`;
+  const validate = ajv.getSchema(id) ?? ajv.compile({ $ref: id });
+  if (!validate(body)) {
+    throw new Error(
+      `Request does not match ${ref} (${operation}) at ${version}:\n${JSON.stringify(validate.errors, null, 2)}`,
+    );
+  }
 };
 
 /** Throws with Ajv's errors when `body` does not match `ref` at `version` (default 2026-04-08). */

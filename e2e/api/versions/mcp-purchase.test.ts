@@ -17,6 +17,7 @@ import {
 } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { callApp, envelopeHeaders, mcpCall, readJson } from "../../helpers/app-client";
+import { assertOlderRequest, CARD_0111, wholeUpdate } from "../../helpers/older-requests";
 import { assertUcpSchema, type SchemaVersion } from "../../helpers/ucp-schema";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
@@ -111,8 +112,8 @@ const ADDRESS = {
 for (const version of ["2026-01-11", "2026-01-23"] as const) {
   describe(`MCP purchase at ${version}`, () => {
     test("create → get → update → complete by card: every result is a valid checkout of that version", async () => {
-      const created = await tool(version, "create_checkout", {
-        ...(version === "2026-01-11" ? { currency: "USD" } : {}),
+      const create = {
+        ...(version === "2026-01-11" ? { currency: "USD", payment: CARD_0111 } : {}),
         line_items: [{ item: { id: mug.id }, quantity: 2 }],
         buyer:
           version === "2026-01-11"
@@ -120,7 +121,9 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
             : { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" },
         fulfillment: { methods: [{ type: "shipping", destinations: [{ id: "dest_1", ...ADDRESS }] }] },
         discounts: { codes: ["SAVE10"] },
-      });
+      };
+      assertOlderRequest(version, "create", create);
+      const created = await tool(version, "create_checkout", create);
       assert.ok(created.result, JSON.stringify(created.error));
       assertCheckout(version, created.result.structuredContent);
       const id = created.result.structuredContent.id as string;
@@ -129,24 +132,10 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
       assert.ok(read.result, JSON.stringify(read.error));
       assertCheckout(version, read.result.structuredContent);
 
-      const methodId = (read.result.structuredContent.fulfillment as { methods: { id: string }[] })
-        .methods[0]!.id;
-      const updated = await tool(
-        version,
-        "update_checkout",
-        {
-          id,
-          fulfillment: { methods: [{ id: methodId, groups: [{ selected_option_id: "standard" }] }] },
-          ...(version === "2026-01-23"
-            ? {
-                payment: {
-                  instruments: [{ id: "card-1", handler_id: "svc.card", type: "card", selected: true }],
-                },
-              }
-            : {}),
-        },
-        id,
-      );
+      // the older update is a whole checkout (PUT replaces): what was read, the shipping option chosen
+      const update = wholeUpdate(version, read.result.structuredContent, "standard");
+      assertOlderRequest(version, "update", update);
+      const updated = await tool(version, "update_checkout", update, id);
       assert.ok(updated.result, JSON.stringify(updated.error));
       const ready = updated.result.structuredContent;
       assertCheckout(version, ready);
@@ -163,9 +152,7 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
         type: "card",
         credential: { type: "stripe_token", token: "pm_card_visa" },
       };
-      const completed = await tool(
-        version,
-        "complete_checkout",
+      const complete =
         version === "2026-01-11"
           ? {
               payment_data: { ...instrument, brand: "visa", last_digits: "4242" },
@@ -174,9 +161,9 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
           : {
               payment: { instruments: [{ ...instrument, selected: true }] },
               ap2: { checkout_mandate: mandate },
-            },
-        id,
-      );
+            };
+      assertOlderRequest(version, "complete", complete);
+      const completed = await tool(version, "complete_checkout", complete, id);
       assert.ok(completed.result, JSON.stringify(completed.error));
       assertCheckout(version, completed.result.structuredContent);
       assert.equal(completed.result.structuredContent.status, "completed");

@@ -22,6 +22,7 @@ import {
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
 import { agentProfile0111, agentProfile0123 } from "../../helpers/older-agent-profiles";
+import { assertOlderRequest, CARD_0111, wholeUpdate } from "../../helpers/older-requests";
 import { assertUcpSchema, type SchemaVersion } from "../../helpers/ucp-schema";
 import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -155,7 +156,7 @@ const ADDRESS = {
   address_country: "US",
 };
 
-/** The create request as each version writes it (01-11: `currency` required, `full_name`). */
+/** The create request as each version writes it (01-11: `currency` and `payment` required, `full_name`). */
 const createBody = (version: Version) =>
   version === "2026-01-11"
     ? {
@@ -164,6 +165,7 @@ const createBody = (version: Version) =>
         buyer: { full_name: "Ada Lovelace", email: "ada@example.com" },
         fulfillment: { methods: [{ type: "shipping", destinations: [{ id: "dest_1", ...ADDRESS }] }] },
         discounts: { codes: ["SAVE10"] },
+        payment: CARD_0111,
       }
     : {
         line_items: [{ item: { id: mug.id }, quantity: 2 }],
@@ -224,6 +226,7 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
     });
 
     test("create → get → update → complete by card: every answer is a valid checkout of that version", async () => {
+      assertOlderRequest(version, "create", createBody(version));
       const created = await call(version, "POST", "/checkout-sessions", createBody(version));
       assert.equal(created.status, 201, created.text);
       assertCheckout(version, created.body);
@@ -242,18 +245,10 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
       assert.equal(read.status, 200, read.text);
       assertCheckout(version, read.body);
 
-      const method = (read.body.fulfillment as { methods: { id: string }[] }).methods[0]!;
-      const updated = await call(version, "PUT", `/checkout-sessions/${id}`, {
-        id,
-        fulfillment: { methods: [{ id: method.id, groups: [{ selected_option_id: "standard" }] }] },
-        ...(version === "2026-01-23"
-          ? {
-              payment: {
-                instruments: [{ id: "card-1", handler_id: "svc.card", type: "card", selected: true }],
-              },
-            }
-          : {}),
-      });
+      // the older update is a whole checkout (PUT replaces): what was read, the shipping option chosen
+      const update = wholeUpdate(version, read.body, "standard");
+      assertOlderRequest(version, "update", update);
+      const updated = await call(version, "PUT", `/checkout-sessions/${id}`, update);
       assert.equal(updated.status, 200, updated.text);
       assertCheckout(version, updated.body);
       assert.equal(updated.body.status, "ready_for_complete", JSON.stringify(updated.body.messages));
@@ -265,6 +260,7 @@ for (const version of ["2026-01-11", "2026-01-23"] as const) {
         kid: agentKey.kid,
         exp: Math.floor(Date.now() / 1000) + 600,
       });
+      assertOlderRequest(version, "complete", completeBody(version, mandate));
       const completed = await call(
         version,
         "POST",
