@@ -8,6 +8,7 @@ import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { errorBody } from "@/lib/core/envelope";
 import { ERROR_CODES, type ErrorCode as UcpErrorCode } from "@/lib/core/error-codes";
 import { AppError, toAppError } from "@/lib/core/errors";
+import { logError } from "@/lib/core/log";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { assertCanCall } from "@/lib/credentials/principal";
 import { errorHeaders } from "@/lib/http/auth-challenge";
@@ -109,6 +110,20 @@ const olderPayload = (op: AnyOperation, args: Record<string, unknown>): unknown 
   if (namespace && isRecord(args[namespace])) return args[namespace];
   const { meta: _meta, id: _id, idempotency_key: _key, ...flat } = args;
   return flat;
+};
+
+/** An older version's arguments → our input: translated up, with the top-level `id` (as toolInput). */
+const olderInput = (
+  version: OlderVersion,
+  op: AnyOperation,
+  args: Record<string, unknown>,
+  storeCurrency: string,
+): unknown => {
+  const body = translateRequest(version, op.name, olderPayload(op, args), {
+    ...(typeof args.id === "string" ? { id: args.id } : {}),
+    storeCurrency,
+  });
+  return op.mcp.takesId && args.id !== undefined && isRecord(body) ? { ...body, id: args.id } : body;
 };
 
 /**
@@ -231,15 +246,7 @@ export const createMcpServer = ({
             `${UCP_VERSION} in your platform profile to use it`,
         );
       }
-      const input = older
-        ? ((body: unknown) =>
-            op.mcp.takesId && args.id !== undefined && isRecord(body) ? { ...body, id: args.id } : body)(
-            translateRequest(older, op.name, olderPayload(op, args), {
-              ...(typeof args.id === "string" ? { id: args.id } : {}),
-              storeCurrency: context.store?.currency ?? "",
-            }),
-          )
-        : toolInput(op, args);
+      const input = older ? olderInput(older, op, args, context.store?.currency ?? "") : toolInput(op, args);
       const outcome = await executeOperation(
         op,
         { ...context, agentProfile, idempotencyKey, ucpVersion, now: new Date() },
@@ -254,9 +261,7 @@ export const createMcpServer = ({
           handlerDocsAt(context.baseUrl),
         );
         const body = answer.body as Record<string, unknown>;
-        if (body.status === "requires_escalation" && typeof body.code === "string") {
-          if (body.code !== "capabilities_incompatible") throw olderError(answer.status, body);
-        }
+        if (answer.error && body.code !== "capabilities_incompatible") throw olderError(answer.status, body);
         return toolResult(JSON.stringify(answer.body));
       }
       const stored = outcomeError(outcome);
@@ -275,6 +280,7 @@ export const createMcpServer = ({
       if (older) {
         // a refusal at an older version: that version's error body (§3.14)
         const appError = toAppError(thrown);
+        if (appError.code === "internal_error") logError(appError, context.requestId);
         const answer = errorDown(
           older,
           errorBody(appError, older) as unknown as Record<string, unknown>,

@@ -45,10 +45,12 @@ export const translateResponse = (
   status: number,
   body: unknown,
   docs: (registryKey: string) => HandlerDocs,
-): { status: number; body: unknown } => {
-  if (!isObject(body)) return { status, body };
+): { status: number; body: unknown; error: boolean } => {
+  if (!isObject(body)) return { status, body, error: false };
   const ucp = isObject(body.ucp) ? body.ucp : undefined;
-  if (ucp?.status === "error" || status >= 400) return errorDown(version, body, status);
-  if (CHECKOUT_OPERATIONS.has(operation)) return { status, body: checkoutDown(version, body, docs) };
-  return { status, body };
+  if (ucp?.status === "error" || status >= 400) return { ...errorDown(version, body, status), error: true };
+  if (CHECKOUT_OPERATIONS.has(operation)) {
+    return { status, body: checkoutDown(version, body, docs), error: false };
+  }
+  return { status, body, error: false };
 };
