@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { buildExampleAgentProfile } from "@/lib/ucp/example-agent-profile";
 
 import { withMandateKey } from "./card-completion";
+import { agentProfile0111, agentProfile0123 } from "./older-agent-profiles";
 
 // Test double: agents' profile hosts on 127.0.0.1 (the service fetches UCP-Agent profiles, CONTRACT.md §4). Each
 // path is one behaviour; `hits` counts fetches so tests can see the cache work. The server is unref'd: it never
@@ -43,6 +44,13 @@ export type ProfileName =
   | "ap2"
   | "cached"
   | "newer"
+  | "v2026-01-11"
+  | "v2026-01-23"
+  | "v2026-01-11-signed"
+  | "v2026-01-23-signed"
+  | "v2026-1-11"
+  | "v2025-12-01"
+  | "v2026-02-15"
   | "malformed"
   | "no-version"
   | "redirect"
@@ -86,6 +94,18 @@ const start = async (): Promise<ProfileServer> => {
       },
       cached: () => json(buildExampleAgentProfile(base), "max-age=5"),
       newer: () => json(buildExampleAgentProfile(base, "2099-01-01")),
+      // agents speaking the older UCP versions, in their own profile shapes (docs/ucp-versions.md §1.3)
+      "v2026-01-11": () => json(agentProfile0111(base)),
+      "v2026-01-23": () => json(agentProfile0123(base)),
+      // …that complete card checkouts: AP2 declared, the mandate key published
+      "v2026-01-11-signed": () =>
+        json(agentProfile0111(base, "2026-01-11", { mandateKey: agentKey.publicJwk })),
+      "v2026-01-23-signed": () =>
+        json(agentProfile0123(base, "2026-01-23", { mandateKey: agentKey.publicJwk })),
+      // malformed (not YYYY-MM-DD), older than any we serve, between two we serve
+      "v2026-1-11": () => json(agentProfile0111(base, "2026-1-11")),
+      "v2025-12-01": () => json(agentProfile0123(base, "2025-12-01")),
+      "v2026-02-15": () => json(agentProfile0123(base, "2026-02-15")),
       malformed: () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{not json" }),
       "no-version": () => json({ ucp: { services: {} } }),
       redirect: () => ({ status: 302, headers: { location: `${base}/ok/.well-known/ucp` }, body: "" }),

@@ -19,6 +19,8 @@ export type Received = {
   idempotencyKey: string;
   timestamp: string;
   ucpAgent: string;
+  /** The UCP 2026-01-11/2026-01-23 `Request-Signature` header (a detached JWS), when sent. */
+  requestSignature?: string;
   body: string;
   verified: boolean;
   digestOk: boolean;
@@ -94,6 +96,7 @@ export const startWebhookReceiver = async (): Promise<WebhookReceiver> => {
       idempotencyKey: headers["idempotency-key"] ?? "",
       timestamp: headers["webhook-timestamp"] ?? "",
       ucpAgent: headers["ucp-agent"] ?? "",
+      ...(headers["request-signature"] ? { requestSignature: headers["request-signature"] } : {}),
       body: body.toString("utf8"),
       verified,
       digestOk: digestMatches(headers["content-digest"], body),

@@ -5,6 +5,7 @@ import { z } from "zod";
 
 import { AppError } from "@/lib/core/errors";
 import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
+import { capabilitiesAsMap } from "@/lib/ucp/versions/profile";
 
 // The platform (agent) profile named in UCP-Agent (CONTRACT.md §4): fetched through the outbound guard, cached for
 // at least 60 s (longer when its Cache-Control says so, at most an hour), concurrent misses share one fetch, and a
@@ -26,13 +27,21 @@ export const KEY_REFETCH_INTERVAL_MS = MIN_TTL_MS;
 export const PROFILE_MAX_BYTES = 64 * 1024;
 export const PROFILE_TIMEOUT_MS = 3_000;
 
+// Read at every version we know (docs/ucp-versions.md §1.1): `capabilities` is an array at 2026-01-11 and a map
+// later, and is kept as the map (lib/ucp/versions/profile.ts) so everything downstream reads one form; a 2026-01-11
+// service is one object, not an array, so services stay opaque. Which version is served is decided after parsing
+// (negotiateVersion): a well-formed profile of a version we do not serve gets version_unsupported, not
+// profile_malformed.
 const AgentProfileSchema = z.object({
   ucp: z
     .object({
       version: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "ucp.version must be YYYY-MM-DD"),
       supported_versions: z.record(z.string(), z.string()).optional(),
       services: z.record(z.string(), z.unknown()).optional(),
-      capabilities: z.record(z.string(), z.unknown()).optional(),
+      capabilities: z
+        .union([z.record(z.string(), z.unknown()), z.array(z.object({ name: z.string() }).loose())])
+        .optional()
+        .transform(capabilitiesAsMap),
       payment_handlers: z.record(z.string(), z.unknown()).optional(),
     })
     .loose(),

@@ -9,7 +9,8 @@ import { STORE_CAPABILITIES } from "@/lib/stores/store-profile";
 import { APEX_CAPABILITIES } from "@/lib/ucp/apex-profile";
 import type { CapabilityName } from "@/lib/ucp/capabilities";
 import { intersectCapabilities } from "@/lib/ucp/negotiate";
-import { negotiateVersion, UCP_VERSION } from "@/lib/ucp/version";
+import { negotiateVersion, UCP_VERSION, type Transport } from "@/lib/ucp/version";
+import { CAPABILITIES_AT, isOlderVersion } from "@/lib/ucp/versions";
 
 import { getAgentProfile } from "./agent-profile";
 
@@ -25,14 +26,26 @@ export const allowsPrivateFor = (store: Pick<Store, "mode"> | null): boolean => 
 export const negotiateWithAgent = async (
   profileUrl: string,
   store: Pick<Store, "mode"> | null,
+  transport: Transport,
 ): Promise<string> => {
   const profile = await getAgentProfile(profileUrl, { allowPrivate: allowsPrivateFor(store) });
-  return negotiateVersion(profile.ucp.version);
+  return negotiateVersion(profile.ucp.version, transport);
 };
 
-/** The capabilities the business side offers: a store's profile, or the apex profile on global surfaces. */
-const businessCapabilities = (store: Pick<Store, "mode"> | null): readonly CapabilityName[] =>
-  store ? STORE_CAPABILITIES : [...APEX_CAPABILITIES, "dev.ucp.common.identity_linking"];
+/**
+ * The capabilities the business side offers at `version`: a store's profile, or the apex profile on global
+ * surfaces; at an older version only those that version defines (2026-04-08 overview.md:1974-1977: a response at
+ * an older version includes only capabilities compatible with it; docs/ucp-versions.md §2).
+ */
+const businessCapabilities = (
+  store: Pick<Store, "mode"> | null,
+  version: string,
+): readonly CapabilityName[] => {
+  const ours: readonly CapabilityName[] = store
+    ? STORE_CAPABILITIES
+    : [...APEX_CAPABILITIES, "dev.ucp.common.identity_linking"];
+  return isOlderVersion(version) ? ours.filter((name) => CAPABILITIES_AT[version].includes(name)) : ours;
+};
 
 /**
  * The capabilities active for this request (UCP overview.md "Intersection Algorithm"): ours ∩ the platform
@@ -41,12 +54,16 @@ const businessCapabilities = (store: Pick<Store, "mode"> | null): readonly Capab
  * @throws AppError the profile fetch codes of getAgentProfile
  */
 export const activeCapabilities = async (
-  ctx: Pick<OperationContext, "agentProfile" | "store" | "principal">,
+  ctx: Pick<OperationContext, "agentProfile" | "store" | "principal" | "ucpVersion">,
 ): Promise<Set<CapabilityName> | null> => {
   // an anonymous caller never makes us fetch the URL it names (lib/http/resolve-caller.ts): it gets our offer
   if (!ctx.agentProfile || ctx.principal.kind === "anonymous") return null;
   const profile = await getAgentProfile(ctx.agentProfile, { allowPrivate: allowsPrivateFor(ctx.store) });
-  return intersectCapabilities(businessCapabilities(ctx.store), profile.ucp.capabilities);
+  return intersectCapabilities(
+    businessCapabilities(ctx.store, ctx.ucpVersion),
+    profile.ucp.capabilities,
+    ctx.ucpVersion,
+  );
 };
 
 /**
@@ -59,10 +76,17 @@ export const requireCapability =
   async (ctx: OperationContext, input: I): Promise<OperationResult> => {
     const active = await activeCapabilities(ctx);
     if (!active) return run(ctx, input);
+    if (isOlderVersion(ctx.ucpVersion) && !CAPABILITIES_AT[ctx.ucpVersion].includes(root)) {
+      throw new AppError(
+        "capabilities_incompatible",
+        `This operation needs ${root}, which UCP ${ctx.ucpVersion} does not define (it exists from UCP ` +
+          `${UCP_VERSION}): declare ${UCP_VERSION} in your platform profile to use it`,
+      );
+    }
     if (!active.has(root)) {
       throw new AppError(
         "capabilities_incompatible",
-        `This operation needs ${root} (version ${UCP_VERSION}), which your platform profile does not declare ` +
+        `This operation needs ${root} (version ${ctx.ucpVersion}), which your platform profile does not declare ` +
           `in ucp.capabilities: declare it to use this service`,
       );
     }

@@ -70,6 +70,7 @@ type CheckoutRow = {
   continue_token: string | null;
   paid_link_hash: string | null;
   agent_profile: string | null;
+  ucp_version: string;
   payment_instruments: Prisma.JsonValue;
   context: Prisma.JsonValue | null;
   attribution: Prisma.JsonValue | null;
@@ -93,7 +94,7 @@ type CheckoutRow = {
 const RECORD_COLUMNS = `
   c.id, c.store_id, c.cart_id, c.principal_id, c.status::text AS status, c.currency, c.buyer,
   c.fulfillment, c.discount_codes, c.notes, c.totals, c.continue_token, c.paid_link_hash,
-  c.agent_profile,
+  c.agent_profile, c.ucp_version,
   c.payment_instruments, c.context, c.attribution, c.mandate_terms_history, c.bound_principal_id,
   c.coupon_grant_id, c.version, c.expires_at, c.created_at, c.updated_at,
   COALESCE((SELECT json_agg(json_build_object('id', l.id, 'checkoutId', l.checkout_id,
@@ -149,6 +150,7 @@ const recordOf = (row: CheckoutRow): CheckoutRecord => ({
   continueToken: row.continue_token,
   paidLinkHash: row.paid_link_hash,
   agentProfile: row.agent_profile,
+  ucpVersion: row.ucp_version,
   paymentInstruments: row.payment_instruments,
   context: row.context,
   attribution: row.attribution,
@@ -225,6 +227,16 @@ export const loadCheckoutOrThrow = async (
   let session = await readCheckout(storeId, id, me, { withRates });
   if (!session && bindBuyer && ctx.principal.kind === "buyer") session = await bindToBuyer(db, ctx, id);
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
+  if (session.ucpVersion !== ctx.ucpVersion) {
+    // one checkout, one version: its order's webhooks go out in it, and a 2026-04-08 checkout may hold what an
+    // older version cannot carry (docs/ucp-versions.md §1.3)
+    throw new AppError(
+      "version_mismatch",
+      `Checkout ${id} was created at UCP ${session.ucpVersion}; this request speaks ${ctx.ucpVersion}: continue ` +
+        `it at ${session.ucpVersion} (the ucp.version of the platform profile you send) or start a new checkout`,
+      { path: "$.id" },
+    );
+  }
   if (!isTerminal(session.status) && session.expiresAt <= ctx.now) {
     await moveCheckout(db, { id, version: session.version, to: "canceled" });
     return loadCheckoutOrThrow(db, ctx, id);

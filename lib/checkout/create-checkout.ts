@@ -136,6 +136,7 @@ export const createCheckout = defineOperation({
       notes: input.notes ?? null,
       totals: priced.totals,
       agentProfile: ctx.agentProfile || null,
+      ucpVersion: ctx.ucpVersion,
       paymentInstruments: draft.instruments,
       context: input.context ?? null,
       attribution: input.attribution ?? null,

@@ -142,6 +142,8 @@ export type NewCheckout = {
   notes: string | null;
   totals: unknown;
   agentProfile: string | null;
+  /** The negotiated UCP version the session is pinned to. */
+  ucpVersion: string;
   paymentInstruments: unknown;
   context: unknown;
   attribution: unknown;
@@ -182,13 +184,14 @@ export const checkoutInsert = (
   return sql`
     WITH checkout AS (
       INSERT INTO checkout_sessions (id, store_id, cart_id, principal_id, status, currency, buyer, fulfillment,
-        discount_codes, notes, totals, agent_profile, payment_instruments, context, attribution,
+        discount_codes, notes, totals, agent_profile, ucp_version, payment_instruments, context, attribution,
         mandate_terms_history, expires_at, created_at, updated_at)
       VALUES (${session.id}, ${session.storeId}, ${session.cartId}, ${session.principalId},
         CAST(${status} AS checkout_status), ${session.currency}, CAST(${jsonParam(session.buyer)} AS jsonb),
         CAST(${jsonParam(session.fulfillment)} AS jsonb),
         ARRAY(SELECT jsonb_array_elements_text(CAST(${JSON.stringify(session.discountCodes)} AS jsonb))),
         ${session.notes}, CAST(${jsonParam(session.totals) ?? "[]"} AS jsonb), ${session.agentProfile},
+        ${session.ucpVersion},
         CAST(${jsonParam(session.paymentInstruments) ?? "[]"} AS jsonb), CAST(${jsonParam(session.context)} AS jsonb),
         CAST(${jsonParam(session.attribution)} AS jsonb),
         CAST(${jsonParam(session.mandateTermsHistory) ?? "[]"} AS jsonb), ${session.expiresAt}, ${now}, ${now})

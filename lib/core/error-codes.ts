@@ -171,6 +171,13 @@ export const ERROR_CODES = {
   store_not_found: protocol(404, -32602, "ours", "No store with that slug: check metadata.svc_seller.slug."),
   /** Rendered by the catch-all route: no such path or method on this service (seed §7: wrong path → 404). */
   route_not_found: protocol(404, -32601, "ours", "No such path: see the surfaces table in the README."),
+  /** Thrown by loadCheckoutOrThrow: the checkout was created at another UCP version (ours: 409, nothing changes). */
+  version_mismatch: protocol(
+    409,
+    -32000,
+    "ours",
+    "Continue the checkout at the UCP version it was created at (your profile's ucp.version), or start a new one.",
+  ),
   /** Thrown when an operation conflicts with the resource's state (ours: 409). */
   conflict: protocol(409, -32000, "ours", "The resource is not in a state that allows this operation."),
   /** Thrown by withIdempotency: same key, different arguments (UCP: 409; the name is ours). */

@@ -3,6 +3,8 @@ import type { AppError } from "@/lib/core/errors";
 import { responseOf } from "@/lib/core/known-body";
 import { logError } from "@/lib/core/log";
 import { UCP_VERSION } from "@/lib/ucp/version";
+import { isOlderVersion } from "@/lib/ucp/versions";
+import { errorDown } from "@/lib/ucp/versions/envelope";
 
 import { errorHeaders } from "./auth-challenge";
 
@@ -29,10 +31,10 @@ export const jsonResponse = (
 /** An AppError as the UCP error envelope with its table status (business → 200, protocol → 4xx/5xx). */
 export const errorResponse = (error: AppError, requestId: string | null, version = UCP_VERSION): Response => {
   if (error.code === "internal_error") logError(error, requestId);
-  return jsonResponse(
-    error.spec.httpStatus,
-    JSON.stringify(errorBody(error, version)),
-    requestId,
-    errorHeaders(error),
-  );
+  const body = errorBody(error, version);
+  // at an older version, that version's error shape and status (docs/ucp-versions.md §3.14)
+  const answer = isOlderVersion(version)
+    ? errorDown(version, body as unknown as Record<string, unknown>, error.spec.httpStatus)
+    : { status: error.spec.httpStatus, body };
+  return jsonResponse(answer.status, JSON.stringify(answer.body), requestId, errorHeaders(error));
 };

@@ -1,7 +1,7 @@
 import { parseDictionary, type Dictionary } from "structured-headers";
 
 import { AppError } from "@/lib/core/errors";
-import { negotiateVersion } from "@/lib/ucp/version";
+import { negotiateVersion, UCP_VERSION } from "@/lib/ucp/version";
 
 // The request-envelope rules shared by every shopping surface (seed §4 "Request-envelope rules", §7):
 // Request-Id always required and echoed; UCP-Agent an RFC 8941 dictionary with a required `profile` URL.
@@ -104,7 +104,10 @@ export const readUcpAgent = (headers: Headers): { agentProfile: string; ucpVersi
       'UCP-Agent version must be a quoted string: version="2026-04-08"',
     );
   }
-  return { agentProfile: assertProfileUrl(profile, "UCP-Agent"), ucpVersion: negotiateVersion(version) };
+  // the directive only refuses early (no fetch); the profile's ucp.version picks the version (04-08
+  // overview.md:1905-1906), so until the profile is read the request is at ours
+  negotiateVersion(version, "rest");
+  return { agentProfile: assertProfileUrl(profile, "UCP-Agent"), ucpVersion: UCP_VERSION };
 };
 
 /** Checks the envelope headers in the order a client fixes them: Request-Id, then UCP-Agent. */

@@ -9,6 +9,8 @@ import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { UCP_VERSION } from "@/lib/ucp/version";
+import { handlerDocsAt, isOlderVersion, type OlderVersion } from "@/lib/ucp/versions";
+import { existsAt, translateRequest, translateResponse } from "@/lib/ucp/versions/translate";
 
 import { errorHeaders } from "./auth-challenge";
 import { executeOperation, outcomeError } from "./execute-operation";
@@ -99,9 +101,19 @@ export const ucpRoute =
       const identified = await identifyCaller(request, op);
       if (envelope.agentProfile && identified.fetchesProfile) {
         envelope.ucpVersion = await timeStage("profile", () =>
-          negotiateWithAgent(envelope.agentProfile, store),
+          negotiateWithAgent(envelope.agentProfile, store, "rest"),
         );
         version = envelope.ucpVersion;
+      }
+      const older: OlderVersion | null = isOlderVersion(envelope.ucpVersion) ? envelope.ucpVersion : null;
+      // an operation the negotiated version does not define (cart, catalog, order read before 2026-04-08) is
+      // refused before anything is read or written (docs/ucp-versions.md §2)
+      if (older && !existsAt(older, op.name)) {
+        throw new AppError(
+          "capabilities_incompatible",
+          `${op.name} does not exist at UCP ${older}; it exists from UCP ${UCP_VERSION}: declare ${UCP_VERSION} ` +
+            `in your platform profile to use it`,
+        );
       }
       const { principal, tier } = await verifyCallerSignature(request, identified, {
         body: rawBody,
@@ -136,7 +148,12 @@ export const ucpRoute =
         baseUrl: getBaseUrl(),
         now,
       };
-      const input = body === undefined && request.method === "GET" ? queryInput(request) : body;
+      const raw = body === undefined && request.method === "GET" ? queryInput(request) : body;
+      // an older request becomes ours before the operation (and its idempotency hash) sees it
+      const input =
+        older && store
+          ? translateRequest(older, op.name, raw, { id: param(params, "id"), storeCurrency: store.currency })
+          : raw;
       const outcome = await executeOperation(op, ctx, restInput(input, param(params, "id")));
       // an operation's own 401 is stored without its headers: it gets its Bearer challenge back here
       const refused = outcome.status === 401 ? outcomeError(outcome) : null;
@@ -144,7 +161,16 @@ export const ucpRoute =
         ...(refused ? errorHeaders(refused) : {}),
         ...(outcome.replayed ? { "idempotent-replayed": "true" } : {}),
       };
-      return jsonResponse(outcome.status, outcome.bodyText, envelope.requestId, headers);
+      if (!older) return jsonResponse(outcome.status, outcome.bodyText, envelope.requestId, headers);
+      // stored (and replayed) in our shape; translated on every answer, so a replay answers the same bytes
+      const answer = translateResponse(
+        older,
+        op.name,
+        outcome.status,
+        JSON.parse(outcome.bodyText) as unknown,
+        handlerDocsAt(ctx.baseUrl),
+      );
+      return jsonResponse(answer.status, JSON.stringify(answer.body), envelope.requestId, headers);
     } catch (thrown) {
       return errorResponse(toAppError(thrown), echoId, version);
     }

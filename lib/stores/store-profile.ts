@@ -1,11 +1,14 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import type { Store, StoreSigningKey } from "@/lib/generated/prisma/client";
 import { publishedRateLimits } from "@/lib/rate-limit/policies";
 import { capabilityEntry, shoppingServices, type CapabilityName } from "@/lib/ucp/capabilities";
 import { RAIL_HANDLER_IDS, RAIL_REGISTRY_KEYS, RAIL_VERSION } from "@/lib/ucp/rails";
-import { UCP_VERSION } from "@/lib/ucp/version";
+import { advertisedOlderVersions, leafTransports, UCP_VERSION } from "@/lib/ucp/version";
+import { CAPABILITIES_AT, handlerDocsAt, isOlderVersion } from "@/lib/ucp/versions";
+import { leafProfile } from "@/lib/ucp/versions/profile";
 
 import { cryptoSettingsOf } from "./crypto-settings";
 import { getStoreOrThrow } from "./get-store-or-throw";
@@ -100,9 +103,16 @@ export const buildStoreProfile = (
   now: Date,
 ) => {
   const endpoint = storeEndpoint(store, baseUrl);
+  const older = advertisedOlderVersions();
   return {
     ucp: {
       version: UCP_VERSION,
+      // each older version we serve → its leaf profile (04-08 overview.md:1861-1866)
+      ...(older.length > 0
+        ? {
+            supported_versions: Object.fromEntries(older.map((v) => [v, `${endpoint}/.well-known/ucp/${v}`])),
+          }
+        : {}),
       services: shoppingServices(endpoint),
       capabilities: Object.fromEntries(
         STORE_CAPABILITIES.map((name) => [
@@ -134,4 +144,26 @@ export const getStoreProfile = async (slug: string, baseUrl: string, now = new D
     orderBy: { createdAt: "asc" },
   });
   return buildStoreProfile(store, keys, baseUrl, now);
+};
+
+/**
+ * The store's leaf profile at an older version we serve (docs/ucp-versions.md §1.2): that version's shape, the
+ * capabilities it defines, the transports it is served on.
+ * @throws AppError store_not_found, route_not_found (a version we do not serve: no such leaf)
+ */
+export const getStoreLeafProfile = async (
+  slug: string,
+  version: string,
+  baseUrl: string,
+  now = new Date(),
+) => {
+  if (!isOlderVersion(version) || !advertisedOlderVersions().includes(version)) {
+    throw new AppError("route_not_found", `No profile at UCP version ${version} here`);
+  }
+  const current = await getStoreProfile(slug, baseUrl, now);
+  return leafProfile(version, current, {
+    capabilities: STORE_CAPABILITIES.filter((name) => CAPABILITIES_AT[version].includes(name)),
+    transports: leafTransports(version),
+    docs: handlerDocsAt(baseUrl),
+  });
 };

@@ -59,3 +59,13 @@ test("restrictToActive drops inactive known capabilities from a response", () =>
     "com.example.other",
   ]);
 });
+
+test("at an older protocol version the intersection is by name (2026-01-11 overview.md:471-486)", () => {
+  const platform = { "dev.ucp.shopping.checkout": [{}], "dev.ucp.shopping.fulfillment": [{}] };
+  assert.deepEqual(sorted(intersectCapabilities(ours, platform, "2026-01-11")), [
+    "dev.ucp.shopping.checkout",
+    "dev.ucp.shopping.fulfillment",
+  ]);
+  // at ours the same entries carry no common version
+  assert.equal(intersectCapabilities(ours, platform).size, 0);
+});

@@ -12,7 +12,10 @@ export const UcpEnvelopeSchema = z
   .object({
     version: z.string().describe("UCP version of this answer (YYYY-MM-DD)"),
     status: z.enum(["success", "error"]).optional(),
-    capabilities: z.record(z.string(), z.unknown()).optional(),
+    // a map at 2026-01-23 and later, an array of {name, version} at 2026-01-11 (docs/ucp-versions.md §3.1)
+    capabilities: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.object({ name: z.string() }).loose())])
+      .optional(),
     payment_handlers: z.record(z.string(), z.unknown()).optional(),
   })
   .loose();

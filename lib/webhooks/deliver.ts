@@ -10,6 +10,8 @@ import { guardedFetch, OutboundError } from "@/lib/outbound/guarded-fetch";
 import { outboundAllowsPrivate } from "@/lib/outbound/policy";
 import { currentSigningKey, type SigningKeyRow } from "@/lib/stores/rotate-signing-key";
 import { storeEndpoint } from "@/lib/stores/store-endpoint";
+import { isOlderVersion } from "@/lib/ucp/versions";
+import { orderWebhookBodyDown } from "@/lib/ucp/versions/order";
 
 import { declaredWebhookUrl } from "./fan-out";
 import {
@@ -20,7 +22,7 @@ import {
   RESPONSE_SNIPPET_BYTES,
   retryDelayMs,
 } from "./schedule";
-import { signWebhook } from "./sign-webhook";
+import { detachedRequestSignature, signWebhook } from "./sign-webhook";
 
 // The delivery worker's step: claim due deliveries (several in one statement), POST each once in turn (signed,
 // through the outbound guard), log the attempt, and schedule the next one (schedule.ts). At least once: a
@@ -49,7 +51,16 @@ export type DeliveryToAttempt = Pick<
   "id" | "endpointId" | "storeId" | "body" | "timestamp" | "attempts"
 >;
 type EndpointState = Pick<WebhookEndpoint, "id" | "target" | "url" | "consecutiveFailures" | "failingSince">;
-type AttemptContext = { endpoint: EndpointState; store: { slug: string; mode: string } };
+/**
+ * `orderVersion`: the UCP version the delivery's order was placed at (its checkout's), read with the claim so an
+ * attempt costs no extra statement; a platform target gets its webhooks in that version (docs/ucp-versions.md
+ * §1.3, §3.15), the store's own endpoint always in ours.
+ */
+type AttemptContext = {
+  endpoint: EndpointState;
+  store: { slug: string; mode: string };
+  orderVersion?: string | null;
+};
 
 const resolveTarget = async (endpoint: EndpointState, allowPrivate: boolean): Promise<Target> => {
   if (endpoint.target === "store") return { url: endpoint.url };
@@ -68,7 +79,9 @@ const signingKeyOf = async (storeId: string): Promise<SigningKeyRow | null> =>
 
 // The endpoint and store columns an attempt reads, as both statements below return them.
 const CONTEXT_COLUMNS = `w.target::text AS target, w.url, w.consecutive_failures AS "consecutiveFailures",
-  w.failing_since AS "failingSince", s.slug, s.mode::text AS mode`;
+  w.failing_since AS "failingSince", s.slug, s.mode::text AS mode,
+  (SELECT c.ucp_version FROM orders o JOIN checkout_sessions c ON c.id = o.checkout_id WHERE o.id = d.order_id)
+    AS "orderVersion"`;
 
 type ContextRow = {
   target: string;
@@ -77,6 +90,7 @@ type ContextRow = {
   failingSince: Date | null;
   slug: string;
   mode: string;
+  orderVersion: string | null;
 };
 
 const contextOf = (endpointId: string, row: ContextRow): AttemptContext => ({
@@ -88,6 +102,7 @@ const contextOf = (endpointId: string, row: ContextRow): AttemptContext => ({
     failingSince: row.failingSince,
   },
   store: { slug: row.slug, mode: row.mode },
+  orderVersion: row.orderVersion,
 });
 
 type Claimed = { delivery: DeliveryToAttempt; context: AttemptContext };
@@ -142,8 +157,10 @@ const release = async (ids: string[], lockedUntil: Date): Promise<void> => {
 const readContext = async (delivery: DeliveryToAttempt): Promise<AttemptContext> => {
   const [row] = await query<ContextRow>(
     statementOf(
-      `SELECT ${CONTEXT_COLUMNS} FROM webhook_endpoints w, stores s WHERE w.id = $1 AND s.id = $2`,
-      [delivery.endpointId, delivery.storeId],
+      `SELECT ${CONTEXT_COLUMNS} FROM webhook_endpoints w CROSS JOIN stores s
+       LEFT JOIN webhook_deliveries d ON d.id = $3
+       WHERE w.id = $1 AND s.id = $2`,
+      [delivery.endpointId, delivery.storeId, delivery.id],
     ),
   );
   if (!row) throw new Error(`Webhook delivery ${delivery.id}: its endpoint or store is gone`);
@@ -157,7 +174,7 @@ export const attemptDelivery = async (
   context?: AttemptContext,
   timeoutMs = deliveryTimeoutMs(),
 ): Promise<AttemptOutcome> => {
-  const { endpoint, store } = context ?? (await readContext(delivery));
+  const { endpoint, store, orderVersion } = context ?? (await readContext(delivery));
   const allowPrivate = outboundAllowsPrivate(store);
   const started = performance.now();
   let status: number | null = null;
@@ -172,12 +189,21 @@ export const attemptDelivery = async (
   else {
     targetUrl = target.url;
     try {
+      const older =
+        endpoint.target === "platform" && orderVersion && isOlderVersion(orderVersion) ? orderVersion : null;
+      // at an older version the body is that version's (pure over the stored one: a retry sends the same bytes)
+      const body = older
+        ? orderWebhookBodyDown(older, delivery.body, {
+            id: delivery.id,
+            createdTime: new Date(delivery.timestamp * 1000),
+          })
+        : delivery.body;
       const headers = await signWebhook(
         {
           url: target.url,
           webhookId: delivery.id,
           timestamp: delivery.timestamp,
-          body: delivery.body,
+          body,
           storeProfileUrl: `${storeEndpoint(store, getBaseUrl())}/.well-known/ucp`,
         },
         key,
@@ -185,8 +211,8 @@ export const attemptDelivery = async (
       );
       const response = await guardedFetch(target.url, {
         method: "POST",
-        body: delivery.body,
-        headers,
+        body,
+        headers: older ? { ...headers, "request-signature": detachedRequestSignature(body, key) } : headers,
         allowPrivate,
         maxBytes: RESPONSE_SNIPPET_BYTES,
         overflow: "truncate",

@@ -1,6 +1,6 @@
 import "server-only";
 
-import type { JsonWebKey } from "node:crypto";
+import { createPrivateKey, sign, type JsonWebKey } from "node:crypto";
 
 import { signRequest } from "@/lib/httpsig/signature";
 
@@ -56,4 +56,25 @@ export const signWebhook = async (
     { privateJwk: key.privateJwk, keyid: key.kid, created: now, components },
   );
   return Object.fromEntries(signed.entries());
+};
+
+/**
+ * The `Request-Signature` of an order webhook at UCP 2026-01-11/2026-01-23 (their OpenAPI `webhooks.orderEvent`
+ * and order.md: a detached JWT over the body, `kid` in its header, the key from our `signing_keys`): a JWS with
+ * the unencoded payload of RFC 7797 (`b64: false`, so the receiver verifies the body bytes as received) in the
+ * detached compact form `<header>..<signature>`. Sent beside the RFC 9421 headers, which an older receiver
+ * ignores (docs/ucp-versions.md §3.15).
+ */
+export const detachedRequestSignature = (
+  body: string,
+  key: { kid: string; privateJwk: JsonWebKey },
+): string => {
+  const header = Buffer.from(
+    JSON.stringify({ alg: "ES256", kid: key.kid, b64: false, crit: ["b64"] }),
+  ).toString("base64url");
+  const signature = sign("sha256", Buffer.concat([Buffer.from(`${header}.`), Buffer.from(body)]), {
+    key: createPrivateKey({ key: key.privateJwk, format: "jwk" }),
+    dsaEncoding: "ieee-p1363",
+  });
+  return `${header}..${signature.toString("base64url")}`;
 };

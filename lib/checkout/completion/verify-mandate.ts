@@ -9,7 +9,8 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { readTermsHistory } from "@/lib/mandates/terms-history";
 import { verifyCheckoutMandate } from "@/lib/mandates/verify-checkout-mandate";
-import { UCP_VERSION } from "@/lib/ucp/version";
+import { handlerDocsAt, isOlderVersion } from "@/lib/ucp/versions";
+import { checkoutDown } from "@/lib/ucp/versions/checkout";
 
 import type { checkoutToWire } from "../to-wire";
 
@@ -38,14 +39,19 @@ export const verifyMandate = async (
     throw new AppError(
       "capabilities_incompatible",
       `This store requires AP2 checkout mandates to complete with a card: declare ${AP2_MANDATE} (version ` +
-        `${UCP_VERSION}) in your platform profile's ucp.capabilities, publish your mandate key in its ` +
+        `${ctx.ucpVersion}) in your platform profile's ucp.capabilities, publish your mandate key in its ` +
         `signing_keys, and send ap2.checkout_mandate`,
       { path: "$.ap2.checkout_mandate" },
     );
   }
   const allowPrivate = allowsPrivateFor(store);
+  // the mandate embeds the checkout the platform saw: at an older version, the translated one (unsigned
+  // discounts; docs/ucp-versions.md §3.13)
+  const seen = isOlderVersion(ctx.ucpVersion)
+    ? (checkoutDown(ctx.ucpVersion, wire, handlerDocsAt(ctx.baseUrl)) as unknown as typeof wire)
+    : wire;
   await verifyCheckoutMandate(mandate, {
-    terms: mandateTerms(wire, store.slug),
+    terms: mandateTerms(seen, store.slug),
     lookupKey: async (kid) => {
       const found = await findAgentKey(ctx.agentProfile, kid, { allowPrivate });
       return found.found ? { key: found.key } : { missing: found.why };
