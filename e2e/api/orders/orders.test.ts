@@ -292,8 +292,9 @@ describe("placeOrder (called by completion)", () => {
       await db.$executeRawUnsafe(
         `CREATE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'insert refused by the test'; END $$`,
       );
+      // only this store's rows: on PostgreSQL the other test files share the database and place orders meanwhile
       await db.$executeRawUnsafe(
-        `CREATE TRIGGER refuse_insert BEFORE INSERT ON ${refused} FOR EACH ROW EXECUTE FUNCTION refuse_insert()`,
+        `CREATE TRIGGER refuse_insert BEFORE INSERT ON ${refused} FOR EACH ROW WHEN (NEW.store_id = '${store.id}') EXECUTE FUNCTION refuse_insert()`,
       );
       try {
         await assert.rejects(placeOrder(db, input), /insert refused by the test/);
