@@ -22,6 +22,8 @@ const MANIFEST: Record<string, string> = {
   "/catalog/search/route": "/catalog/search",
   "/s/[store_slug]/[...path]/route": "/s/[store_slug]/[...path]",
   "/s/[store_slug]/mcp/route": "/s/[store_slug]/mcp",
+  "/mcp/route": "/mcp",
+  "/bridge/mcp/route": "/bridge/mcp",
   "/s/[store_slug]/cart/[token]/page": "/s/[store_slug]/cart/[token]",
   "/ucp/oauth2/token/route": "/ucp/oauth2/token",
   "/s/[store_slug]/stripe/webhook/route": "/s/[store_slug]/stripe/webhook",
@@ -31,21 +33,26 @@ const MANIFEST: Record<string, string> = {
 const pageOf = (pathname: string): string | null =>
   matchEntry(entriesOf(MANIFEST), pathname)?.entry.page ?? null;
 
-test("only the store REST routes and the Stripe webhook are taken: no catch-all, page, MCP or OAuth route", () => {
+test("only the store REST routes, the store's and the global MCP and the Stripe webhook are taken: no catch-all, page, bridge or OAuth route", () => {
   assert.deepEqual(
     entriesOf(MANIFEST)
       .map((e) => e.page)
       .sort(),
     [
       "/catalog/search/route",
+      "/mcp/route",
       "/s/[store_slug]/carts/[id]/route",
       "/s/[store_slug]/carts/mine/route",
       "/s/[store_slug]/carts/route",
       "/s/[store_slug]/checkout-sessions/[id]/complete/route",
+      "/s/[store_slug]/mcp/route",
       "/s/[store_slug]/stripe/webhook/route",
     ],
   );
-  assert.equal(pageOf("/s/shop/mcp"), null);
+  assert.equal(pageOf("/s/shop/mcp"), "/s/[store_slug]/mcp/route");
+  assert.equal(pageOf("/mcp"), "/mcp/route");
+  assert.equal(pageOf("/bridge/mcp"), null);
+  assert.equal(pageOf("/s/shop/mcp/extra"), null);
   assert.equal(pageOf("/s/shop/cart/tok_1"), null);
   assert.equal(pageOf("/s/shop/anything/else"), null);
   assert.equal(pageOf("/ucp/oauth2/token"), null);

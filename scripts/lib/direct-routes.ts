@@ -8,8 +8,9 @@ import { gzipSync } from "node:zlib";
 import { readBody, requestOf } from "@/lib/core/known-body";
 import { errorText, logger } from "@/lib/core/log";
 
-// The store REST routes (carts, checkout sessions, orders, catalog, locations, order events, webhook deliveries)
-// and the store's Stripe webhook (one per card payment) answered by calling their route handler straight from
+// The store REST routes (carts, checkout sessions, orders, catalog, locations, order events, webhook deliveries),
+// the store's and the global MCP endpoint, and the store's Stripe webhook (one per card payment) answered by
+// calling their route handler straight from
 // the HTTP server, without Next's request handling in between. Profiles of the checkout
 // bench put Next's routing, request adaptation and response piping at about a tenth of the server's CPU per call,
 // for work these routes do not need: each is a plain `(Request, { params }) => Response` function that already
@@ -34,9 +35,13 @@ export type Entry = {
   handlers: Promise<Map<string, Handler>> | null;
 };
 
-/** The routes taken directly: the UCP REST routes of a store and the global catalog, and the Stripe webhook. */
+/**
+ * The routes taken directly: the UCP REST routes of a store and the global catalog, the Stripe webhook, and the
+ * store's and the global MCP endpoint (stateless JSON-RPC over POST, answered in JSON: a plain function too). Not
+ * the bridge's MCP, which may hold a stream open.
+ */
 const DIRECT =
-  /^\/(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations|order-events|webhook-deliveries|stripe\/webhook)(?:\/|$)/;
+  /^\/(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations|order-events|webhook-deliveries|stripe\/webhook|mcp$)(?:\/|$)/;
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 /** A segment the fast path takes as it is: nothing that Next would decode or normalise first (nor `.`, `..`). */
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
