@@ -14,8 +14,8 @@ import { UCP_VERSION } from "@/lib/ucp/version";
 import { appendOrderEvent, type OrderEventKind } from "@/lib/webhooks/append-order-event";
 
 import { cancelLockedOrder } from "./cancel-order";
-import { refundLockedOrder } from "./refund-order";
-import { lockOrder, paidMinor, refundedMinor, settleRefund } from "./settle-refund";
+import { refundableAmount, refundLockedOrder } from "./refund-order";
+import { lockOrder, settleRefund } from "./settle-refund";
 import { ORDER_INCLUDE, orderToWire, type OrderRecord } from "./to-wire";
 
 // An agent asks for an order it placed to be canceled (nothing shipped yet) or refunded (something shipped), with a
@@ -234,16 +234,6 @@ export const requestOrderRefund = defineOperation({
         );
       }
       assertNoneWaiting(order);
-      const paid = paidMinor(order);
-      if (paid === 0) throw new AppError("conflict", `Order ${order.id} has no payment to refund`);
-      if ((order.adjustments ?? []).some((a) => a.status === "pending")) {
-        throw new AppError(
-          "conflict",
-          `Order ${order.id} has a refund in progress: wait for its order event`,
-        );
-      }
-      const left = paid - refundedMinor(order.adjustments ?? []);
-      if (left <= 0) throw new AppError("conflict", `Order ${order.id} is already fully refunded`);
       if (input.currency !== undefined && input.currency !== order.currency) {
         throw new AppError(
           "invalid_request",
@@ -251,14 +241,7 @@ export const requestOrderRefund = defineOperation({
           { path: "$.request.currency" },
         );
       }
-      const amount = input.amount ?? left;
-      if (amount > left) {
-        throw new AppError(
-          "invalid_request",
-          `amount ${amount} exceeds what can still be refunded (${left} ${order.currency} minor units)`,
-          { path: "$.request.amount" },
-        );
-      }
+      const amount = refundableAmount(order, input.amount, "$.request.amount");
       const request = await createRequest(
         tx,
         { orderId: order.id, type: "refund", amountMinor: amount, reason: input.reason },

@@ -26,11 +26,45 @@ export type RefundOrderInput = {
 };
 
 /**
+ * What a refund of `order` may pay back now: `amount` (default: everything paid and not refunded yet), checked
+ * against what is left. The merchant's refund and an agent's refund request (before it waits for the merchant)
+ * check the same rules here. `path` names the amount in the caller's input.
+ * @throws AppError conflict (nothing paid, a refund pending, fully refunded), invalid_request (above what is
+ *   left), rail_not_available
+ */
+export const refundableAmount = (
+  order: OrderRecord,
+  amount: number | undefined,
+  path = "$.amount",
+): number => {
+  const paid = paidMinor(order);
+  if (paid === 0) throw new AppError("conflict", `Order ${order.id} has no payment to refund`);
+  assertRefundableRail(order);
+  const adjustments = order.adjustments ?? [];
+  if (adjustments.some((a) => a.status === "pending")) {
+    throw new AppError(
+      "conflict",
+      `Order ${order.id} has a refund in progress: wait for it (its order event says when it is paid back)`,
+    );
+  }
+  const left = paid - refundedMinor(adjustments);
+  if (left <= 0) throw new AppError("conflict", `Order ${order.id} is already fully refunded`);
+  const wanted = amount ?? left;
+  if (wanted > left) {
+    throw new AppError(
+      "invalid_request",
+      `amount ${wanted} exceeds what can still be refunded (${left} ${order.currency} minor units)`,
+      { path },
+    );
+  }
+  return wanted;
+};
+
+/**
  * Reserves a refund of the order `lockOrder` just locked, inside the caller's transaction: a pending `refund`
  * adjustment of `amount` (default: everything not refunded yet) and `order.updated`. Returns the adjustment to pay
  * back after commit. The merchant's refund and an agent's approved refund request both come here.
- * @throws AppError conflict (nothing paid, a refund pending, fully refunded), invalid_request (amount above what
- *   is left), rail_not_available
+ * @throws AppError as refundableAmount
  */
 export const refundLockedOrder = async (
   tx: Prisma.TransactionClient,
@@ -40,26 +74,7 @@ export const refundLockedOrder = async (
   now: Date,
   answering?: RequestAnswer,
 ): Promise<string> => {
-  const paid = paidMinor(order);
-  if (paid === 0) throw new AppError("conflict", `Order ${order.id} has no payment to refund`);
-  assertRefundableRail(order);
-  const adjustments = order.adjustments ?? [];
-  if (adjustments.some((a) => a.status === "pending")) {
-    throw new AppError(
-      "conflict",
-      `Order ${order.id} has a refund in progress: wait for it (or run admin settle-refunds)`,
-    );
-  }
-  const left = paid - refundedMinor(adjustments);
-  if (left <= 0) throw new AppError("conflict", `Order ${order.id} is already fully refunded`);
-  const amount = input.amount ?? left;
-  if (amount > left) {
-    throw new AppError(
-      "invalid_request",
-      `amount ${amount} exceeds what can still be refunded (${left} ${order.currency} minor units)`,
-      { path: "$.amount" },
-    );
-  }
+  const amount = refundableAmount(order, input.amount);
   const id = newId("orderAdjustment");
   await tx.orderAdjustment.create({
     data: {
