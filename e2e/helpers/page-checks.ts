@@ -23,6 +23,11 @@ export const shoot = async (page: Page, testInfo: TestInfo, name: string, folder
 
 /** axe-core on the page as rendered: no serious or critical violation (WCAG 2.x A/AA rules and best practices). */
 export const expectAccessible = async (page: Page, label: string) => {
+  // Next streams a page's metadata: right after a load the <title> may not be there yet. Every page of ours has
+  // one, so axe waits for it (a page without a title still fails: the wait ends and axe reports it).
+  await page
+    .waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 })
+    .catch(() => undefined);
   const { violations } = await new AxeBuilder({ page }).analyze();
   const bad = violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
