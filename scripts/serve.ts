@@ -172,7 +172,7 @@ const main = async (): Promise<void> => {
     ? `private and loopback targets allowed for test-mode stores (${served.OUTBOUND_ALLOW_PRIVATE ? `OUTBOUND_ALLOW_PRIVATE=${served.OUTBOUND_ALLOW_PRIVATE}` : `NODE_ENV=${served.NODE_ENV}`})`
     : `public https targets only (NODE_ENV=${served.NODE_ENV}; OUTBOUND_ALLOW_PRIVATE=1 allows private ones)`;
   const handle = app.getRequestHandler();
-  // the store REST routes, the store and global MCP and the Stripe webhook skip Next's request handling
+  // the store REST routes, the store, global and bridge MCP and the Stripe webhook skip Next's request handling
   // (scripts/lib/direct-routes.ts); the URL their Request carries is built as Next builds it, from the host and
   // port it serves on
   const answerDirect = directRoutes(ROOT, { host, port: env.PORT });

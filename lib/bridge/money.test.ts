@@ -111,3 +111,16 @@ test("coin base units → whole coins by string arithmetic, exact beyond a doubl
   for (const bad of ["-1", "1.5", "1e3", ""]) assert.throws(() => formatBaseUnits(bad, 6));
   assert.throws(() => formatBaseUnits("1", -1));
 });
+
+test("formatMoney gives the same text from its cached formatters, and a code Intl refuses still falls back", () => {
+  const currencies = ["USD", "JPY", "KWD", "EUR", "CLF"];
+  const first = currencies.map((c) => formatMoney(123456, c));
+  for (let i = 0; i < 3; i++)
+    assert.deepEqual(
+      currencies.map((c) => formatMoney(123456, c)),
+      first,
+    );
+  assert.equal(formatMoney(5940, "USD"), "$59.40");
+  assert.equal(formatMoney(1250, "1$X"), "12.50 1$X");
+  assert.equal(formatMoney(1250, "1$X"), "12.50 1$X");
+});

@@ -137,18 +137,36 @@ export const formatMajor = (minor: number, currency: string): string => {
   return `${negative ? "-" : ""}${whole}${exponent > 0 ? `.${fraction}` : ""}`;
 };
 
+/**
+ * Formatters by currency: building an Intl.NumberFormat costs about a millisecond (ICU loads the locale's data),
+ * using one a few microseconds, and every bridge answer formats its amounts. Bounded by what callers send: a code
+ * Intl refuses is not kept, and past the bound the cache starts again.
+ */
+const formatters = new Map<string, Intl.NumberFormat>();
+const MAX_FORMATTERS = 256;
+
+const formatterOf = (currency: string): Intl.NumberFormat => {
+  let formatter = formatters.get(currency);
+  if (formatter === undefined) {
+    const exponent = currencyExponent(currency);
+    formatter = new Intl.NumberFormat("en-US", {
+      style: "currency",
+      currency,
+      minimumFractionDigits: exponent,
+      maximumFractionDigits: exponent,
+    });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+    formatters.set(currency, formatter);
+  }
+  return formatter;
+};
+
 /** Minor units for a person to read: "$12.50", "¥1,200", "KWD 1.250" (en-US conventions, exact digits). */
 export const formatMoney = (minor: number, currency: string): string => {
-  const exponent = currencyExponent(currency);
   try {
     return (
-      new Intl.NumberFormat("en-US", {
-        style: "currency",
-        currency,
-        minimumFractionDigits: exponent,
-        maximumFractionDigits: exponent,
+      formatterOf(currency)
         // a decimal string keeps every digit exact (Intl.NumberFormat v3)
-      })
         .format(formatMajor(minor, currency) as Intl.StringNumericLiteral)
         // a plain space: a model copies this text, and a no-break space is an invisible difference
         .replace(/\u00a0/g, " ")

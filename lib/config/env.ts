@@ -53,7 +53,7 @@ const EnvSchema = z.object({
   OUTBOUND_ALLOW_PRIVATE: z.enum(["1", "0", "true", "false"]).optional(),
   /**
    * `npm start` answers the store REST routes (carts, checkout sessions, orders, catalog, locations, order events,
-   * webhook deliveries), the store's and the global MCP endpoint and the Stripe webhook by calling their handlers
+   * webhook deliveries), the store's, the global and the bridge's MCP endpoint and the Stripe webhook by calling their handlers
    * directly, without Next's request handling
    * (default `1`; scripts/lib/direct-routes.ts); `0` sends them through Next like every other route, for a
    * comparison or a Next upgrade that needs it.

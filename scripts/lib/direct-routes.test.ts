@@ -33,12 +33,13 @@ const MANIFEST: Record<string, string> = {
 const pageOf = (pathname: string): string | null =>
   matchEntry(entriesOf(MANIFEST), pathname)?.entry.page ?? null;
 
-test("only the store REST routes, the store's and the global MCP and the Stripe webhook are taken: no catch-all, page, bridge or OAuth route", () => {
+test("only the store REST routes, the store's, the global and the bridge's MCP and the Stripe webhook are taken: no catch-all, page, bridge metadata or OAuth route", () => {
   assert.deepEqual(
     entriesOf(MANIFEST)
       .map((e) => e.page)
       .sort(),
     [
+      "/bridge/mcp/route",
       "/catalog/search/route",
       "/mcp/route",
       "/s/[store_slug]/carts/[id]/route",
@@ -51,7 +52,9 @@ test("only the store REST routes, the store's and the global MCP and the Stripe 
   );
   assert.equal(pageOf("/s/shop/mcp"), "/s/[store_slug]/mcp/route");
   assert.equal(pageOf("/mcp"), "/mcp/route");
-  assert.equal(pageOf("/bridge/mcp"), null);
+  assert.equal(pageOf("/bridge/mcp"), "/bridge/mcp/route");
+  assert.equal(pageOf("/bridge/mcp/extra"), null);
+  assert.equal(pageOf("/s/shop/bridge/mcp"), null);
   assert.equal(pageOf("/s/shop/mcp/extra"), null);
   assert.equal(pageOf("/s/shop/cart/tok_1"), null);
   assert.equal(pageOf("/s/shop/anything/else"), null);

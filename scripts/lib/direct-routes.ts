@@ -9,7 +9,7 @@ import { readBody, requestOf } from "@/lib/core/known-body";
 import { errorText, logger } from "@/lib/core/log";
 
 // The store REST routes (carts, checkout sessions, orders, catalog, locations, order events, webhook deliveries),
-// the store's and the global MCP endpoint, and the store's Stripe webhook (one per card payment) answered by
+// the store's, the global and the bridge's MCP endpoint, and the store's Stripe webhook (one per card payment) answered by
 // calling their route handler straight from
 // the HTTP server, without Next's request handling in between. Profiles of the checkout
 // bench put Next's routing, request adaptation and response piping at about a tenth of the server's CPU per call,
@@ -37,11 +37,11 @@ export type Entry = {
 
 /**
  * The routes taken directly: the UCP REST routes of a store and the global catalog, the Stripe webhook, and the
- * store's and the global MCP endpoint (stateless JSON-RPC over POST, answered in JSON: a plain function too). Not
- * the bridge's MCP, which may hold a stream open.
+ * store's, the global and the mounted bridge's MCP endpoint (stateless JSON-RPC over POST, answered in JSON; none
+ * holds a stream open: a GET is answered 405 at once, so each is a plain function too).
  */
 const DIRECT =
-  /^\/(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations|order-events|webhook-deliveries|stripe\/webhook|mcp$)(?:\/|$)/;
+  /^\/(?:(?:s\/\[store_slug\]\/)?(?:carts|checkout-sessions|orders|catalog|locations|order-events|webhook-deliveries|stripe\/webhook|mcp$)(?:\/|$)|bridge\/mcp$)/;
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 /** A segment the fast path takes as it is: nothing that Next would decode or normalise first (nor `.`, `..`). */
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
