@@ -3,7 +3,7 @@ import "server-only";
 import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/card/sandbox-client";
 import { RAIL_HANDLER_IDS, RAIL_VERSION } from "@/lib/ucp/rails";
 
-import { conformanceModeFor } from "./mode";
+import { conformanceModeActive, conformanceModeFor } from "./mode";
 
 // The conformance store's test payment handlers (docs/conformance.md): the handler ids the official suite
 // discovers and pays with. Each is a name for our card rail on the Stripe sandbox, nothing else: the suite's test
@@ -80,4 +80,55 @@ export const conformanceInstruments = (storeSlug: string | undefined, input: unk
       }),
     },
   };
+};
+
+/**
+ * The published documents of a test handler (2026-01-11 names a spec, a config schema and instrument schemas per
+ * handler entry: lib/ucp/handler-docs.ts serves our rails'), in conformance mode only; null otherwise.
+ */
+export const conformanceHandlerDocument = (registryKey: string, doc?: string): object | null => {
+  const handler = HANDLERS.find((h) => h.key === registryKey);
+  if (!handler || !conformanceModeActive()) return null;
+  const schema = "https://json-schema.org/draft/2020-12/schema";
+  if (doc === undefined) {
+    return {
+      name: handler.key,
+      id: handler.id,
+      title: `${handler.id} (conformance store test handler)`,
+      description:
+        `A test handler of the conformance store: complete with one ${handler.id} instrument whose credential ` +
+        "token is success_token (a sandbox card that succeeds) or fail_token (one that is declined); the payment " +
+        `runs on ${RAIL_HANDLER_IDS.card} against the Stripe sandbox.`,
+    };
+  }
+  if (doc === "config.json") {
+    return {
+      $schema: schema,
+      title: `${handler.id} config`,
+      type: "object",
+      properties: {
+        environment: { const: "sandbox" },
+        settles_with: { const: RAIL_HANDLER_IDS.card },
+        shop_id: { type: "string" },
+        available_instruments: { type: "array", items: { type: "object" } },
+      },
+    };
+  }
+  if (doc === "instrument.json") {
+    return {
+      $schema: schema,
+      title: `${handler.id} instrument`,
+      type: "object",
+      required: ["handler_id", "credential"],
+      properties: {
+        handler_id: { const: handler.id },
+        credential: {
+          type: "object",
+          required: ["type", "token"],
+          properties: { type: { const: "token" }, token: { enum: Object.keys(TOKENS) } },
+        },
+      },
+    };
+  }
+  return null;
 };
