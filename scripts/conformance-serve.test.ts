@@ -18,7 +18,7 @@ const run = (args: string[], env: Record<string, string> = {}) => {
   return spawnSync(
     process.execPath,
     ["--conditions=react-server", "--import", "tsx", "scripts/conformance-serve.ts", ...args],
-    { cwd: REPO_ROOT, env: { ...rest, ...env }, encoding: "utf8", timeout: 60_000 },
+    { cwd: REPO_ROOT, env: { ...rest, ...env } as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 },
   );
 };
 

@@ -323,7 +323,8 @@ describe("the flower shop's rules", () => {
 
 describe("paying with the suite's test handler, shipping by simulation", () => {
   /** A ready checkout, its mandate signed by the shopper's key, completed with `token` on mock_payment_handler. */
-  const buy = async (token: string) => {
+  /** A ready checkout and the suite's complete body for `token` on mock_payment_handler, with the mandate. */
+  const readyCheckout = async () => {
     const created = await keyless("POST", "/checkout-sessions", { body: createBody([["orchid_white", 1]]) });
     assert.equal(created.body.status, "ready_for_complete", created.text);
     const mandate = await signCheckoutMandate(mandateTerms(created.body as never, store.slug), {
@@ -331,25 +332,46 @@ describe("paying with the suite's test handler, shipping by simulation", () => {
       kid: servers.agentKey.kid,
       exp: Math.floor(Date.now() / 1000) + 600,
     });
-    const completed = await keyless("POST", `/checkout-sessions/${created.body.id as string}/complete`, {
-      body: {
-        payment_data: {
-          id: "instr_1",
-          handler_id: "mock_payment_handler",
-          type: "card",
-          brand: "Visa",
-          last_digits: "1234",
-          credential: { type: "token", token },
-        },
-        risk_signals: {},
-        ap2: { checkout_mandate: mandate },
+    const completeBody = (token: string) => ({
+      payment_data: {
+        id: "instr_1",
+        handler_id: "mock_payment_handler",
+        type: "card",
+        brand: "Visa",
+        last_digits: "1234",
+        credential: { type: "token", token },
       },
+      risk_signals: {},
+      ap2: { checkout_mandate: mandate },
     });
-    const intents = (await stripeSandbox())
-      .paymentIntents()
-      .filter((p) => p.metadata.checkout_id === created.body.id);
-    return { created, completed, intents };
+    const intents = async () =>
+      (await stripeSandbox()).paymentIntents().filter((p) => p.metadata.checkout_id === created.body.id);
+    return { created, completeBody, intents };
   };
+
+  const buy = async (token: string) => {
+    const { created, completeBody, intents } = await readyCheckout();
+    const completed = await keyless("POST", `/checkout-sessions/${created.body.id as string}/complete`, {
+      body: completeBody(token),
+    });
+    return { created, completed, intents: await intents() };
+  };
+
+  test("two success_token completions at once (other keys): one order, charged once, net = the order total", async () => {
+    const { created, completeBody, intents } = await readyCheckout();
+    const path = `/checkout-sessions/${created.body.id as string}/complete`;
+    const answers = await Promise.all([
+      keyless("POST", path, { body: completeBody("success_token") }),
+      keyless("POST", path, { body: completeBody("success_token") }),
+    ]);
+    const orders = await (await getDb()).order.findMany({ where: { checkoutId: created.body.id as string } });
+    assert.equal(orders.length, 1, answers.map((a) => a.text).join("\n"));
+    const total = (orders[0]!.totals as Total[]).find((t) => t.type === "total")!.amount;
+    const charged = (await intents())
+      .filter((p) => p.status === "succeeded")
+      .reduce((sum, p) => sum + p.amount - p.amount_refunded, 0);
+    assert.equal(charged, total);
+  });
 
   test("success_token: completed through the card sandbox, net charged = the order total", async () => {
     const { completed, intents } = await buy("success_token");
