@@ -78,7 +78,9 @@ export const routeFiles = (appDir: string) => {
     for (const route of routes) {
       const params = matchRoute(route, parts);
       if (!params) continue;
-      const routeModule = (await import(pathToFileURL(route.file).href)) as Partial<Record<string, RouteHandler>>;
+      const routeModule = (await import(pathToFileURL(route.file).href)) as Partial<
+        Record<string, RouteHandler>
+      >;
       const handler = routeModule[method];
       return handler ? { handler, params } : null;
     }
