@@ -397,6 +397,15 @@ describe("paying with the suite's test handler, shipping by simulation", () => {
     assert.equal(orders, 0);
   });
 
+  test("any other token on a test handler is refused as an unknown handler: nothing charged, no order", async () => {
+    const { completed, intents, created } = await buy("tok_visa");
+    assert.notEqual(completed.body.status, "completed", completed.text);
+    assert.match(completed.text, /mock_payment_handler/);
+    assert.equal(intents.length, 0);
+    const orders = await (await getDb()).order.count({ where: { checkoutId: created.body.id as string } });
+    assert.equal(orders, 0);
+  });
+
   test("simulate-shipping: 403 without the secret, 403 with another, 200 with it, and the shipped webhook", async () => {
     const { completed } = await buy("success_token");
     const orderId = (completed.body.order as { id: string }).id;
