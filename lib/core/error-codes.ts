@@ -250,6 +250,13 @@ export const ERROR_CODES = {
   access_denied: protocol(403, -32000, "ucp", "The buyer denied the authorization request."),
 
   // ── merchant accounts and the admin ────────────────────────────────────────────────────
+  /** The conformance store's simulate-shipping path without its `Simulation-Secret`, or with another one. */
+  simulation_secret_invalid: protocol(
+    403,
+    -32000,
+    "ours",
+    "Send the Simulation-Secret the conformance store was started with (npm run conformance:serve).",
+  ),
   /** Thrown by the merchant access check: a staff member asked for an owner-only action of the store. */
   owner_required: protocol(403, -32000, "ours", "Only an owner of the store may do this: ask one."),
   /** Thrown by the store team: the change would leave the store without an owner. */

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { asConformanceCaller, conformanceModeActive } from "@/lib/conformance/mode";
 import { AppError, toAppError } from "@/lib/core/errors";
 import { withHeadersSet } from "@/lib/core/known-body";
 import { renderOAuthError } from "@/lib/oauth/render-oauth";
@@ -107,7 +108,12 @@ export const prelude = (kind: RouteKind, handler: Handler): Handler => observed(
 
 const guarded =
   (kind: RouteKind, handler: Handler): Handler =>
-  async (request, context) => {
+  async (incoming, context) => {
+    // the conformance store's keyless calls, in conformance mode only (lib/conformance/mode.ts)
+    const request =
+      kind === "ucp" && conformanceModeActive()
+        ? await asConformanceCaller(incoming, context?.params)
+        : incoming;
     const requestId = echoableRequestId(request.headers);
     const source = requestSourceOf(request);
     let limitHeaders: Record<string, string> = {};

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 
 import { negotiateWithAgent } from "@/lib/agents/negotiate-agent";
 import { getBaseUrl } from "@/lib/config/env";
+import { conformanceInstruments } from "@/lib/conformance/payment-handlers";
 import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
@@ -150,10 +151,12 @@ export const ucpRoute =
       };
       const raw = body === undefined && request.method === "GET" ? queryInput(request) : body;
       // an older request becomes ours before the operation (and its idempotency hash) sees it
-      const input =
+      const translated =
         older && store
           ? translateRequest(older, op.name, raw, { id: param(params, "id"), storeCurrency: store.currency })
           : raw;
+      // the conformance store's test handlers pay through the card rail's sandbox (conformance mode only)
+      const input = conformanceInstruments(slug, translated);
       const outcome = await executeOperation(op, ctx, restInput(input, param(params, "id")));
       // an operation's own 401 is stored without its headers: it gets its Bearer challenge back here
       const refused = outcome.status === 401 ? outcomeError(outcome) : null;

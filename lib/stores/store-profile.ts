@@ -1,6 +1,7 @@
 import "server-only";
 
 import { getDb } from "@/lib/config/db";
+import { conformancePaymentHandlers } from "@/lib/conformance/payment-handlers";
 import { AppError } from "@/lib/core/errors";
 import type { Store, StoreSigningKey } from "@/lib/generated/prisma/client";
 import { publishedRateLimits } from "@/lib/rate-limit/policies";
@@ -93,7 +94,8 @@ export const paymentHandlers = (store: Store) => {
       },
     ];
   }
-  return handlers;
+  // the conformance store's test handlers, in conformance mode only (lib/conformance/payment-handlers.ts)
+  return { ...handlers, ...conformancePaymentHandlers(store.slug) };
 };
 
 export const buildStoreProfile = (

@@ -75,6 +75,15 @@ test("at 2026-01-11 capabilities are an array and the handlers move to payment.h
   });
 });
 
+test("at 2026-01-11 a checkout with no stored instrument says so with an empty instruments list", () => {
+  const { payment: _none, ...bare } = checkout0408();
+  const out = checkoutDown("2026-01-11", bare, handlerDocs);
+  assertUcpSchema(REFS["2026-01-11"][0], out, "2026-01-11");
+  const payment = out.payment as { instruments?: unknown[]; selected_instrument_id?: string };
+  assert.deepEqual(payment.instruments, []);
+  assert.equal("selected_instrument_id" in payment, false);
+});
+
 test("at 2026-01-23 capabilities stay a map at that version and handlers lose available_instruments", () => {
   const out = checkoutDown("2026-01-23", checkout0408(), handlerDocs);
   const ucp = out.ucp as {

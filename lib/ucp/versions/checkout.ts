@@ -70,7 +70,8 @@ const discountsDown = (discounts: unknown): unknown => {
  * messages (§3.14), no `context`/`signals`/`attribution`/`cart_id` (04-08 fields; request echoes, so lossless),
  * no `order.label`, no discount `provisional`/`eligibility`. At 01-11: `payment` is required and carries the
  * handlers (§3.12); stored instruments are not echoed there (01-11 `payment_instrument.json` is card-only with
- * brand and digits we do not keep), the selected one is named by `selected_instrument_id`.
+ * brand and digits we do not keep), the selected one is named by `selected_instrument_id`; with none stored,
+ * `instruments` is an empty list.
  */
 export const checkoutDown = (
   version: OlderVersion,
@@ -106,6 +107,8 @@ export const checkoutDown = (
     out.payment = {
       handlers: handlersTo0111(isObject(ucp) ? ucp.payment_handlers : undefined, docs),
       ...(typeof selected?.id === "string" ? { selected_instrument_id: selected.id } : {}),
+      // none stored: say so (an agent echoing `payment.instruments` back in a whole-checkout update reads a list)
+      ...(Array.isArray(instruments) && instruments.length > 0 ? {} : { instruments: [] }),
     };
   }
   return out;

@@ -1,3 +1,4 @@
+import { conformanceHandlerDocument } from "@/lib/conformance/payment-handlers";
 import { discoveryRoute } from "@/lib/http/discovery-route";
 import { withMethods } from "@/lib/http/ucp-route";
 import { handlerDocument } from "@/lib/ucp/handler-docs";
@@ -5,5 +6,8 @@ import { handlerDocument } from "@/lib/ucp/handler-docs";
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = withMethods({
-  GET: discoveryRoute((params) => handlerDocument(String(params.handler))),
+  GET: discoveryRoute(
+    // the conformance store's test handlers publish theirs in conformance mode (lib/conformance)
+    (params) => conformanceHandlerDocument(String(params.handler)) ?? handlerDocument(String(params.handler)),
+  ),
 });
