@@ -6,7 +6,12 @@ import type { PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import { paramsAfter, query, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
-import { storeOf, type OperationContext } from "@/lib/core/operation";
+import {
+  storeOf,
+  type IdempotentWrite,
+  type OperationContext,
+  type OperationResult,
+} from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
 
@@ -23,6 +28,7 @@ import {
   isTerminal,
   moveCheckout,
   moveCheckoutNow,
+  moveCheckoutStatement,
   type NewCheckoutLine,
   type SessionWrite,
   type Transition,
@@ -484,13 +490,20 @@ export const saveCheckout = async (
     /** The new line rows, or null when the stored rows are still exact. */
     lines: LineRow[] | null;
   },
+  /** The call's answer, stored with the write when the call's idempotency is "in-write" (update_checkout). */
+  answered?: { write: IdempotentWrite; answer: OperationResult },
 ): Promise<void> => {
   if (lines === null) {
     // every update and every completion's hold: sent without Prisma's client
-    const count = await moveCheckoutNow({ id, version, to: status, data });
+    const transition = { id, version, to: status, data };
+    const count = answered
+      ? await answered.write.write((record) => moveCheckoutStatement(transition, record), answered.answer)
+      : await moveCheckoutNow(transition);
     if (count !== 1) throw new VersionConflict();
     return;
   }
+  // new lines take a transaction of their own, which cannot carry the answer: the key is claimed before it
+  await answered?.write.claim();
   await db.$transaction(async (tx) => {
     // the same columns through the transaction's client (the callers' values are JSON values, never null)
     const count = await moveCheckout(tx, { id, version, to: status, data: data as Transition["data"] });
