@@ -11,6 +11,7 @@ import {
   type IdempotentWrite,
   type OperationContext,
   type OperationResult,
+  type RecordAnswer,
 } from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
@@ -490,20 +491,26 @@ export const saveCheckout = async (
     /** The new line rows, or null when the stored rows are still exact. */
     lines: LineRow[] | null;
   },
-  /** The call's answer, stored with the write when the call's idempotency is "in-write" (update_checkout). */
-  answered?: { write: IdempotentWrite; answer: OperationResult },
+  /**
+   * The call's idempotency key when it is "in-write": the write stores `answer` (update_checkout), or, with no
+   * answer, claims the key (complete_checkout's hold).
+   */
+  idempotent?: { handle: IdempotentWrite; answer: OperationResult | null },
 ): Promise<void> => {
   if (lines === null) {
     // every update and every completion's hold: sent without Prisma's client
     const transition = { id, version, to: status, data };
-    const count = answered
-      ? await answered.write.write((record) => moveCheckoutStatement(transition, record), answered.answer)
-      : await moveCheckoutNow(transition);
+    const build = (record: RecordAnswer | null) => moveCheckoutStatement(transition, record);
+    const count = !idempotent
+      ? await moveCheckoutNow(transition)
+      : idempotent.answer
+        ? await idempotent.handle.write(build, idempotent.answer)
+        : await idempotent.handle.claimWith(build);
     if (count !== 1) throw new VersionConflict();
     return;
   }
-  // new lines take a transaction of their own, which cannot carry the answer: the key is claimed before it
-  await answered?.write.claim();
+  // new lines take a transaction of their own, which cannot carry the key's record: the key is claimed before it
+  await idempotent?.handle.claim();
   await db.$transaction(async (tx) => {
     // the same columns through the transaction's client (the callers' values are JSON values, never null)
     const count = await moveCheckout(tx, { id, version, to: status, data: data as Transition["data"] });

@@ -106,7 +106,7 @@ export const updateCheckout = defineOperation({
             data,
             lines: sameLines(session.lineItems, lines) ? null : lines,
           },
-          ctx.idempotency && { write: ctx.idempotency, answer },
+          ctx.idempotency && { handle: ctx.idempotency, answer },
         );
       } catch (error) {
         if (!(error instanceof VersionConflict)) throw error;

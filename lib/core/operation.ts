@@ -43,6 +43,12 @@ export type IdempotentWrite = {
    */
   claim: () => Promise<void>;
   /**
+   * Sends a write that claims the key with it (an in-progress record in the same statement), before work that
+   * cannot be undone (a charge); from then on as `claim()`. Answers the rows the statement changed: 0 when the
+   * write did not happen (and nothing was claimed). Once the key is claimed, the write alone.
+   */
+  claimWith: (build: (record: RecordAnswer | null) => Statement) => Promise<number>;
+  /**
    * Sends the operation's one write, built by `build` (with `record` appended, or as the write alone once the key
    * was claimed), storing `result` as the call's answer in the same statement. Answers the rows the statement
    * changed: 0 when the write did not happen (nothing stored then). The answer must be the one the operation

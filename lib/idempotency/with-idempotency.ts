@@ -2,7 +2,7 @@ import "server-only";
 
 import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { execute, paramsAfter, sql } from "@/lib/config/sql";
+import { execute, paramsAfter, sql, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { IdempotentWrite, OperationResult, RecordAnswer } from "@/lib/core/operation";
 import { timeStageSync } from "@/lib/ops/server-timing";
@@ -177,11 +177,17 @@ export const withIdempotency = async (
 //   its answer is recorded after it, unless the key holds one already, which is answered instead;
 // - it fails unexpectedly: its write failed or never ran, so nothing is stored and nothing is released;
 // - a path of the operation that writes otherwise (a transaction of its own) calls `claim()` first and goes on as
-//   withIdempotency does: an in-progress record, its answer written after it, released when it fails.
+//   withIdempotency does: an in-progress record, its answer written after it, released when it fails;
+// - an operation whose first write comes before work that cannot be undone (complete_checkout's hold, before the
+//   charge) claims the key with that write (`claimWith`): the in-progress record goes in with the write, or the
+//   write fails with the taken key, and from then on it goes on as withIdempotency does.
 
 /** The key turned out to be taken while the operation ran: its write (if any) failed with it, nothing is stored. */
 class KeyTaken extends Error {
-  constructor(readonly answer?: StoredOutcome) {
+  constructor(
+    readonly answer?: StoredOutcome,
+    readonly refusal?: AppError,
+  ) {
     super("idempotency key taken");
     this.name = "KeyTaken";
   }
@@ -216,39 +222,55 @@ export const withIdempotentWrite = async (
   for (let attempt = 0; attempt < 3; attempt++) {
     let claimedId: string | null = null;
     let recorded: StoredOutcome | null = null;
+    /** Appends the key's record (`state`) to the operation's write and sends it; a taken key fails it whole. */
+    const sendWith = async (
+      build: (record: RecordAnswer | null) => Statement,
+      id: string,
+      answer: StoredOutcome | null,
+    ): Promise<number> => {
+      const record: RecordAnswer = (head, written) => {
+        const { param, statement } = paramsAfter(head);
+        const state = answer ? "done" : "in_progress";
+        return statement(`${head.sql}
+          INSERT INTO idempotency_records (id, scope_hash, principal_id, store_slug, operation, "key", request_hash,
+            state, response_status, response_body, created_at, locked_until, expires_at)
+          SELECT ${param(id)}, ${param(hash)}, ${param(scope.principalId)}, ${param(scope.storeSlug)},
+            ${param(scope.operation)}, ${param(scope.key)}, ${param(scope.requestHash)},
+            CAST(${param(state)} AS idempotency_state), CAST(${param(answer?.status ?? null)} AS integer),
+            CAST(${param(answer?.bodyText ?? null)} AS text), ${param(now)},
+            ${param(answer ? now : new Date(now.getTime() + IDEMPOTENCY_LOCK_MS))},
+            ${param(new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS))}
+          WHERE EXISTS (SELECT 1 FROM ${written})`);
+      };
+      try {
+        return await execute(build(record));
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new KeyTaken();
+        throw error;
+      }
+    };
     const handle: IdempotentWrite = {
       claim: async () => {
         if (claimedId !== null || recorded !== null) return;
         const claimed = await claimOrAnswer(scope, hash).catch((error: unknown) => {
           // a refusal of the key is the call's answer, not the operation's: never stored as its outcome
-          throw error instanceof AppError ? new KeyTaken() : error;
+          throw error instanceof AppError ? new KeyTaken(undefined, error) : error;
         });
         if ("replay" in claimed) throw new KeyTaken(claimed.replay);
         claimedId = claimed.recordId;
+      },
+      claimWith: async (build) => {
+        if (claimedId !== null || recorded !== null) return execute(build(null));
+        const id = newId("idempotency");
+        const count = await sendWith(build, id, null);
+        if (count > 0) claimedId = id;
+        return count;
       },
       write: async (build, result) => {
         if (claimedId !== null) return execute(build(null));
         if (recorded !== null) throw new Error("an in-write operation stores one answer with one write");
         const outcome = outcomeOf(result);
-        const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS);
-        const record: RecordAnswer = (head, written) => {
-          const { param, statement } = paramsAfter(head);
-          return statement(`${head.sql}
-            INSERT INTO idempotency_records (id, scope_hash, principal_id, store_slug, operation, "key", request_hash,
-              state, response_status, response_body, created_at, locked_until, expires_at)
-            SELECT ${param(newId("idempotency"))}, ${param(hash)}, ${param(scope.principalId)},
-              ${param(scope.storeSlug)}, ${param(scope.operation)}, ${param(scope.key)}, ${param(scope.requestHash)},
-              'done', ${param(outcome.status)}, ${param(outcome.bodyText)}, ${param(now)}, ${param(now)},
-              ${param(expiresAt)}
-            WHERE EXISTS (SELECT 1 FROM ${written})`);
-        };
-        let count: number;
-        try {
-          count = await execute(build(record));
-        } catch (error) {
-          if (isUniqueViolation(error)) throw new KeyTaken();
-          throw error;
-        }
+        const count = await sendWith(build, newId("idempotency"), outcome);
         if (count > 0) recorded = outcome;
         return count;
       },
@@ -264,6 +286,7 @@ export const withIdempotentWrite = async (
       }
       if (!(error instanceof KeyTaken)) throw error; // nothing was stored
       if (error.answer) return { ...error.answer, replayed: true };
+      if (error.refusal) throw error.refusal;
       const held = await heldOrUnavailable(scope, hash);
       if (held.kind === "answer") return { ...held.outcome, replayed: true };
       continue; // the key is free again: run once more

@@ -2,14 +2,19 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
+import type { JWK } from "jose";
+
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import type { Store } from "@/lib/generated/prisma/client";
 import { requestHash, scopeHash } from "@/lib/idempotency/request-hash";
 import { IDEMPOTENCY_RETENTION_MS } from "@/lib/idempotency/with-idempotency";
+import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
+import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
+import { cardCompletionBody } from "../../helpers/card-completion";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout, type ErrorEnvelope } from "./helpers";
 
@@ -21,6 +26,8 @@ import { BUYER, SEED_ADDRESS, type Checkout, type ErrorEnvelope } from "./helper
 let store: Store;
 let variantId: string;
 let key: { id: string; key: string };
+let signedProfile: string;
+let agentKey: { kid: string; privateJwk: JWK };
 
 const sessionsPath = () => `/s/${store.slug}/checkout-sessions`;
 const lines = (quantity = 1) => ({ line_items: [{ item: { id: variantId }, quantity }] });
@@ -65,7 +72,10 @@ before(async () => {
   store = await seedStore();
   variantId = (await seedProduct(store, { variants: [{ priceMinor: 1250, inventory: 50 }] })).variants[0]!.id;
   await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
-  key = await seedPlatformKey();
+  key = await seedPlatformKey(["purchase:complete"]);
+  const profiles = await profileServer();
+  signedProfile = profiles.url("signed");
+  agentKey = profiles.agentKey as never;
 });
 after(closeTestDatabase);
 
@@ -273,5 +283,123 @@ describe("update_checkout: the answer stored with the session's write", () => {
     assert.equal(replay.headers.get("idempotent-replayed"), "true");
     assert.equal(replay.text, first.text);
     assert.equal((await records(idem)).length, 1);
+  });
+});
+
+describe("complete_checkout: a platform's card purchase claims its key with the hold", () => {
+  const agentHeaders = (idem: string) => ({ ...headersFor(idem), "ucp-agent": `profile="${signedProfile}"` });
+  const readyCheckout = async () => {
+    const created = await rest<Checkout>("POST", sessionsPath(), {
+      headers: agentHeaders(randomUUID()),
+      body: { ...lines(), buyer: BUYER, shipping_address: SEED_ADDRESS, shipping_method_id: "standard" },
+    });
+    assert.equal(created.body.status, "ready_for_complete", created.text);
+    return created.body;
+  };
+  const complete = (checkout: Checkout, idem: string, body: unknown) =>
+    rest<Checkout>("POST", `${sessionsPath()}/${checkout.id}/complete`, {
+      headers: agentHeaders(idem),
+      body,
+    });
+  const orders = async (checkoutId: string) => (await getDb()).order.count({ where: { checkoutId } });
+  const charges = async (checkoutId: string) =>
+    (await stripeSandbox()).paymentIntents().filter((pi) => pi.metadata.checkout_id === checkoutId);
+
+  test("POST …/complete — the same key replays byte for byte; another body → 409; one order, one charge", async () => {
+    const checkout = await readyCheckout();
+    const body = await cardCompletionBody(checkout, store.slug, agentKey, "pm_card_visa");
+    const idem = randomUUID();
+    const first = await complete(checkout, idem, body);
+    assert.equal(first.body.status, "completed", first.text);
+    const replay = await complete(checkout, idem, body);
+    assert.equal(replay.text, first.text);
+    assert.equal(replay.headers.get("idempotent-replayed"), "true");
+    const reused = await complete(checkout, idem, { ...body, payment: { instruments: [] } });
+    assert.equal(reused.status, 409, reused.text);
+    assert.equal((reused.body as unknown as ErrorEnvelope).messages[0]?.code, "idempotency_key_reused");
+    assert.equal(await orders(checkout.id), 1);
+    assert.equal((await charges(checkout.id)).length, 1);
+    const [record, ...more] = await records(idem);
+    assert.equal(more.length, 0);
+    assert.equal(record?.state, "done");
+    assert.equal(record?.responseBody, first.text);
+  });
+
+  test("POST …/complete — one key sent four times at once: one order, one charge; every answer the completed checkout or in flight", async () => {
+    const checkout = await readyCheckout();
+    const body = await cardCompletionBody(checkout, store.slug, agentKey, "pm_card_visa");
+    const idem = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => complete(checkout, idem, body)));
+    const completed = answers.filter((a) => a.body.status === "completed");
+    assert.ok(completed.length >= 1, answers.map((a) => a.text).join("\n"));
+    for (const answer of answers) {
+      if (answer.body.status === "completed") assert.equal(answer.text, completed[0]!.text);
+      else {
+        assert.equal(answer.status, 409, answer.text);
+        assert.equal((answer.body as unknown as ErrorEnvelope).messages[0]?.code, "idempotency_in_flight");
+      }
+    }
+    assert.equal(await orders(checkout.id), 1);
+    assert.equal((await charges(checkout.id)).length, 1);
+    assert.equal((await complete(checkout, idem, body)).text, completed[0]!.text);
+  });
+
+  test("POST …/complete — a hold that fails claims nothing, charges nothing, changes nothing; the key then completes once", async () => {
+    const checkout = await readyCheckout();
+    const body = await cardCompletionBody(checkout, store.slug, agentKey, "pm_card_visa");
+    const before = await stored(checkout.id);
+    const idem = randomUUID();
+    const allow = await refuseWrites("checkout_sessions", "UPDATE", "id", checkout.id);
+    let failed;
+    try {
+      failed = await complete(checkout, idem, body);
+    } finally {
+      await allow();
+    }
+    assert.equal(failed.status, 500, failed.text);
+    assert.deepEqual(await stored(checkout.id), before);
+    assert.deepEqual(await records(idem), []);
+    assert.equal((await charges(checkout.id)).length, 0);
+    const retried = await complete(checkout, idem, body);
+    assert.equal(retried.body.status, "completed", retried.text);
+    assert.equal(await orders(checkout.id), 1);
+    assert.equal((await charges(checkout.id)).length, 1);
+  });
+
+  test("POST …/complete — a fault in the order's transaction after the charge releases the key; the retry places the one order", async () => {
+    const checkout = await readyCheckout();
+    const body = await cardCompletionBody(checkout, store.slug, agentKey, "pm_card_visa");
+    const idem = randomUUID();
+    const allow = await refuseWrites("orders", "INSERT", "checkout_id", checkout.id);
+    let failed;
+    try {
+      failed = await complete(checkout, idem, body);
+    } finally {
+      await allow();
+    }
+    assert.notEqual(failed.body.status, "completed", failed.text);
+    assert.equal(await orders(checkout.id), 0);
+    // no record that would replay a success
+    for (const record of await records(idem)) assert.doesNotMatch(record.responseBody ?? "", /"completed"/);
+    const retried = await complete(checkout, idem, body);
+    assert.equal(retried.body.status, "completed", retried.text);
+    assert.equal(await orders(checkout.id), 1);
+    const succeeded = (await charges(checkout.id)).filter((pi) => pi.status === "succeeded");
+    assert.equal(succeeded.length, 1, "charged once");
+    assert.equal(succeeded[0]!.amount, retried.body.totals.find((t) => t.type === "total")?.amount);
+  });
+
+  test("POST …/complete — a refusal before the hold (a mandate over other terms) is stored and replayed; nothing held or charged", async () => {
+    const checkout = await readyCheckout();
+    const body = await cardCompletionBody({ ...checkout, totals: [] }, store.slug, agentKey, "pm_card_visa");
+    const before = await stored(checkout.id);
+    const idem = randomUUID();
+    const first = await complete(checkout, idem, body);
+    assert.notEqual(first.body.status, "completed", first.text);
+    const replay = await complete(checkout, idem, body);
+    assert.equal(replay.text, first.text);
+    assert.equal(replay.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(await stored(checkout.id), before);
+    assert.equal((await charges(checkout.id)).length, 0);
   });
 });
