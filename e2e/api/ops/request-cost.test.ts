@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { setTimeout } from "node:timers/promises";
 
 import type { JWK } from "jose";
 import Stripe from "stripe";
 
+import { whileCharging } from "@/lib/checkout/completion/charges-under-way";
 import { getDb, getDbHandle } from "@/lib/config/db";
 import { getEnv } from "@/lib/config/env";
 import type { Store } from "@/lib/generated/prisma/client";
@@ -202,6 +204,7 @@ const BUDGET = {
   getCheckout: 1,
   completeCheckout: 12,
   stripeWebhook: 4,
+  stripeWebhookDuringCharge: 1,
   search: 4,
   createCart: 8,
   updateCart: 9,
@@ -314,10 +317,39 @@ describe("SQL statement budgets", () => {
     assert.equal(webhook.result.status, 200);
     assert.deepEqual(await webhook.result.json(), { received: true });
     withinBudget("stripe webhook", webhook.sql, BUDGET.stripeWebhook);
+
+    // the usual case: the event arrives while this process's completion is finishing the payment it names, and
+    // that completion places the order with it (its charge registered as under way, as complete_checkout does):
+    // the webhook acknowledges it with its event's claim alone, the store from the row cache
+    const during = JSON.stringify({ ...JSON.parse(payload), id: `evt_${randomUUID().replaceAll("-", "")}` });
+    let finishCharge!: () => void;
+    const charging = whileCharging(id, async (placed) => {
+      await new Promise<void>((resolve) => (finishCharge = resolve));
+      placed({ storeId: store.id, paymentRef: intent.id });
+    });
+    await warm();
+    const acknowledged = statementsOf(() =>
+      callApp("POST", `/s/${store.slug}/stripe/webhook`, {
+        headers: {
+          "content-type": "application/json",
+          "stripe-signature": new Stripe(SANDBOX_SECRET_KEY).webhooks.generateTestHeaderString({
+            payload: during,
+            secret: SANDBOX_WEBHOOK_SECRET,
+          }),
+        },
+        rawBody: during,
+      }),
+    );
+    await setTimeout(20);
+    finishCharge();
+    await charging;
+    const duringCharge = await acknowledged;
+    assert.equal(duringCharge.result.status, 200);
+    withinBudget("stripe webhook during its charge", duringCharge.sql, BUDGET.stripeWebhookDuringCharge);
     const db = await getDb();
     assert.equal(await db.order.count({ where: { checkoutId: id } }), 1);
     console.log(
-      `statements: create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, complete ${completed.sql.length}, stripe webhook ${webhook.sql.length}`,
+      `statements: create ${created.sql.length}, update ${updated.sql.length}, get ${read.sql.length}, complete ${completed.sql.length}, stripe webhook ${webhook.sql.length} (${duringCharge.sql.length} during its charge)`,
     );
   });
 
