@@ -6,7 +6,13 @@ import type { PricedVariant } from "@/lib/carts/price-lines";
 import type { Db } from "@/lib/config/db";
 import { paramsAfter, query, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
-import { storeOf, type OperationContext } from "@/lib/core/operation";
+import {
+  storeOf,
+  type IdempotentWrite,
+  type OperationContext,
+  type OperationResult,
+  type RecordAnswer,
+} from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
 
@@ -23,6 +29,7 @@ import {
   isTerminal,
   moveCheckout,
   moveCheckoutNow,
+  moveCheckoutStatement,
   type NewCheckoutLine,
   type SessionWrite,
   type Transition,
@@ -484,13 +491,26 @@ export const saveCheckout = async (
     /** The new line rows, or null when the stored rows are still exact. */
     lines: LineRow[] | null;
   },
+  /**
+   * The call's idempotency key when it is "in-write": the write stores `answer` (update_checkout), or, with no
+   * answer, claims the key (complete_checkout's hold).
+   */
+  idempotent?: { handle: IdempotentWrite; answer: OperationResult | null },
 ): Promise<void> => {
   if (lines === null) {
     // every update and every completion's hold: sent without Prisma's client
-    const count = await moveCheckoutNow({ id, version, to: status, data });
+    const transition = { id, version, to: status, data };
+    const build = (record: RecordAnswer | null) => moveCheckoutStatement(transition, record);
+    const count = !idempotent
+      ? await moveCheckoutNow(transition)
+      : idempotent.answer
+        ? await idempotent.handle.write(build, idempotent.answer)
+        : await idempotent.handle.claimWith(build);
     if (count !== 1) throw new VersionConflict();
     return;
   }
+  // new lines take a transaction of their own, which cannot carry the key's record: the key is claimed before it
+  await idempotent?.handle.claim();
   await db.$transaction(async (tx) => {
     // the same columns through the transaction's client (the callers' values are JSON values, never null)
     const count = await moveCheckout(tx, { id, version, to: status, data: data as Transition["data"] });

@@ -5,7 +5,7 @@ import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { execute } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
-import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
+import { defineOperation, storeOf, type OperationContext, type RecordAnswer } from "@/lib/core/operation";
 import { mandateTerms } from "@/lib/mandates/mandate-terms";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
@@ -87,6 +87,7 @@ export const createCheckout = defineOperation({
   input: CreateCheckoutInputSchema,
   output: CheckoutOutputSchema,
   mutates: true,
+  idempotency: "in-write",
   storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
@@ -148,27 +149,36 @@ export const createCheckout = defineOperation({
       ucpVersion: ctx.ucpVersion,
       order: null,
     });
-    const insert = checkoutInsert(
-      { ...session, mandateTermsHistory: [mandateTerms(body, store.slug)] },
-      priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
-      lineRowsOf(priced.lines),
-    );
-    // the session and its lines are one statement. From a cart, the cart's row is locked first and its open
-    // checkout looked up again, in one transaction, so two first creates racing for one cart give one checkout
-    // (the loser returns the winner's)
-    const raced = input.cart_id
-      ? await db.$transaction(async (tx) => {
-          await tx.cart.updateMany({
-            where: { id: input.cart_id!, storeId: store.id },
-            data: { updatedAt: ctx.now },
-          });
-          const winner = await openCheckoutOfCart(tx, ctx, input.cart_id!);
-          if (winner) return winner;
-          await tx.$executeRawUnsafe(insert.sql, ...insert.args);
-          return null;
-        })
-      : await execute(insert).then(() => null);
+    const insert = (record: RecordAnswer | null) =>
+      checkoutInsert(
+        { ...session, mandateTermsHistory: [mandateTerms(body, store.slug)] },
+        priced.status === "incomplete" ? "incomplete" : "ready_for_complete",
+        lineRowsOf(priced.lines),
+        record,
+      );
+    const answer = { body: await withMerchantAuthorization(ctx, body), status: 201 as const };
+    if (!input.cart_id) {
+      // the session, its lines and the call's answer are one statement (create_checkout's idempotency is "in-write")
+      if (ctx.idempotency) await ctx.idempotency.write(insert, answer);
+      else await execute(insert(null));
+      return answer;
+    }
+    // From a cart, the cart's row is locked first and its open checkout looked up again, in one transaction, so two
+    // first creates racing for one cart give one checkout (the loser returns the winner's); the key is claimed
+    // before that transaction, which cannot carry the answer
+    await ctx.idempotency?.claim();
+    const raced = await db.$transaction(async (tx) => {
+      await tx.cart.updateMany({
+        where: { id: input.cart_id!, storeId: store.id },
+        data: { updatedAt: ctx.now },
+      });
+      const winner = await openCheckoutOfCart(tx, ctx, input.cart_id!);
+      if (winner) return winner;
+      const statement = insert(null);
+      await tx.$executeRawUnsafe(statement.sql, ...statement.args);
+      return null;
+    });
     if (raced) return reuse(db, ctx, raced);
-    return { body: await withMerchantAuthorization(ctx, body), status: 201 };
+    return answer;
   }),
 });

@@ -1,5 +1,6 @@
 import { execute, jsonParam, sql, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
+import type { RecordAnswer } from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
 
 // The checkout status machine (UCP checkout, CONTRACT §7.2; exact spellings) and THE ONLY code that writes a
@@ -95,13 +96,10 @@ export type SessionWrite = {
  * JSON travels as text cast to jsonb and the discount codes as a JSON array (arrays bind alike on both driver
  * adapters); a JSON column set to null becomes SQL NULL.
  */
-export const moveCheckoutStatement = ({
-  id,
-  to,
-  version,
-  from,
-  data = {},
-}: Omit<Transition, "data"> & { data?: SessionWrite }): Statement => {
+export const moveCheckoutStatement = (
+  { id, to, version, from, data = {} }: Omit<Transition, "data"> & { data?: SessionWrite },
+  record: RecordAnswer | null = null,
+): Statement => {
   const values: unknown[] = [];
   const param = (value: unknown): string => `$${values.push(value)}`;
   const sets = Object.entries(data)
@@ -122,7 +120,9 @@ export const moveCheckoutStatement = ({
       AND status::text IN (SELECT jsonb_array_elements_text(CAST(${param(allowed)} AS jsonb)))${
         version === undefined ? "" : ` AND version = ${param(version)}`
       }`;
-  return statementOf(text, values);
+  if (!record) return statementOf(text, values);
+  // the call's answer stored with the move, only when it moved (lib/idempotency/with-idempotency.ts)
+  return record(statementOf(`WITH moved AS (${text} RETURNING 1)`, values), "moved");
 };
 
 /** moveCheckout outside any transaction (`moveCheckoutStatement`). Returns 1 when it moved, 0 otherwise. */
@@ -170,6 +170,7 @@ export const checkoutInsert = (
   session: NewCheckout,
   status: Extract<CheckoutStatus, "incomplete" | "ready_for_complete">,
   lines: readonly NewCheckoutLine[],
+  record: RecordAnswer | null = null,
 ): Statement => {
   const now = new Date();
   const rows = JSON.stringify(
@@ -181,7 +182,7 @@ export const checkoutInsert = (
       position: l.position,
     })),
   );
-  return sql`
+  const inserted = sql`
     WITH checkout AS (
       INSERT INTO checkout_sessions (id, store_id, cart_id, principal_id, status, currency, buyer, fulfillment,
         discount_codes, notes, totals, agent_profile, ucp_version, payment_instruments, context, attribution,
@@ -195,11 +196,18 @@ export const checkoutInsert = (
         CAST(${jsonParam(session.paymentInstruments) ?? "[]"} AS jsonb), CAST(${jsonParam(session.context)} AS jsonb),
         CAST(${jsonParam(session.attribution)} AS jsonb),
         CAST(${jsonParam(session.mandateTermsHistory) ?? "[]"} AS jsonb), ${session.expiresAt}, ${now}, ${now})
-      RETURNING id)
-    INSERT INTO checkout_line_items (id, checkout_id, variant_id, quantity, price_minor, position)
-    SELECT l.id, checkout.id, l.variant_id, l.quantity, l.price_minor, l.position
-    FROM checkout, jsonb_to_recordset(CAST(${rows} AS jsonb))
-      AS l(id text, variant_id text, quantity int, price_minor int, position int)`;
+      RETURNING id),
+    written AS (
+      INSERT INTO checkout_line_items (id, checkout_id, variant_id, quantity, price_minor, position)
+      SELECT l.id, checkout.id, l.variant_id, l.quantity, l.price_minor, l.position
+      FROM checkout, jsonb_to_recordset(CAST(${rows} AS jsonb))
+        AS l(id text, variant_id text, quantity int, price_minor int, position int)
+      RETURNING 1)`;
+  // the call's answer stored with the session (lib/idempotency/with-idempotency.ts); alone, the statement ends with
+  // the count of lines written
+  return record
+    ? record(inserted, "written")
+    : { ...inserted, sql: `${inserted.sql} SELECT count(*) FROM written` };
 };
 
 /** An open session's status from its blocking messages: any error blocks completion. */

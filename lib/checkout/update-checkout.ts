@@ -45,6 +45,7 @@ export const updateCheckout = defineOperation({
   input: UpdateCheckoutInputSchema,
   output: CheckoutOutputSchema,
   mutates: true,
+  idempotency: "in-write",
   storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
@@ -94,20 +95,25 @@ export const updateCheckout = defineOperation({
         ...(input.attribution !== undefined ? { attribution: input.attribution } : {}),
       };
       const lines = lineRowsOf(priced.lines);
+      const answer = { body: await withMerchantAuthorization(ctx, body) };
       try {
-        await saveCheckout(db, {
-          id: session.id,
-          version: session.version,
-          status: priced.status,
-          data,
-          lines: sameLines(session.lineItems, lines) ? null : lines,
-        });
+        await saveCheckout(
+          db,
+          {
+            id: session.id,
+            version: session.version,
+            status: priced.status,
+            data,
+            lines: sameLines(session.lineItems, lines) ? null : lines,
+          },
+          ctx.idempotency && { handle: ctx.idempotency, answer },
+        );
       } catch (error) {
         if (!(error instanceof VersionConflict)) throw error;
         await sleep(Math.floor(Math.random() * 5 * attempt));
         continue;
       }
-      return { body: await withMerchantAuthorization(ctx, body) };
+      return answer;
     }
     throw new AppError("conflict", `Checkout ${input.id} is being updated concurrently; retry the update`);
   }),

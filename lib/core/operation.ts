@@ -1,5 +1,6 @@
 import type { z } from "zod";
 
+import type { Statement } from "@/lib/config/sql";
 import type { Principal, TrustTier } from "@/lib/credentials/principal";
 import type { Store } from "@/lib/generated/prisma/client";
 
@@ -21,6 +22,39 @@ export type OperationContext = {
   /** Public base URL for links (`{base_url}`). */
   baseUrl: string;
   now: Date;
+  /**
+   * Set while an operation whose descriptor says `idempotency: "in-write"` runs: its one write stores its answer
+   * too (lib/idempotency/with-idempotency.ts, withIdempotentWrite).
+   */
+  idempotency?: IdempotentWrite;
+};
+
+/**
+ * Appends the answer's record to a write: `head` is the write's text up to a CTE named `written` that returns a
+ * row when the write happened; the result is one statement that inserts the record only then.
+ */
+export type RecordAnswer = (head: Statement, written: string) => Statement;
+
+/** How an operation writes under withIdempotentWrite. */
+export type IdempotentWrite = {
+  /**
+   * Takes the key first, as an in-progress record, before a write that cannot carry the answer (a transaction of
+   * its own); from then on the answer is written after the operation, as withIdempotency does.
+   */
+  claim: () => Promise<void>;
+  /**
+   * Sends a write that claims the key with it (an in-progress record in the same statement), before work that
+   * cannot be undone (a charge); from then on as `claim()`. Answers the rows the statement changed: 0 when the
+   * write did not happen (and nothing was claimed). Once the key is claimed, the write alone.
+   */
+  claimWith: (build: (record: RecordAnswer | null) => Statement) => Promise<number>;
+  /**
+   * Sends the operation's one write, built by `build` (with `record` appended, or as the write alone once the key
+   * was claimed), storing `result` as the call's answer in the same statement. Answers the rows the statement
+   * changed: 0 when the write did not happen (nothing stored then). The answer must be the one the operation
+   * returns.
+   */
+  write: (build: (record: RecordAnswer | null) => Statement, result: OperationResult) => Promise<number>;
 };
 
 /** A wire body (snake_case UCP JSON) and the REST status for success (201 on create). */
@@ -61,6 +95,13 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   output: z.ZodType;
   /** State-changing: goes through withIdempotency and needs an idempotency key. */
   mutates: boolean;
+  /**
+   * How a state-changing call's key is held (lib/idempotency/with-idempotency.ts): "claim-first" (default) claims it
+   * before the operation runs and records the answer after; "in-write" stores the answer with the operation's one
+   * write (ctx.idempotency), for an operation whose every write goes through `ctx.idempotency.write` or follows
+   * `ctx.idempotency.claim()`.
+   */
+  idempotency?: "claim-first" | "in-write";
   /**
    * A state-changing call that moves no money (it charges, refunds and cancels no payment) may take its store
    * from the row cache, as a read does (lib/stores/get-store-or-throw.ts): the call that pays reads it fresh and

@@ -6,8 +6,13 @@ import { AppError, toAppError } from "@/lib/core/errors";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { assertAllowed, assertCanCall } from "@/lib/credentials/principal";
 import { requestHash } from "@/lib/idempotency/request-hash";
-import { withIdempotency, type StoredOutcome } from "@/lib/idempotency/with-idempotency";
-import { timeStage, timeStageSync } from "@/lib/ops/server-timing";
+import {
+  outcomeOf,
+  withIdempotency,
+  withIdempotentWrite,
+  type StoredOutcome,
+} from "@/lib/idempotency/with-idempotency";
+import { timeStage } from "@/lib/ops/server-timing";
 
 // The single path from a surface to an operation: trust and scope checks, input validation, idempotency,
 // and the conversion of the operation's outcome into stored bytes. REST and MCP both call this.
@@ -18,11 +23,7 @@ const runToOutcome = async (
   input: unknown,
 ): Promise<StoredOutcome> => {
   try {
-    const result = await timeStage("app", () => op.run(ctx, input));
-    return {
-      status: result.status ?? 200,
-      bodyText: timeStageSync("render", () => JSON.stringify(result.body)),
-    };
+    return outcomeOf(await timeStage("app", () => op.run(ctx, input)));
   } catch (thrown) {
     const error = toAppError(thrown);
     if (error.code === "internal_error") throw thrown;
@@ -57,17 +58,18 @@ export const executeOperation = async (
       `${op.name} is state-changing and needs an idempotency key`,
     );
   }
-  return withIdempotency(
-    {
-      principalId: ctx.principal.id,
-      storeSlug: ctx.store?.slug ?? "",
-      operation: op.name,
-      key: ctx.idempotencyKey,
-      requestHash: requestHash(op.name, input),
-      now: ctx.now,
-    },
-    () => runToOutcome(op, ctx, input),
-  );
+  const scope = {
+    principalId: ctx.principal.id,
+    storeSlug: ctx.store?.slug ?? "",
+    operation: op.name,
+    key: ctx.idempotencyKey,
+    requestHash: requestHash(op.name, input),
+    now: ctx.now,
+  };
+  if (op.idempotency === "in-write") {
+    return withIdempotentWrite(scope, (idempotency) => runToOutcome(op, { ...ctx, idempotency }, input));
+  }
+  return withIdempotency(scope, () => runToOutcome(op, ctx, input));
 };
 
 /** Rebuilds the AppError of a stored non-2xx outcome (MCP renders those as JSON-RPC errors). */

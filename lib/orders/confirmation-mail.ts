@@ -14,8 +14,8 @@ import { orderPermalink } from "./to-wire";
 // the order events), so however the order was placed (the completion, a retried completion, the sweep, a late
 // provider callback) there is exactly one pending mail. The webhook worker's step sends it: a claim
 // (`confirmation_mail_locked_until`) keeps two workers off the same mail; a captured mail is written in the same
-// transaction that marks it sent (exactly once); over SMTP a crash between the server's acceptance and the mark
-// can send it twice, never zero times.
+// statement that marks it sent (exactly once; a claimed batch's captures in one statement); over SMTP a crash
+// between the server's acceptance and the mark can send it twice, never zero times.
 
 export const CONFIRMATION_CLAIM_MS = 60_000;
 
@@ -138,6 +138,7 @@ export const sendDueConfirmationMails = async (
   const claimedAt = performance.now();
   const claimed = await claimDue(now, lockedUntil, { storeId, limit });
   const sent: string[] = [];
+  const captured: Captured[] = [];
   for (const [i, order] of claimed.entries()) {
     // sent one after another: a message starts only while the claim still covers its whole sending
     if (performance.now() - claimedAt + sendBoundMs >= lease) {
@@ -155,18 +156,15 @@ export const sendDueConfirmationMails = async (
     const mail = confirmationMailOf(order, { name: order.storeName, slug: order.storeSlug }, to);
     try {
       const outcome = await sendMail(mail, {
-        // the local capture is written with the mark: one statement, one message
-        capture: ({ id, to, subject, text }) =>
-          execute(sql`
-            WITH captured AS (
-              INSERT INTO captured_mail (id, "to", subject, text, created_at)
-              VALUES (${id}, ${to}, ${subject}, ${text}, ${new Date()}))
-            UPDATE orders SET confirmation_mail = 'sent', updated_at = ${new Date()} WHERE id = ${order.id}`).then(
-            () => {},
-          ),
+        // the local capture is written with its mark, the claimed batch's together (below)
+        capture: async (message) => {
+          captured.push({ ...message, orderId: order.id });
+        },
       });
-      if (outcome.via === "smtp") await markOrder(order.id, "sent");
-      sent.push(order.id);
+      if (outcome.via === "smtp") {
+        await markOrder(order.id, "sent");
+        sent.push(order.id);
+      }
     } catch (thrown) {
       logger().warn(
         { orderId: order.id, code: toAppError(thrown).code },
@@ -174,5 +172,35 @@ export const sendDueConfirmationMails = async (
       );
     }
   }
-  return sent;
+  if (captured.length === 0) return sent;
+  try {
+    await captureAll(captured);
+  } catch (thrown) {
+    logger().warn(
+      { orderIds: captured.map((c) => c.orderId), code: toAppError(thrown).code },
+      `${captured.length} order confirmation mails not captured (retried later)`,
+    );
+    return sent;
+  }
+  return [...sent, ...captured.map((c) => c.orderId)];
+};
+
+type Captured = { id: string; to: string; subject: string; text: string; orderId: string };
+
+/**
+ * The local captures of a claimed batch, each written with its order's mark, all in one statement (exactly once:
+ * a capture is never written without its mark, nor a mark without its capture); the rows travel as one JSON
+ * array.
+ */
+const captureAll = async (captured: readonly Captured[]): Promise<void> => {
+  const now = new Date();
+  await execute(sql`
+    WITH m AS (
+      SELECT * FROM jsonb_to_recordset(CAST(${JSON.stringify(captured)} AS jsonb))
+        AS m(id text, "to" text, subject text, text text, "orderId" text)),
+    captured AS (
+      INSERT INTO captured_mail (id, "to", subject, text, created_at)
+      SELECT id, "to", subject, text, ${now} FROM m)
+    UPDATE orders SET confirmation_mail = 'sent', updated_at = ${now}
+    WHERE id IN (SELECT "orderId" FROM m)`);
 };

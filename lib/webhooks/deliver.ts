@@ -25,8 +25,9 @@ import {
 import { detachedRequestSignature, signWebhook } from "./sign-webhook";
 
 // The delivery worker's step: claim due deliveries (several in one statement), POST each once in turn (signed,
-// through the outbound guard), log the attempt, and schedule the next one (schedule.ts). At least once: a
-// delivery is marked delivered only after a 2xx; a worker that dies mid-attempt leaves a claim that lapses after
+// through the outbound guard), then log the claimed batch's attempts and schedule what follows each (schedule.ts)
+// in one statement. At least once: a delivery is marked delivered only after a 2xx; a worker that dies mid-batch
+// leaves claims that lapse after
 // CLAIM_MS (or the operator's WEBHOOK_CLAIM_TTL_MS), and the delivery goes out again with the same Webhook-Id,
 // timestamp and bytes. Per order and endpoint, a later event waits while an earlier one is still pending, so
 // receivers see an order's snapshots in order.
@@ -167,13 +168,35 @@ const readContext = async (delivery: DeliveryToAttempt): Promise<AttemptContext>
   return contextOf(delivery.endpointId, row);
 };
 
-/** One attempt of a claimed delivery; records it and schedules what follows. */
-export const attemptDelivery = async (
+/** What one attempt did, to be recorded (`recordAttempts`). */
+type AttemptDone = {
+  outcome: AttemptOutcome;
+  endpoint: EndpointState;
+  /** The attempt's scheduling clock. */
+  now: Date;
+  row: {
+    id: string;
+    delivery_id: string;
+    started_at: string;
+    target_url: string;
+    status: number | null;
+    error: string | null;
+    latency_ms: number;
+    response_snippet: string;
+    state: "delivered" | "dead" | "pending";
+    attempts: number;
+    delivered_at: string | null;
+    next_attempt_at: string | null;
+  };
+};
+
+/** One attempt of a claimed delivery: sent, not yet recorded. */
+const sendAttempt = async (
   delivery: DeliveryToAttempt,
   now: Date,
-  context?: AttemptContext,
-  timeoutMs = deliveryTimeoutMs(),
-): Promise<AttemptOutcome> => {
+  context: AttemptContext | undefined,
+  timeoutMs: number,
+): Promise<AttemptDone> => {
   const { endpoint, store, orderVersion } = context ?? (await readContext(delivery));
   const allowPrivate = outboundAllowsPrivate(store);
   const started = performance.now();
@@ -230,21 +253,61 @@ export const attemptDelivery = async (
   const attempts = delivery.attempts + 1;
   const delay = ok ? null : retryDelayMs(attempts);
 
-  // the attempt's log line and the delivery's next state in one statement
+  return {
+    outcome: { deliveryId: delivery.id, ok, status, error },
+    endpoint,
+    now,
+    row: {
+      id: newId("webhookAttempt"),
+      delivery_id: delivery.id,
+      started_at: now.toISOString(),
+      target_url: targetUrl,
+      status,
+      error,
+      latency_ms: latencyMs,
+      response_snippet: snippet,
+      state: ok ? "delivered" : delay === null ? "dead" : "pending",
+      attempts,
+      delivered_at: ok ? now.toISOString() : null,
+      next_attempt_at: ok ? null : new Date(now.getTime() + (delay ?? 0)).toISOString(),
+    },
+  };
+};
+
+/**
+ * The attempts' log lines and their deliveries' next states, for any number of attempts in one statement (the
+ * rows travel as one JSON array; timestamps as UTC text, as the adapters write Dates), then each endpoint's health.
+ */
+const recordAttempts = async (done: readonly AttemptDone[]): Promise<void> => {
+  if (done.length === 0) return;
   await execute(sql`
-    WITH attempt AS (
+    WITH a AS (
+      SELECT * FROM jsonb_to_recordset(CAST(${JSON.stringify(done.map((d) => d.row))} AS jsonb))
+        AS a(id text, delivery_id text, started_at timestamp(3), target_url text, status int, error text,
+             latency_ms int, response_snippet text, state text, attempts int, delivered_at timestamp(3),
+             next_attempt_at timestamp(3))),
+    logged AS (
       INSERT INTO webhook_attempts (id, delivery_id, started_at, target_url, status, error, latency_ms,
         response_snippet)
-      VALUES (${newId("webhookAttempt")}, ${delivery.id}, ${now}, ${targetUrl}, ${status}, ${error}, ${latencyMs},
-        ${snippet}))
-    UPDATE webhook_deliveries
-    SET state = CAST(${ok ? "delivered" : delay === null ? "dead" : "pending"} AS webhook_delivery_state),
-        attempts = ${attempts}, locked_until = NULL,
-        delivered_at = COALESCE(${ok ? now : null}::timestamp(3), delivered_at),
-        next_attempt_at = COALESCE(${ok ? null : new Date(now.getTime() + (delay ?? 0))}::timestamp(3), next_attempt_at)
-    WHERE id = ${delivery.id}`);
-  await recordEndpointHealth(endpoint, ok, now);
-  return { deliveryId: delivery.id, ok, status, error };
+      SELECT id, delivery_id, started_at, target_url, status, error, latency_ms, response_snippet FROM a)
+    UPDATE webhook_deliveries d
+    SET state = CAST(a.state AS webhook_delivery_state), attempts = a.attempts, locked_until = NULL,
+        delivered_at = COALESCE(a.delivered_at, d.delivered_at),
+        next_attempt_at = COALESCE(a.next_attempt_at, d.next_attempt_at)
+    FROM a WHERE d.id = a.delivery_id`);
+  for (const { endpoint, outcome, now } of done) await recordEndpointHealth(endpoint, outcome.ok, now);
+};
+
+/** One attempt of a claimed delivery; records it and schedules what follows. */
+export const attemptDelivery = async (
+  delivery: DeliveryToAttempt,
+  now: Date,
+  context?: AttemptContext,
+  timeoutMs = deliveryTimeoutMs(),
+): Promise<AttemptOutcome> => {
+  const done = await sendAttempt(delivery, now, context, timeoutMs);
+  await recordAttempts([done]);
+  return done.outcome;
 };
 
 const recordEndpointHealth = async (endpoint: EndpointState, ok: boolean, now: Date): Promise<void> => {
@@ -322,16 +385,23 @@ export const runDueDeliveries = async (
     // what was not claimed stays first in line: an event behind one delivered just now may be claimed next
     const taken = new Set(claimed.map((c) => c.delivery.id));
     remaining = remaining.filter((id) => !taken.has(id));
+    // a claimed batch's attempts are recorded together, in one statement, as soon as its last one ends (each
+    // ended within the lease, so no other worker took one meanwhile); a worker that dies before leaves their
+    // claims to lapse, and they go out again with the same Webhook-Id, timestamp and bytes (at least once)
+    const done: AttemptDone[] = [];
     for (const [i, { delivery, context }] of claimed.entries()) {
       if (performance.now() - claimedAt + timeoutMs >= lease) {
+        await recordAttempts(done);
         await release(
           claimed.slice(i).map((c) => c.delivery.id),
           lockedUntil,
         );
-        return outcomes;
+        return [...outcomes, ...done.map((d) => d.outcome)];
       }
-      outcomes.push(await attemptDelivery(delivery, now, context, timeoutMs));
+      done.push(await sendAttempt(delivery, now, context, timeoutMs));
     }
+    await recordAttempts(done);
+    outcomes.push(...done.map((d) => d.outcome));
   }
   return outcomes;
 };

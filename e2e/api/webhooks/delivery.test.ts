@@ -284,7 +284,7 @@ describe("webhook delivery", () => {
     profile.close();
   });
 
-  test("a poll's cost: one read and one write for the fan-out, one claim and one write per mail, one read, a claim per round and a record per delivery", async () => {
+  test("a poll's cost: one read and one write for the fan-out, one claim and one write for the mails, one read, and a claim and a record per round of deliveries", async () => {
     receiver.setMode("ok");
     const profile = await servePlatformProfile(receiver.url("/platform-hooks"));
     const store = await webhookStore(receiver.url("/store-hooks"));
@@ -305,7 +305,8 @@ describe("webhook delivery", () => {
     assert.equal(receivedFor(first.id).length, 4);
 
     const orders = [await placeOrder("a@example.com"), await placeOrder("b@example.com")];
-    const step = await statementsOf(() => webhookWorkerStep(new Date(), forStore(store)));
+    const stepAt = new Date();
+    const step = await statementsOf(() => webhookWorkerStep(stepAt, forStore(store)));
     // two orders × two events × two targets, each event after its predecessor at the same target
     assert.deepEqual(
       step.result.map((o) => o.ok),
@@ -331,11 +332,28 @@ describe("webhook delivery", () => {
       await db.order.count({ where: { id: { in: orders.map((o) => o.id) }, confirmationMail: "sent" } }),
       2,
     );
-    // fan-out 2, mails 1 + 2 (the due mails claimed in one statement, each captured with its mark), deliveries
-    // 1 + 2 + 8: one claim for the orders' placed events, one for their paid events (each waits for its
-    // predecessor), one record per delivery; before: about 7 per event, 7 and then 2 per mail, 9 and then 2 per
-    // delivery
-    const budget = 2 + (1 + 2) + (1 + 2 + 8);
+    // each delivery's attempt logged once, as it went, and the delivery marked delivered by its round's record
+    const deliveries = await db.webhookDelivery.findMany({
+      where: { orderId: { in: orders.map((o) => o.id) } },
+      include: { log: true },
+    });
+    assert.equal(deliveries.length, 8);
+    for (const delivery of deliveries) {
+      assert.equal(delivery.state, "delivered");
+      assert.equal(delivery.attempts, 1);
+      assert.equal(delivery.lockedUntil, null);
+      assert.equal(delivery.deliveredAt?.getTime(), stepAt.getTime());
+      assert.equal(delivery.log.length, 1);
+      assert.equal(delivery.log[0]!.status, 200);
+      assert.equal(delivery.log[0]!.startedAt.getTime(), stepAt.getTime());
+      assert.match(delivery.log[0]!.targetUrl, /\/(store|platform)-hooks$/);
+    }
+    // fan-out 2, mails 1 + 1 (the due mails claimed in one statement, their captures written with their marks in
+    // another; each mail was one statement before), deliveries
+    // 1 + 2 + 2: one claim for the orders' placed events, one for their paid events (each waits for its
+    // predecessor), one record per claimed round; before: about 7 per event, 7 and then 2 per mail, 9 and then 2
+    // per delivery, then a record per delivery (1 + 2 + 8)
+    const budget = 2 + (1 + 1) + (1 + 2 + 2);
     assert.ok(
       step.sql.length <= budget,
       `${step.sql.length} statements, budget ${budget}:\n${step.sql.map((s) => `  ${s.slice(0, 120)}`).join("\n")}`,

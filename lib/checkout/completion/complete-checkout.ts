@@ -8,7 +8,7 @@ import { AppError, toAppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import type { Store } from "@/lib/generated/prisma/client";
-import { isNoRoom } from "@/lib/mandates/buyer-spend";
+import { isNoRoom, spenderOfCheckout } from "@/lib/mandates/buyer-spend";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
 import { railFor } from "@/lib/payments/rails";
@@ -115,6 +115,7 @@ export const completeCheckout = defineOperation({
   input: CompleteCheckoutInputSchema,
   output: CheckoutOutputSchema,
   mutates: true,
+  idempotency: "in-write",
   tier: "token",
   buyerScope: "purchase:complete",
   permission: "purchase:complete",
@@ -126,6 +127,12 @@ export const completeCheckout = defineOperation({
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CompleteCheckoutInput) => {
     const db = await getDb();
     const store = storeOf(ctx);
+    // The idempotency key ("in-write", lib/idempotency/with-idempotency.ts): a platform's unbound card purchase
+    // writes nothing before its hold, which claims the key with it, before the charge. Every other completion may
+    // write before its hold (a buyer's binding, a crypto payment judged, the allowance's reservation): the key is
+    // claimed first, before any of it. A completion that writes nothing (a completed checkout's answer, a refusal
+    // before the hold) has its answer recorded after it.
+    if (ctx.principal.kind === "buyer") await ctx.idempotency?.claim();
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
       // 1. (a buyer's completion, on any rail, binds a platform-key checkout to that buyer and agent: B17, and so
       // makes it the buyer's spend, B20; the shipping rates step 3 prices with are read fresh with the session)
@@ -152,6 +159,7 @@ export const completeCheckout = defineOperation({
       // without one the buyer signs on the wallet page, where they approve the payment themselves). The allowance
       // is reserved on the spend ledger here, before any charge; the order's transaction debits it.
       const crypto = rail.handlerId === RAIL_HANDLER_IDS.crypto;
+      if (crypto || spenderOfCheckout(session) || input.ap2?.intent_mandate) await ctx.idempotency?.claim();
       const digest = crypto ? (rail.instrument?.credential?.token ?? null) : null;
       if (digest) assertBuyerAlone(ctx, "A crypto completion");
       await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate, session.mandateTermsHistory);
@@ -195,7 +203,7 @@ export const completeCheckout = defineOperation({
           });
       if (couponOff === null) continue;
       // 5.
-      const hold = await holdSession(db, session, priced);
+      const hold = await holdSession(db, session, priced, ctx.idempotency);
       if (hold.kind === "changed") {
         await sleep(Math.floor(Math.random() * 5 * round));
         continue;

@@ -3,6 +3,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 
 import type { Db } from "@/lib/config/db";
+import type { IdempotentWrite } from "@/lib/core/operation";
 
 import {
   lineRowsOf,
@@ -25,18 +26,24 @@ export const holdSession = async (
   db: Db,
   session: Session,
   { draft, priced }: Pick<Priced, "draft" | "priced">,
+  /** The call's idempotency key, claimed with the hold when it is not yet (lib/idempotency/with-idempotency.ts). */
+  idempotency?: IdempotentWrite,
 ): Promise<{ kind: "held"; amount: number; continueToken: string } | { kind: "changed" }> => {
   const amount = priced.totals.find((t) => t.type === "total")?.amount ?? 0;
   const lines = lineRowsOf(priced.lines);
   const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
   try {
-    await saveCheckout(db, {
-      id: session.id,
-      version: session.version,
-      status: "complete_in_progress",
-      data: { totals: priced.totals, paymentInstruments: draft.instruments, continueToken },
-      lines: sameLines(session.lineItems, lines) ? null : lines,
-    });
+    await saveCheckout(
+      db,
+      {
+        id: session.id,
+        version: session.version,
+        status: "complete_in_progress",
+        data: { totals: priced.totals, paymentInstruments: draft.instruments, continueToken },
+        lines: sameLines(session.lineItems, lines) ? null : lines,
+      },
+      idempotency && { handle: idempotency, answer: null },
+    );
   } catch (error) {
     if (error instanceof VersionConflict) return { kind: "changed" };
     throw error;

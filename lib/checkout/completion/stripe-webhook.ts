@@ -43,24 +43,41 @@ const cardOf = async (store: Store, paymentIntentId: string): Promise<PaymentMet
   }
 };
 
+const secretOf = (store: Store): string | null => {
+  const account = stripeAccountOf(store);
+  return account.kind === "sandbox" ? SANDBOX_WEBHOOK_SECRET : (account.webhookSecret ?? null);
+};
+
+/** The event, its signature verified over the raw body with the store's webhook secret; or why not. */
+const eventOf = (
+  store: Store,
+  rawBody: string,
+  signature: string | null,
+): Stripe.Event | { error: string } => {
+  const secret = secretOf(store);
+  if (!secret) return { error: "no Stripe webhook secret configured for this store" };
+  try {
+    // the signature needs only the webhook secret: no client (and no API key) to build per event
+    return Stripe.webhooks.constructEvent(rawBody, signature ?? "", secret);
+  } catch {
+    return { error: "invalid Stripe-Signature" };
+  }
+};
+
 export const handleStripeWebhook = async (
   slug: string,
   rawBody: string,
   signature: string | null,
   now = new Date(),
 ): Promise<WebhookAnswer> => {
-  const store = await getStoreOrThrow(slug).catch(() => null);
-  if (!store) return { status: 404, body: { error: "unknown store" } };
-  const account = stripeAccountOf(store);
-  const secret = account.kind === "sandbox" ? SANDBOX_WEBHOOK_SECRET : account.webhookSecret;
-  if (!secret) return { status: 400, body: { error: "no Stripe webhook secret configured for this store" } };
-  let event: Stripe.Event;
-  try {
-    // the signature needs only the webhook secret: no client (and no API key) to build per event
-    event = Stripe.webhooks.constructEvent(rawBody, signature ?? "", secret);
-  } catch {
-    return { status: 400, body: { error: "invalid Stripe-Signature" } };
-  }
+  // The store from the row cache (up to ROW_CACHE_TTL_MS old) checks the signature and acknowledges the usual
+  // event, the success of a payment this process's completion has just placed its order with, which moves nothing.
+  // Any other handling may move money (an order, a refund, a decline recorded): it reads the store fresh first and
+  // checks the signature again when the fresh store's secret differs (lib/stores/get-store-or-throw.ts).
+  const cached = await getStoreOrThrow(slug, { forRead: true }).catch(() => null);
+  if (!cached) return { status: 404, body: { error: "unknown store" } };
+  const event = eventOf(cached, rawBody, signature);
+  if ("error" in event) return { status: 400, body: event };
   const db = await getDb();
   // Prisma's createMany with skipDuplicates in SQL (Prisma compiles createMany's plan again on every call:
   // docs/decisions.md "Plans Prisma can reuse"), sent without its client (every card payment's event sends it)
@@ -78,9 +95,14 @@ export const handleStripeWebhook = async (
       const named = intent.metadata?.checkout_id;
       if (succeeded && named) {
         const { placed } = await chargeSettled(named);
-        if (placed.some((p) => p.paymentRef === intent.id && p.storeId === store.id)) {
+        if (placed.some((p) => p.paymentRef === intent.id && p.storeId === cached.id)) {
           return { status: 200, body: { received: true } };
         }
+      }
+      const store = await getStoreOrThrow(slug);
+      if (secretOf(store) !== secretOf(cached) && "error" in eventOf(store, rawBody, signature)) {
+        await db.stripeWebhookEvent.deleteMany({ where: { id: event.id } });
+        return { status: 400, body: { error: "invalid Stripe-Signature" } };
       }
       // the attempt of this PaymentIntent: a known one names its checkout, and the finisher takes this read as its
       // own (it decides on nothing older); a superseded attempt (its 3-DS answered after the agent paid with
