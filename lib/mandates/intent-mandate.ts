@@ -46,6 +46,14 @@ export const encodeIntentMandate = (payload: IntentPayload, signature: string): 
 const PATH = "$.ap2.intent_mandate";
 
 /**
+ * Envelopes whose form and signature verified, by their wire form: an agent sends the same signed allowance with a
+ * prepare and again with each completion, and the same bytes verify the same way every time (the expiry is still
+ * checked on each call). Bounded: the oldest is dropped first.
+ */
+const verified = new Map<string, IntentPayload>();
+const VERIFIED_MAX = 1_000;
+
+/**
  * Decodes and checks an intent mandate's form and signature (not what it allows).
  * @throws AppError mandate_required (absent), mandate_invalid_signature (unreadable, malformed or not signed by
  *   buyer_address), mandate_expired
@@ -58,6 +66,8 @@ export const readIntentMandate = async (encoded: string | undefined, now: Date):
       { path: PATH },
     );
   }
+  const known = verified.get(encoded);
+  if (known) return unexpired(known, now);
   let envelope: z.infer<typeof EnvelopeSchema>;
   try {
     const text = Buffer.from(encoded, "base64").toString("utf8");
@@ -95,12 +105,20 @@ export const readIntentMandate = async (encoded: string | undefined, now: Date):
       { path: PATH },
     );
   }
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(encoded, payload);
+  return unexpired(payload, now);
+};
+
+/** @throws AppError mandate_expired */
+const unexpired = (payload: IntentPayload, now: Date): IntentPayload => {
   if (Date.parse(payload.expires_at) <= now.getTime()) {
     throw new AppError("mandate_expired", `The intent mandate expired at ${payload.expires_at}`, {
       path: PATH,
     });
   }
-  return payload;
+  // a copy: a caller's change never reaches the next call's answer
+  return structuredClone(payload);
 };
 
 /**
