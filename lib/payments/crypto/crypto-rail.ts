@@ -246,13 +246,12 @@ const claimantOf = (row: Pick<CryptoPayment, "preparedDigest" | "groupId">): str
  * combined group, whoever hands it over first (SUI.md §4 rule 5: a digest of group A never pays a checkout of
  * group B, even before group A's checkouts claimed it). Null for a digest we did not build (a re-gassed twin).
  */
-const builtFor = async (db: Db, digest: string, row: CryptoPayment): Promise<string | null> => {
+const builtFor = async (_db: Db, digest: string): Promise<string | null> => {
   const [group] = await query<{ id: string }>(
     sql`SELECT id FROM crypto_payment_groups WHERE transaction_digest = ${digest}`,
   );
   if (group) return group.id;
-  // the prepare being settled is the one built with this digest (the common case): it was read already
-  const single = digest === row.preparedDigest ? row : await findPrepared(digest);
+  const single = await findPrepared(digest);
   return single ? claimantOf(single) : null;
 };
 
@@ -270,13 +269,29 @@ const claimDigest = async (
   digest: string,
 ): Promise<"claimed" | "other_checkout" | "already_paid"> => {
   const claimant = claimantOf(row);
-  const owner = await builtFor(db, digest, row);
-  if (owner !== null && owner !== claimant) return "other_checkout";
-  // the claim written now answers itself; one written before (a retry, a racing claimant) is read
-  const [written] = await query<{ claimant: string }>(sql`
-    INSERT INTO crypto_digest_claims (digest, claimant, created_at) VALUES (${digest}, ${claimant}, ${new Date()})
-    ON CONFLICT DO NOTHING
-    RETURNING claimant`);
+  let written: { claimant: string | null } | undefined;
+  if (digest === row.preparedDigest) {
+    // the prepare's own bytes (the common case): their builder is this prepare unless a combined group has the
+    // digest, so the group's check and the claim are one statement, which claims only when no other group has it
+    const [answer] = await query<{ groupId: string | null; claimant: string | null }>(sql`
+      WITH grp AS (SELECT id FROM crypto_payment_groups WHERE transaction_digest = ${digest}),
+      claimed AS (
+        INSERT INTO crypto_digest_claims (digest, claimant, created_at)
+        SELECT ${digest}, ${claimant}, ${new Date()} WHERE NOT EXISTS (SELECT FROM grp WHERE id <> ${claimant})
+        ON CONFLICT DO NOTHING
+        RETURNING claimant)
+      SELECT (SELECT id FROM grp) AS "groupId", (SELECT claimant FROM claimed) AS claimant`);
+    if (answer?.groupId && answer.groupId !== claimant) return "other_checkout";
+    written = answer?.claimant ? { claimant: answer.claimant } : undefined;
+  } else {
+    const owner = await builtFor(db, digest);
+    if (owner !== null && owner !== claimant) return "other_checkout";
+    // the claim written now answers itself; one written before (a retry, a racing claimant) is read
+    [written] = await query<{ claimant: string }>(sql`
+      INSERT INTO crypto_digest_claims (digest, claimant, created_at) VALUES (${digest}, ${claimant}, ${new Date()})
+      ON CONFLICT DO NOTHING
+      RETURNING claimant`);
+  }
   const claim =
     written ??
     (
