@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
+import { preparedToWire } from "@/lib/checkout/crypto/prepare-checkout-payment";
 import { getDb } from "@/lib/config/db";
 import { transaction } from "@/lib/config/sql";
 import { buyerWalletOf } from "@/lib/mandates/buyer-spend";
@@ -74,6 +75,16 @@ describe("crypto purchase cost", () => {
         prepareWithBearer(seeded.store.slug, checkout.id, agent, { ap2: { intent_mandate: intent } }),
       );
       assert.equal(prepared.result.status, 200, prepared.result.text);
+      // the answer, made from the row its insert returned, is the one Prisma's record of that row makes, byte for byte
+      const row = await (
+        await getDb()
+      ).cryptoPayment.findUniqueOrThrow({
+        where: { preparedDigest: prepared.result.body.transaction.digest },
+      });
+      assert.equal(
+        JSON.stringify(prepared.result.body),
+        JSON.stringify(preparedToWire({ row, continueUrl: prepared.result.body.continue_url })),
+      );
       const digest = await signAndSubmit(wallet, prepared.result.body.transaction.bytes);
       const completed = await statementsOf(() =>
         completeWithDigest(seeded.store.slug, checkout, agent, digest, intent),
