@@ -5,7 +5,7 @@ import { preparedToWire } from "@/lib/checkout/crypto/prepare-checkout-payment";
 import { getDb } from "@/lib/config/db";
 import { transaction } from "@/lib/config/sql";
 import { buyerWalletOf } from "@/lib/mandates/buyer-spend";
-import { allowanceForPrepare } from "@/lib/mandates/spend-for-checkout";
+import { allowanceForPrepare, PREPARE_RESERVATION_GRACE_MS } from "@/lib/mandates/spend-for-checkout";
 import { heldReservationOf, reserveSpend } from "@/lib/mandates/spend-ledger";
 import { currentAttempt } from "@/lib/payments/attempts";
 import { findPrepared } from "@/lib/payments/crypto/crypto-rail";
@@ -13,6 +13,7 @@ import { findPrepared } from "@/lib/payments/crypto/crypto-rail";
 import { seedPlatformKey } from "../../factories";
 import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
+  allow,
   completeWithDigest,
   createCryptoCheckout,
   linkBuyerAgent,
@@ -151,5 +152,49 @@ describe("crypto purchase cost", () => {
     assert.deepEqual(written, stored);
     assert.deepEqual(await heldReservationOf({ checkoutId: next.id }), stored);
     assert.equal(stored.originCurrency, "USD");
+  });
+});
+
+describe("race", () => {
+  test("6 payment-intents of one checkout at once, room for one total: one held reservation covering it until past the current quote, never over the limit; the current payment signed completes with one debit", async () => {
+    const seeded = await seedCryptoStore();
+    const wallet = await newWallet({ usdc: [100n * USDC_UNIT] });
+    const agent = await linkBuyerAgent(cimd, wallet, undefined, undefined, { allowance: false });
+    const { id: allowanceId } = await allow(agent, { limits: { day: 3000 } });
+    const checkout = await createCryptoCheckout(seeded.store, apiKey, seeded.variantId);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => prepareWithBearer(seeded.store.slug, checkout.id, agent)),
+    );
+    // each refused one says why (a parallel reservation of this checkout), none is over the limit
+    for (const answer of answers) {
+      assert.ok(
+        answer.status === 200 || /"conflict"/.test(answer.text),
+        `${answer.status} ${answer.text.slice(0, 300)}`,
+      );
+    }
+    assert.ok(answers.some((a) => a.status === 200));
+    const db = await getDb();
+    const entries = await db.spendEntry.findMany({ where: { allowanceId } });
+    const held = entries.filter((e) => e.state === "held");
+    assert.equal(held.length, 1, JSON.stringify(entries));
+    assert.equal(held[0]!.amount, 2500);
+    // the current prepared payment, whichever answer it was, is covered until its quote ends (plus the grace)
+    const current = await currentAttempt(db, checkout.id);
+    const row = await findPrepared(current!.providerRef!);
+    assert.ok(
+      held[0]!.expiresAt!.getTime() >= row!.expiresAt.getTime() + PREPARE_RESERVATION_GRACE_MS,
+      `held until the current quote ends plus the grace (${held[0]!.expiresAt!.toISOString()}, quote ${row!.expiresAt.toISOString()})`,
+    );
+
+    const digest = await signAndSubmit(wallet, row!.transactionBytes);
+    const done = await completeWithDigest(seeded.store.slug, checkout, agent, digest, null);
+    assert.equal(done.body.status, "completed", done.text);
+    const after = await db.spendEntry.findMany({ where: { allowanceId } });
+    assert.deepEqual(
+      after.filter((e) => e.kind === "debit").map((e) => e.amount),
+      [2500],
+    );
+    assert.equal(after.filter((e) => e.state === "held").length, 0);
+    assert.equal(await db.order.count({ where: { checkoutId: checkout.id } }), 1);
   });
 });
