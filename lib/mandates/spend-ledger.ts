@@ -446,38 +446,42 @@ export const debitSpend = async (
     statementOf(`SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries WHERE id = $1`, [reservation.id]),
   );
   if (!fresh) throw new Error(`Spend entry ${reservation.id} vanished under its allowance's lock`);
+  // the reservation's consumption goes with the debit's insert, in one statement (one round trip fewer in the
+  // order's transaction): a data-modifying WITH runs whether or not the INSERT reads it, and both commit together
+  let consume = "";
+  const values: unknown[] = [
+    newId("spendEntry"),
+    reservation.allowanceId,
+    amount,
+    input.originAmount,
+    input.originCurrency.toUpperCase(),
+    input.checkoutId,
+    reservation.groupId,
+    input.storeId,
+    input.orderId,
+    reservation.id,
+    input.now,
+    new Date(),
+  ];
   if (fresh.state === "held") {
     const consumed = fresh.consumed + amount;
     const whole = fresh.heldCheckoutId !== null || consumed >= fresh.amount;
-    await tx.executeRaw(
-      whole
-        ? sql`UPDATE spend_entries SET state = 'consumed', consumed = ${Math.min(consumed, fresh.amount)},
-                held_checkout_id = NULL, held_group_id = NULL
-              WHERE id = ${fresh.id}`
-        : sql`UPDATE spend_entries SET consumed = ${consumed} WHERE id = ${fresh.id}`,
-    );
+    values.push(whole ? Math.min(consumed, fresh.amount) : consumed);
+    consume = whole
+      ? `WITH consumed AS (
+           UPDATE spend_entries SET state = 'consumed', consumed = $13, held_checkout_id = NULL, held_group_id = NULL
+           WHERE id = $10 RETURNING id)`
+      : `WITH consumed AS (UPDATE spend_entries SET consumed = $13 WHERE id = $10 RETURNING id)`;
   }
   const [debit] = await queryWith<SpendEntry>(
     tx,
     statementOf(
-      `INSERT INTO spend_entries (id, allowance_id, kind, state, amount, consumed, origin_amount, origin_currency,
+      `${consume}
+       INSERT INTO spend_entries (id, allowance_id, kind, state, amount, consumed, origin_amount, origin_currency,
          checkout_id, group_id, store_id, order_id, parent_id, debit_order_id, window_at, created_at)
        VALUES ($1, $2, 'debit', 'done', $3, 0, $4, $5, $6, $7, $8, $9, $10, $9, $11, $12)
        RETURNING ${SPEND_ENTRY_COLUMNS}`,
-      [
-        newId("spendEntry"),
-        reservation.allowanceId,
-        amount,
-        input.originAmount,
-        input.originCurrency.toUpperCase(),
-        input.checkoutId,
-        reservation.groupId,
-        input.storeId,
-        input.orderId,
-        reservation.id,
-        input.now,
-        new Date(),
-      ],
+      values,
     ),
   );
   return debit!;
