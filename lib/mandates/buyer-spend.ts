@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
+import { query, sql } from "@/lib/config/sql";
 import type { ErrorCode } from "@/lib/core/error-codes";
 import { AppError, isAppError } from "@/lib/core/errors";
 import type { IntentMandate, SpendEntry, Store } from "@/lib/generated/prisma/client";
@@ -132,4 +133,15 @@ export const reserveAtPlacement = async (
     now: input.now,
     force: input.force ?? false,
   });
+};
+
+/**
+ * The wallet of a buyer account (null when the account is gone): read on every crypto prepare and completion, so
+ * through the driver adapter (lib/config/sql.ts).
+ */
+export const buyerWalletOf = async (buyerId: string): Promise<{ suiAddress: string } | null> => {
+  const [buyer] = await query<{ suiAddress: string }>(
+    sql`SELECT sui_address AS "suiAddress" FROM buyers WHERE id = ${buyerId}`,
+  );
+  return buyer ?? null;
 };

@@ -1,12 +1,13 @@
 import "server-only";
 
 import type { Db } from "@/lib/config/db";
+import { query, statementOf, transaction } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { IntentMandate, SpendEntry, Store } from "@/lib/generated/prisma/client";
 
 import { toAllowanceCurrency } from "./allowance-amount";
 import { readIntentMandate } from "./intent-mandate";
-import { assertAllowanceActive, reserveSpend } from "./spend-ledger";
+import { assertAllowanceActive, INTENT_MANDATE_COLUMNS, reserveSpend } from "./spend-ledger";
 
 // Which allowance pays for one checkout, and its reservation (DECISIONS B6). Two ways in:
 // - by id (payment_mandate_id on payment-intent, or none: the newest active allowance of this buyer and agent that
@@ -85,16 +86,15 @@ export const allowanceForPrepare = async (
     await assertAgentLinked(db, row, path);
     return row;
   }
-  const rows = await db.intentMandate.findMany({
-    where: {
-      buyerId: input.buyerId,
-      clientId: input.clientId,
-      revokedAt: null,
-      pausedAt: null,
-      expiresAt: { gt: input.now },
-    },
-    orderBy: { createdAt: "desc" },
-  });
+  // every crypto prepare asks: through the driver adapter (lib/config/sql.ts), the records Prisma's client reads
+  const rows = await query<IntentMandate>(
+    statementOf(
+      `SELECT ${INTENT_MANDATE_COLUMNS} FROM intent_mandates
+       WHERE buyer_id = $1 AND client_id = $2 AND revoked_at IS NULL AND paused_at IS NULL AND expires_at > $3
+       ORDER BY created_at DESC`,
+      [input.buyerId, input.clientId, input.now],
+    ),
+  );
   const row = rows.find((r) => merchantList.every((m) => allowsStore(r, m)));
   return row ?? null;
 };
@@ -183,6 +183,8 @@ export const reserveCheckoutSpend = async (
     now: Date;
     /** The buyer approved this very payment: the limits are not checked (reserveSpend's `force`). */
     force?: boolean;
+    /** reserveSpend's `onBefore`: the checkout's held reservation as it was before this one. */
+    onBefore?: (held: SpendEntry | null) => void;
   },
 ): Promise<SpendEntry> => {
   const amount = await toAllowanceCurrency({
@@ -191,7 +193,7 @@ export const reserveCheckoutSpend = async (
     allowanceCurrency: input.allowance.currency,
     mode: input.store.mode === "live" ? "live" : "test",
   });
-  return db.$transaction((tx) =>
+  return transaction((tx) =>
     reserveSpend(tx, {
       allowanceId: input.allowance.id,
       amount,
@@ -201,6 +203,7 @@ export const reserveCheckoutSpend = async (
       expiresAt: input.expiresAt,
       now: input.now,
       force: input.force ?? false,
+      ...(input.onBefore ? { onBefore: input.onBefore } : {}),
     }),
   );
 };
@@ -250,7 +253,7 @@ export const reserveGroupSpend = async (
     total += amount;
   }
   const origin = input.checkouts.reduce((sum, c) => sum + c.amount, 0);
-  return db.$transaction((tx) =>
+  return transaction((tx) =>
     reserveSpend(tx, {
       allowanceId: allowance.id,
       amount: total,

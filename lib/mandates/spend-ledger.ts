@@ -4,7 +4,7 @@ import type { SqlQueryable } from "@prisma/driver-adapter-utils";
 
 import { getDb, isUniqueViolation } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
-import { queryWith, sql, statementOf } from "@/lib/config/sql";
+import { query, queryWith, sql, statementOf } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { IntentMandate, Prisma, SpendEntry } from "@/lib/generated/prisma/client";
 
@@ -98,16 +98,10 @@ const limitsOf = (row: IntentMandate): Record<WindowName, number | null> => ({
   month: row.limitMonth,
 });
 
-/** Spent, reserved and remaining per rolling window of one allowance at `now`. */
-export const remainingOf = async (db: LedgerDb, row: IntentMandate, now: Date): Promise<AllowanceUsage> => {
-  const since = new Date(now.getTime() - WINDOWS.month);
-  const entries = await db.spendEntry.findMany({
-    where: {
-      allowanceId: row.id,
-      OR: [{ windowAt: { gt: since } }, { kind: "reservation", state: "held" }],
-    },
-    select: { kind: true, state: true, amount: true, consumed: true, windowAt: true, expiresAt: true },
-  });
+type LedgerEntry = Pick<SpendEntry, "kind" | "state" | "amount" | "consumed" | "windowAt" | "expiresAt">;
+
+/** Spent, reserved and remaining per rolling window of one allowance at `now`, from its entries (usageEntries). */
+const usageOf = (row: IntentMandate, entries: readonly LedgerEntry[], now: Date): AllowanceUsage => {
   const reserved = entries
     .filter(
       (e) => e.kind === "reservation" && e.state === "held" && (e.expiresAt?.getTime() ?? 0) > now.getTime(),
@@ -128,6 +122,19 @@ export const remainingOf = async (db: LedgerDb, row: IntentMandate, now: Date): 
   return { allowanceId: row.id, currency: row.currency, perOrderMax: row.perOrderMax, reserved, windows };
 };
 
+/** Spent, reserved and remaining per rolling window of one allowance at `now`. */
+export const remainingOf = async (db: LedgerDb, row: IntentMandate, now: Date): Promise<AllowanceUsage> => {
+  const since = new Date(now.getTime() - WINDOWS.month);
+  const entries = await db.spendEntry.findMany({
+    where: {
+      allowanceId: row.id,
+      OR: [{ windowAt: { gt: since } }, { kind: "reservation", state: "held" }],
+    },
+    select: { kind: true, state: true, amount: true, consumed: true, windowAt: true, expiresAt: true },
+  });
+  return usageOf(row, entries, now);
+};
+
 /** The wire form of what is left: per window with a limit, and the per-order maximum. */
 export const remainingToWire = (usage: AllowanceUsage) => ({
   currency: usage.currency,
@@ -138,13 +145,34 @@ export const remainingToWire = (usage: AllowanceUsage) => ({
   month: usage.windows.month.remaining,
 });
 
-/** Serialises every ledger write of one allowance (row lock; PGlite runs one transaction at a time anyway). */
-const lockAllowance = async (tx: LedgerDb, allowanceId: string): Promise<IntentMandate> => {
-  await tx.$queryRaw`SELECT id FROM intent_mandates WHERE id = ${allowanceId} FOR UPDATE`;
-  const row = await tx.intentMandate.findUnique({ where: { id: allowanceId } });
+/** intent_mandates' columns as Prisma's IntentMandate names them, for the statements sent through the adapter. */
+export const INTENT_MANDATE_COLUMNS = `id, buyer_id AS "buyerId", client_id AS "clientId", envelope, currency,
+  per_order_max AS "perOrderMax", limit_day AS "limitDay", limit_week AS "limitWeek", limit_month AS "limitMonth",
+  merchants, nonce, expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt",
+  paused_at AS "pausedAt", revoked_at AS "revokedAt"`;
+
+/**
+ * Serialises every ledger write of one allowance (row lock; PGlite runs one transaction at a time anyway): the
+ * allowance as locked, in the statement that locks it.
+ */
+const lockAllowance = async (tx: SqlQueryable, allowanceId: string): Promise<IntentMandate> => {
+  const [row] = await queryWith<IntentMandate>(
+    tx,
+    statementOf(`SELECT ${INTENT_MANDATE_COLUMNS} FROM intent_mandates WHERE id = $1 FOR UPDATE`, [
+      allowanceId,
+    ]),
+  );
   if (!row)
     throw new AppError("not_found", `No allowance "${allowanceId}"`, { path: "$.payment_mandate_id" });
   return row;
+};
+
+/** Serialises the ledger writes of one allowance in a transaction on Prisma's client (creditSpend's). */
+const lockAllowanceOnPrisma = async (tx: LedgerDb, allowanceId: string): Promise<void> => {
+  await tx.$queryRaw`SELECT id FROM intent_mandates WHERE id = ${allowanceId} FOR UPDATE`;
+  const row = await tx.intentMandate.findUnique({ where: { id: allowanceId }, select: { id: true } });
+  if (!row)
+    throw new AppError("not_found", `No allowance "${allowanceId}"`, { path: "$.payment_mandate_id" });
 };
 
 const heldKey = (scope: SpendScope) =>
@@ -152,17 +180,26 @@ const heldKey = (scope: SpendScope) =>
 
 const RELEASED = { state: "released", heldCheckoutId: null, heldGroupId: null } as const;
 
+/** spend_entries' columns as Prisma's SpendEntry names them, for the statements sent through the driver adapter. */
+const SPEND_ENTRY_COLUMNS = `id, allowance_id AS "allowanceId", kind, state, amount, consumed,
+  origin_amount AS "originAmount", origin_currency AS "originCurrency", checkout_id AS "checkoutId",
+  group_id AS "groupId", store_id AS "storeId", order_id AS "orderId", parent_id AS "parentId",
+  held_checkout_id AS "heldCheckoutId", held_group_id AS "heldGroupId", debit_order_id AS "debitOrderId",
+  adjustment_id AS "adjustmentId", window_at AS "windowAt", expires_at AS "expiresAt", created_at AS "createdAt"`;
+
 /**
  * Reserves `amount` (minor units of the allowance's currency, already converted and rounded against the buyer) for
- * a checkout or a combined group, or throws before anything is written. Call it inside a transaction
- * (`db.$transaction((tx) => reserveSpend(tx, …))`): the allowance row is locked until it commits. A scope that
- * already holds a reservation on this allowance covering the amount keeps it (its expiry extended); any other held
- * reservation of the scope is released first (a re-prepare at a new total re-reserves).
+ * a checkout or a combined group, or throws before anything is written. Call it inside a transaction on the driver
+ * adapter (`transaction((tx) => reserveSpend(tx, …))`, lib/config/sql.ts): the allowance row is locked until it
+ * commits. A scope that already holds a reservation on this allowance covering the amount keeps it (its expiry
+ * extended); any other held reservation of the scope is released first (a re-prepare at a new total re-reserves).
+ * Its statements go through the adapter: every crypto prepare reserves.
+ * `before`: the scope's held reservation as it was when the call began (null without one).
  * @throws AppError not_found, mandate_revoked, mandate_expired, allowance_paused, spend_cap_exceeded (details:
  *   remaining per window, requested), conflict (a parallel reservation of the same scope on another allowance)
  */
 export const reserveSpend = async (
-  tx: LedgerDb,
+  tx: SqlQueryable,
   input: {
     allowanceId: string;
     amount: number;
@@ -176,19 +213,44 @@ export const reserveSpend = async (
      * the order's debit records it. Never set on an agent's request.
      */
     force?: boolean;
+    /** Called with the scope's held reservation as read under the lock, before anything is written. */
+    onBefore?: (held: SpendEntry | null) => void;
   },
 ): Promise<SpendEntry> => {
   const row = await lockAllowance(tx, input.allowanceId);
   if (!input.force) assertAllowanceActive(row, input.now);
-  const key = heldKey(input.scope);
-  const held = await tx.spendEntry.findUnique({ where: key });
+  const checkoutId = "checkoutId" in input.scope ? input.scope.checkoutId : null;
+  const groupId = "groupId" in input.scope ? input.scope.groupId : null;
+  // one read under the lock: the scope's held reservation (whatever its allowance) and the allowance's entries that
+  // count now (the month's, and every held reservation), as remainingOf reads them
+  const since = new Date(input.now.getTime() - WINDOWS.month);
+  const read = await queryWith<SpendEntry & { scoped: boolean; counted: boolean }>(
+    tx,
+    statementOf(
+      `SELECT ${SPEND_ENTRY_COLUMNS},
+         (held_checkout_id = $2 OR held_group_id = $3) IS TRUE AS scoped,
+         (allowance_id = $1 AND (window_at > $4 OR (kind = 'reservation' AND state = 'held'))) AS counted
+       FROM spend_entries
+       WHERE (allowance_id = $1 AND (window_at > $4 OR (kind = 'reservation' AND state = 'held')))
+          OR held_checkout_id = $2 OR held_group_id = $3`,
+      [row.id, checkoutId, groupId, since],
+    ),
+  );
+  const held = read.find((e) => e.scoped) ?? null;
+  input.onBefore?.(held ? entryOf(held) : null);
+  let counted = read.filter((e) => e.counted);
   if (held) {
     const live = (held.expiresAt?.getTime() ?? 0) > input.now.getTime();
     if (held.allowanceId === row.id && live && held.amount - held.consumed >= input.amount) {
       const expiresAt = new Date(Math.max(held.expiresAt!.getTime(), input.expiresAt.getTime()));
-      return tx.spendEntry.update({ where: { id: held.id }, data: { expiresAt } });
+      await tx.executeRaw(sql`UPDATE spend_entries SET expires_at = ${expiresAt} WHERE id = ${held.id}`);
+      return { ...entryOf(held), expiresAt };
     }
-    await tx.spendEntry.updateMany({ where: { id: held.id, state: "held" }, data: RELEASED });
+    await tx.executeRaw(sql`
+      UPDATE spend_entries SET state = 'released', held_checkout_id = NULL, held_group_id = NULL
+      WHERE id = ${held.id} AND state = 'held'`);
+    // released: no longer held, so it counts no more
+    counted = counted.filter((e) => e.id !== held.id || e.kind !== "reservation");
   }
   if (
     !input.force &&
@@ -210,7 +272,7 @@ export const reserveSpend = async (
       },
     );
   }
-  const usage = await remainingOf(tx, row, input.now);
+  const usage = usageOf(row, counted, input.now);
   const over = WINDOW_NAMES.filter((w) => {
     if (input.force) return false;
     const remaining = usage.windows[w].remaining;
@@ -228,23 +290,29 @@ export const reserveSpend = async (
     );
   }
   try {
-    return await tx.spendEntry.create({
-      data: {
-        id: newId("spendEntry"),
-        allowanceId: row.id,
-        kind: "reservation",
-        state: "held",
-        amount: input.amount,
-        originAmount: input.origin.amount,
-        originCurrency: input.origin.currency.toUpperCase(),
-        storeId: input.storeId ?? null,
-        windowAt: input.now,
-        expiresAt: input.expiresAt,
-        ...("checkoutId" in input.scope
-          ? { checkoutId: input.scope.checkoutId, heldCheckoutId: input.scope.checkoutId }
-          : { groupId: input.scope.groupId, heldGroupId: input.scope.groupId }),
-      },
-    });
+    const [created] = await queryWith<SpendEntry>(
+      tx,
+      statementOf(
+        `INSERT INTO spend_entries (id, allowance_id, kind, state, amount, consumed, origin_amount, origin_currency,
+           checkout_id, group_id, store_id, held_checkout_id, held_group_id, window_at, expires_at, created_at)
+         VALUES ($1, $2, 'reservation', 'held', $3, 0, $4, $5, $6, $7, $8, $6, $7, $9, $10, $11)
+         RETURNING ${SPEND_ENTRY_COLUMNS}`,
+        [
+          newId("spendEntry"),
+          row.id,
+          input.amount,
+          input.origin.amount,
+          input.origin.currency.toUpperCase(),
+          checkoutId,
+          groupId,
+          input.storeId ?? null,
+          input.now,
+          input.expiresAt,
+          new Date(),
+        ],
+      ),
+    );
+    return created!;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     throw new AppError(
@@ -252,6 +320,27 @@ export const reserveSpend = async (
       "Another payment of this checkout is being reserved at the same moment: retry",
     );
   }
+};
+
+/** A spend entry without the columns a statement added to it. */
+const entryOf = ({
+  scoped: _s,
+  counted: _c,
+  ...entry
+}: SpendEntry & { scoped?: boolean; counted?: boolean }) => entry as SpendEntry;
+
+/**
+ * Extends the expiry of a reservation reserveSpend took, while it is still held and live: what reserveSpend does for
+ * a held reservation of the same scope and allowance covering the same amount, in one statement (a live reservation
+ * already counts in every window, so a later expiry changes nothing another reservation sees now). False when it is
+ * not held or live any more (reserve again then).
+ */
+export const extendHeldReservation = async (id: string, expiresAt: Date, now: Date): Promise<boolean> => {
+  const changed = await query<{ id: string }>(sql`
+    UPDATE spend_entries SET expires_at = GREATEST(expires_at, ${expiresAt})
+    WHERE id = ${id} AND state = 'held' AND expires_at > ${now}
+    RETURNING id`);
+  return changed.length === 1;
 };
 
 /** Releases the scope's held reservation, if any (a failed prepare, a canceled checkout). */
@@ -277,15 +366,20 @@ export const releaseExpiredSpend = async (now: Date = new Date()): Promise<numbe
   releaseExpired(await getDb(), now);
 
 /** The held reservation of a checkout (or of its group), if any. */
-export const heldReservationOf = async (db: LedgerDb, scope: SpendScope): Promise<SpendEntry | null> =>
-  db.spendEntry.findFirst({ where: { ...heldKey(scope), state: "held" } });
-
-/** spend_entries' columns as Prisma's SpendEntry names them, for the statements sent through the driver adapter. */
-const SPEND_ENTRY_COLUMNS = `id, allowance_id AS "allowanceId", kind, state, amount, consumed,
-  origin_amount AS "originAmount", origin_currency AS "originCurrency", checkout_id AS "checkoutId",
-  group_id AS "groupId", store_id AS "storeId", order_id AS "orderId", parent_id AS "parentId",
-  held_checkout_id AS "heldCheckoutId", held_group_id AS "heldGroupId", debit_order_id AS "debitOrderId",
-  adjustment_id AS "adjustmentId", window_at AS "windowAt", expires_at AS "expiresAt", created_at AS "createdAt"`;
+export const heldReservationOf = async (scope: SpendScope): Promise<SpendEntry | null> => {
+  const [held] = await query<SpendEntry>(
+    "checkoutId" in scope
+      ? statementOf(
+          `SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries WHERE held_checkout_id = $1 AND state = 'held'`,
+          [scope.checkoutId],
+        )
+      : statementOf(
+          `SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries WHERE held_group_id = $1 AND state = 'held'`,
+          [scope.groupId],
+        ),
+  );
+  return held ?? null;
+};
 
 /**
  * Debits an order, in the transaction that creates it: consumes the checkout's held reservation (else its group's,
@@ -352,38 +446,42 @@ export const debitSpend = async (
     statementOf(`SELECT ${SPEND_ENTRY_COLUMNS} FROM spend_entries WHERE id = $1`, [reservation.id]),
   );
   if (!fresh) throw new Error(`Spend entry ${reservation.id} vanished under its allowance's lock`);
+  // the reservation's consumption goes with the debit's insert, in one statement (one round trip fewer in the
+  // order's transaction): a data-modifying WITH runs whether or not the INSERT reads it, and both commit together
+  let consume = "";
+  const values: unknown[] = [
+    newId("spendEntry"),
+    reservation.allowanceId,
+    amount,
+    input.originAmount,
+    input.originCurrency.toUpperCase(),
+    input.checkoutId,
+    reservation.groupId,
+    input.storeId,
+    input.orderId,
+    reservation.id,
+    input.now,
+    new Date(),
+  ];
   if (fresh.state === "held") {
     const consumed = fresh.consumed + amount;
     const whole = fresh.heldCheckoutId !== null || consumed >= fresh.amount;
-    await tx.executeRaw(
-      whole
-        ? sql`UPDATE spend_entries SET state = 'consumed', consumed = ${Math.min(consumed, fresh.amount)},
-                held_checkout_id = NULL, held_group_id = NULL
-              WHERE id = ${fresh.id}`
-        : sql`UPDATE spend_entries SET consumed = ${consumed} WHERE id = ${fresh.id}`,
-    );
+    values.push(whole ? Math.min(consumed, fresh.amount) : consumed);
+    consume = whole
+      ? `WITH consumed AS (
+           UPDATE spend_entries SET state = 'consumed', consumed = $13, held_checkout_id = NULL, held_group_id = NULL
+           WHERE id = $10 RETURNING id)`
+      : `WITH consumed AS (UPDATE spend_entries SET consumed = $13 WHERE id = $10 RETURNING id)`;
   }
   const [debit] = await queryWith<SpendEntry>(
     tx,
     statementOf(
-      `INSERT INTO spend_entries (id, allowance_id, kind, state, amount, consumed, origin_amount, origin_currency,
+      `${consume}
+       INSERT INTO spend_entries (id, allowance_id, kind, state, amount, consumed, origin_amount, origin_currency,
          checkout_id, group_id, store_id, order_id, parent_id, debit_order_id, window_at, created_at)
        VALUES ($1, $2, 'debit', 'done', $3, 0, $4, $5, $6, $7, $8, $9, $10, $9, $11, $12)
        RETURNING ${SPEND_ENTRY_COLUMNS}`,
-      [
-        newId("spendEntry"),
-        reservation.allowanceId,
-        amount,
-        input.originAmount,
-        input.originCurrency.toUpperCase(),
-        input.checkoutId,
-        reservation.groupId,
-        input.storeId,
-        input.orderId,
-        reservation.id,
-        input.now,
-        new Date(),
-      ],
+      values,
     ),
   );
   return debit!;
@@ -402,7 +500,7 @@ export const creditSpend = async (
   if (!debit) return null;
   const done = await tx.spendEntry.findUnique({ where: { adjustmentId: input.adjustmentId } });
   if (done) return done;
-  await lockAllowance(tx, debit.allowanceId);
+  await lockAllowanceOnPrisma(tx, debit.allowanceId);
   const credited = await tx.spendEntry.aggregate({
     where: { parentId: debit.id, kind: "credit" },
     _sum: { amount: true },

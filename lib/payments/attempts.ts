@@ -119,8 +119,13 @@ export const findAttempt = async (providerRef: string, storeId?: string): Promis
   return row ? attemptOf(row) : null;
 };
 
-export const currentAttempt = (db: Db, checkoutId: string): Promise<PaymentAttempt | null> =>
-  db.paymentAttempt.findFirst({ where: { checkoutId, isCurrent: true } });
+/** The checkout's current attempt (at most one: the index); read on every crypto prepare, so on the adapter. */
+export const currentAttempt = async (_db: Db, checkoutId: string): Promise<PaymentAttempt | null> => {
+  const [row] = await query<AttemptRow>(
+    sql`SELECT * FROM payment_attempts WHERE checkout_id = ${checkoutId} AND is_current`,
+  );
+  return row ? attemptOf(row) : null;
+};
 
 const NOTHING: Statement = { sql: "", args: [], argTypes: [] };
 

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
+import { transaction } from "@/lib/config/sql";
 import { isAppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 import { reserveSpend } from "@/lib/mandates/spend-ledger";
@@ -258,7 +259,7 @@ describe("placeOrder (called by completion)", () => {
           expiresAt: new Date(now.getTime() + 3_600_000),
         },
       });
-      await db.$transaction((tx) =>
+      await transaction((tx) =>
         reserveSpend(tx, {
           allowanceId: allowance.id,
           amount: total,

@@ -161,9 +161,11 @@ export const answerCryptoSettlement = async (
   instrumentIndex: number,
 ): Promise<CompletionAnswer> => {
   // a payment waiting for the buyer's approval: the checkout is requires_escalation with its message and link
-  if (settled.kind === "order_placed" || settled.kind === "awaiting_approval") {
-    return renderFinal(db, ctx, checkoutId);
+  if (settled.kind === "order_placed") {
+    // the order's transaction just completed the checkout: rendered from what it wrote, as a card completion is
+    return renderFinal(db, ctx, checkoutId, { orderId: settled.orderId, completed: settled.checkout });
   }
+  if (settled.kind === "awaiting_approval") return renderFinal(db, ctx, checkoutId);
   if (settled.kind === "failed") {
     return answerDecline(db, ctx, {
       checkoutId,

@@ -30,7 +30,7 @@ import { whileCharging } from "./charges-under-way";
 import { chooseRail } from "./choose-rail";
 import { holdSession } from "./hold-session";
 import { priceForCompletion } from "./price-for-completion";
-import { preparedFor, settleCrypto } from "./settle-crypto";
+import { preparedPaymentFor, settleCrypto } from "./settle-crypto";
 import { startAttempt } from "./start-attempt";
 import { verifyIntentMandate } from "./verify-intent-mandate";
 import { verifyMandate } from "./verify-mandate";
@@ -165,7 +165,7 @@ export const completeCheckout = defineOperation({
       await verifyMandate(ctx, store, priced.wire, input.ap2?.checkout_mandate, session.mandateTermsHistory);
       // (a refused digest — not one, or nothing prepared for it — changes nothing: checked before the hold)
       const digestPath = `$.payment.instruments[${Math.max(rail.index, 0)}].credential.token`;
-      const preparedRef = digest ? await preparedFor(db, session.id, digest, digestPath) : undefined;
+      const prepared = digest ? await preparedPaymentFor(db, session.id, digest, digestPath) : undefined;
       if (digest || !crypto) {
         await verifyIntentMandate(db, ctx, {
           store,
@@ -218,7 +218,9 @@ export const completeCheckout = defineOperation({
           rail: adapter,
           now: ctx.now,
           path: digestPath,
-          ref: preparedRef,
+          ref: prepared?.ref,
+          row: prepared?.row,
+          withCheckout: true,
         });
         return answerCryptoSettlement(db, ctx, session.id, settled, rail.index);
       }

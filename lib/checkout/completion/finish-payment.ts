@@ -205,17 +205,22 @@ export const refundSupersededPayment = async (
   return { result: "refunded", reason: input.reason };
 };
 
-/** The checkout's stored total (minor units), or null when it is gone. */
-const liveTotalOf = async (db: Db, checkoutId: string): Promise<number | null> => {
-  const checkout = await db.checkoutSession.findUnique({
-    where: { id: checkoutId },
-    select: { totals: true },
-  });
-  if (!checkout) return null;
-  return (
-    (checkout.totals as { type: string; amount: number }[] | null)?.find((t) => t.type === "total")?.amount ??
-    null
-  );
+/**
+ * The checkout's stored total (null when it is gone) and the face value of the coupon it holds (couponFaceOf), the
+ * checkout read once on the driver adapter: every crypto completion asks.
+ */
+const liveTotalAndCouponOf = async (
+  db: Db,
+  checkoutId: string,
+): Promise<{ total: number | null; coupon: number }> => {
+  const [checkout] = await query<{
+    totals: { type: string; amount: number }[] | null;
+    couponGrantId: string | null;
+  }>(sql`SELECT totals, coupon_grant_id AS "couponGrantId" FROM checkout_sessions WHERE id = ${checkoutId}`);
+  if (!checkout) return { total: null, coupon: 0 };
+  const total = checkout.totals?.find((t) => t.type === "total")?.amount ?? null;
+  if (total === null) return { total, coupon: 0 };
+  return { total, coupon: checkout.couponGrantId ? await couponFaceOf(db, checkoutId) : 0 };
 };
 
 /**
@@ -278,6 +283,8 @@ type FinishOptions = {
   withCheckout?: boolean;
   /** The buyer approved this payment on the payment page (it landed without room on their allowance). */
   spendApproved?: boolean;
+  /** A crypto payment's combined group (null: a single prepare), when the caller read its prepared payment. */
+  cryptoGroupId?: string | null;
 };
 
 /**
@@ -397,6 +404,7 @@ const finishNow = async (
     attempt: read,
     withCheckout = false,
     spendApproved = false,
+    cryptoGroupId,
   }: FinishOptions = {},
 ): Promise<FinishedPayment> => {
   /** The receipt's card columns, or null when the card is not known. */
@@ -421,6 +429,8 @@ const finishNow = async (
   const together = isCard && attempt?.isCurrent === true && typeof method !== "function" ? attempt : null;
   let order: { id: string; paymentRef: string | null } | undefined;
   let recorded: number | undefined;
+  /** Rows the success's write below changed: 1 means the attempt is now succeeded (nothing to read back). */
+  let succeeded: number | undefined;
   if (together) {
     const card = await cardDetails();
     const now = new Date();
@@ -461,8 +471,7 @@ const finishNow = async (
     // a prepared payment pays the total it was prepared for: the checkout may have changed since (a crypto
     // prepare does not hold the session), and an order is never placed for less than its total
     // (a service coupon on the checkout covers its part of the total: the payable to the merchant, B16)
-    const total = await liveTotalOf(db, checkoutId);
-    const coupon = total === null ? 0 : await couponFaceOf(db, checkoutId);
+    const { total, coupon } = await liveTotalAndCouponOf(db, checkoutId);
     if (total !== null && attempt.amount + coupon < total) {
       return refund(
         `it paid ${attempt.amount} but the checkout now totals ${total} (minor units, ${attempt.currency})${coupon ? `, ${coupon} of it a service coupon` : ""}`,
@@ -497,7 +506,7 @@ const finishNow = async (
     }
   } else if (!together) {
     const card = await cardDetails();
-    await execute(sql`
+    succeeded = await execute(sql`
       UPDATE payment_attempts
       SET state = 'succeeded', card_brand = COALESCE(${card?.cardBrand ?? null}, card_brand),
           card_last4 = COALESCE(${card?.cardLast4 ?? null}, card_last4), updated_at = ${new Date()}
@@ -529,7 +538,7 @@ const finishNow = async (
       return { result: "ignored", reason: "the payment was refunded" };
     }
   } else {
-    const settled = await findAttempt(paymentIntentId);
+    const settled = succeeded === 1 ? null : await findAttempt(paymentIntentId);
     if (settled?.state === "refunding") {
       await refundUnplacedCardPayment(db, store, checkoutId, paymentIntentId, rail);
       return { result: "refunded", reason: "an interrupted refund was finished" };
@@ -540,10 +549,12 @@ const finishNow = async (
     // a share of a combined crypto payment debits its part of the group's one reservation
     const share = isCard
       ? null
-      : await db.cryptoPayment.findUnique({
-          where: { preparedDigest: paymentIntentId },
-          select: { groupId: true },
-        });
+      : cryptoGroupId !== undefined
+        ? { groupId: cryptoGroupId }
+        : await db.cryptoPayment.findUnique({
+            where: { preparedDigest: paymentIntentId },
+            select: { groupId: true },
+          });
     const placeInput = {
       checkoutId,
       storeId: store.id,

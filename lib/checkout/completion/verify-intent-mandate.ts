@@ -4,7 +4,7 @@ import type { Db } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import type { OperationContext } from "@/lib/core/operation";
 import type { SpendEntry, Store } from "@/lib/generated/prisma/client";
-import { allowanceForPurchaseOrThrow, spenderOfCheckout } from "@/lib/mandates/buyer-spend";
+import { allowanceForPurchaseOrThrow, buyerWalletOf, spenderOfCheckout } from "@/lib/mandates/buyer-spend";
 import { assertIntentCovers, readIntentMandate } from "@/lib/mandates/intent-mandate";
 import {
   allowanceFromEnvelope,
@@ -24,7 +24,7 @@ const groupReservationOf = async (db: Db, checkoutId: string): Promise<SpendEntr
     orderBy: { createdAt: "desc" },
     select: { groupId: true },
   });
-  return share?.groupId ? heldReservationOf(db, { groupId: share.groupId }) : null;
+  return share?.groupId ? heldReservationOf({ groupId: share.groupId }) : null;
 };
 
 /**
@@ -62,15 +62,13 @@ export const verifyIntentMandate = async (
   if (input.rail === "crypto" && (!spender || ctx.principal.kind !== "buyer")) {
     throw new AppError("identity_required", "A crypto completion needs the buyer");
   }
-  const buyer = spender
-    ? await db.buyer.findUnique({ where: { id: spender.buyerId }, select: { suiAddress: true } })
-    : null;
+  const buyer = spender ? await buyerWalletOf(spender.buyerId) : null;
   if (spender && !buyer) {
     throw new AppError("identity_required", "The checkout's buyer account no longer exists");
   }
   if (input.rail === "crypto") {
     // the prepare's reservation: this checkout's own, or its combined payment's (one for the whole group)
-    const held = (await heldReservationOf(db, { checkoutId })) ?? (await groupReservationOf(db, checkoutId));
+    const held = (await heldReservationOf({ checkoutId })) ?? (await groupReservationOf(db, checkoutId));
     if (held && (held.expiresAt?.getTime() ?? 0) > ctx.now.getTime()) {
       if (encoded) {
         const payload = await readIntentMandate(encoded, ctx.now);

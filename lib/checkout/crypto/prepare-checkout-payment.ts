@@ -4,22 +4,28 @@ import { randomBytes } from "node:crypto";
 
 import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
+import { execute, query, sql, transaction } from "@/lib/config/sql";
 import { AppError, isAppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
 import { buyerIdentityRequired } from "@/lib/credentials/principal";
 import type { CryptoPayment, SpendEntry, Store } from "@/lib/generated/prisma/client";
-import { isNoRoom, mandateRequired } from "@/lib/mandates/buyer-spend";
+import { buyerWalletOf, isNoRoom, mandateRequired } from "@/lib/mandates/buyer-spend";
 import {
   allowanceForPrepare,
   allowanceFromEnvelope,
   PREPARE_RESERVATION_GRACE_MS,
   reserveCheckoutSpend,
 } from "@/lib/mandates/spend-for-checkout";
-import { heldReservationOf, releaseSpend, reserveSpend } from "@/lib/mandates/spend-ledger";
+import {
+  extendHeldReservation,
+  heldReservationOf,
+  releaseSpend,
+  reserveSpend,
+} from "@/lib/mandates/spend-ledger";
 import { cancelSuperseded, currentAttempt, recordAttempt } from "@/lib/payments/attempts";
 import { normalizeAddress } from "@/lib/payments/crypto/coins";
-import { cryptoRail } from "@/lib/payments/crypto/crypto-rail";
+import { cryptoRail, type CryptoRail } from "@/lib/payments/crypto/crypto-rail";
 import type { PaymentRail } from "@/lib/payments/rail";
 import { cryptoSettingsOf } from "@/lib/stores/crypto-settings";
 import { PreparedPaymentOutputSchema } from "@/lib/ucp/output-schemas";
@@ -55,7 +61,7 @@ export const assertBuyerAlone = (ctx: OperationContext, what: string) => {
  * The store's crypto rail, or why it cannot take this payment.
  * @throws AppError rail_not_available
  */
-export const cryptoRailOf = (store: Store): PaymentRail => {
+export const cryptoRailOf = (store: Store): CryptoRail => {
   const settings = cryptoSettingsOf(store);
   if (!offeredHandlers(store).includes(RAIL_HANDLER_IDS.crypto) || !settings.enabled) {
     throw new AppError(
@@ -162,18 +168,27 @@ export const buyerAddressOrThrow = (buyerWallet: string, buyerAddress: string): 
 };
 
 /** A continue token for the checkout's payment link (kept once set), so its wallet page exists. */
-export const continueTokenOf = async (db: Db, session: CheckoutRecord): Promise<string> => {
-  if (!session.continueToken) {
-    await db.checkoutSession.updateMany({
-      where: { id: session.id, continueToken: null },
-      data: { continueToken: randomBytes(24).toString("base64url") },
-    });
-  }
-  const held = await db.checkoutSession.findUniqueOrThrow({
-    where: { id: session.id },
-    select: { continueToken: true },
-  });
-  return held.continueToken!;
+export const continueTokenOf = async (_db: Db, session: CheckoutRecord): Promise<string> =>
+  storedContinueToken(session.id, session.continueToken ?? randomBytes(24).toString("base64url"));
+
+/**
+ * The checkout's stored continue token, `token` written first when it has none (kept once set). One statement on the
+ * driver adapter (every crypto prepare sends it); read again in the rare case a racing writer set it in between.
+ */
+const storedContinueToken = async (checkoutId: string, token: string): Promise<string> => {
+  const [row] = await query<{ token: string | null }>(sql`
+    WITH written AS (
+      UPDATE checkout_sessions SET continue_token = ${token}
+      WHERE id = ${checkoutId} AND continue_token IS NULL
+      RETURNING continue_token)
+    SELECT COALESCE((SELECT continue_token FROM written),
+                    (SELECT continue_token FROM checkout_sessions WHERE id = ${checkoutId})) AS token`);
+  if (row?.token) return row.token;
+  const [again] = await query<{ token: string | null }>(
+    sql`SELECT continue_token AS token FROM checkout_sessions WHERE id = ${checkoutId}`,
+  );
+  if (!again?.token) throw new AppError("not_found", `No checkout "${checkoutId}"`, { path: "$.id" });
+  return again.token;
 };
 
 /**
@@ -185,18 +200,17 @@ export const continueTokenOf = async (db: Db, session: CheckoutRecord): Promise<
  * allowance's limits — without room, the earlier payment is judged where its order is placed, as any unheld one.
  */
 const giveBackHold = async (db: Db, checkoutId: string, before: SpendEntry | null, now: Date) => {
-  const held = await heldReservationOf(db, { checkoutId });
+  const held = await heldReservationOf({ checkoutId });
   if (before && held?.id === before.id) {
-    await db.spendEntry.updateMany({
-      where: { id: before.id, state: "held" },
-      data: { expiresAt: before.expiresAt },
-    });
+    await execute(
+      sql`UPDATE spend_entries SET expires_at = ${before.expiresAt} WHERE id = ${before.id} AND state = 'held'`,
+    );
     return;
   }
   await releaseSpend(db, { checkoutId });
   if (!before?.expiresAt || before.expiresAt <= now) return;
   try {
-    await db.$transaction((tx) =>
+    await transaction((tx) =>
       reserveSpend(tx, {
         allowanceId: before.allowanceId,
         amount: before.amount,
@@ -271,6 +285,8 @@ export const prepareForBuyer = async (
         : null))
     : null;
   if (input.spend && !allowance) throw mandateRequired("$.ap2.intent_mandate", input.baseUrl);
+  // the checkout's hold when the prepare began (giveBackHold's `before`), as the first reservation read it
+  let before: SpendEntry | null = null;
   const reserve = (expiresAt: Date) =>
     reserveCheckoutSpend(db, {
       allowance: allowance!,
@@ -280,31 +296,28 @@ export const prepareForBuyer = async (
       currency: session.currency,
       expiresAt,
       now,
+      onBefore: (held) => {
+        before = held;
+      },
     });
-  const before = allowance ? await heldReservationOf(db, { checkoutId: session.id }) : null;
-  if (allowance) await reserve(new Date(now.getTime() + PREPARE_RESERVATION_GRACE_MS));
+  const reservation = allowance
+    ? await reserve(new Date(now.getTime() + PREPARE_RESERVATION_GRACE_MS))
+    : null;
   // the wallet page link exists before the buyer needs it (continue_url of a checkout waiting for the buyer)
-  const continueToken = session.continueToken ?? randomBytes(24).toString("base64url");
-  if (!session.continueToken) {
-    await db.checkoutSession.updateMany({
-      where: { id: session.id, continueToken: null },
-      data: { continueToken },
-    });
-  }
-  const held = await db.checkoutSession.findUniqueOrThrow({
-    where: { id: session.id },
-    select: { continueToken: true },
-  });
-  let outcome;
+  const continueToken = await storedContinueToken(
+    session.id,
+    session.continueToken ?? randomBytes(24).toString("base64url"),
+  );
+  let prepared;
   try {
-    outcome = await rail.start({
+    prepared = await rail.prepare({
       store,
       checkoutId: session.id,
       amount: pay,
       currency: session.currency,
       credential: null,
       idempotencyKey: `acs-${session.id}-prepare`,
-      returnUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken),
+      returnUrl: continueUrlOf(store, input.baseUrl, continueToken),
       payer: { address, coin: input.coin },
     });
   } catch (error) {
@@ -312,21 +325,27 @@ export const prepareForBuyer = async (
     if (allowance) await giveBackHold(db, session.id, before, now);
     throw error;
   }
+  const { row } = prepared;
   const { superseded } = await recordAttempt(db, {
     checkoutId: session.id,
     storeId: store.id,
     rail: RAIL_HANDLER_IDS.crypto,
-    providerRef: outcome.paymentRef!,
+    providerRef: prepared.paymentRef,
     amount: pay,
     currency: session.currency,
     state: "requires_action",
+    // the digest of bytes built just now: recorded straight away (a known one is looked up on the next round)
+    likelyNew: true,
   });
   // a replaced prepare cannot be recalled: cancel answers not_cancelable and the sweep keeps watching it
   await cancelSuperseded(db, store, rail, superseded);
-  const row = await db.cryptoPayment.findUniqueOrThrow({ where: { preparedDigest: outcome.paymentRef! } });
-  // held until the quote runs out, plus a grace: a payment signed at the quote's last second still completes
-  if (allowance) await reserve(new Date(row.expiresAt.getTime() + PREPARE_RESERVATION_GRACE_MS));
-  return { row, continueUrl: continueUrlOf(store, input.baseUrl, held.continueToken ?? continueToken) };
+  // held until the quote runs out, plus a grace: a payment signed at the quote's last second still completes (the
+  // reservation just taken is extended in one statement; reserved again when it is not there any more)
+  if (reservation) {
+    const expiresAt = new Date(row.expiresAt.getTime() + PREPARE_RESERVATION_GRACE_MS);
+    if (!(await extendHeldReservation(reservation.id, expiresAt, now))) await reserve(expiresAt);
+  }
+  return { row, continueUrl: continueUrlOf(store, input.baseUrl, continueToken) };
 };
 
 /** The wire form of a prepared payment. */
@@ -380,10 +399,7 @@ export const prepareCheckoutPayment = defineOperation({
     const db = await getDb();
     const store = storeOf(ctx);
     const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: true });
-    const buyer = await db.buyer.findUnique({
-      where: { id: principal.buyerId },
-      select: { suiAddress: true },
-    });
+    const buyer = await buyerWalletOf(principal.buyerId);
     if (!buyer) throw new AppError("identity_required", "The bearer's buyer account no longer exists");
     const prepared = await prepareForBuyer(db, {
       store,

@@ -1,6 +1,6 @@
 import "server-only";
 
-import { Transaction } from "@mysten/sui/transactions";
+import { Transaction, TransactionDataBuilder } from "@mysten/sui/transactions";
 import { toBase64 } from "@mysten/sui/utils";
 
 import { AppError } from "@/lib/core/errors";
@@ -138,7 +138,8 @@ export const buildPaymentTransaction = async (input: {
   const bytes = await tx.build();
   return {
     bytes: toBase64(bytes),
-    digest: await tx.getDigest(),
+    // the digest of the bytes just built (getDigest would prepare and serialize the transaction again)
+    digest: TransactionDataBuilder.getDigestFromBytes(bytes),
     sender,
     legs,
     gasBudget,

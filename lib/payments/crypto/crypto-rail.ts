@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 
 import { getDb, isUniqueViolation, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
+import { execute, jsonParam, query, sql, statementOf } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { CryptoPayment, Store } from "@/lib/generated/prisma/client";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
@@ -91,8 +92,26 @@ export const quoteToWire = (prepared: Pick<PreparedPayment, "quote" | "expiresAt
   expires_at: new Date(prepared.expiresAtMs).toISOString(),
 });
 
-export const findPrepared = (db: Db, preparedDigest: string): Promise<CryptoPayment | null> =>
-  db.cryptoPayment.findUnique({ where: { preparedDigest } });
+/** crypto_payments' columns as Prisma's CryptoPayment names them, for the statements sent through the adapter. */
+const CRYPTO_PAYMENT_COLUMNS = `prepared_digest AS "preparedDigest", checkout_id AS "checkoutId", store_id AS "storeId",
+  buyer_address AS "buyerAddress", transaction_bytes AS "transactionBytes", legs, quote, amount, currency,
+  prepared_at AS "preparedAt", expires_at AS "expiresAt", submitted_digest AS "submittedDigest",
+  settled_digest AS "settledDigest", transaction_digest AS "transactionDigest", group_id AS "groupId",
+  created_at AS "createdAt"`;
+
+/**
+ * A prepared payment by its digest: read two or three times in every crypto flow (the completion's choice of the
+ * prepare, the rail's settle), so sent through the driver adapter (lib/config/sql.ts); the record Prisma's client
+ * reads.
+ */
+export const findPrepared = async (preparedDigest: string): Promise<CryptoPayment | null> => {
+  const [row] = await query<CryptoPayment>(
+    statementOf(`SELECT ${CRYPTO_PAYMENT_COLUMNS} FROM crypto_payments WHERE prepared_digest = $1`, [
+      preparedDigest,
+    ]),
+  );
+  return row ?? null;
+};
 
 /** Money as owed back: per coin, what arrived for the merchant. */
 const amountsOf = (network: ReturnType<typeof settlementNetwork>, legs: readonly LegCheck[]) =>
@@ -227,10 +246,12 @@ const claimantOf = (row: Pick<CryptoPayment, "preparedDigest" | "groupId">): str
  * combined group, whoever hands it over first (SUI.md §4 rule 5: a digest of group A never pays a checkout of
  * group B, even before group A's checkouts claimed it). Null for a digest we did not build (a re-gassed twin).
  */
-const builtFor = async (db: Db, digest: string): Promise<string | null> => {
-  const group = await db.cryptoPaymentGroup.findUnique({ where: { transactionDigest: digest } });
+const builtFor = async (_db: Db, digest: string): Promise<string | null> => {
+  const [group] = await query<{ id: string }>(
+    sql`SELECT id FROM crypto_payment_groups WHERE transaction_digest = ${digest}`,
+  );
   if (group) return group.id;
-  const single = await db.cryptoPayment.findUnique({ where: { preparedDigest: digest } });
+  const single = await findPrepared(digest);
   return single ? claimantOf(single) : null;
 };
 
@@ -239,7 +260,8 @@ const builtFor = async (db: Db, digest: string): Promise<string | null> => {
  * settlement; `other_checkout`: the digest belongs to another prepared payment or combined group; `already_paid`:
  * this prepare was settled by another digest first (the new one is a second payment).
  * A digest has one claimant (crypto_digest_claims): a single prepare, or a combined group whose checkouts each
- * claim it once (settled_digest + checkout_id unique).
+ * claim it once (settled_digest + checkout_id unique). Sent through the driver adapter: every crypto completion
+ * claims its digest.
  */
 const claimDigest = async (
   db: Db,
@@ -247,23 +269,48 @@ const claimDigest = async (
   digest: string,
 ): Promise<"claimed" | "other_checkout" | "already_paid"> => {
   const claimant = claimantOf(row);
-  const owner = await builtFor(db, digest);
-  if (owner !== null && owner !== claimant) return "other_checkout";
-  await db.cryptoDigestClaim.createMany({ data: [{ digest, claimant }], skipDuplicates: true });
-  const claim = await db.cryptoDigestClaim.findUnique({ where: { digest } });
+  let written: { claimant: string | null } | undefined;
+  if (digest === row.preparedDigest) {
+    // the prepare's own bytes (the common case): their builder is this prepare unless a combined group has the
+    // digest, so the group's check and the claim are one statement, which claims only when no other group has it
+    const [answer] = await query<{ groupId: string | null; claimant: string | null }>(sql`
+      WITH grp AS (SELECT id FROM crypto_payment_groups WHERE transaction_digest = ${digest}),
+      claimed AS (
+        INSERT INTO crypto_digest_claims (digest, claimant, created_at)
+        SELECT ${digest}, ${claimant}, ${new Date()} WHERE NOT EXISTS (SELECT FROM grp WHERE id <> ${claimant})
+        ON CONFLICT DO NOTHING
+        RETURNING claimant)
+      SELECT (SELECT id FROM grp) AS "groupId", (SELECT claimant FROM claimed) AS claimant`);
+    if (answer?.groupId && answer.groupId !== claimant) return "other_checkout";
+    written = answer?.claimant ? { claimant: answer.claimant } : undefined;
+  } else {
+    const owner = await builtFor(db, digest);
+    if (owner !== null && owner !== claimant) return "other_checkout";
+    // the claim written now answers itself; one written before (a retry, a racing claimant) is read
+    [written] = await query<{ claimant: string }>(sql`
+      INSERT INTO crypto_digest_claims (digest, claimant, created_at) VALUES (${digest}, ${claimant}, ${new Date()})
+      ON CONFLICT DO NOTHING
+      RETURNING claimant`);
+  }
+  const claim =
+    written ??
+    (
+      await query<{ claimant: string }>(
+        sql`SELECT claimant FROM crypto_digest_claims WHERE digest = ${digest}`,
+      )
+    )[0];
   if (claim?.claimant !== claimant) return "other_checkout";
   try {
-    const { count } = await db.cryptoPayment.updateMany({
-      where: { preparedDigest: row.preparedDigest, settledDigest: null },
-      data: { settledDigest: digest },
-    });
+    const count = await execute(sql`
+      UPDATE crypto_payments SET settled_digest = ${digest}
+      WHERE prepared_digest = ${row.preparedDigest} AND settled_digest IS NULL`);
     if (count === 1) return "claimed";
   } catch (error) {
     // another prepare of this checkout holds the digest already (it cannot be one of this claimant's)
     if (isUniqueViolation(error)) return "other_checkout";
     throw error;
   }
-  const now = await findPrepared(db, row.preparedDigest);
+  const now = await findPrepared(row.preparedDigest);
   return now?.settledDigest === digest ? "claimed" : "already_paid";
 };
 
@@ -371,17 +418,26 @@ const gasBudgetFor = (checkoutId: string, attempt: number): bigint => {
   return GAS_BUDGET + BigInt(hash.readUInt32BE(0) % 1_000_000);
 };
 
-/** Prepares a payment for the checkout and stores it (the attempt's provider reference is its digest). */
-const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promise<AttemptOutcome> => {
+/** A prepared payment as stored, with the attempt's provider reference (its digest). */
+export type StartedPrepare = { paymentRef: string; row: CryptoPayment };
+
+/**
+ * Prepares a payment for the checkout and stores it (the attempt's provider reference is its digest). Answers the
+ * stored row too, which the prepare's answer is made of (read back otherwise).
+ */
+const prepare = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promise<StartedPrepare> => {
   const { store, payer } = request;
   if (!payer) throw new AppError("invalid_request", "A crypto payment needs the buyer's wallet address");
   if (!store.suiRecipient) {
     throw new AppError("rail_not_available", `Store ${store.slug} has no payout address for svc.crypto`);
   }
-  const db = await getDb();
   // every payment-intent prepares its own bytes, also for a coin prepared before: the newest prepare is the
-  // current attempt (a retry with the same idempotency key gets the stored answer instead)
-  const earlier = await db.cryptoPayment.count({ where: { checkoutId: request.checkoutId } });
+  // current attempt (a retry with the same idempotency key gets the stored answer instead). Its statements go
+  // through the driver adapter (lib/config/sql.ts): every crypto flow sends them.
+  const [counted] = await query<{ earlier: number }>(
+    sql`SELECT CAST(count(*) AS int) AS earlier FROM crypto_payments WHERE checkout_id = ${request.checkoutId}`,
+  );
+  const earlier = counted?.earlier ?? 0;
   for (let attempt = earlier * 3; attempt < earlier * 3 + 3; attempt++) {
     const prepared = await preparePayment(
       {
@@ -399,33 +455,38 @@ const start = async (request: StartAttemptRequest, deps: CryptoRailDeps): Promis
         gasReserve: gasBudgetFor(request.checkoutId, attempt),
       },
     );
-    await db.cryptoPayment.createMany({
-      data: [
-        {
-          preparedDigest: prepared.transaction.digest,
-          checkoutId: request.checkoutId,
-          storeId: store.id,
-          buyerAddress: prepared.expected.buyer,
-          transactionBytes: prepared.transaction.bytes,
-          legs: prepared.transaction.legs.map((l) => ({
-            merchant: l.merchant,
-            coin_type: l.coinType,
-            amount: l.amount.toString(),
-          })),
-          quote: quoteToWire(prepared),
-          amount: request.amount,
-          currency: request.currency,
-          preparedAt: new Date(prepared.preparedAtMs),
-          expiresAt: new Date(prepared.expiresAtMs),
-        },
-      ],
-      // two payment-intents of this checkout racing (same count, same coins) build the same bytes: one payment
-      skipDuplicates: true,
-    });
-    const row = await findPrepared(db, prepared.transaction.digest);
-    if (row?.checkoutId === request.checkoutId) {
-      return { kind: "requires_action", paymentRef: prepared.transaction.digest };
-    }
+    const digest = prepared.transaction.digest;
+    const legs = prepared.transaction.legs.map((l) => ({
+      merchant: l.merchant,
+      coin_type: l.coinType,
+      amount: l.amount.toString(),
+    }));
+    // two payment-intents of this checkout racing (same count, same coins) build the same bytes: one payment
+    const [inserted] = await query<CryptoPayment>(
+      statementOf(
+        `INSERT INTO crypto_payments (prepared_digest, checkout_id, store_id, buyer_address, transaction_bytes, legs,
+           quote, amount, currency, prepared_at, expires_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, CAST($6 AS jsonb), CAST($7 AS jsonb), $8, $9, $10, $11, $12)
+         ON CONFLICT DO NOTHING
+         RETURNING ${CRYPTO_PAYMENT_COLUMNS}`,
+        [
+          digest,
+          request.checkoutId,
+          store.id,
+          prepared.expected.buyer,
+          prepared.transaction.bytes,
+          jsonParam(legs),
+          jsonParam(quoteToWire(prepared)),
+          request.amount,
+          request.currency,
+          new Date(prepared.preparedAtMs),
+          new Date(prepared.expiresAtMs),
+          new Date(),
+        ],
+      ),
+    );
+    const row = inserted ?? (await findPrepared(digest));
+    if (row?.checkoutId === request.checkoutId) return { paymentRef: digest, row };
     // the bytes collide with another checkout's prepared payment: build again with another gas budget
   }
   throw new AppError(
@@ -442,15 +503,29 @@ const digestOf = (credential: RailCredential): string => {
   return credential.digest;
 };
 
-const rowOrThrow = async (db: Db, ref: string): Promise<CryptoPayment> => {
-  const row = await findPrepared(db, ref);
+const rowOrThrow = async (_db: Db, ref: string): Promise<CryptoPayment> => {
+  const row = await findPrepared(ref);
   if (!row) throw new AppError("not_found", `No prepared crypto payment ${ref}`);
   return row;
 };
 
-export const createCryptoRail = (deps: CryptoRailDeps = defaultDeps): PaymentRail => ({
+/**
+ * The crypto rail: the rail port, plus what the crypto calls use without the port's round trips — `prepare` (start
+ * with the stored row) and `settlePrepared` (settle a prepared payment the caller has read already).
+ */
+export type CryptoRail = PaymentRail & {
+  prepare: (request: StartAttemptRequest) => Promise<StartedPrepare>;
+  settlePrepared: (store: Store, row: CryptoPayment, digest: string) => Promise<AttemptOutcome>;
+};
+
+export const createCryptoRail = (deps: CryptoRailDeps = defaultDeps): CryptoRail => ({
   id: RAIL_HANDLER_IDS.crypto,
-  start: (request) => start(request, deps),
+  prepare: (request) => prepare(request, deps),
+  start: async (request) => ({
+    kind: "requires_action",
+    paymentRef: (await prepare(request, deps)).paymentRef,
+  }),
+  settlePrepared: async (store, row, digest) => judgeDigest(await getDb(), store, row, digest, deps),
   settle: async (store, paymentRef, credential) => {
     const db = await getDb();
     return judgeDigest(db, store, await rowOrThrow(db, paymentRef), digestOf(credential), deps);
@@ -505,4 +580,4 @@ export const createCryptoRail = (deps: CryptoRailDeps = defaultDeps): PaymentRai
   },
 });
 
-export const cryptoRail = createCryptoRail();
+export const cryptoRail: CryptoRail = createCryptoRail();

@@ -23,6 +23,25 @@ export type PreparedPayment = {
 };
 
 /**
+ * The chain port with each (owner, coin type) listed once: the quote counts the coins the transaction may spend and
+ * the build then chooses among the same coins, so both see one listing (one fullnode call each instead of two).
+ */
+const listingOnce = (chain: ChainPort): ChainPort => {
+  const listed = new Map<string, ReturnType<ChainPort["listCoins"]>>();
+  return Object.assign(Object.create(chain) as ChainPort, {
+    listCoins: (owner: string, coinType: string) => {
+      const key = `${owner} ${coinType}`;
+      let coins = listed.get(key);
+      if (!coins) {
+        coins = chain.listCoins(owner, coinType);
+        listed.set(key, coins);
+      }
+      return coins;
+    },
+  });
+};
+
+/**
  * Quotes and builds one checkout's payment.
  * @throws invalid_request (addresses, total), unsupported_coin, insufficient_funds, insufficient_liquidity,
  * payment_provider_error (node or oracle down, slow or unreadable)
@@ -48,7 +67,8 @@ export const preparePayment = async (
   if (merchant === null)
     throw new AppError("invalid_request", "The store's payout address is not a Sui address");
   const preparedAtMs = (deps.now ?? Date.now)();
-  const quote = await quotePayment(deps.chain, deps.oracle, {
+  const chain = listingOnce(deps.chain);
+  const quote = await quotePayment(chain, deps.oracle, {
     buyer,
     acceptedCoins: input.acceptedCoins,
     requestedCoin: input.requestedCoin,
@@ -56,7 +76,7 @@ export const preparePayment = async (
     currency: input.currency,
     ...(input.gasReserve === undefined ? {} : { gasReserve: input.gasReserve }),
   });
-  const transaction = await buildPayment(deps.chain, {
+  const transaction = await buildPayment(chain, {
     sender: buyer,
     legs: legsForMerchant(quote, merchant),
     gasBudget: quote.gasReserve,
