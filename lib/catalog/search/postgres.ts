@@ -87,12 +87,16 @@ const expandTerms = async (terms: readonly string[]): Promise<string[][]> => {
 
 /**
  * A page statement's condition that no query word would get fuzzy alternatives (each is shorter than 3 letters or
- * in the vocabulary: expandTerms's test). Uncorrelated, so PostgreSQL evaluates it once before the scan (a one-time
- * filter) and a page for a word the vocabulary lacks ends at once, empty.
+ * in the vocabulary: expandTerms's test), one primary-key probe per word. Uncorrelated, so PostgreSQL evaluates it
+ * once before the scan (a one-time filter) and a page for a word the vocabulary lacks ends at once, empty.
  */
 const knownWordsSql = (params: Params, terms: readonly string[]): string =>
-  `(SELECT NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(${bind(params, JSON.stringify(terms))}::jsonb) AS t(term)
-     WHERE length(t.term) >= 3 AND NOT EXISTS (SELECT 1 FROM catalog_search_terms w WHERE w.word = t.term)))`;
+  terms
+    .map((term) => {
+      const t = bind(params, term);
+      return `(length(${t}::text) < 3 OR EXISTS (SELECT 1 FROM catalog_search_terms w WHERE w.word = ${t}::text))`;
+    })
+    .join(" AND ");
 
 /** SQL of a tsquery: within a word, alternatives OR-ed; words AND-ed ("all") or OR-ed ("any"). */
 const tsqueryExpression = (params: Params, groups: readonly string[][], mode: Mode): string =>
