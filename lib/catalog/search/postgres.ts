@@ -429,6 +429,9 @@ export const postgresEngine: SearchEngine = {
       mode0,
     );
     const summary0 = countAndFacets(p0);
+    // awaited below only when used: a failure of an unused one (or one left behind by a failed page) must not end as
+    // an unhandled rejection
+    summary0.catch(() => undefined);
     if (request.terms.length > 0) {
       const rows = await pageOf(p0, request.terms);
       if (rows.length > 0) return result(rows, mode0, await summary0);
@@ -441,8 +444,6 @@ export const postgresEngine: SearchEngine = {
       p = plan(request, groups, mode);
     }
     const same = JSON.stringify([p.where, p.params]) === JSON.stringify([p0.where, p0.params]);
-    // a summary of another plan is not used: it must not end as an unhandled rejection either
-    if (!same) summary0.catch(() => undefined);
     const [rows, summary] = await Promise.all([pageOf(p, null), same ? summary0 : countAndFacets(p)]);
     return result(rows, mode, summary);
   },
