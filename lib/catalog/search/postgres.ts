@@ -326,6 +326,9 @@ const tieredRelevancePage = async (
   const fromTitle = after === null || Number(after.r) >= TITLE_TIER_RANK;
   const first = fromTitle ? await tier(true, true, want) : [];
   if (first.length >= want) return first;
+  // a page of words taken as known (search's first attempt) that finds no title match gives up here: most often a
+  // word to correct, for which the second tier would be one more empty statement; the full path finds the page
+  if (knownWords && fromTitle && first.length === 0) return [];
   // every second-tier rank is below any first-tier position, so a cursor from the first tier bounds nothing there
   return [...first, ...(await tier(false, !fromTitle, want - first.length))];
 };
