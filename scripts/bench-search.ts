@@ -1,9 +1,12 @@
 // `npm run bench:search`: catalog search latency and throughput over HTTP against the real server (scripts/serve.ts,
 // a production Next build) on PGlite and on PostgreSQL (a throwaway server from scripts/pg-harness.ts), each seeded
 // with the deterministic demo catalog (default 100,000 products). Prints p50/p95/p99 of POST /catalog/search at
-// concurrency 1 over a fixed mix of ≥ 200 queries (scripts/bench/query-mix.ts) and the throughput at concurrency 8.
-// Figures are printed, never asserted. Usage:
+// concurrency 1 over a fixed mix of ≥ 200 queries (scripts/bench/query-mix.ts) and the throughput at concurrency 8,
+// with the CPU time each level cost per search: the server process's and, on PostgreSQL, the postmaster's with all
+// its backends (Linux /proc, the checkout bench's counters in scripts/bench/flow-driver.ts; PGlite runs inside the
+// server, so there the server's figure includes the database). Figures are printed, never asserted. Usage:
 //   npm run bench:search -- [--products N] [--db pglite|postgres|both] [--no-build] [--smoke] [--volume[=o,i,p]]
+//        [--feed on|off|both] [--writer]
 // --volume: on PostgreSQL, measure again after scripts/db-volume.ts added its volume (default 1,000,000 orders,
 // 1,000,000 idempotency records, 500,000 products; or <orders>,<idempotency>,<products>), same queries.
 // --smoke: 2,000 products, PGlite only, one pass — a quick check that the bench works (CI).
@@ -11,12 +14,17 @@
 // disabled before the seed (no change rows, no trigger work); `both` (= on,off) seeds and measures once each way, in
 // that order, to show what the feed costs the seed and search. With the feed on, the whole feed (every change of the seed) is also read over
 // POST /catalog/changes in pages of 1,000 and timed.
+// --writer (PostgreSQL): after the quiet passes, the mix twice more at c=1 while a writer changes prices as an import
+// does (WRITER_BATCHES_PER_SECOND statements a second, each UPDATE of WRITER_BATCH variants, through every trigger on
+// variants: the search documents', and the change feed's when it is on). With `--feed both` this shows what the
+// feed's triggers cost search while the catalog changes.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
+import { percentile, processCpuMs, processTreeCpuMs } from "./bench/flow-driver";
 import { buildQueryMix, type CatalogSample, type MixEntry, type MixKind } from "./bench/query-mix";
 import { findFreePort } from "./lib/free-port";
 import { REPO_ROOT, SERVER_NODE_ARGS, serverEnv } from "./lib/paths";
@@ -30,6 +38,7 @@ const { values } = parseArgs({
     smoke: { type: "boolean", default: false },
     volume: { type: "string" },
     feed: { type: "string", default: "on" },
+    writer: { type: "boolean", default: false },
   },
   // a bare --volume (default counts) parses as a boolean-like flag
   args: process.argv.slice(2).map((a) => (a === "--volume" ? "--volume=" : a)),
@@ -144,6 +153,8 @@ const analyze = async (env: Record<string, string>): Promise<void> => {
     const client = new pg.Client({ connectionString: env.DATABASE_URL });
     await client.connect();
     await client.query("VACUUM ANALYZE");
+    // the seed's dirty buffers written now, not by the checkpointer while its CPU counts as the searches'
+    await client.query("CHECKPOINT");
     await client.end();
     return;
   }
@@ -245,8 +256,24 @@ const resolveDeepPages = async (base: string, mix: MixEntry[]): Promise<MixEntry
     }),
   );
 
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+/** CPU time so far (ms) of the server process and of the database (null: not separate, or unreadable). */
+type CpuCounters = { server: () => number | null; database: () => number | null };
+
+/** CPU ms per search over a level: the server's and the database's (null where not read). */
+type CpuPerSearch = { server: number | null; database: number | null };
+
+/** Runs `work` (which sends `searches` searches) and returns what it cost per search in CPU. */
+const cpuOf = async (
+  cpu: CpuCounters,
+  searches: number,
+  work: () => Promise<void>,
+): Promise<CpuPerSearch> => {
+  const before = { server: cpu.server(), database: cpu.database() };
+  await work();
+  const per = (was: number | null, now: number | null) =>
+    was === null || now === null ? null : (now - was) / searches;
+  return { server: per(before.server, cpu.server()), database: per(before.database, cpu.database()) };
+};
 
 type Figures = {
   cold: { p50: number; p95: number; p99: number };
@@ -259,15 +286,17 @@ type Figures = {
   p99: number;
   perKind: Record<string, number>;
   rps: number;
+  /** CPU per search at c=1 (the warm pass) and at c=8. */
+  cpu1: CpuPerSearch;
+  cpu8: CpuPerSearch;
+  /** The mix twice at c=1 while the price writer runs (--writer). */
+  writer?: { p50: number; p95: number; updates: number; seconds: number };
   errors: number;
   queries: number;
 };
 
-const measure = async (db: string, base: string, mix: MixEntry[]): Promise<Figures> => {
-  // first pass: every search's total_count/facets computed (summary cache cold, except repeats within the mix)
-  const cold: number[] = [];
-  for (const entry of mix) cold.push((await post(base, entry.body)).ms);
-  cold.sort((a, b) => a - b);
+/** One pass of the mix at c=1: each search's latency by kind, and the non-200 answers. */
+const passAtOne = async (base: string, mix: MixEntry[]) => {
   const timings: { kind: MixKind; ms: number }[] = [];
   let errors = 0;
   for (const entry of mix) {
@@ -275,7 +304,20 @@ const measure = async (db: string, base: string, mix: MixEntry[]): Promise<Figur
     if (status !== 200) errors++;
     timings.push({ kind: entry.kind, ms });
   }
-  const sorted = timings.map((t) => t.ms).sort((a, b) => a - b);
+  return { timings, errors, sorted: timings.map((t) => t.ms).sort((a, b) => a - b) };
+};
+
+const measure = async (db: string, base: string, mix: MixEntry[], cpu: CpuCounters): Promise<Figures> => {
+  // first pass: every search's total_count/facets computed (summary cache cold, except repeats within the mix)
+  const cold: number[] = [];
+  for (const entry of mix) cold.push((await post(base, entry.body)).ms);
+  cold.sort((a, b) => a - b);
+  let warm: Awaited<ReturnType<typeof passAtOne>> | undefined;
+  const cpu1 = await cpuOf(cpu, mix.length, async () => {
+    warm = await passAtOne(base, mix);
+  });
+  const { timings, sorted } = warm!;
+  let errors = warm!.errors;
   const perKind: Record<string, number> = {};
   for (const kind of new Set(timings.map((t) => t.kind))) {
     perKind[kind] = percentile(
@@ -289,13 +331,15 @@ const measure = async (db: string, base: string, mix: MixEntry[]): Promise<Figur
   const queue = smoke ? [...mix] : [...mix, ...mix, ...mix];
   const total = queue.length;
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let entry = queue.shift(); entry; entry = queue.shift()) {
-        if ((await post(base, entry.body)).status !== 200) errors++;
-      }
-    }),
-  );
+  const cpu8 = await cpuOf(cpu, total, async () => {
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let entry = queue.shift(); entry; entry = queue.shift()) {
+          if ((await post(base, entry.body)).status !== 200) errors++;
+        }
+      }),
+    );
+  });
   const rps = total / ((performance.now() - t0) / 1000);
   return {
     cold: { p50: percentile(cold, 50), p95: percentile(cold, 95), p99: percentile(cold, 99) },
@@ -305,9 +349,63 @@ const measure = async (db: string, base: string, mix: MixEntry[]): Promise<Figur
     p99: percentile(sorted, 99),
     perKind,
     rps,
+    cpu1,
+    cpu8,
     errors,
     queries: mix.length,
   };
+};
+
+const WRITER_BATCHES_PER_SECOND = 10;
+const WRITER_BATCH = 50;
+
+/**
+ * The mix twice at c=1 while a writer changes prices as an import would: WRITER_BATCHES_PER_SECOND UPDATEs a second
+ * of WRITER_BATCH variants each, walking the variants in a fixed shuffled order, each price up by one (down by one on
+ * the next round through them).
+ */
+const measureWithWriter = async (
+  databaseUrl: string,
+  base: string,
+  mix: MixEntry[],
+): Promise<NonNullable<Figures["writer"]>> => {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const ids = (
+    (await client.query("SELECT id FROM variants ORDER BY md5(id)")) as { rows: { id: string }[] }
+  ).rows.map((r) => r.id);
+  let stop = false;
+  let updates = 0;
+  const t0 = performance.now();
+  const writer = (async () => {
+    for (let batch = 0; !stop; batch++) {
+      const started = performance.now();
+      const from = (batch * WRITER_BATCH) % ids.length;
+      const step = Math.floor((batch * WRITER_BATCH) / ids.length) % 2 === 0 ? 1 : -1;
+      await client.query("UPDATE variants SET price_minor = price_minor + $2 WHERE id = ANY($1::text[])", [
+        ids.slice(from, from + WRITER_BATCH),
+        step,
+      ]);
+      updates++;
+      const wait = 1000 / WRITER_BATCHES_PER_SECOND - (performance.now() - started);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  })();
+  try {
+    // the mix twice: the writer's effect is measured over twice the searches of one quiet pass
+    const { sorted } = await passAtOne(base, [...mix, ...mix]);
+    return {
+      p50: percentile(sorted, 50),
+      p95: percentile(sorted, 95),
+      updates,
+      seconds: (performance.now() - t0) / 1000,
+    };
+  } finally {
+    stop = true;
+    await writer;
+    await client.end();
+  }
 };
 
 const benchOne = async (db: string, feed: boolean): Promise<Figures[]> => {
@@ -342,7 +440,19 @@ const benchOne = async (db: string, feed: boolean): Promise<Figures[]> => {
     child = server.child;
     const sample = await sampleCatalog(server.base);
     const mix = await resolveDeepPages(server.base, buildQueryMix(sample));
-    const fresh: Figures = { ...(await measure(db, server.base, mix)), feed, seedSeconds };
+    const serverPid = child.pid ?? null;
+    const postmasterPid = pgServer?.pid ?? null;
+    const cpu: CpuCounters = {
+      server: () => (serverPid === null ? null : processCpuMs(serverPid)),
+      database: () => (postmasterPid === null ? null : processTreeCpuMs(postmasterPid)),
+    };
+    const fresh: Figures = { ...(await measure(db, server.base, mix, cpu)), feed, seedSeconds };
+    if (values.writer && env.DATABASE_URL) {
+      fresh.writer = await measureWithWriter(env.DATABASE_URL, server.base, mix);
+      console.log(
+        `  with the price writer: p50 ${fresh.writer.p50.toFixed(1)} / p95 ${fresh.writer.p95.toFixed(1)} ms, ${fresh.writer.updates} UPDATEs of ${WRITER_BATCH} variants in ${fresh.writer.seconds.toFixed(1)} s`,
+      );
+    }
     if (feed) {
       fresh.feedRead = { ...(await readFeed(server.base, since)), tableMb };
       console.log(
@@ -365,7 +475,7 @@ const benchOne = async (db: string, feed: boolean): Promise<Figures[]> => {
     const code = await new Promise<number | null>((resolve) => generator.once("exit", resolve));
     if (code !== 0) throw new Error(`db:volume failed (exit ${code})`);
     console.log(`  db:volume: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return [fresh, await measure(`${db} + volume`, server.base, mix)];
+    return [fresh, await measure(`${db} + volume`, server.base, mix, cpu)];
   } finally {
     if (child) stopServer(child);
     await new Promise((r) => setTimeout(r, 500));
@@ -402,6 +512,41 @@ const main = async (): Promise<void> => {
       "non-200": r.errors,
     })),
   );
+  const ms = (x: number | null) => (x === null ? "–" : x.toFixed(2));
+  console.log(
+    "CPU ms per search (server: the Node process; database: PostgreSQL's postmaster and backends; on PGlite the server's figure includes the database):",
+  );
+  console.table(
+    results.map((r) => ({
+      database: r.db,
+      feed: r.feed === undefined ? "" : r.feed ? "on" : "off",
+      "server c=1": ms(r.cpu1.server),
+      "database c=1": ms(r.cpu1.database),
+      "server+database c=1": ms(
+        r.cpu1.database === null ? r.cpu1.server : (r.cpu1.server ?? 0) + r.cpu1.database,
+      ),
+      "server c=8": ms(r.cpu8.server),
+      "database c=8": ms(r.cpu8.database),
+      "server+database c=8": ms(
+        r.cpu8.database === null ? r.cpu8.server : (r.cpu8.server ?? 0) + r.cpu8.database,
+      ),
+    })),
+  );
+  const written = results.filter((r) => r.writer);
+  if (written.length > 0) {
+    console.log(
+      `c=1 while a writer changes prices (${WRITER_BATCHES_PER_SECOND} UPDATEs/s of ${WRITER_BATCH} variants), against the same pass without it:`,
+    );
+    console.table(
+      written.map((r) => ({
+        database: r.db,
+        feed: r.feed ? "on" : "off",
+        "p50 / p95 ms quiet": `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}`,
+        "p50 / p95 ms with writer": `${r.writer!.p50.toFixed(1)} / ${r.writer!.p95.toFixed(1)}`,
+        "UPDATEs/s done": (r.writer!.updates / r.writer!.seconds).toFixed(1),
+      })),
+    );
+  }
   for (const r of results.filter((x) => x.feedRead)) {
     console.log(
       `${r.db}: the seed's ${r.feedRead!.changes.toLocaleString("en-US")} changes read over POST /catalog/changes in ${r.feedRead!.pages} pages of ≤ 1,000, ${r.feedRead!.seconds.toFixed(1)} s (page p95 ${r.feedRead!.pageP95.toFixed(1)} ms); catalog_changes with its indexes ${r.feedRead!.tableMb?.toFixed(0)} MB`,

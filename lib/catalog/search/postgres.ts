@@ -85,6 +85,19 @@ const expandTerms = async (terms: readonly string[]): Promise<string[][]> => {
   return rows.map((r) => [r.term, ...(r.alts ?? [])]);
 };
 
+/**
+ * A page statement's condition that no query word would get fuzzy alternatives (each is shorter than 3 letters or
+ * in the vocabulary: expandTerms's test), one primary-key probe per word. Uncorrelated, so PostgreSQL evaluates it
+ * once before the scan (a one-time filter) and a page for a word the vocabulary lacks ends at once, empty.
+ */
+const knownWordsSql = (params: Params, terms: readonly string[]): string =>
+  terms
+    .map((term) => {
+      const t = bind(params, term);
+      return `(length(${t}::text) < 3 OR EXISTS (SELECT 1 FROM catalog_search_terms w WHERE w.word = ${t}::text))`;
+    })
+    .join(" AND ");
+
 /** SQL of a tsquery: within a word, alternatives OR-ed; words AND-ed ("all") or OR-ed ("any"). */
 const tsqueryExpression = (params: Params, groups: readonly string[][], mode: Mode): string =>
   groups
@@ -190,9 +203,19 @@ type Statement = { sql: string; params: Params };
  * page (a common word — "trail" matches 31 % of the catalog — fills it in under a millisecond); otherwise the
  * GIN-found matches are sorted.
  */
-const pageQuery = (p: Plan, request: SearchRequest): Statement & { walk: Statement | null } => {
+const pageQuery = (
+  p: Plan,
+  request: SearchRequest,
+  knownWords: readonly string[] | null,
+): Statement & { walk: Statement | null } => {
   const params = [...p.params];
   const where = [...p.where];
+  const filters = [...p.filters];
+  if (knownWords) {
+    const known = knownWordsSql(params, knownWords);
+    where.push(known);
+    filters.push(known);
+  }
   const keyset: string[] = [];
   const after = request.after as Record<string, unknown> | null;
   const price = request.filters.available ? "d.price_min_available" : "d.price_min";
@@ -250,7 +273,7 @@ const pageQuery = (p: Plan, request: SearchRequest): Statement & { walk: Stateme
           // the outer ORDER BY re-sorts at most SORTED_WALK_ROWS rows: the order never rests on a subquery's
           sql: `SELECT w.id, w.k FROM (
                   SELECT d.product_id AS id, ${key} AS k, ${column} AS s, d.document @@ (${p.tsq}) AS hit
-                  FROM catalog_search_documents d WHERE ${[...p.filters, ...keyset].join(" AND ")}
+                  FROM catalog_search_documents d WHERE ${[...filters, ...keyset].join(" AND ")}
                   ORDER BY ${indexOrder} LIMIT ${SORTED_WALK_ROWS}) w
                 WHERE w.hit
                 ORDER BY ${walkOrder} LIMIT ${limit}`,
@@ -275,7 +298,11 @@ const sortedPage = async (page: Statement & { walk: Statement | null }, limit: n
 };
 
 /** A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. */
-const tieredRelevancePage = async (p: Plan, request: SearchRequest): Promise<Row[] | null> => {
+const tieredRelevancePage = async (
+  p: Plan,
+  request: SearchRequest,
+  knownWords: readonly string[] | null,
+): Promise<Row[] | null> => {
   if (request.sort !== "relevance" || !p.singleWord || !p.tsq) return null;
   const db = await getDb();
   const after = request.after as { r: string; id: string } | null;
@@ -284,6 +311,7 @@ const tieredRelevancePage = async (p: Plan, request: SearchRequest): Promise<Row
     const params = [...p.params];
     const title = `d.title_document @@ (${p.tsq})`;
     const where = [...p.where, inTitle ? title : `NOT coalesce(${title}, false)`];
+    if (knownWords) where.push(knownWordsSql(params, knownWords));
     const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
     const position =
       keyset && after
@@ -298,6 +326,9 @@ const tieredRelevancePage = async (p: Plan, request: SearchRequest): Promise<Row
   const fromTitle = after === null || Number(after.r) >= TITLE_TIER_RANK;
   const first = fromTitle ? await tier(true, true, want) : [];
   if (first.length >= want) return first;
+  // a page of words taken as known (search's first attempt) that finds no title match gives up here: most often a
+  // word to correct, for which the second tier would be one more empty statement; the full path finds the page
+  if (knownWords && fromTitle && first.length === 0) return [];
   // every second-tier rank is below any first-tier position, so a cursor from the first tier bounds nothing there
   return [...first, ...(await tier(false, !fromTitle, want - first.length))];
 };
@@ -375,25 +406,48 @@ export const postgresEngine: SearchEngine = {
     NewestPosition.safeParse(after).success,
 
   async search(request: SearchRequest): Promise<SearchPage> {
-    const groups = await expandTerms(request.terms);
     const after = request.after as { m?: Mode } | null;
-    let mode: Mode = after?.m ?? "all";
+    const pageOf = (p: Plan, knownWords: readonly string[] | null): Promise<Row[]> =>
+      tieredRelevancePage(p, request, knownWords).then(
+        (tiered) => tiered ?? sortedPage(pageQuery(p, request, knownWords), request.limit),
+      );
+    const result = (rows: Row[], mode: Mode, summary: Summary): SearchPage => {
+      const hits = rows.slice(0, request.limit);
+      const last = hits.at(-1);
+      return {
+        productIds: hits.map((r) => r.id),
+        next: rows.length > request.limit && last ? positionOf(last, request, mode) : null,
+        ...summary,
+      };
+    };
+    // First, the page as if every word were in the vocabulary (no fuzzy alternatives) and, on a first page, in
+    // "all" mode: the statement itself checks the vocabulary (knownWordsSql). A page with rows is exactly the page
+    // the full path below finds — every word known means no alternatives, and a match of all words means "all"
+    // mode — without its vocabulary statement (and, for several words, the check that all of them match anywhere).
+    // An empty page (a word to correct, no match of all words, or no match at all) takes the full path.
+    const mode0: Mode = after?.m ?? "all";
+    const p0 = plan(
+      request,
+      request.terms.map((t) => [t]),
+      mode0,
+    );
+    const summary0 = countAndFacets(p0);
+    // awaited below only when used: a failure of an unused one (or one left behind by a failed page) must not end as
+    // an unhandled rejection
+    summary0.catch(() => undefined);
+    if (request.terms.length > 0) {
+      const rows = await pageOf(p0, request.terms);
+      if (rows.length > 0) return result(rows, mode0, await summary0);
+    }
+    const groups = await expandTerms(request.terms);
+    let mode: Mode = mode0;
     let p = plan(request, groups, mode);
     if (!after && groups.length > 1 && !(await hasAny(p))) {
       mode = "any";
       p = plan(request, groups, mode);
     }
-    const page = pageQuery(p, request);
-    const [rows, summary] = await Promise.all([
-      tieredRelevancePage(p, request).then((tiered) => tiered ?? sortedPage(page, request.limit)),
-      countAndFacets(p),
-    ]);
-    const hits = rows.slice(0, request.limit);
-    const last = hits.at(-1);
-    return {
-      productIds: hits.map((r) => r.id),
-      next: rows.length > request.limit && last ? positionOf(last, request, mode) : null,
-      ...summary,
-    };
+    const same = JSON.stringify([p.where, p.params]) === JSON.stringify([p0.where, p0.params]);
+    const [rows, summary] = await Promise.all([pageOf(p, null), same ? summary0 : countAndFacets(p)]);
+    return result(rows, mode, summary);
   },
 };
