@@ -95,7 +95,7 @@ const main = async (): Promise<void> => {
     const answer = async () => {
       const pathname = new URL(req.url ?? "/", "http://x").pathname;
       const found = await findRoute(req.method ?? "GET", pathname);
-      const response = found
+      const response = found?.handler
         ? await found.handler(webRequestOf(req, { host, port }), { params: Promise.resolve(found.params) })
         : new Response(
             JSON.stringify(errorBody(new AppError("route_not_found", `No route for ${pathname}`))),

@@ -1,84 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 
+import { routeFiles } from "../../scripts/lib/route-files";
 import { profileServer } from "./agent-profile-server";
 
 // Calls the app's route handlers in-process, the way Next's router would: every app/**/route.ts is found on disk
 // and matched with Next's precedence (static segment > [param] > [...catchAll]; (groups) ignored). Integration
 // tests thus run against the real handlers and the same database the factories write to.
 
-type Handler = (
-  request: Request,
-  context: { params: Promise<Record<string, string | string[]>> },
-) => Promise<Response>;
-type RouteModule = Partial<Record<string, Handler>>;
-type Segment = { kind: "static" | "param" | "catchAll"; value: string };
-type Route = { file: string; segments: Segment[] };
-
 const APP_DIR = path.join(import.meta.dirname, "../../app");
 export const TEST_BASE_URL = "http://127.0.0.1:3000";
 
-const findRoutes = (dir: string, prefix: string[] = []): Route[] =>
-  readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) {
-      const next = /^\(.*\)$/.test(name) ? prefix : [...prefix, name];
-      return findRoutes(full, next);
-    }
-    if (name !== "route.ts") return [];
-    const segments = prefix.map((s): Segment => {
-      const catchAll = /^\[\.\.\.(.+)\]$/.exec(s);
-      if (catchAll?.[1]) return { kind: "catchAll", value: catchAll[1] };
-      const param = /^\[(.+)\]$/.exec(s);
-      if (param?.[1]) return { kind: "param", value: param[1] };
-      return { kind: "static", value: s };
-    });
-    return [{ file: full, segments }];
-  });
-
-const RANK = { static: 0, param: 1, catchAll: 2 } as const;
-const compareRoutes = (a: Route, b: Route): number => {
-  for (let i = 0; i < Math.max(a.segments.length, b.segments.length); i++) {
-    const x = a.segments[i];
-    const y = b.segments[i];
-    if (!x || !y) return x ? 1 : -1;
-    if (RANK[x.kind] !== RANK[y.kind]) return RANK[x.kind] - RANK[y.kind];
-  }
-  return 0;
-};
-
-const ROUTES = findRoutes(APP_DIR).sort(compareRoutes);
-
-const match = (route: Route, parts: string[]): Record<string, string | string[]> | null => {
-  const params: Record<string, string | string[]> = {};
-  for (let i = 0; i < route.segments.length; i++) {
-    const seg = route.segments[i]!;
-    if (seg.kind === "catchAll") {
-      const rest = parts.slice(i);
-      if (rest.length === 0) return null;
-      params[seg.value] = rest;
-      return params;
-    }
-    const part = parts[i];
-    if (part === undefined) return null;
-    if (seg.kind === "static" && seg.value !== part) return null;
-    if (seg.kind === "param") params[seg.value] = part;
-  }
-  return route.segments.length === parts.length ? params : null;
-};
+const findRoute = routeFiles(APP_DIR);
 
 export type CallOptions = { headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array };
-
-/** Next decodes each segment for the params; a segment that does not decode is left raw (the prelude refuses it). */
-const decodeSegment = (part: string): string => {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-};
 
 /** Dispatches one request to the matching route handler. Unmatched methods get 405 as in Next. */
 export const callApp = async (
@@ -87,12 +22,9 @@ export const callApp = async (
   options: CallOptions = {},
 ): Promise<Response> => {
   const url = new URL(pathname, TEST_BASE_URL);
-  const parts = url.pathname.split("/").filter(Boolean).map(decodeSegment);
-  for (const route of ROUTES) {
-    const params = match(route, parts);
-    if (!params) continue;
-    const mod = (await import(pathToFileURL(route.file).href)) as RouteModule;
-    const handler = mod[method];
+  const found = await findRoute(method, url.pathname);
+  if (found) {
+    const { handler, params } = found;
     if (!handler) return new Response(null, { status: 405 });
     const headers = new Headers(options.headers);
     let body: string | Uint8Array | undefined = options.rawBody;

@@ -3,9 +3,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 // The app's route handlers (app/**/route.ts) found on disk and matched as Next's router does (static segment >
-// [param] > [...catchAll]; (groups) ignored), for a server that calls them without a Next build: the conformance
-// store's (scripts/conformance-serve.ts), which serves only route handlers (profiles and the REST API), never a
-// page. Each handler is a plain `(Request, { params }) => Response` function that runs the whole prelude itself.
+// [param] > [...catchAll]; (groups) ignored), for callers that run them without a Next build: the conformance
+// store's server (scripts/conformance-serve.ts), which serves only route handlers (profiles and the REST API),
+// never a page, and the integration tests' in-process client (e2e/helpers/app-client.ts). Each handler is a plain
+// `(Request, { params }) => Response` function that runs the whole prelude itself.
 
 export type RouteHandler = (
   request: Request,
@@ -67,13 +68,16 @@ const decode = (part: string): string => {
   }
 };
 
-/** The handler of `method` on `pathname` and its params, or null when no route file matches. */
+/**
+ * The route file matching `pathname`: its handler of `method` (null when the route has none: Next answers 405)
+ * and its params; null when no route file matches.
+ */
 export const routeFiles = (appDir: string) => {
   const routes = find(appDir).sort(compare);
   return async (
     method: string,
     pathname: string,
-  ): Promise<{ handler: RouteHandler; params: Record<string, string | string[]> } | null> => {
+  ): Promise<{ handler: RouteHandler | null; params: Record<string, string | string[]> } | null> => {
     const parts = pathname.split("/").filter(Boolean).map(decode);
     for (const route of routes) {
       const params = matchRoute(route, parts);
@@ -81,8 +85,7 @@ export const routeFiles = (appDir: string) => {
       const routeModule = (await import(pathToFileURL(route.file).href)) as Partial<
         Record<string, RouteHandler>
       >;
-      const handler = routeModule[method];
-      return handler ? { handler, params } : null;
+      return { handler: routeModule[method] ?? null, params };
     }
     return null;
   };
