@@ -1,4 +1,4 @@
-import { execute, jsonParam, sql, statementOf, type Statement } from "@/lib/config/sql";
+import { execute, jsonParam, query, sql, statementOf, type Statement } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { RecordAnswer } from "@/lib/core/operation";
 import type { CheckoutStatus, Prisma } from "@/lib/generated/prisma/client";
@@ -226,4 +226,25 @@ export const assertModifiable = (id: string, status: CheckoutStatus, action: "up
     `Checkout ${id} is ${status}: it cannot be ${action === "update" ? "updated" : "canceled"}`,
     { path: "$.status" },
   );
+};
+
+/**
+ * The checkout's stored continue token, `token` written first when it has none (kept once set). One statement on
+ * the driver adapter (every crypto prepare sends it), here with every raw write of checkout_sessions; read again
+ * in the rare case a racing writer set it in between.
+ */
+export const storedContinueToken = async (checkoutId: string, token: string): Promise<string> => {
+  const [row] = await query<{ token: string | null }>(sql`
+    WITH written AS (
+      UPDATE checkout_sessions SET continue_token = ${token}
+      WHERE id = ${checkoutId} AND continue_token IS NULL
+      RETURNING continue_token)
+    SELECT COALESCE((SELECT continue_token FROM written),
+                    (SELECT continue_token FROM checkout_sessions WHERE id = ${checkoutId})) AS token`);
+  if (row?.token) return row.token;
+  const [again] = await query<{ token: string | null }>(
+    sql`SELECT continue_token AS token FROM checkout_sessions WHERE id = ${checkoutId}`,
+  );
+  if (!again?.token) throw new AppError("not_found", `No checkout "${checkoutId}"`, { path: "$.id" });
+  return again.token;
 };

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 
 import { requireCapability } from "@/lib/agents/negotiate-agent";
 import { getDb, type Db } from "@/lib/config/db";
-import { execute, query, sql, transaction } from "@/lib/config/sql";
+import { execute, sql, transaction } from "@/lib/config/sql";
 import { AppError, isAppError } from "@/lib/core/errors";
 import { defineOperation, storeOf, type OperationContext } from "@/lib/core/operation";
 import { couponOffOrThrow } from "@/lib/coupons/redeem";
@@ -35,6 +35,7 @@ import { continueUrlOf, draftOf, loadCheckoutOrThrow, type CheckoutRecord } from
 import { finishPayment } from "../completion/finish-payment";
 import { offeredHandlers, priceCheckout } from "../price-checkout";
 import { PrepareCheckoutPaymentInputSchema, type PrepareCheckoutPaymentInput } from "../schemas";
+import { storedContinueToken } from "../state";
 
 // payment-intent / prepare_checkout_payment (seed §4 "Crypto payment flow", DECISIONS B7, B12, B17): quote the live
 // total and build the unsigned transaction the buyer's wallet signs. Buyer-bound: the buyer's bearer alone, and the
@@ -170,26 +171,6 @@ export const buyerAddressOrThrow = (buyerWallet: string, buyerAddress: string): 
 /** A continue token for the checkout's payment link (kept once set), so its wallet page exists. */
 export const continueTokenOf = async (_db: Db, session: CheckoutRecord): Promise<string> =>
   storedContinueToken(session.id, session.continueToken ?? randomBytes(24).toString("base64url"));
-
-/**
- * The checkout's stored continue token, `token` written first when it has none (kept once set). One statement on the
- * driver adapter (every crypto prepare sends it); read again in the rare case a racing writer set it in between.
- */
-const storedContinueToken = async (checkoutId: string, token: string): Promise<string> => {
-  const [row] = await query<{ token: string | null }>(sql`
-    WITH written AS (
-      UPDATE checkout_sessions SET continue_token = ${token}
-      WHERE id = ${checkoutId} AND continue_token IS NULL
-      RETURNING continue_token)
-    SELECT COALESCE((SELECT continue_token FROM written),
-                    (SELECT continue_token FROM checkout_sessions WHERE id = ${checkoutId})) AS token`);
-  if (row?.token) return row.token;
-  const [again] = await query<{ token: string | null }>(
-    sql`SELECT continue_token AS token FROM checkout_sessions WHERE id = ${checkoutId}`,
-  );
-  if (!again?.token) throw new AppError("not_found", `No checkout "${checkoutId}"`, { path: "$.id" });
-  return again.token;
-};
 
 /**
  * What a prepare that failed after reserving gives back: the reservation it took, never an earlier prepare's. That
