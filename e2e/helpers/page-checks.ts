@@ -28,6 +28,20 @@ export const expectAccessible = async (page: Page, label: string) => {
   await page
     .waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 })
     .catch(() => undefined);
+  // colours still in a transition (a theme just switched, a button's hover fading out) are measured where they
+  // end, not half-way: axe read a half-faded control as low contrast. Endless animations (a spinner) are not
+  // waited for, and nothing is waited for past 2 s.
+  await page.evaluate(() =>
+    Promise.race([
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+          .map((a) => a.finished.catch(() => undefined)),
+      ),
+      new Promise((resolve) => setTimeout(resolve, 2000)),
+    ]),
+  );
   const { violations } = await new AxeBuilder({ page }).analyze();
   const bad = violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

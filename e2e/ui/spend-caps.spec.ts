@@ -256,7 +256,9 @@ test("spend-cap page — after the agent bought by card with the buyer's bearer 
     );
     await page.goto(prepared.continue_url);
     await page.getByRole("button", { name: "Pay with the test wallet" }).click();
-    await expect(page.getByText(/your order is placed/i)).toBeVisible();
+    // the receipt, not the page's "After you pay" note (which says "your order is placed" before paying): leaving
+    // before the payment's answer would read the spend-cap page without the crypto order
+    await expect(page.getByTestId("receipt-order-id")).toHaveText(/^ord_/);
 
     // the page: both purchases (store, rail, amount), what they cost, and the day window agreeing with them
     await page.goto(`${BASE}/account/spend-caps`);
