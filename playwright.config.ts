@@ -73,6 +73,10 @@ export default defineConfig({
   // A hang guard, not a speed check: a browser story that takes 15 s alone takes twice that beside the other worker
   // on a 2-core CI machine, past Playwright's default 30 s. Longer stories set their own.
   timeout: 90_000,
+  // An assertion waits for the page up to 15 s, not Playwright's 5: a server action answered by the served app,
+  // PGlite inside it, beside two browser workers on 2 cores, can take longer than 5 s on a loaded CI machine.
+  // A page that never gets there still fails, only later.
+  expect: { timeout: 15_000 },
   // One worker per core on these machines; the web server shares them.
   workers: 2,
   reporter: [["list"], ["json", { outputFile: PLAYWRIGHT_JSON_REPORT }]],

@@ -51,19 +51,28 @@ const businessCapabilities = (
  * The capabilities active for this request (UCP overview.md "Intersection Algorithm"): ours ∩ the platform
  * profile's, orphaned extensions pruned. Null when there is nothing to negotiate: no platform profile named, or an
  * anonymous caller (whose profile is never fetched).
+ *
+ * `root` is the capability the operation needs. At an older version a profile that does not name `root` at all
+ * gets our whole offer at that version instead of a refusal: 2026-01-11 and 2026-01-23 define no error for a call
+ * outside the intersection (`capabilities_incompatible` exists from 2026-04-08), and the profiles their SDKs and
+ * the official suite publish list only the capability they configure (`order`, for its webhook URL). A profile
+ * that names `root` is intersected as at 2026-04-08, so its extensions narrow what is active (docs/decisions.md
+ * "The conformance store" 4).
  * @throws AppError the profile fetch codes of getAgentProfile
  */
 export const activeCapabilities = async (
   ctx: Pick<OperationContext, "agentProfile" | "store" | "principal" | "ucpVersion">,
+  root?: CapabilityName,
 ): Promise<Set<CapabilityName> | null> => {
   // an anonymous caller never makes us fetch the URL it names (lib/http/resolve-caller.ts): it gets our offer
   if (!ctx.agentProfile || ctx.principal.kind === "anonymous") return null;
   const profile = await getAgentProfile(ctx.agentProfile, { allowPrivate: allowsPrivateFor(ctx.store) });
-  return intersectCapabilities(
-    businessCapabilities(ctx.store, ctx.ucpVersion),
-    profile.ucp.capabilities,
-    ctx.ucpVersion,
-  );
+  const ours = businessCapabilities(ctx.store, ctx.ucpVersion);
+  const declared = profile.ucp.capabilities;
+  if (root && isOlderVersion(ctx.ucpVersion) && (declared === undefined || !Object.hasOwn(declared, root))) {
+    return new Set(ours);
+  }
+  return intersectCapabilities(ours, declared, ctx.ucpVersion);
 };
 
 /**
@@ -74,7 +83,7 @@ export const activeCapabilities = async (
 export const requireCapability =
   <I>(root: CapabilityName, run: (ctx: OperationContext, input: I) => Promise<OperationResult>) =>
   async (ctx: OperationContext, input: I): Promise<OperationResult> => {
-    const active = await activeCapabilities(ctx);
+    const active = await activeCapabilities(ctx, root);
     if (!active) return run(ctx, input);
     if (isOlderVersion(ctx.ucpVersion) && !CAPABILITIES_AT[ctx.ucpVersion].includes(root)) {
       throw new AppError(

@@ -114,7 +114,7 @@ export const priceLines = async (
           ? `"${line.item.id}" is a product (${product.title}), not a variant: line items take a variant id — ` +
             product.variants.map((v) => `${v.id} (${v.title})`).join(", ") +
             (product.more > 0 ? ` and ${product.more} more (get_product lists them all)` : "")
-          : `Variant "${line.item.id}" is not sold by ${store.name}; use a variant id from this store's catalog`,
+          : `Variant "${line.item.id}" not found: ${store.name} sells no such variant; use a variant id from this store's catalog`,
         severity: "recoverable",
       });
       continue;

@@ -71,7 +71,7 @@ test("free-shipping threshold on the discounted goods subtotal, and a days descr
   });
   const standard = at.find((o) => o.id === "standard")!;
   assert.equal(standard.amount, 0);
-  assert.equal(standard.title, "standard (free)");
+  assert.equal(standard.title, "Free standard");
   assert.equal(standard.description, "Arrives in 3–5 business days");
   const below = shippingOptions({
     rates: RATES,

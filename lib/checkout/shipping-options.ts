@@ -66,7 +66,8 @@ export const shippingOptions = ({
       const description = daysText(rate);
       return {
         id: rate.code,
-        title: free ? `${rate.title} (free)` : rate.title,
+        // a free option says so first, in the words a shop window uses ("Free Standard Shipping")
+        title: free ? `Free ${rate.title}` : rate.title,
         ...(description ? { description } : {}),
         ...(rate.carrier ? { carrier: rate.carrier } : {}),
         amount: free ? 0 : rate.priceMinor,

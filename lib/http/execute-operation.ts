@@ -8,6 +8,7 @@ import { assertAllowed, assertCanCall } from "@/lib/credentials/principal";
 import { requestHash } from "@/lib/idempotency/request-hash";
 import {
   outcomeOf,
+  refuseReusedKey,
   withIdempotency,
   withIdempotentWrite,
   type StoredOutcome,
@@ -34,6 +35,25 @@ const runToOutcome = async (
 };
 
 /**
+ * A mutating call whose arguments are refused before they are fingerprinted: under a key already used, the key's
+ * conflict (409 idempotency_key_reused) is the answer, as it is for any other arguments (refuseReusedKey).
+ * @throws AppError idempotency_key_reused
+ */
+export const refuseInvalidUnderUsedKey = async (
+  op: Pick<AnyOperation, "name" | "mutates">,
+  ctx: Pick<OperationContext, "principal" | "store" | "idempotencyKey" | "now">,
+): Promise<void> => {
+  if (!op.mutates || !ctx.idempotencyKey) return;
+  await refuseReusedKey({
+    principalId: ctx.principal.id,
+    storeSlug: ctx.store?.slug ?? "",
+    operation: op.name,
+    key: ctx.idempotencyKey,
+    now: ctx.now,
+  });
+};
+
+/**
  * Validates `rawInput` against the operation, checks tier and permission, and runs it (through withIdempotency
  * when it changes state).
  * @throws AppError identity_required, insufficient_trust, insufficient_scope, invalid_request, idempotency_* (never
@@ -47,7 +67,10 @@ export const executeOperation = async (
   assertCanCall(ctx.principal, ctx.tier, op);
   assertAllowed(ctx.principal, op);
   const parsed = op.input.safeParse(rawInput);
-  if (!parsed.success) throw toAppError(parsed.error);
+  if (!parsed.success) {
+    await refuseInvalidUnderUsedKey(op, ctx);
+    throw toAppError(parsed.error);
+  }
   const input: unknown = parsed.data;
 
   if (!op.mutates) return { ...(await runToOutcome(op, ctx, input)), replayed: false };

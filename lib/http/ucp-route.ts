@@ -14,7 +14,7 @@ import { handlerDocsAt, isOlderVersion, type OlderVersion } from "@/lib/ucp/vers
 import { existsAt, translateRequest, translateResponse } from "@/lib/ucp/versions/translate";
 
 import { errorHeaders } from "./auth-challenge";
-import { executeOperation, outcomeError } from "./execute-operation";
+import { executeOperation, outcomeError, refuseInvalidUnderUsedKey } from "./execute-operation";
 import { decodeUtf8, parseJsonText, readBodyBytes } from "./parse-body";
 import { routeMethods, type Handler, type Method, type RouteContext } from "./prelude";
 import { errorResponse, jsonResponse } from "./render-rest";
@@ -151,10 +151,19 @@ export const ucpRoute =
       };
       const raw = body === undefined && request.method === "GET" ? queryInput(request) : body;
       // an older request becomes ours before the operation (and its idempotency hash) sees it
-      const translated =
-        older && store
-          ? translateRequest(older, op.name, raw, { id: param(params, "id"), storeCurrency: store.currency })
-          : raw;
+      let translated = raw;
+      if (older && store) {
+        try {
+          translated = translateRequest(older, op.name, raw, {
+            id: param(params, "id"),
+            storeCurrency: store.currency,
+          });
+        } catch (refusal) {
+          // refused at the version's edge, before the operation's fingerprint: a used key answers its conflict
+          await refuseInvalidUnderUsedKey(op, ctx);
+          throw refusal;
+        }
+      }
       // the conformance store's test handlers pay through the card rail's sandbox (conformance mode only)
       const input = conformanceInstruments(slug, translated);
       const outcome = await executeOperation(op, ctx, restInput(input, param(params, "id")));

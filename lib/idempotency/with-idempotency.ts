@@ -143,6 +143,31 @@ const release = async (recordId: string) => {
   await db.idempotencyRecord.delete({ where: { id: recordId } }).catch(() => undefined);
 };
 
+/**
+ * For a request refused before it could be fingerprinted (its arguments fail validation): a key that already holds
+ * a record was used for another request — an invalid one never stores one — so the answer is the key's conflict,
+ * as for any other arguments, not the validation error. A free key lets the caller's refusal stand.
+ * @throws AppError idempotency_key_reused
+ */
+export const refuseReusedKey = async (scope: Omit<IdempotencyScope, "requestHash">): Promise<void> => {
+  let held: { expiresAt: Date } | null;
+  try {
+    const db = await getDb();
+    held = await db.idempotencyRecord.findUnique({
+      where: { scopeHash: scopeHash(scope) },
+      select: { expiresAt: true },
+    });
+  } catch {
+    return; // the key store being down changes nothing here: the request is refused for its arguments anyway
+  }
+  if (held && held.expiresAt > scope.now) {
+    throw new AppError(
+      "idempotency_key_reused",
+      `Idempotency key "${scope.key}" was already used for ${scope.operation} with different arguments; use a fresh key per logical attempt`,
+    );
+  }
+};
+
 /** Runs `run` at most once per scope; see the header comment for the rules. */
 export const withIdempotency = async (
   scope: IdempotencyScope,

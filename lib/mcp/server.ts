@@ -12,7 +12,7 @@ import { logError } from "@/lib/core/log";
 import type { AnyOperation, OperationContext } from "@/lib/core/operation";
 import { assertCanCall } from "@/lib/credentials/principal";
 import { errorHeaders } from "@/lib/http/auth-challenge";
-import { executeOperation, outcomeError } from "@/lib/http/execute-operation";
+import { executeOperation, outcomeError, refuseInvalidUnderUsedKey } from "@/lib/http/execute-operation";
 import { assertIdempotencyKey, assertProfileUrl } from "@/lib/http/request-envelope";
 import { UCP_VERSION } from "@/lib/ucp/version";
 import { handlerDocsAt, isOlderVersion, type OlderVersion } from "@/lib/ucp/versions";
@@ -246,12 +246,16 @@ export const createMcpServer = ({
             `${UCP_VERSION} in your platform profile to use it`,
         );
       }
-      const input = older ? olderInput(older, op, args, context.store?.currency ?? "") : toolInput(op, args);
-      const outcome = await executeOperation(
-        op,
-        { ...context, agentProfile, idempotencyKey, ucpVersion, now: new Date() },
-        input,
-      );
+      const ctx = { ...context, agentProfile, idempotencyKey, ucpVersion, now: new Date() };
+      let input: unknown;
+      try {
+        input = older ? olderInput(older, op, args, context.store?.currency ?? "") : toolInput(op, args);
+      } catch (refusal) {
+        // refused before the operation's fingerprint: a used key answers its conflict (as executeOperation does)
+        await refuseInvalidUnderUsedKey(op, ctx);
+        throw refusal;
+      }
+      const outcome = await executeOperation(op, ctx, input);
       if (older) {
         const answer = translateResponse(
           older,

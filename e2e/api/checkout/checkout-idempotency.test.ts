@@ -13,7 +13,7 @@ import { stripeSandbox } from "@/sandbox/stripe/server";
 
 import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
-import { rest } from "../../helpers/app-client";
+import { mcpCall, rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout, type ErrorEnvelope } from "./helpers";
@@ -107,6 +107,39 @@ describe("create_checkout: the answer stored with the session", () => {
     assert.equal((reused.body as unknown as ErrorEnvelope).messages[0]?.code, "idempotency_key_reused");
     assert.equal(await sessions(), before);
     assert.equal((await records(idem)).length, 1);
+  });
+
+  test("POST /s/:slug/checkout-sessions — an invalid body under a used key → 409 idempotency_key_reused; under a fresh key → 400", async () => {
+    const idem = randomUUID();
+    const first = await create(idem);
+    assert.equal(first.status, 201, first.text);
+    const before = await sessions();
+    const invalid = { line_items: [{ item: { id: variantId }, quantity: 0 }] };
+    const reused = await create(idem, invalid);
+    assert.equal(reused.status, 409, reused.text);
+    assert.equal((reused.body as unknown as ErrorEnvelope).messages[0]?.code, "idempotency_key_reused");
+    const fresh = await create(randomUUID(), invalid);
+    assert.equal(fresh.status, 400, fresh.text);
+    assert.equal((fresh.body as unknown as ErrorEnvelope).messages[0]?.code, "invalid_request");
+    assert.equal(await sessions(), before, "nothing stored by either");
+    assert.equal((await records(idem)).length, 1);
+  });
+
+  test("create_checkout over MCP — an invalid argument under a used key → idempotency_key_reused; nothing stored", async () => {
+    const idem = randomUUID();
+    const call = (checkout: unknown) =>
+      mcpCall<{ result?: { structuredContent?: { id?: string } }; error?: { data?: { code?: string } } }>(
+        `/s/${store.slug}/mcp`,
+        "create_checkout",
+        { checkout },
+        { headers: { "x-api-key": key.key }, idempotencyKey: idem },
+      );
+    const first = await call(lines());
+    assert.ok(first.body.result?.structuredContent?.id, first.text);
+    const before = await sessions();
+    const reused = await call({ line_items: [{ item: { id: variantId }, quantity: 0 }] });
+    assert.equal(reused.body.error?.data?.code, "idempotency_key_reused", reused.text);
+    assert.equal(await sessions(), before);
   });
 
   test("POST /s/:slug/checkout-sessions — one key sent six times at once: one session, every answer that session's", async () => {

@@ -267,7 +267,7 @@ describe("POST /s/:slug/checkout-sessions — create and the preflight", () => {
       ["missing", "$.fulfillment.methods[0].groups[0].selected_option_id"],
     ]);
     const standard = group.options.find((o) => o.id === "standard")!;
-    assert.equal(standard.title, "Standard (free)");
+    assert.equal(standard.title, "Free Standard");
     assert.equal(standard.totals.at(-1)?.amount, 0);
     const updated = await update(created.body.id, {
       fulfillment: {

@@ -48,8 +48,11 @@ let platformKey: string;
 let other: Store;
 let receiver: WebhookReceiver;
 const servers = await profileServer();
-/** `suite`: the suite's own agent profile (order only); `shopper`: one declaring checkout, its extensions and AP2. */
-const profileUrl: Record<"suite" | "shopper", string> = { suite: "", shopper: "" };
+/**
+ * `suite`: the suite's own agent profile (order only); `shopper`: one declaring checkout, its extensions and AP2;
+ * `narrow`: one declaring checkout alone.
+ */
+const profileUrl: Record<"suite" | "shopper" | "narrow", string> = { suite: "", shopper: "", narrow: "" };
 const profileHost = createServer((req, res) => {
   const base = `http://127.0.0.1:${(profileHost.address() as AddressInfo).port}`;
   const webhookUrl = receiver.url("/platform");
@@ -69,7 +72,21 @@ const profileHost = createServer((req, res) => {
             ],
           },
         }
-      : agentProfile0111(base, "2026-01-11", { mandateKey: servers.agentKey.publicJwk, webhookUrl });
+      : req.url === "/narrow"
+        ? {
+            ucp: {
+              version: "2026-01-11",
+              capabilities: [
+                {
+                  name: "dev.ucp.shopping.checkout",
+                  version: "2026-01-11",
+                  spec: "https://ucp.dev/specs/shopping/checkout",
+                  schema: "https://ucp.dev/schemas/shopping/checkout.json",
+                },
+              ],
+            },
+          }
+        : agentProfile0111(base, "2026-01-11", { mandateKey: servers.agentKey.publicJwk, webhookUrl });
   res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" });
   res.end(JSON.stringify(body));
 });
@@ -83,6 +100,7 @@ before(async () => {
   const port = (profileHost.address() as AddressInfo).port;
   profileUrl.suite = `http://127.0.0.1:${port}/suite`;
   profileUrl.shopper = `http://127.0.0.1:${port}/shopper`;
+  profileUrl.narrow = `http://127.0.0.1:${port}/narrow`;
   const seeded = await seedConformanceStore(`flower-shop-${randomUUID().slice(0, 8)}`);
   store = seeded.store;
   platformKeyId = seeded.platformKeyId;
@@ -108,7 +126,12 @@ const keyless = (
     as = "shopper",
     slug = store.slug,
     headers = {},
-  }: { body?: unknown; as?: "suite" | "shopper"; slug?: string; headers?: Record<string, string> } = {},
+  }: {
+    body?: unknown;
+    as?: "suite" | "shopper" | "narrow";
+    slug?: string;
+    headers?: Record<string, string>;
+  } = {},
 ) =>
   rest<Json>(method, `/s/${slug}${path}`, {
     headers: {
@@ -199,17 +222,50 @@ describe("identity in conformance mode", () => {
     assert.equal(row.principalId, `key:${platformKeyId}`);
   });
 
-  test("the suite's own profile declares only the order capability: checkout is outside the intersection", async () => {
-    const db = await getDb();
-    const before = await db.checkoutSession.count({ where: { storeId: store.id } });
-    const res = await keyless("POST", "/checkout-sessions", {
+  test("the suite's own profile names only the order capability: at 2026-01-11 checkout gets the whole offer, and the completion still needs the mandate", async () => {
+    // 2026-01-11 defines no refusal for a call outside the intersection; a profile that does not name checkout at
+    // all is not narrowed (docs/decisions.md "The conformance store" 4)
+    const created = await keyless("POST", "/checkout-sessions", {
       as: "suite",
       body: createBody([["bouquet_roses", 1]]),
     });
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.code, "capabilities_incompatible");
-    assert.match(String(res.body.content), /dev\.ucp\.shopping\.checkout/);
-    assert.equal(await db.checkoutSession.count({ where: { storeId: store.id } }), before, "nothing stored");
+    assert.equal(created.status, 201, created.text);
+    assertCheckout0111(created.body);
+    const names = (created.body.ucp as { capabilities: { name: string }[] }).capabilities.map((c) => c.name);
+    for (const name of ["checkout", "fulfillment", "discount", "buyer_consent"]) {
+      assert.ok(names.includes(`dev.ucp.shopping.${name}`), `${name} in ${names.join(", ")}`);
+    }
+    assert.equal(created.body.status, "ready_for_complete", created.text);
+    // AP2 is then active, and the seed's rule holds: no card completion without a checkout mandate
+    const completed = await keyless("POST", `/checkout-sessions/${created.body.id as string}/complete`, {
+      as: "suite",
+      body: {
+        payment_data: {
+          id: "instr_1",
+          handler_id: "mock_payment_handler",
+          type: "card",
+          credential: { type: "token", token: "success_token" },
+        },
+      },
+    });
+    assert.notEqual(completed.body.status, "completed", completed.text);
+    assert.match(completed.text, /mandate_required/);
+    const db = await getDb();
+    assert.equal(await db.order.count({ where: { checkoutId: created.body.id as string } }), 0);
+    const intents = (await stripeSandbox())
+      .paymentIntents()
+      .filter((p) => p.metadata.checkout_id === created.body.id);
+    assert.equal(intents.length, 0, "nothing charged");
+  });
+
+  test("a 2026-01-11 profile that names checkout but not its extensions narrows what is active to checkout", async () => {
+    const created = await keyless("POST", "/checkout-sessions", {
+      as: "narrow",
+      body: createBody([["bouquet_roses", 1]]),
+    });
+    assert.equal(created.status, 201, created.text);
+    const names = (created.body.ucp as { capabilities: { name: string }[] }).capabilities.map((c) => c.name);
+    assert.deepEqual(names, ["dev.ucp.shopping.checkout"]);
   });
 
   test("a keyless call to any other store is refused as before", async () => {
@@ -274,6 +330,23 @@ describe("the flower shop's rules", () => {
       0,
     );
     assert.equal(totalOf(big.body, "total"), 10_500);
+    const free = optionsOf(big.body).find((o) => o.id === "std-ship") as unknown as { title: string };
+    assert.equal(free.title, "Free Standard Shipping");
+  });
+
+  test("a checkout with no address yet has no destinations (absent at 2026-01-11, not an empty list)", async () => {
+    const { fulfillment: _f, ...withoutAddress } = createBody([["bouquet_roses", 1]]);
+    const created = await keyless("POST", "/checkout-sessions", { body: withoutAddress });
+    assert.equal(created.status, 201, created.text);
+    const updated = await keyless("PUT", `/checkout-sessions/${created.body.id as string}`, {
+      body: { ...withoutAddress, id: created.body.id, fulfillment: { methods: [{ type: "shipping" }] } },
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assertCheckout0111(updated.body);
+    const method = (updated.body.fulfillment as { methods: Json[] }).methods[0]!;
+    assert.equal(Object.hasOwn(method, "destinations"), false, updated.text);
+    assert.equal(Object.hasOwn(method, "selected_destination_id"), false, updated.text);
+    assert.notEqual(updated.body.status, "ready_for_complete", "nowhere to ship yet");
   });
 
   test("discount codes: 10OFF and WELCOME20 by percentage, FIXED500 by amount, an unknown code applies nothing", async () => {
@@ -302,7 +375,9 @@ describe("the flower shop's rules", () => {
       gardenias.text,
     );
     const unknown = await keyless("POST", "/checkout-sessions", { body: createBody([["pink_wumpus", 1]]) });
+    assert.equal(unknown.status, 400, unknown.text);
     assert.equal(unknown.body.code, "item_unavailable", unknown.text);
+    assert.match(String(unknown.body.content), /^Variant "pink_wumpus" not found/);
   });
 
   test("idempotency: the same key and body replays the same answer; the same key with another body is 409", async () => {
@@ -318,6 +393,17 @@ describe("the flower shop's rules", () => {
       headers,
     });
     assert.equal(changed.status, 409, changed.text);
+    // another currency is refused at the version's edge, but under a used key the key's conflict comes first
+    const sessions = await (await getDb()).checkoutSession.count({ where: { storeId: store.id } });
+    const euros = await keyless("POST", "/checkout-sessions", {
+      body: { ...body, currency: "EUR" },
+      headers,
+    });
+    assert.equal(euros.status, 409, euros.text);
+    const fresh = await keyless("POST", "/checkout-sessions", { body: { ...body, currency: "EUR" } });
+    assert.equal(fresh.status, 400, fresh.text);
+    assert.match(fresh.text, /currency/);
+    assert.equal(await (await getDb()).checkoutSession.count({ where: { storeId: store.id } }), sessions);
   });
 });
 

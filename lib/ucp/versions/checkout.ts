@@ -46,8 +46,12 @@ const fulfillmentDown = (fulfillment: unknown): unknown => {
   if (!isObject(fulfillment)) return fulfillment;
   return {
     ...fulfillment,
-    methods: mapArray(fulfillment.methods, (method) => ({
+    methods: mapArray(fulfillment.methods, ({ destinations, selected_destination_id, ...method }) => ({
       ...method,
+      // no destination yet is an absent `destinations` at the older tags, as their examples show it (§3.9)
+      ...(Array.isArray(destinations) && destinations.length === 0
+        ? {}
+        : { destinations, selected_destination_id }),
       groups: mapArray(method.groups, (group) => ({
         ...group,
         options: mapArray(group.options, (option) => ({ ...option, totals: totalsDown(option.totals) })),
