@@ -6,6 +6,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 
 import type { BridgeContext } from "./context";
@@ -71,10 +72,13 @@ export const runTool = async (ctx: BridgeContext, tool: BridgeTool, rawArgs: unk
   }
 };
 
+// one Ajv instance for every per-request server (each would build its own, for elicitation we never send)
+const schemaValidator = new AjvJsonSchemaValidator();
+
 export const createBridgeServer = (ctx: BridgeContext): Server => {
   const server = new Server(
     { name: "agent-commerce-service/bridge", version: "1.0.0" },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: schemaValidator },
   );
   const byName = new Map(BRIDGE_TOOLS.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolListing() }));
