@@ -51,6 +51,8 @@ export const setDelay = (url: string, ms: number) => admin(url, "delay", { ms })
 export const hideDigest = (url: string, digest: string, count?: number) =>
   admin(url, "hide", { digest, count });
 export const failNextExecution = (url: string, message?: string) => admin(url, "fail-next", { message });
+/** Moves every coin of `address` to a new version, as a payment that used them would: bytes built before are stale. */
+export const touchCoins = (url: string, address: string) => admin(url, "touch", { address });
 export const shiftClock = (url: string, offsetMs: number) => admin(url, "clock", { offsetMs });
 export const holdCheckpoints = (url: string, hold: boolean) => admin(url, "checkpoints", { hold });
 

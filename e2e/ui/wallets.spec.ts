@@ -14,7 +14,7 @@ import { seedId, seedSuiAddress } from "../../prisma/seed/seed-ids";
 import { withMandateKey } from "../helpers/card-completion";
 import { expectAccessible, shoot } from "../helpers/page-checks";
 import { everyLookInPlace } from "../helpers/pay-page-looks";
-import { balances, USDC } from "../helpers/sui-sandbox";
+import { balances, touchCoins, USDC } from "../helpers/sui-sandbox";
 import { registerWallet, testWallet, walletKey } from "../helpers/test-wallet";
 
 // Wallets through dApp Kit on the crypto payment page, with Wallet Standard test wallets whose keys live in this test
@@ -23,7 +23,8 @@ import { registerWallet, testWallet, walletKey } from "../helpers/test-wallet";
 // wallet that can only sign and execute pays itself on the shared server's Sui sandbox, hands the page the digest,
 // and the service settles it (reading the chain) into an order. Then the faults of a wallet that signs: a signature
 // over other bytes (refused, nothing charged, pay again), a price that lapses while the wallet is open (nothing
-// sent, "Get a new price"), a double click on Pay (one payment, one order). E2E_SHOTS_DIR=<dir> also writes the
+// sent, "Get a new price"), coins spent meanwhile by another payment from the same wallet (refused by the network,
+// nothing charged, "Get a new price"), a double click on Pay (one payment, one order). E2E_SHOTS_DIR=<dir> also writes the
 // screenshots.
 
 const STORE = "summit-trail-outfitters";
@@ -246,6 +247,19 @@ test("wallets through dApp Kit: a late wallet signs in, a wallet that drops char
   await expect(third.getByRole("alert").filter({ hasText: "price expired" })).toHaveCount(0);
   await third.clock.setSystemTime(Date.now());
   await expect(third.getByTestId("quote-countdown")).toBeVisible();
+  await expect(payButton).toBeEnabled();
+
+  // another payment from the same wallet spends the quoted coins first: the network refuses these bytes, nothing is
+  // charged, and the page drops them and offers a new price instead of the same bytes again
+  await touchCoins(sandboxUrl, signing.toSuiAddress());
+  await payButton.click();
+  const spentElsewhere = third.getByRole("alert").filter({ hasText: "another payment from your wallet" });
+  await expect(spentElsewhere).toContainText("Nothing was charged");
+  await stillOpen();
+  await expect(payButton).toBeDisabled();
+  await everyLookInPlace(third, testInfo, "wallets-coins-spent");
+  await spentElsewhere.getByRole("button", { name: "Get a new price" }).click();
+  await expect(spentElsewhere).toHaveCount(0);
   await expect(payButton).toBeEnabled();
 
   // a double click on Pay: one payment, of the quoted amount, one order

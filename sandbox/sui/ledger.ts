@@ -424,6 +424,21 @@ export const createLedger = () => {
     dryRun: (txBytes: Uint8Array) => run(txBytes, null),
     getObject: (id: string) => objects.get(normalizeSuiAddress(id)),
     getTransaction: (digest: string) => transactions.get(digest),
+    /**
+     * Every coin object `owner` holds moves to a new version (same balance): what another transaction that used
+     * them would leave, so bytes built on the old refs are refused as stale. Answers how many moved.
+     */
+    touchCoinsOf: (owner: string): number => {
+      const who = normalizeSuiAddress(owner);
+      let moved = 0;
+      for (const object of objects.values()) {
+        if (object.owner !== who) continue;
+        object.version += 1n;
+        object.digest = freshDigest();
+        moved += 1;
+      }
+      return moved;
+    },
     /** The next executed transaction fails on chain (gas charged, nothing else moves). */
     failNextExecution: (message: string) => {
       failNext = message;

@@ -38,6 +38,8 @@ import {
 //   POST /__admin/delay     {ms}                       every chain request waits ms first
 //   POST /__admin/hide      {digest, count?: n}        the next n reads of that digest answer "not found" (default: all)
 //   POST /__admin/fail-next {message?}                 the next executed transaction fails on chain (gas charged)
+//   POST /__admin/touch     {address}                  every coin of address moves to a new version (same balance), as
+//                           another payment using them would: bytes built before are refused as stale → {moved: n}
 //   POST /__admin/checkpoints {hold: true | false}     hold: executed transactions wait outside any checkpoint
 //   POST /__admin/clock     {offsetMs}                 shifts checkpoint timestamps
 //   POST /__admin/reset     {}                         empties the ledger and clears every script
@@ -664,6 +666,11 @@ export const startSuiSandbox = async ({
         case "hide":
           hidden.set(String(input.digest), countOf(input.count));
           return json(200, { ok: true });
+        case "touch": {
+          const address = String(input.address ?? "");
+          if (!/^0x[0-9a-fA-F]{1,64}$/.test(address)) throw new Error("address must be a Sui address (0x…)");
+          return json(200, { moved: ledger.touchCoinsOf(address) });
+        }
         case "fail-next":
           ledger.failNextExecution(String(input.message ?? "MoveAbort: scripted failure"));
           return json(200, { ok: true });

@@ -37,6 +37,7 @@ import {
   setFault,
   shiftClock,
   SUI,
+  touchCoins,
   USDC,
   USDT,
   WUSDC,
@@ -234,8 +235,23 @@ for (const transport of ["grpc", "jsonrpc"] as const) {
       await signAndSubmit(walletClient(transport), kp, first);
       // the second was built on the same coin versions: stale now
       await assert.rejects(signAndSubmit(walletClient(transport), kp, second), /stale|version/i);
+      // through our port (as the wallet pages send a buyer's signature): a refusal, told apart from garbage
+      const { signature } = await kp.signTransaction(fromBase64(second.bytes));
+      await assert.rejects(
+        chain().executeTransaction(second.bytes, [signature]),
+        (error) =>
+          error instanceof AppError &&
+          error.code === "payment_provider_error" &&
+          error.details?.reason === "refused" &&
+          /refused the transaction before running it/.test(error.message),
+      );
       assert.equal((await balances(sandbox.url, merchant)).get(n(USDC)), 1_000_000n);
       assert.equal((await verifyDigest(chain(), second.digest, window(second))).kind, "pending");
+      // the sandbox's touch does to a wallet's coins what another payment would: bytes built before are refused
+      const third = await buildPayment(chain(), { sender: address, legs });
+      await touchCoins(sandbox.url, address);
+      await assert.rejects(signAndSubmit(walletClient(transport), kp, third), /stale|version/i);
+      assert.equal((await balances(sandbox.url, merchant)).get(n(USDC)), 1_000_000n);
     });
   });
 }
@@ -319,6 +335,7 @@ test("the sandbox's admin hook refuses bad scripts with 400/404 and changes noth
   assert.equal((await post("fund", { address, coinType: SUI, balances: [1.5] })).status, 400);
   assert.equal((await post("faults", { mode: "explode" })).status, 400);
   assert.equal((await post("delay", { ms: -1 })).status, 400);
+  assert.equal((await post("touch", { address: "not an address" })).status, 400);
   assert.equal((await post("nope", {})).status, 404);
   assert.equal((await fetch(`${sandbox.url}/__admin/fund`, { method: "POST", body: "{" })).status, 400);
   assert.equal((await fetch(`${sandbox.url}/__admin/balances`)).status, 400);

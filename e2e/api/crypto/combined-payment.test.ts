@@ -8,6 +8,7 @@ import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-cry
 import { getGroupWalletPage, payGroupOnWalletPage } from "@/lib/checkout/crypto/group-wallet-page";
 import { getWalletPage } from "@/lib/checkout/crypto/wallet-page";
 import { getDb } from "@/lib/config/db";
+import { AppError } from "@/lib/core/errors";
 import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 
 import { seedPlatformKey, seedStore } from "../../factories";
@@ -545,5 +546,43 @@ describe("prepare_combined_payment", () => {
     for (const shop of three) assert.equal(await ordersOf(shop.checkout.id), 1);
     assert.equal(await usdcOf(three[2]!.payout), 8_000_000n);
     assert.equal((await getGroupWalletPage({ token, viewer }))?.state, "paid");
+  });
+  test("two groups built from one wallet's coins: the second, its coins spent by the first, is refused on its page as a payment to prepare again; nothing charged, no order", async () => {
+    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const viewer = { id: agent.buyerId, suiAddress: agent.wallet.address };
+    type Group = { pair: Awaited<ReturnType<typeof shops>>; prepared: Combined; token: string };
+    const groups: Group[] = [];
+    for (const pair of [await shops(2), await shops(2)]) {
+      const prepared = (await prepareCombined(agent, { checkouts: refs(pair) }))
+        .structuredContent as unknown as Combined;
+      groups.push({ pair, prepared, token: prepared.continue_url.split("/").at(-1)! });
+    }
+    const payPage = async ({ prepared, token }: Group) =>
+      payGroupOnWalletPage({
+        token,
+        viewer,
+        transaction: prepared.transaction.bytes,
+        signature: (await agent.wallet.kp.signTransaction(fromBase64(prepared.transaction.bytes))).signature,
+      });
+    const first = await payPage(groups[0]!);
+    assert.deepEqual(
+      first.checkouts.map((c) => c.result.kind),
+      ["order_placed", "order_placed"],
+    );
+    const buyerBefore = await usdcOf(agent.wallet.address);
+    await assert.rejects(payPage(groups[1]!), (error) => {
+      assert.ok(error instanceof AppError, String(error));
+      assert.equal(error.code, "checkout_not_modifiable", error.message);
+      assert.match(
+        error.message,
+        /another payment from your wallet.*Nothing was charged.*new combined payment/s,
+      );
+      return true;
+    });
+    assert.equal(await usdcOf(agent.wallet.address), buyerBefore, "the buyer paid nothing more");
+    for (const shop of groups[1]!.pair) {
+      assert.equal(await ordersOf(shop.checkout.id), 0);
+      assert.equal(await usdcOf(shop.payout), 0n);
+    }
   });
 });

@@ -351,6 +351,66 @@ describe("the wallet page (lib/checkout/crypto/wallet-page.ts)", () => {
     assert.equal(await pageFor(token, wallet.buyer), null);
   });
 
+  test("two quotes from one wallet's coins: the second, its coins spent by the first, is refused as a price to renew (nothing charged, no order); a new price pays", async () => {
+    const wallet = await newWallet();
+    const first = await escalatedLink();
+    const second = await escalatedLink();
+    const quoteA = (await pageFor(first.token, wallet.buyer))!.quote!;
+    const quoteB = (await pageFor(second.token, wallet.buyer))!.quote!;
+    const paidA = await payOnWalletPage({
+      slug: store.slug,
+      token: first.token,
+      viewer: wallet.buyer,
+      transaction: quoteA.bytes,
+      signature: await sign(wallet, quoteA.bytes),
+    });
+    assert.equal(paidA.kind, "order_placed", JSON.stringify(paidA));
+    const buyerBefore = await balances(sandbox.url, wallet.buyer.suiAddress);
+    const merchantBefore = await balances(sandbox.url, merchant);
+    let refused: unknown;
+    try {
+      await payOnWalletPage({
+        slug: store.slug,
+        token: second.token,
+        viewer: wallet.buyer,
+        transaction: quoteB.bytes,
+        signature: await sign(wallet, quoteB.bytes),
+      });
+    } catch (error) {
+      refused = error;
+    }
+    assert.ok(refused instanceof AppError, `expected a refusal, got ${String(refused)}`);
+    assert.equal(refused.code, "checkout_not_modifiable", refused.message);
+    assert.match(refused.message, /another payment from your wallet/);
+    assert.match(refused.message, /nothing was charged/i);
+    assert.equal(await ordersOf(second.checkoutId), 0);
+    assert.deepEqual(
+      await balances(sandbox.url, wallet.buyer.suiAddress),
+      buyerBefore,
+      "the buyer paid nothing",
+    );
+    assert.deepEqual(await balances(sandbox.url, merchant), merchantBefore, "the merchant received nothing");
+    // the page drops the quote and offers a new price (its prepare): new bytes from the wallet's coins as they are
+    // now, and they pay once
+    const renewed = await prepareOnWalletPage({
+      slug: store.slug,
+      token: second.token,
+      viewer: wallet.buyer,
+      coin: "auto",
+      baseUrl: TEST_BASE_URL,
+    });
+    assert.notEqual(renewed.bytes, quoteB.bytes);
+    const paidB = await payOnWalletPage({
+      slug: store.slug,
+      token: second.token,
+      viewer: wallet.buyer,
+      transaction: renewed.bytes,
+      signature: await sign(wallet, renewed.bytes),
+    });
+    assert.equal(paidB.kind, "order_placed", JSON.stringify(paidB));
+    assert.equal(await ordersOf(second.checkoutId), 1);
+  });
+
   test("an unbound checkout paid on the page becomes the signed-in buyer's own (bound to the buyer alone): My orders lists it, no agent bought it, the creating platform still reads it", async () => {
     const wallet = await newWallet();
     const { checkoutId, token } = await escalatedLink();

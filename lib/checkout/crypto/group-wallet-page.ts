@@ -21,7 +21,7 @@ import { settleCrypto, type CryptoSettlement } from "../completion/settle-crypto
 import { firstImageOf } from "../payment-page-details";
 import { networkFeeInFiat } from "./payment-page-fee";
 import { cryptoRailOf } from "./prepare-checkout-payment";
-import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
+import { assertSignedByBuyer, digestOfBytes, executeSignedPayment } from "./wallet-signature";
 
 // The wallet page of a combined payment (continue_url of prepare_combined_payment: /account/pay/<group token>):
 // every store of the group with its items, total and legs, the whole quote, one "sign" for the one transaction.
@@ -318,9 +318,12 @@ export const payGroupOnWalletPage = async (input: {
     where: { id: (group.checkouts as GroupCheckout[])[0]!.store_id },
   });
   cryptoRailOf(head);
-  const executed = await chainForNetwork(settlementNetwork(head)).executeTransaction(group.transactionBytes, [
+  const executed = await executeSignedPayment(
+    chainForNetwork(settlementNetwork(head)),
+    group.transactionBytes,
     input.signature,
-  ]);
+    "Ask your agent for a new combined payment.",
+  );
   return { digest: executed, checkouts: await completeEach(db, group, executed, now, true) };
 };
 

@@ -30,7 +30,7 @@ import { sealReceipt } from "../payment-receipt";
 import { priceCheckout } from "../price-checkout";
 import { networkFeeInFiat } from "./payment-page-fee";
 import { cryptoRailOf, prepareForBuyer } from "./prepare-checkout-payment";
-import { assertSignedByBuyer, digestOfBytes } from "./wallet-signature";
+import { assertSignedByBuyer, digestOfBytes, executeSignedPayment } from "./wallet-signature";
 
 // The buyer's wallet page: the same payment link as the hosted card page (/s/<slug>/pay/<token>), for a checkout
 // that pays with svc.crypto. The link token finds the checkout; the signed-in buyer (wallet sign-in) is who pays:
@@ -496,9 +496,12 @@ export const payOnWalletPage = async (input: {
   await bindToPayingBuyerOrThrow(db, session, access.buyer.id);
   const store: Store = session.store;
   const rail = cryptoRailOf(store);
-  const executed = await chainForNetwork(settlementNetwork(store)).executeTransaction(row.transactionBytes, [
+  const executed = await executeSignedPayment(
+    chainForNetwork(settlementNetwork(store)),
+    row.transactionBytes,
     input.signature,
-  ]);
+    "Get a new price, then pay again.",
+  );
   const settled = await settleCrypto(db, {
     store,
     checkoutId: session.id,

@@ -64,7 +64,7 @@ export type ChainOptions = {
 /** Coin pages we read at most (50 coins each): a wallet with more dust than that pays from its largest coins. */
 const MAX_COIN_PAGES = 10;
 
-type FailureReason = "timeout" | "unreachable" | "bad_response";
+type FailureReason = "timeout" | "unreachable" | "bad_response" | "refused";
 
 const failure = (reason: FailureReason, detail: string, cause?: unknown): AppError =>
   new AppError(
@@ -73,7 +73,9 @@ const failure = (reason: FailureReason, detail: string, cause?: unknown): AppErr
       ? `The Sui fullnode did not answer in time (${detail})`
       : reason === "unreachable"
         ? `The Sui fullnode could not be reached (${detail})`
-        : `The Sui fullnode answered something unreadable (${detail})`,
+        : reason === "refused"
+          ? `The Sui fullnode refused the transaction before running it (${detail})`
+          : `The Sui fullnode answered something unreadable (${detail})`,
     { details: { provider: "sui", reason }, cause },
   );
 
@@ -96,6 +98,10 @@ const classify = (error: unknown, what: string): AppError => {
     )
   )
     return failure("unreachable", what, error);
+  // a node that refuses to run signed bytes answers gRPC INVALID_ARGUMENT / FAILED_PRECONDITION, or JSON-RPC -32002
+  // (its input checks: a coin already spent or locked by another transaction, a stale object version)
+  if (what === "executeTransaction" && / (INVALID_ARGUMENT|FAILED_PRECONDITION|-32002) /.test(` ${text} `))
+    return failure("refused", what, error);
   return failure("bad_response", what, error);
 };
 
