@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { after, before } from "node:test";
 
 import { checkoutMandate } from "@agent-commerce/agent-kit";
 import { SuiGrpcClient } from "@mysten/sui/grpc";
@@ -13,10 +14,11 @@ import { encodeIntentMandate, intentSigningBytes, type IntentPayload } from "@/l
 import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 
 import type { Checkout } from "../api/checkout/helpers";
-import { seedProduct, seedShippingRates, seedStore } from "../factories";
+import { seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../factories";
+import { closeTestDatabase, prepareTestDatabase } from "../support/test-db";
 import { profileServer } from "./agent-profile-server";
 import { rest } from "./app-client";
-import type { CimdServer } from "./cimd-server";
+import { startCimdServer, type CimdServer } from "./cimd-server";
 import { linkAgent } from "./oauth";
 import { fund, randomAddress, SUI, USDC, USDT } from "./sui-sandbox";
 
@@ -24,6 +26,25 @@ import { fund, randomAddress, SUI, USDC, USDT } from "./sui-sandbox";
 // buyer whose wallet key the test holds (funded on the Sui sandbox, a fake fullnode), that buyer's bearer for an
 // agent (the real OAuth code flow), the wallet signing and submitting the prepared bytes through the official
 // client, the buyer's signed allowance (AP2 intent mandate) and the completion body.
+
+/**
+ * What every crypto purchase test file starts with: the test database, a CIMD server for the buyers' agents' client
+ * documents, and a platform key that may complete purchases. Registers the file's before/after; the handle is
+ * filled in before its first test.
+ */
+export const cryptoTestSetup = (): { cimd: CimdServer; apiKey: string } => {
+  const setup = { apiKey: "" } as { cimd: CimdServer; apiKey: string };
+  before(async () => {
+    await prepareTestDatabase();
+    setup.cimd = await startCimdServer();
+    setup.apiKey = (await seedPlatformKey(["purchase:complete"])).key;
+  });
+  after(async () => {
+    await setup.cimd?.close();
+    await closeTestDatabase();
+  });
+  return setup;
+};
 
 export const N_SUI = 1_000_000_000n;
 export const USDC_UNIT = 1_000_000n;

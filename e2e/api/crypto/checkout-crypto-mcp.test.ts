@@ -1,17 +1,16 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 
 import { normalizeStructTag } from "@mysten/sui/utils";
 
 import { getDb } from "@/lib/config/db";
 import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 
-import { seedPlatformKey } from "../../factories";
-import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   createCryptoCheckout,
   cryptoCompletionBody,
+  cryptoTestSetup,
   lapseReservations,
   linkBuyerAgent,
   newWallet,
@@ -26,7 +25,6 @@ import {
 } from "../../helpers/crypto-purchase";
 import { connectMcpClient, type McpClient } from "../../helpers/mcp-client";
 import { balances, USDC } from "../../helpers/sui-sandbox";
-import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import type { Checkout } from "../checkout/helpers";
 
 // The crypto rail over MCP with the official SDK client (its output-schema validation on): prepare_checkout_payment
@@ -34,18 +32,7 @@ import type { Checkout } from "../checkout/helpers";
 // complete_checkout with the digest, get_intent_mandate on /account/mcp handing the agent the allowance the buyer
 // signed, and a store pricing in EUR paid in USDC through the oracle's FX rate.
 
-let cimd: CimdServer;
-let apiKey = "";
-
-before(async () => {
-  await prepareTestDatabase();
-  cimd = await startCimdServer();
-  apiKey = (await seedPlatformKey(["purchase:complete"])).key;
-});
-after(async () => {
-  await cimd.close();
-  await closeTestDatabase();
-});
+const suite = cryptoTestSetup();
 
 type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -65,8 +52,8 @@ const code = (answer: ToolAnswer) =>
 describe("MCP crypto purchase", () => {
   test("prepare_checkout_payment → the wallet signs → complete_checkout with the digest; a retry with the same idempotency key returns the same bytes", async () => {
     const { store, payout, variantId } = await seedCryptoStore();
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
-    const checkout = await createCryptoCheckout(store, apiKey, variantId);
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const checkout = await createCryptoCheckout(store, suite.apiKey, variantId);
     const client = await bearerClient(`/s/${store.slug}/mcp`, agent);
     try {
       const key = randomUUID();
@@ -110,7 +97,7 @@ describe("MCP crypto purchase", () => {
       const account = await connectMcpClient("/account/mcp", {
         headers: { authorization: agent.bearer, "request-id": "", "ucp-agent": "" },
       });
-      const sibling = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId);
+      const sibling = await linkBuyerAgent(suite.cimd, agent.wallet, undefined, agent.buyerId);
       const other = await connectMcpClient("/account/mcp", {
         headers: { authorization: sibling.bearer, "request-id": "", "ucp-agent": "" },
       });
@@ -131,9 +118,9 @@ describe("MCP crypto purchase", () => {
 
   test("prepare_checkout_payment with a platform key is identity_required (buyer-bound); with another buyer's wallet address it is invalid_request", async () => {
     const { store, variantId } = await seedCryptoStore();
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
-    const checkout = await createCryptoCheckout(store, apiKey, variantId);
-    const keyed = await connectMcpClient(`/s/${store.slug}/mcp`, { headers: { "x-api-key": apiKey } });
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const checkout = await createCryptoCheckout(store, suite.apiKey, variantId);
+    const keyed = await connectMcpClient(`/s/${store.slug}/mcp`, { headers: { "x-api-key": suite.apiKey } });
     try {
       // a protocol error (HTTP 401 with the JSON-RPC error), before anything runs
       await assert.rejects(
@@ -164,8 +151,8 @@ describe("MCP crypto purchase", () => {
 
   test("get_intent_mandate on /account/mcp hands the calling agent the allowance the buyer signed for it, and no other agent's", async () => {
     const wallet = await newWallet();
-    const agent = await linkBuyerAgent(cimd, wallet, undefined, undefined, { allowance: false });
-    const sibling = await linkBuyerAgent(cimd, wallet, undefined, agent.buyerId, { allowance: false });
+    const agent = await linkBuyerAgent(suite.cimd, wallet, undefined, undefined, { allowance: false });
+    const sibling = await linkBuyerAgent(suite.cimd, wallet, undefined, agent.buyerId, { allowance: false });
     const envelope = await signAllowance(wallet, agent.clientId, { per_order_max: 10_000 });
     await saveIntentMandate({
       buyerId: agent.buyerId,
@@ -196,8 +183,8 @@ describe("MCP crypto purchase", () => {
 
   test("a store pricing in EUR: the USDC leg is the total at the oracle's EUR→USD rate, rounded against the buyer", async () => {
     const { store, payout, variantId } = await seedCryptoStore({ currency: "EUR", priceMinor: 1999 });
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
-    const checkout = await createCryptoCheckout(store, apiKey, variantId);
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const checkout = await createCryptoCheckout(store, suite.apiKey, variantId);
     const client = await bearerClient(`/s/${store.slug}/mcp`, agent);
     try {
       const answer = (await client.callTool({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 
 import { normalizeStructTag } from "@mysten/sui/utils";
 
@@ -12,14 +12,13 @@ import { settlementNetwork } from "@/lib/payments/crypto/coins";
 import { createCryptoRail } from "@/lib/payments/crypto/crypto-rail";
 import { createFixedRateOracle, SANDBOX_RATES } from "@/lib/payments/crypto/oracle";
 
-import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
-import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   bearerHeaders,
   completeWithDigest as complete,
   createCryptoCheckout,
   cryptoCompletionBody,
+  cryptoTestSetup,
   lapseReservations,
   linkBuyerAgent,
   newWallet,
@@ -34,7 +33,6 @@ import {
   USDC_UNIT,
 } from "../../helpers/crypto-purchase";
 import { balances, hideDigest, setFault, shiftClock, SUI, USDC, WUSDC } from "../../helpers/sui-sandbox";
-import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import type { Checkout, ErrorEnvelope } from "../checkout/helpers";
 
 // The crypto rail over REST, end to end on the Sui sandbox (a fake fullnode): a platform key creates the checkout,
@@ -43,18 +41,7 @@ import type { Checkout, ErrorEnvelope } from "../checkout/helpers";
 // money assertion reads the sandbox's own ledger: the merchant receives the quoted legs exactly once, whatever
 // arrives twice, late or out of order.
 
-let cimd: CimdServer;
-let apiKey = "";
-
-before(async () => {
-  await prepareTestDatabase();
-  cimd = await startCimdServer();
-  apiKey = (await seedPlatformKey(["purchase:complete"])).key;
-});
-after(async () => {
-  await cimd.close();
-  await closeTestDatabase();
-});
+const suite = cryptoTestSetup();
 
 type Completed = Checkout & { order?: { id: string; permalink_url: string } };
 
@@ -74,8 +61,8 @@ const setup = async (
   funds: Parameters<typeof newWallet>[0] = { usdc: [100n * USDC_UNIT] },
 ) => {
   const shop = await seedCryptoStore(options);
-  const agent = await linkBuyerAgent(cimd, await newWallet(funds));
-  const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
+  const agent = await linkBuyerAgent(suite.cimd, await newWallet(funds));
+  const checkout = await createCryptoCheckout(shop.store, suite.apiKey, shop.variantId);
   return { ...shop, agent, checkout };
 };
 
@@ -116,13 +103,13 @@ describe("REST crypto purchase", () => {
   test("buyer binding (B17): the first payment-intent binds the checkout to that buyer and agent; another agent of the same buyer gets not_found, the creating platform still reads it", async () => {
     const { store, agent, checkout } = await setup();
     assert.equal((await prepare(store.slug, checkout.id, agent)).status, 200);
-    const sibling = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId);
+    const sibling = await linkBuyerAgent(suite.cimd, agent.wallet, undefined, agent.buyerId);
     const refused = await prepare(store.slug, checkout.id, sibling);
     assert.deepEqual(paths(refused.body), [["not_found", "$.id"]], refused.text);
     // nor can it complete it
     assert.equal(await (await getDb()).cryptoPayment.count({ where: { checkoutId: checkout.id } }), 1);
     const read = await rest<Checkout>("GET", `/s/${store.slug}/checkout-sessions/${checkout.id}`, {
-      headers: { "x-api-key": apiKey },
+      headers: { "x-api-key": suite.apiKey },
     });
     assert.equal(read.status, 200, read.text);
     assert.equal(read.body.id, checkout.id);
@@ -131,14 +118,14 @@ describe("REST crypto purchase", () => {
   test("a bearer and a platform key together: the key wins, so the buyer-bound call is refused with identity_required saying to send the bearer alone; nothing is prepared", async () => {
     const { store, agent, checkout } = await setup();
     const both = await rest("POST", `/s/${store.slug}/checkout-sessions/${checkout.id}/payment-intent`, {
-      headers: await bearerHeaders(agent.bearer, { "x-api-key": apiKey }),
+      headers: await bearerHeaders(agent.bearer, { "x-api-key": suite.apiKey }),
       body: { buyer_address: agent.wallet.address },
     });
     assert.equal(both.status, 401, both.text);
     assert.deepEqual(paths(both.body)[0]?.[0], "identity_required");
     assert.match((both.body as unknown as ErrorEnvelope).messages[0]!.content, /ALONE/);
     const keyOnly = await rest("POST", `/s/${store.slug}/checkout-sessions/${checkout.id}/payment-intent`, {
-      headers: { "x-api-key": apiKey, "idempotency-key": randomUUID() },
+      headers: { "x-api-key": suite.apiKey, "idempotency-key": randomUUID() },
       body: { buyer_address: agent.wallet.address },
     });
     assert.equal(keyOnly.status, 401, keyOnly.text);
@@ -337,7 +324,7 @@ describe("REST crypto purchase", () => {
     assert.equal(await received(payout, SUI), BigInt(first.prepared.quote.legs[0]!.amount));
 
     // SUI fell from 2.50 to 2.00 USD since the quote: 10.05 SUI no longer covers 25.00 USD
-    const second = await createCryptoCheckout(store, apiKey, variantId);
+    const second = await createCryptoCheckout(store, suite.apiKey, variantId);
     const paid = await late(second.id);
     const fallen = createCryptoRail({
       chain: (s) => chainForNetwork(settlementNetwork(s)),
@@ -384,7 +371,7 @@ describe("REST crypto purchase", () => {
       { usdc: [40n * USDC_UNIT, 40n * USDC_UNIT] },
     );
     // both prepared before either is paid, so the replayed transaction is not older than the second prepare
-    const second = await createCryptoCheckout(store, apiKey, variantId);
+    const second = await createCryptoCheckout(store, suite.apiKey, variantId);
     assert.equal((await prepare(store.slug, second.id, agent)).status, 200);
     const prepared = await prepare(store.slug, checkout.id, agent);
     const digest = await signAndSubmit(agent.wallet, prepared.body.transaction.bytes);
@@ -400,8 +387,8 @@ describe("REST crypto purchase", () => {
     assert.equal(await ordersOf(second.id), 0);
 
     // another buyer pays the same amount to the merchant from their own wallet: not this buyer's payment
-    const stranger = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
-    const third = await createCryptoCheckout(store, apiKey, variantId);
+    const stranger = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const third = await createCryptoCheckout(store, suite.apiKey, variantId);
     const theirs = await prepare(store.slug, third.id, stranger);
     const theirDigest = await signAndSubmit(stranger.wallet, theirs.body.transaction.bytes);
     const wrong = await complete(store.slug, second, agent, theirDigest, intent);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 
 import { fromBase64, normalizeStructTag } from "@mysten/sui/utils";
 
@@ -11,13 +11,13 @@ import { getDb } from "@/lib/config/db";
 import { AppError } from "@/lib/core/errors";
 import { saveIntentMandate } from "@/lib/mandates/intent-mandates";
 
-import { seedPlatformKey, seedStore } from "../../factories";
+import { seedStore } from "../../factories";
 import { rest } from "../../helpers/app-client";
-import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   bearerHeaders,
   createCryptoCheckout,
   cryptoCompletionBody,
+  cryptoTestSetup,
   linkBuyerAgent,
   newWallet,
   sandboxUrl,
@@ -30,7 +30,6 @@ import {
 } from "../../helpers/crypto-purchase";
 import { connectMcpClient } from "../../helpers/mcp-client";
 import { balances, USDC } from "../../helpers/sui-sandbox";
-import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import type { Checkout } from "../checkout/helpers";
 
 // prepare_combined_payment on /account/mcp: one transaction paying 2–5 checkouts of one buyer in different stores,
@@ -38,18 +37,7 @@ import type { Checkout } from "../checkout/helpers";
 // input refused with a clear code and nothing stored; the sweep finishing a group that was paid but only partly
 // completed; the receipts (each order's leg, list_my_orders' payment_group). Money is read from the sandbox ledger.
 
-let cimd: CimdServer;
-let apiKey = "";
-
-before(async () => {
-  await prepareTestDatabase();
-  cimd = await startCimdServer();
-  apiKey = (await seedPlatformKey(["purchase:complete"])).key;
-});
-after(async () => {
-  await cimd.close();
-  await closeTestDatabase();
-});
+const suite = cryptoTestSetup();
 
 type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown> };
 type Combined = {
@@ -110,7 +98,7 @@ const shops = async (n: number, prices = [2500, 1200, 800, 900, 1000, 1100], coi
   const out: Shop[] = [];
   for (let i = 0; i < n; i++) {
     const shop = await seedCryptoStore({ priceMinor: prices[i]!, ...(coins ? { coins: coins[i]! } : {}) });
-    out.push({ ...shop, checkout: await createCryptoCheckout(shop.store, apiKey, shop.variantId) });
+    out.push({ ...shop, checkout: await createCryptoCheckout(shop.store, suite.apiKey, shop.variantId) });
   }
   return out;
 };
@@ -149,7 +137,7 @@ const ordersOf = async (checkoutId: string) => (await getDb()).order.count({ whe
 describe("prepare_combined_payment", () => {
   test("three stores paid by one transaction: three completions at once (REST and MCP) and a retry → three orders, each merchant received exactly its legs once; receipts and list_my_orders show the group", async () => {
     const three = await shops(3);
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const answer = await prepareCombined(agent, { checkouts: refs(three) });
     assert.ok(!answer.isError, JSON.stringify(answer));
     const prepared = answer.structuredContent as unknown as Combined;
@@ -232,7 +220,7 @@ describe("prepare_combined_payment", () => {
 
   test("spend caps: the group reserves ONCE on the buyer's allowance (per-order maximum per checkout, the sum against the day); over it nothing is prepared; three completions make three debits that sum to the orders", async () => {
     const three = await shops(3);
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const allow = async (overrides: Parameters<typeof signAllowance>[2]) => {
       const envelope = await signAllowance(agent.wallet, agent.clientId, overrides);
       const row = await saveIntentMandate({
@@ -297,7 +285,7 @@ describe("prepare_combined_payment", () => {
 
   test("a digest of group A used for a checkout of group B is refused; the checkout of group B still completes with its own digest", async () => {
     const wallet = await newWallet({ usdc: [100n * USDC_UNIT] });
-    const agent = await linkBuyerAgent(cimd, wallet);
+    const agent = await linkBuyerAgent(suite.cimd, wallet);
     const groupA = await shops(2);
     const groupB = await shops(2);
     const a = (await prepareCombined(agent, { checkouts: refs(groupA) }))
@@ -322,7 +310,7 @@ describe("prepare_combined_payment", () => {
   });
 
   test("bad input: 1 or 6 checkouts, two of one store, another buyer's checkout (nothing bound), not ready, a store without crypto, no common coin, insufficient funds — each a clear code, nothing stored", async () => {
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const two = await shops(2);
     await assert.rejects(
       prepareCombined(agent, { checkouts: refs(two.slice(0, 1)) }),
@@ -331,14 +319,14 @@ describe("prepare_combined_payment", () => {
     const six = [...refs(two), ...refs(two), ...refs(two)];
     await assert.rejects(prepareCombined(agent, { checkouts: six }), /invalid_request[\s\S]*checkouts/);
 
-    const sameStore = await createCryptoCheckout(two[0]!.store, apiKey, two[0]!.variantId);
+    const sameStore = await createCryptoCheckout(two[0]!.store, suite.apiKey, two[0]!.variantId);
     const dup = await refusal(agent, {
       checkouts: [...refs(two), { store_slug: two[0]!.store.slug, checkout_id: sameStore.id }],
     });
     assert.deepEqual(dup, [["invalid_request", "$.checkouts[2].store_slug"]]);
 
     // another buyer's agent binds the second checkout first: ours is not_found, and the first stays unbound
-    const other = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const other = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const taken = await prepareCombined(other, { checkouts: refs(two) });
     assert.ok(!taken.isError, JSON.stringify(taken));
     const fresh = await shops(1);
@@ -352,7 +340,7 @@ describe("prepare_combined_payment", () => {
     const plain = await seedCryptoStore();
     const draft = await rest<Checkout>("POST", `/s/${plain.store.slug}/checkout-sessions`, {
       headers: {
-        "x-api-key": apiKey,
+        "x-api-key": suite.apiKey,
         "ucp-agent": `profile="${(await signedProfile()).url}"`,
         "idempotency-key": randomUUID(),
       },
@@ -381,7 +369,10 @@ describe("prepare_combined_payment", () => {
     assert.deepEqual(notEverywhere, [["unsupported_coin", "$.input_coin_type"]]);
 
     // insufficient funds: 45 USDC of totals, 30 USDC held and no SUI beyond gas
-    const poor = await linkBuyerAgent(cimd, await newWallet({ sui: [20_000_000n], usdc: [30n * USDC_UNIT] }));
+    const poor = await linkBuyerAgent(
+      suite.cimd,
+      await newWallet({ sui: [20_000_000n], usdc: [30n * USDC_UNIT] }),
+    );
     const three = await shops(3);
     const broke = await refusal(poor, { checkouts: refs(three) });
     assert.equal(broke[0]?.[0], "insufficient_funds", JSON.stringify(broke));
@@ -394,7 +385,7 @@ describe("prepare_combined_payment", () => {
 
   test("a checkout whose price rises after the combined prepare: its completion places no order and its leg is owed back; the others complete", async () => {
     const two = await shops(2);
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const prepared = (await prepareCombined(agent, { checkouts: refs(two) }))
       .structuredContent as unknown as Combined;
     const db = await getDb();
@@ -404,7 +395,7 @@ describe("prepare_combined_payment", () => {
       `/s/${two[1]!.store.slug}/checkout-sessions/${two[1]!.checkout.id}`,
       {
         headers: {
-          "x-api-key": apiKey,
+          "x-api-key": suite.apiKey,
           "ucp-agent": `profile="${(await signedProfile()).url}"`,
           "idempotency-key": randomUUID(),
         },
@@ -430,7 +421,7 @@ describe("prepare_combined_payment", () => {
 
   test("a group paid but completed at one store only: the sweep places the other orders", async () => {
     const three = await shops(3);
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const prepared = (await prepareCombined(agent, { checkouts: refs(three) }))
       .structuredContent as unknown as Combined;
     const digest = await signAndSubmit(agent.wallet, prepared.transaction.bytes);
@@ -470,7 +461,7 @@ describe("prepare_combined_payment", () => {
 
   test("a new combined prepare after the previous group's transaction landed finishes with it instead (landed-first)", async () => {
     const two = await shops(2);
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const first = (await prepareCombined(agent, { checkouts: refs(two) }))
       .structuredContent as unknown as Combined;
     await signAndSubmit(agent.wallet, first.transaction.bytes);
@@ -482,7 +473,7 @@ describe("prepare_combined_payment", () => {
 
   test("the group's wallet page: only the group's buyer may pay; the wallet signs once, the server executes and every checkout gets its order", async () => {
     const three = await shops(3);
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const prepared = (await prepareCombined(agent, { checkouts: refs(three) }))
       .structuredContent as unknown as Combined;
     const token = prepared.continue_url.split("/").at(-1)!;
@@ -548,7 +539,7 @@ describe("prepare_combined_payment", () => {
     assert.equal((await getGroupWalletPage({ token, viewer }))?.state, "paid");
   });
   test("two groups built from one wallet's coins: the second, its coins spent by the first, is refused on its page as a payment to prepare again; nothing charged, no order", async () => {
-    const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
     const viewer = { id: agent.buyerId, suiAddress: agent.wallet.address };
     type Group = { pair: Awaited<ReturnType<typeof shops>>; prepared: Combined; token: string };
     const groups: Group[] = [];

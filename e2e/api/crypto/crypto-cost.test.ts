@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 
 import { preparedToWire } from "@/lib/checkout/crypto/prepare-checkout-payment";
 import { getDb } from "@/lib/config/db";
@@ -10,12 +10,11 @@ import { heldReservationOf, reserveSpend } from "@/lib/mandates/spend-ledger";
 import { currentAttempt } from "@/lib/payments/attempts";
 import { findPrepared } from "@/lib/payments/crypto/crypto-rail";
 
-import { seedPlatformKey } from "../../factories";
-import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   allow,
   completeWithDigest,
   createCryptoCheckout,
+  cryptoTestSetup,
   linkBuyerAgent,
   newWallet,
   prepareWithBearer,
@@ -25,7 +24,6 @@ import {
   USDC_UNIT,
 } from "../../helpers/crypto-purchase";
 import { statementsOf } from "../../helpers/sql-statements";
-import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 
 // What a crypto purchase costs in SQL statements: the budgets of its two crypto calls (docs/performance.md, "Statement
 // budgets"; a change that adds a round trip fails here, with the statements listed), and the reads moved off
@@ -34,18 +32,7 @@ import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 // the longest staleness bound, so the cached rows of the warm-up are still there for the calls measured after it
 process.env.ROW_CACHE_TTL_MS = "5000";
 
-let cimd: CimdServer;
-let apiKey = "";
-
-before(async () => {
-  await prepareTestDatabase();
-  cimd = await startCimdServer();
-  apiKey = (await seedPlatformKey(["purchase:complete"])).key;
-});
-after(async () => {
-  await cimd.close();
-  await closeTestDatabase();
-});
+const suite = cryptoTestSetup();
 
 /**
  * payment-intent: the idempotency claim and record, the checkout's read and the buyer's binding, the buyer's wallet,
@@ -68,10 +55,10 @@ describe("crypto purchase cost", () => {
   test("payment-intent and the completion with the digest stay within their statement budgets; the moved reads equal Prisma's records", async () => {
     const seeded = await seedCryptoStore();
     const wallet = await newWallet({ usdc: [100n * USDC_UNIT, 100n * USDC_UNIT] });
-    const agent = await linkBuyerAgent(cimd, wallet);
+    const agent = await linkBuyerAgent(suite.cimd, wallet);
     const intent = await signAllowance(wallet, agent.clientId);
     const purchase = async (measure: boolean) => {
-      const checkout = await createCryptoCheckout(seeded.store, apiKey, seeded.variantId);
+      const checkout = await createCryptoCheckout(seeded.store, suite.apiKey, seeded.variantId);
       const prepared = await statementsOf(() =>
         prepareWithBearer(seeded.store.slug, checkout.id, agent, { ap2: { intent_mandate: intent } }),
       );
@@ -134,7 +121,7 @@ describe("crypto purchase cost", () => {
       }),
     );
     // a held reservation as reserveSpend writes it and heldReservationOf reads it, against Prisma's record
-    const next = await createCryptoCheckout(seeded.store, apiKey, seeded.variantId);
+    const next = await createCryptoCheckout(seeded.store, suite.apiKey, seeded.variantId);
     const allowance = await db.intentMandate.findFirstOrThrow({ where: { buyerId: agent.buyerId } });
     const now = new Date();
     const written = await transaction((tx) =>
@@ -159,9 +146,9 @@ describe("race", () => {
   test("6 payment-intents of one checkout at once, room for one total: one held reservation covering it until past the current quote, never over the limit; the current payment signed completes with one debit", async () => {
     const seeded = await seedCryptoStore();
     const wallet = await newWallet({ usdc: [100n * USDC_UNIT] });
-    const agent = await linkBuyerAgent(cimd, wallet, undefined, undefined, { allowance: false });
+    const agent = await linkBuyerAgent(suite.cimd, wallet, undefined, undefined, { allowance: false });
     const { id: allowanceId } = await allow(agent, { limits: { day: 3000 } });
-    const checkout = await createCryptoCheckout(seeded.store, apiKey, seeded.variantId);
+    const checkout = await createCryptoCheckout(seeded.store, suite.apiKey, seeded.variantId);
     const answers = await Promise.all(
       Array.from({ length: 6 }, () => prepareWithBearer(seeded.store.slug, checkout.id, agent)),
     );

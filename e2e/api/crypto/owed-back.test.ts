@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { fromBase64, normalizeStructTag } from "@mysten/sui/utils";
@@ -13,13 +13,12 @@ import { buildPayment } from "@/lib/payments/crypto/build-payment";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
 import { closeOwedBack } from "@/lib/payments/crypto/owed-back";
 
-import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
-import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   bearerHeaders,
   createCryptoCheckout,
   cryptoCompletionBody,
+  cryptoTestSetup,
   linkBuyerAgent,
   newWallet,
   sandboxUrl,
@@ -33,25 +32,13 @@ import {
 } from "../../helpers/crypto-purchase";
 import { runAdminCaptured } from "../../helpers/run-admin";
 import { balances, fund, SUI, USDC } from "../../helpers/sui-sandbox";
-import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import type { Checkout } from "../checkout/helpers";
 
 // Crypto owed back to the buyer: a refund of a crypto order is written as intent first and recorded as a pending
 // merchant action (the service holds no keys that could send coins), listed to the merchant, and closed only by a
 // transaction that really paid the buyer back — verified on the chain (the Sui sandbox, a fake fullnode).
 
-let cimd: CimdServer;
-let apiKey = "";
-
-before(async () => {
-  await prepareTestDatabase();
-  cimd = await startCimdServer();
-  apiKey = (await seedPlatformKey(["purchase:complete"])).key;
-});
-after(async () => {
-  await cimd.close();
-  await closeTestDatabase();
-});
+const suite = cryptoTestSetup();
 
 /** A crypto order paid 25.00 USD in USDC, and the merchant's wallet (its key, funded for gas). */
 const paidOrder = async () => {
@@ -65,8 +52,8 @@ const paidOrder = async () => {
   // gas, and USDC of its own beyond what sales bring in (refunds can come from any of its coins)
   await fund(sandboxUrl(), merchantKp.toSuiAddress(), SUI, [2_000_000_000n]);
   await fund(sandboxUrl(), merchantKp.toSuiAddress(), USDC, [200n * USDC_UNIT]);
-  const agent = await linkBuyerAgent(cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
-  const checkout: Checkout = await createCryptoCheckout(store, apiKey, shop.variantId);
+  const agent = await linkBuyerAgent(suite.cimd, await newWallet({ usdc: [100n * USDC_UNIT] }));
+  const checkout: Checkout = await createCryptoCheckout(store, suite.apiKey, shop.variantId);
   const prepared = await rest<Prepared>(
     "POST",
     `/s/${store.slug}/checkout-sessions/${checkout.id}/payment-intent`,

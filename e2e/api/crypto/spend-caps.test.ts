@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 
 import { startAgentProfileServer, type Checkout as KitCheckout } from "@agent-commerce/agent-kit";
 
@@ -16,14 +16,13 @@ import { saveIntentMandate, setAllowanceStatus } from "@/lib/mandates/intent-man
 import { releaseExpired } from "@/lib/mandates/spend-ledger";
 import { refundOrder } from "@/lib/orders/refund-order";
 
-import { seedPlatformKey } from "../../factories";
 import { rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
-import { startCimdServer, type CimdServer } from "../../helpers/cimd-server";
 import {
   allow,
   completeWithDigest as complete,
   createCryptoCheckout,
+  cryptoTestSetup,
   lapseReservations,
   linkBuyerAgent,
   newWallet,
@@ -35,7 +34,6 @@ import {
   USDC_UNIT,
 } from "../../helpers/crypto-purchase";
 import { connectMcpClient } from "../../helpers/mcp-client";
-import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { connectBridge, resultJson, serviceFetch, TEST_BASE_URL, toolError } from "../bridge/helpers";
 import type { Checkout, ErrorEnvelope } from "../checkout/helpers";
 
@@ -45,18 +43,7 @@ import type { Checkout, ErrorEnvelope } from "../checkout/helpers";
 // reserved, prepared or charged for it. Ends with the issue's race: one buyer's agent, 20 concurrent prepares, then
 // completions racing the refused prepares again, over 5 stores totalling 3× the daily limit.
 
-let cimd: CimdServer;
-let apiKey = "";
-
-before(async () => {
-  await prepareTestDatabase();
-  cimd = await startCimdServer();
-  apiKey = (await seedPlatformKey(["purchase:complete"])).key;
-});
-after(async () => {
-  await cimd.close();
-  await closeTestDatabase();
-});
+const suite = cryptoTestSetup();
 
 type Completed = Checkout & { order?: { id: string } };
 type Message = { code?: string; path?: string; content?: string; details?: Record<string, unknown> };
@@ -75,14 +62,15 @@ const preparedCount = async (checkoutId: string) =>
 const setup = async (n: number) => {
   const shop = await seedCryptoStore();
   const agent = await linkBuyerAgent(
-    cimd,
+    suite.cimd,
     await newWallet({ usdc: [500n * USDC_UNIT] }),
     undefined,
     undefined,
     { allowance: false },
   );
   const checkouts: Checkout[] = [];
-  for (let i = 0; i < n; i++) checkouts.push(await createCryptoCheckout(shop.store, apiKey, shop.variantId));
+  for (let i = 0; i < n; i++)
+    checkouts.push(await createCryptoCheckout(shop.store, suite.apiKey, shop.variantId));
   return { ...shop, agent, checkouts };
 };
 
@@ -158,7 +146,7 @@ describe("REST spend caps on the crypto rail", () => {
     // canceling the checkout gives its reservation back at once
     const canceled = await rest<Checkout>("POST", `/s/${store.slug}/checkout-sessions/${c2.id}/cancel`, {
       headers: {
-        "x-api-key": apiKey,
+        "x-api-key": suite.apiKey,
         "ucp-agent": `profile="${(await signedProfile()).url}"`,
         "idempotency-key": randomUUID(),
       },
@@ -170,7 +158,7 @@ describe("REST spend caps on the crypto rail", () => {
       "released",
     );
     // the sweep releases a reservation once it expired
-    const c3 = await createCryptoCheckout(store, apiKey, variantId);
+    const c3 = await createCryptoCheckout(store, suite.apiKey, variantId);
     assert.equal((await prepare(store.slug, c3.id, agent)).status, 200);
     const expiring = await (await getDb()).spendEntry.findFirstOrThrow({ where: { heldCheckoutId: c3.id } });
     // (the sweep is global: other tests' reservations may be released by these calls, never this one too early)
@@ -264,7 +252,9 @@ describe("REST spend caps on the crypto rail", () => {
   test("bad allowances at payment-intent: unknown, another agent's, paused, revoked, expired, another store, an unlinked agent — each its code; nothing reserved or prepared", async () => {
     const { store, agent, checkouts } = await setup(1);
     const c = checkouts[0]!;
-    const sibling = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId, { allowance: false });
+    const sibling = await linkBuyerAgent(suite.cimd, agent.wallet, undefined, agent.buyerId, {
+      allowance: false,
+    });
     const siblings = await allow(sibling, { limits: { day: 100_000 } });
     const paused = await allow(agent);
     await setAllowanceStatus({ buyerId: agent.buyerId, id: paused.id, action: "pause", now: new Date() });
@@ -376,13 +366,13 @@ describe("REST spend caps: other currencies and faults", () => {
   test("a store pricing in EUR reserves on a USD allowance at the oracle's rate rounded up; the debit uses the reservation's rate", async () => {
     const shop = await seedCryptoStore({ currency: "EUR", priceMinor: 1999 });
     const agent = await linkBuyerAgent(
-      cimd,
+      suite.cimd,
       await newWallet({ usdc: [100n * USDC_UNIT] }),
       undefined,
       undefined,
       { allowance: false },
     );
-    const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
+    const checkout = await createCryptoCheckout(shop.store, suite.apiKey, shop.variantId);
     const { id } = await allow(agent, { currency: "USD", limits: { day: 100_000 } });
     const expected = await toAllowanceCurrency({
       amount: 1999,
@@ -409,13 +399,13 @@ describe("REST spend caps: other currencies and faults", () => {
   test("fault: the order cannot be placed (the last unit sold while the buyer signed) — no order, no debit; the payment is owed back", async () => {
     const shop = await seedCryptoStore();
     const agent = await linkBuyerAgent(
-      cimd,
+      suite.cimd,
       await newWallet({ usdc: [100n * USDC_UNIT] }),
       undefined,
       undefined,
       { allowance: false },
     );
-    const checkout = await createCryptoCheckout(shop.store, apiKey, shop.variantId);
+    const checkout = await createCryptoCheckout(shop.store, suite.apiKey, shop.variantId);
     const { id } = await allow(agent, { limits: { day: 10_000 } });
     const p = await prepare(shop.store.slug, checkout.id, agent);
     assert.equal(p.status, 200, p.text);
@@ -438,16 +428,22 @@ describe("REST spend caps on the card rail", () => {
     const { url, signer } = await signedProfile();
     const body = await cardCompletionBody(checkout, slug, signer, "pm_card_visa");
     return rest<Completed>("POST", `/s/${slug}/checkout-sessions/${checkout.id}/complete`, {
-      headers: { "x-api-key": apiKey, "ucp-agent": `profile="${url}"`, "idempotency-key": randomUUID() },
+      headers: {
+        "x-api-key": suite.apiKey,
+        "ucp-agent": `profile="${url}"`,
+        "idempotency-key": randomUUID(),
+      },
       body: intent ? { ...body, ap2: { ...body.ap2, intent_mandate: intent } } : body,
     });
   };
 
   test("a card completion carrying ap2.intent_mandate is checked and debited in the order's transaction; over the limit spend_cap_exceeded before any charge; without one nothing is counted; a revoked agent's allowance is refused", async () => {
     const shop = await seedCryptoStore({ card: true });
-    const agent = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet(), undefined, undefined, {
+      allowance: false,
+    });
     const [c1, c2, c3, c4] = await Promise.all(
-      [0, 1, 2, 3].map(() => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
+      [0, 1, 2, 3].map(() => createCryptoCheckout(shop.store, suite.apiKey, shop.variantId)),
     );
     const { id, envelope } = await allow(agent, { limits: { day: 4000 } });
 
@@ -474,9 +470,11 @@ describe("REST spend caps on the card rail", () => {
 
   test("race: 8 card completions carrying one allowance at once, room for 3: exactly 3 are charged and placed, 5 get spend_cap_exceeded with no charge; debits = order totals", async () => {
     const shop = await seedCryptoStore({ card: true });
-    const agent = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet(), undefined, undefined, {
+      allowance: false,
+    });
     const checkouts = await Promise.all(
-      Array.from({ length: 8 }, () => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
+      Array.from({ length: 8 }, () => createCryptoCheckout(shop.store, suite.apiKey, shop.variantId)),
     );
     const { id, envelope } = await allow(agent, { limits: { day: 7_600 } });
     const answers = await Promise.all(checkouts.map((c) => completeCard(shop.store.slug, c, envelope)));
@@ -501,9 +499,11 @@ describe("REST spend caps on the card rail", () => {
 describe("bridge spend caps", () => {
   test("confirm_purchase (card) with payment_mandate_id fetches the buyer's allowance with their bearer and each completion is debited; over the limit nothing is charged; without the bearer identity_required", async () => {
     const shop = await seedCryptoStore({ card: true });
-    const agent = await linkBuyerAgent(cimd, await newWallet(), undefined, undefined, { allowance: false });
+    const agent = await linkBuyerAgent(suite.cimd, await newWallet(), undefined, undefined, {
+      allowance: false,
+    });
     const [c1, c2] = await Promise.all(
-      [0, 1].map(() => createCryptoCheckout(shop.store, apiKey, shop.variantId)),
+      [0, 1].map(() => createCryptoCheckout(shop.store, suite.apiKey, shop.variantId)),
     );
     const { id } = await allow(agent, { limits: { day: 4000 } });
     const profile = await startAgentProfileServer();
@@ -514,8 +514,11 @@ describe("bridge spend caps", () => {
       fetch: serviceFetch(),
       retry: { baseDelayMs: 1, sleep: async () => {} },
     };
-    const withBuyer = await connectBridge(options, { "x-api-key": apiKey, authorization: agent.bearer });
-    const keyOnly = await connectBridge(options, { "x-api-key": apiKey });
+    const withBuyer = await connectBridge(options, {
+      "x-api-key": suite.apiKey,
+      authorization: agent.bearer,
+    });
+    const keyOnly = await connectBridge(options, { "x-api-key": suite.apiKey });
     // the agent read these checkouts over REST: it confirms the terms it read by their fingerprint
     const confirm = (client: typeof withBuyer, checkout: Checkout) =>
       client.callTool({
@@ -560,7 +563,9 @@ describe("MCP spend caps", () => {
     const { store, agent, checkouts } = await setup(2);
     const [c1, c2] = checkouts as [Checkout, Checkout];
     const { id } = await allow(agent, { limits: { day: 4000, week: 20_000 }, per_order_max: 3000 });
-    const other = await linkBuyerAgent(cimd, agent.wallet, undefined, agent.buyerId, { allowance: false });
+    const other = await linkBuyerAgent(suite.cimd, agent.wallet, undefined, agent.buyerId, {
+      allowance: false,
+    });
     await allow(other);
     const account = await connectMcpClient("/account/mcp", {
       headers: { authorization: agent.bearer, "request-id": "", "ucp-agent": "" },
@@ -623,7 +628,7 @@ describe("MCP spend caps", () => {
 describe("race", () => {
   test("20 concurrent prepares and completions over 5 stores totalling 3× the daily limit: exactly the number that fits succeeds, the rest get spend_cap_exceeded, and the ledger sums to the orders", async () => {
     const agent = await linkBuyerAgent(
-      cimd,
+      suite.cimd,
       await newWallet({ usdc: [20n * 30n * USDC_UNIT] }),
       undefined,
       undefined,
@@ -633,7 +638,7 @@ describe("race", () => {
     const checkouts = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const shop = shops[i % 5]!;
-        return { shop, checkout: await createCryptoCheckout(shop.store, apiKey, shop.variantId) };
+        return { shop, checkout: await createCryptoCheckout(shop.store, suite.apiKey, shop.variantId) };
       }),
     );
     // 20 × 25.00 = 500.00 = 3 × 166.67: six orders (150.00) fit, a seventh (175.00) does not
