@@ -34,6 +34,19 @@ const runToOutcome = async (
   }
 };
 
+/** The scope an operation's idempotency key is held in: one definition, so the refused path checks the same key. */
+const keyScope = (
+  op: Pick<AnyOperation, "name">,
+  ctx: Pick<OperationContext, "principal" | "store" | "now">,
+  key: string,
+) => ({
+  principalId: ctx.principal.id,
+  storeSlug: ctx.store?.slug ?? "",
+  operation: op.name,
+  key,
+  now: ctx.now,
+});
+
 /**
  * A mutating call whose arguments are refused before they are fingerprinted: under a key already used, the key's
  * conflict (409 idempotency_key_reused) is the answer, as it is for any other arguments (refuseReusedKey).
@@ -44,13 +57,7 @@ export const refuseInvalidUnderUsedKey = async (
   ctx: Pick<OperationContext, "principal" | "store" | "idempotencyKey" | "now">,
 ): Promise<void> => {
   if (!op.mutates || !ctx.idempotencyKey) return;
-  await refuseReusedKey({
-    principalId: ctx.principal.id,
-    storeSlug: ctx.store?.slug ?? "",
-    operation: op.name,
-    key: ctx.idempotencyKey,
-    now: ctx.now,
-  });
+  await refuseReusedKey(keyScope(op, ctx, ctx.idempotencyKey));
 };
 
 /**
@@ -81,14 +88,7 @@ export const executeOperation = async (
       `${op.name} is state-changing and needs an idempotency key`,
     );
   }
-  const scope = {
-    principalId: ctx.principal.id,
-    storeSlug: ctx.store?.slug ?? "",
-    operation: op.name,
-    key: ctx.idempotencyKey,
-    requestHash: requestHash(op.name, input),
-    now: ctx.now,
-  };
+  const scope = { ...keyScope(op, ctx, ctx.idempotencyKey), requestHash: requestHash(op.name, input) };
   if (op.idempotency === "in-write") {
     return withIdempotentWrite(scope, (idempotency) => runToOutcome(op, { ...ctx, idempotency }, input));
   }
