@@ -208,6 +208,16 @@ export function ShippingRateForm({
             <Input {...control} name="freeOver" defaultValue={v.freeOver ?? ""} inputMode="decimal" />
           )}
         </Field>
+        <Field
+          id="rate-free-tag"
+          label="Free for tag (optional)"
+          hint="Free when every item is a product with this tag"
+          error={state.errors.freeForTag}
+        >
+          {(control) => (
+            <Input {...control} name="freeForTag" defaultValue={v.freeForTag ?? ""} maxLength={200} />
+          )}
+        </Field>
         <Field id="rate-min-days" label="Days, at least (optional)" error={state.errors.minDays}>
           {(control) => (
             <Input {...control} name="minDays" defaultValue={v.minDays ?? ""} inputMode="numeric" />

@@ -76,8 +76,9 @@ export const seedProduct = async (
   store: Store,
   {
     title = `Product ${unique()}`,
+    tags = ["test"],
     variants = [{ priceMinor: 1999, inventory: 10 }],
-  }: { title?: string; variants?: VariantSpec[] } = {},
+  }: { title?: string; tags?: string[]; variants?: VariantSpec[] } = {},
 ) => {
   const db = await getDb();
   const handle = `${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${unique()}`;
@@ -89,7 +90,7 @@ export const seedProduct = async (
       title,
       descriptionText: `${title} made by a test`,
       categories: ["Test > Things"],
-      tags: ["test"],
+      tags,
       options: variants.length > 1 ? [{ name: "Size", values: variants.map((_, i) => `S${i}`) }] : [],
       variants: {
         create: variants.map((v, i) => ({
@@ -145,6 +146,7 @@ export type ShippingRateSpec = {
   region?: string | null;
   priceMinor: number;
   freeOverMinor?: number | null;
+  freeForTag?: string | null;
   minWeightGrams?: number;
   maxWeightGrams?: number | null;
   minSubtotalMinor?: number;
@@ -166,6 +168,7 @@ export const seedShippingRates = async (store: Store, rates: ShippingRateSpec[])
       region: r.region ?? null,
       priceMinor: r.priceMinor,
       freeOverMinor: r.freeOverMinor ?? null,
+      freeForTag: r.freeForTag ?? null,
       minWeightGrams: r.minWeightGrams ?? 0,
       maxWeightGrams: r.maxWeightGrams ?? null,
       minSubtotalMinor: r.minSubtotalMinor ?? 0,

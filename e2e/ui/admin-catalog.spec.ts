@@ -75,10 +75,12 @@ test("store settings and a product with variants, with bad input refused beside 
   await expect(page.getByText("USD has 2 decimals: 5.999 has 3")).toBeVisible();
   await page.getByLabel("Price (USD)").fill("5.99");
   await page.getByLabel("Free over (USD, optional)").fill("50");
+  await page.getByLabel("Free for tag (optional)").fill("Lighting");
   await page.getByRole("button", { name: "Add shipping rate" }).click();
   const rates = page.getByRole("table", { name: "Shipping rates" });
   await expect(rates).toContainText("$5.99");
-  await expect(rates).toContainText("$50.00");
+  await expect(rates).toContainText("Over $50.00");
+  await expect(rates).toContainText("Every item tagged “lighting”");
   await adminLook(page, testInfo, "settings");
 
   // a product with two variants

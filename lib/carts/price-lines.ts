@@ -11,14 +11,14 @@ import type { LineItemInput } from "./schemas";
 // dropped with an `item_unavailable` error; lines beyond stock stay with an `out_of_stock` error so the agent
 // can fix them in one update. Line indexes in paths refer to the response's `line_items`.
 
-/** The variant fields pricing and rendering need, with its product's title and media. */
+/** The variant fields pricing and rendering need, with its product's title, media and tags (free-shipping rules). */
 export type PricedVariant = {
   id: string;
   title: string;
   priceMinor: number;
   inventory: number;
   weightGrams: number;
-  product: { title: string; media: unknown };
+  product: { title: string; media: unknown; tags: string[] };
 };
 
 export type PricedLine = { variant: PricedVariant; quantity: number };
@@ -31,6 +31,7 @@ type VariantRow = {
   weight_grams: number;
   product_title: string;
   product_media: unknown;
+  product_tags: string[];
 };
 
 /**
@@ -43,7 +44,7 @@ const loadVariants = async (storeId: string, ids: readonly string[]): Promise<Pr
   if (ids.length === 0) return [];
   const rows = await query<VariantRow>(sql`
     SELECT v.id, v.title, v.price_minor, v.inventory, v.weight_grams,
-           p.title AS product_title, p.media AS product_media
+           p.title AS product_title, p.media AS product_media, p.tags AS product_tags
     FROM variants v JOIN products p ON p.id = v.product_id
     WHERE v.store_id = ${storeId} AND v.id = ANY(${[...ids]}::text[])`);
   return rows.map((r) => ({
@@ -52,7 +53,7 @@ const loadVariants = async (storeId: string, ids: readonly string[]): Promise<Pr
     priceMinor: r.price_minor,
     inventory: r.inventory,
     weightGrams: r.weight_grams,
-    product: { title: r.product_title, media: r.product_media },
+    product: { title: r.product_title, media: r.product_media, tags: r.product_tags },
   }));
 };
 

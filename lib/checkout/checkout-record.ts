@@ -112,7 +112,8 @@ const RECORD_COLUMNS = `
   COALESCE((SELECT json_agg(json_build_object('id', v.id, 'title', v.title, 'priceMinor', v.price_minor,
                                               'inventory', v.inventory, 'weightGrams', v.weight_grams,
                                               'product', json_build_object('title', p.title,
-                                                                           'media', p.media)))
+                                                                           'media', p.media,
+                                                                           'tags', p.tags)))
             FROM variants v JOIN products p ON p.id = v.product_id
             WHERE v.store_id = c.store_id
               AND v.id IN (SELECT l.variant_id FROM checkout_line_items l WHERE l.checkout_id = c.id)),
@@ -130,7 +131,8 @@ const READ_CHECKOUT = `
                                                      'minSubtotalMinor', r.min_subtotal_minor,
                                                      'maxSubtotalMinor', r.max_subtotal_minor,
                                                      'priceMinor', r.price_minor,
-                                                     'freeOverMinor', r.free_over_minor, 'minDays', r.min_days,
+                                                     'freeOverMinor', r.free_over_minor,
+                                                     'freeForTag', r.free_for_tag, 'minDays', r.min_days,
                                                      'maxDays', r.max_days, 'position', r.position)
                                    ORDER BY r.position, r.id), '[]'::json)
           FROM shipping_rates r

@@ -144,6 +144,7 @@ export const priceCheckout = async (
           region: destination.address_region,
           weightGrams: lines.reduce((a, l) => a + l.variant.weightGrams * l.quantity, 0),
           goodsAfterDiscount: goods - discount.total,
+          itemTags: lines.map((l) => l.variant.product.tags),
         })
       : null;
   const kept = frozen && isTotals(storedTotals) ? storedTotals : null;

@@ -19,6 +19,7 @@ const rate = (over: Partial<ShippingRate> & Pick<ShippingRate, "code" | "priceMi
   minSubtotalMinor: 0,
   maxSubtotalMinor: null,
   freeOverMinor: null,
+  freeForTag: null,
   minDays: null,
   maxDays: null,
   position: n,
@@ -34,8 +35,8 @@ const RATES = [
   rate({ code: "world", priceMinor: 2500, country: "*" }),
 ];
 
-const ids = (opts: Parameters<typeof shippingOptions>[0]) =>
-  shippingOptions(opts).map((o) => [o.id, o.amount]);
+const ids = (opts: Omit<Parameters<typeof shippingOptions>[0], "itemTags">) =>
+  shippingOptions({ itemTags: [["test"]], ...opts }).map((o) => [o.id, o.amount]);
 
 test("country, region specificity, weight and price bands (min inclusive, max exclusive)", () => {
   assert.deepEqual(
@@ -68,6 +69,7 @@ test("free-shipping threshold on the discounted goods subtotal, and a days descr
     region: "NY",
     weightGrams: 10,
     goodsAfterDiscount: 5000,
+    itemTags: [[]],
   });
   const standard = at.find((o) => o.id === "standard")!;
   assert.equal(standard.amount, 0);
@@ -79,6 +81,41 @@ test("free-shipping threshold on the discounted goods subtotal, and a days descr
     region: "NY",
     weightGrams: 10,
     goodsAfterDiscount: 4999,
+    itemTags: [[]],
   });
   assert.equal(below.find((o) => o.id === "standard")?.amount, 500);
+});
+
+test("free-shipping tag: free only when every item shipped carries it, below any threshold; other rates still priced", () => {
+  const rates = [
+    rate({
+      code: "standard",
+      title: "Standard Shipping",
+      priceMinor: 500,
+      freeOverMinor: 10_000,
+      freeForTag: "roses",
+    }),
+    rate({ code: "express", priceMinor: 1500 }),
+  ];
+  const priced = (itemTags: string[][], goodsAfterDiscount = 3500) =>
+    shippingOptions({
+      rates,
+      country: "US",
+      region: undefined,
+      weightGrams: 0,
+      goodsAfterDiscount,
+      itemTags,
+    }).map((o) => [o.id, o.amount, o.title]);
+  assert.deepEqual(priced([["roses", "red"]]), [
+    ["standard", 0, "Free Standard Shipping"],
+    ["express", 1500, "express"],
+  ]);
+  assert.deepEqual(priced([["roses"], ["roses", "gift"]])[0], ["standard", 0, "Free Standard Shipping"]);
+  // one item without the tag, the tag's neighbour, a tag containing it or no items at all: the shipment pays
+  assert.deepEqual(priced([["roses"], ["tulips"]])[0], ["standard", 500, "Standard Shipping"]);
+  assert.deepEqual(priced([["rose"]])[0], ["standard", 500, "Standard Shipping"]);
+  assert.deepEqual(priced([["roses-red"]])[0], ["standard", 500, "Standard Shipping"]);
+  assert.deepEqual(priced([])[0], ["standard", 500, "Standard Shipping"]);
+  // the threshold still frees the mixed shipment
+  assert.deepEqual(priced([["roses"], ["tulips"]], 10_000)[0], ["standard", 0, "Free Standard Shipping"]);
 });

@@ -3,8 +3,9 @@ import type { ShippingRate } from "@/lib/generated/prisma/client";
 // Shipping options for a destination (store rules, issue #4): a rate matches when its country is the
 // destination's (or "*"), its region is unset or equal, and the shipment's weight and discounted goods subtotal
 // fall in its bands (min inclusive, max exclusive). Rates sharing a `code` form one option, and the most
-// specific matching rate wins (region > country > "*", then position). The free-shipping threshold compares
-// against the discounted goods subtotal.
+// specific matching rate wins (region > country > "*", then position). A rate is free from its threshold on the
+// discounted goods subtotal, or when every item shipped carries its free-shipping tag (one untagged item in the
+// cart and the whole shipment pays: a rate is one price for the shipment, not a price per item).
 
 export type ShippingOption = {
   id: string;
@@ -36,12 +37,15 @@ export const shippingOptions = ({
   region,
   weightGrams,
   goodsAfterDiscount,
+  itemTags,
 }: {
   rates: readonly ShippingRate[];
   country: string;
   region: string | undefined;
   weightGrams: number;
   goodsAfterDiscount: number;
+  /** Each shipped item's product tags (lower-cased, as stored). */
+  itemTags: readonly (readonly string[])[];
 }): ShippingOption[] => {
   const upperRegion = region?.trim().toUpperCase();
   const best = new Map<string, ShippingRate>();
@@ -62,7 +66,11 @@ export const shippingOptions = ({
   return [...best.values()]
     .sort((a, b) => a.position - b.position || a.priceMinor - b.priceMinor)
     .map((rate) => {
-      const free = rate.freeOverMinor !== null && goodsAfterDiscount >= rate.freeOverMinor;
+      const free =
+        (rate.freeOverMinor !== null && goodsAfterDiscount >= rate.freeOverMinor) ||
+        (rate.freeForTag !== null &&
+          itemTags.length > 0 &&
+          itemTags.every((tags) => tags.includes(rate.freeForTag!)));
       const description = daysText(rate);
       return {
         id: rate.code,

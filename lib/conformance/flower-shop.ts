@@ -9,7 +9,12 @@ export type FlowerProduct = {
   priceMinor: number;
   stock: number;
   imageUrl: string;
+  /** Product tags; `FREE_SHIPPING_TAG` makes the standard rate free (promo_2). */
+  tags: readonly string[];
 };
+
+/** promo_2: the tag the standard rate is free for, carried by the rose bouquets only. */
+export const FREE_SHIPPING_TAG = "free-shipping";
 
 export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
   {
@@ -18,6 +23,7 @@ export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
     priceMinor: 3500,
     stock: 1000,
     imageUrl: "https://example.com/roses.jpg",
+    tags: [FREE_SHIPPING_TAG],
   },
   {
     id: "pot_ceramic",
@@ -25,6 +31,7 @@ export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
     priceMinor: 1500,
     stock: 2000,
     imageUrl: "https://example.com/pot.jpg",
+    tags: [],
   },
   {
     id: "bouquet_sunflowers",
@@ -32,6 +39,7 @@ export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
     priceMinor: 2500,
     stock: 500,
     imageUrl: "https://example.com/sunflowers.jpg",
+    tags: [],
   },
   {
     id: "bouquet_tulips",
@@ -39,6 +47,7 @@ export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
     priceMinor: 3000,
     stock: 1500,
     imageUrl: "https://example.com/tulips.jpg",
+    tags: [],
   },
   {
     id: "orchid_white",
@@ -46,6 +55,7 @@ export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
     priceMinor: 4500,
     stock: 800,
     imageUrl: "https://example.com/orchid.jpg",
+    tags: [],
   },
   // out of stock on purpose: the suite's out-of-stock checks buy it
   {
@@ -54,6 +64,7 @@ export const FLOWER_PRODUCTS: readonly FlowerProduct[] = [
     priceMinor: 2000,
     stock: 0,
     imageUrl: "https://example.com/gardenias.jpg",
+    tags: [],
   },
 ];
 
@@ -67,17 +78,25 @@ export const FLOWER_DISCOUNTS = [
 /**
  * Shipping rates: one standard rate anywhere, an express rate for the US and an international express rate for
  * everywhere else. `promo_1` (free shipping from a 10,000 goods subtotal) is the standard rate's free-shipping
- * threshold. `promo_2` (free shipping for rose bouquets whatever the subtotal) has no equivalent in our rates
- * (a rate is priced by destination, weight and subtotal, never by item): docs/conformance.md names the check.
+ * threshold; `promo_2` (free shipping for rose bouquets whatever the subtotal) is its free-shipping tag, which
+ * the rose bouquets carry (free when every item shipped has it).
  */
 export const FLOWER_SHIPPING_RATES = [
-  { code: "std-ship", title: "Standard Shipping", country: "*", priceMinor: 500, freeOverMinor: 10_000 },
+  {
+    code: "std-ship",
+    title: "Standard Shipping",
+    country: "*",
+    priceMinor: 500,
+    freeOverMinor: 10_000,
+    freeForTag: FREE_SHIPPING_TAG,
+  },
   {
     code: "exp-ship-us",
     title: "Express Shipping (US)",
     country: "US",
     priceMinor: 1500,
     freeOverMinor: null,
+    freeForTag: null,
   },
   {
     code: "exp-ship-intl",
@@ -85,6 +104,7 @@ export const FLOWER_SHIPPING_RATES = [
     country: "*",
     priceMinor: 2500,
     freeOverMinor: null,
+    freeForTag: null,
   },
 ] as const;
 

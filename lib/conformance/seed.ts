@@ -56,6 +56,7 @@ export const seedConformanceStore = async (
         handle: product.id.replace(/_/g, "-"),
         title: product.title,
         descriptionText: product.title,
+        tags: [...product.tags],
         media: [{ type: "image", url: product.imageUrl, alt_text: product.title }],
         variants: {
           create: {
@@ -83,6 +84,7 @@ export const seedConformanceStore = async (
       country: rate.country,
       priceMinor: rate.priceMinor,
       freeOverMinor: rate.freeOverMinor,
+      freeForTag: rate.freeForTag,
       position,
     })),
   });

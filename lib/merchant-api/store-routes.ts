@@ -74,6 +74,7 @@ const rateView = (r: ShippingRate, store: Store) => ({
   currency: store.currency,
   price: r.priceMinor,
   free_over: r.freeOverMinor,
+  free_for_tag: r.freeForTag,
   min_days: r.minDays,
   max_days: r.maxDays,
 });
@@ -82,7 +83,7 @@ export const listShippingRatesRoute = defineMerchantRoute({
   name: "merchant_list_shipping_rates",
   title: "List shipping rates",
   description:
-    'The store\'s shipping rates by destination (country, optional region, "*" for anywhere): price and free_over (the goods subtotal from which it is free) in minor units.',
+    'The store\'s shipping rates by destination (country, optional region, "*" for anywhere): price and free_over (the goods subtotal from which it is free) in minor units, and free_for_tag (free when every item shipped is a product with that tag).',
   method: "GET",
   path: "/shipping-rates",
   permission: "settings:read",
@@ -96,7 +97,7 @@ export const createShippingRateRoute = defineMerchantRoute({
   name: "merchant_create_shipping_rate",
   title: "Add a shipping rate",
   description:
-    'Adds a shipping rate: code (rates sharing a code are one option), title, country (two letters, or "*"), optional region, price and free_over in minor units, min_days and max_days.',
+    'Adds a shipping rate: code (rates sharing a code are one option), title, country (two letters, or "*"), optional region, price and free_over in minor units, free_for_tag (a product tag: free when every item shipped has it), min_days and max_days.',
   method: "POST",
   path: "/shipping-rates",
   permission: "settings:write",
@@ -107,6 +108,7 @@ export const createShippingRateRoute = defineMerchantRoute({
     region: z.string().optional(),
     price: Minor,
     free_over: Minor.optional(),
+    free_for_tag: z.string().optional(),
     min_days: z.number().int().optional(),
     max_days: z.number().int().optional(),
   }),
@@ -121,6 +123,7 @@ export const createShippingRateRoute = defineMerchantRoute({
           region: input.region,
           price: major(input.price, ctx.store),
           freeOver: majorOrUndefined(input.free_over, ctx.store),
+          freeForTag: input.free_for_tag,
           minDays: input.min_days,
           maxDays: input.max_days,
         }),

@@ -10,7 +10,8 @@ import { AppError } from "@/lib/core/errors";
 import type { ShippingRate, Store } from "@/lib/generated/prisma/client";
 
 // A store's shipping rates from the admin: for a destination (a country, optionally one region of it, or "*" for
-// anywhere) a price in the store's currency and an optional free-shipping threshold on the goods subtotal. Rates
+// anywhere) a price in the store's currency, an optional free-shipping threshold on the goods subtotal and an
+// optional free-shipping tag (free when every item shipped is a product with that tag). Rates
 // sharing a code are one option on the wire; checkout picks the most specific destination (lib/checkout).
 
 const REGIONS = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
@@ -68,6 +69,11 @@ export const createShippingRateInputSchema = (currency: string) =>
       ),
       price: money(currency),
       freeOver: z.preprocess(blank, money(currency).optional()),
+      // compared with product tags, which are stored trimmed and lower-cased (lib/catalog/admin/schemas.ts)
+      freeForTag: z.preprocess(
+        blank,
+        z.string().trim().toLowerCase().max(200, "A tag has at most 200 characters").optional(),
+      ),
       minDays: days,
       maxDays: days,
     })
@@ -132,6 +138,7 @@ export const createShippingRate = async (store: Store, raw: unknown): Promise<Sh
       region: r.region ?? null,
       priceMinor: r.price,
       freeOverMinor: r.freeOver ?? null,
+      freeForTag: r.freeForTag ?? null,
       minDays: r.minDays ?? null,
       maxDays: r.maxDays ?? null,
       position: await db.shippingRate.count({ where: { storeId: store.id } }),

@@ -35,6 +35,7 @@ let agent: AgentProfileServer;
 let key: string;
 let variantId: string;
 let cupId: string;
+let sleeveId: string;
 let client: Client;
 const seen: SeenRequest[] = [];
 
@@ -62,7 +63,16 @@ before(async () => {
     variants: [{ priceMinor: 900, inventory: 20 }],
   });
   cupId = (await (await getDb()).variant.findFirstOrThrow({ where: { productId: cup.id } })).id;
-  await seedShippingRates(store, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+  // tagged to ship free on the standard rate (the lantern is not)
+  const sleeve = await seedCatalogProduct(store, {
+    title: "Bridge Gift Sleeve",
+    tags: ["Ships-Free"],
+    variants: [{ priceMinor: 1200, inventory: 50 }],
+  });
+  sleeveId = (await (await getDb()).variant.findFirstOrThrow({ where: { productId: sleeve.id } })).id;
+  await seedShippingRates(store, [
+    { code: "standard", title: "Standard", priceMinor: 500, freeForTag: "ships-free" },
+  ]);
   await seedShippingRates(twoRails, [{ code: "standard", title: "Standard", priceMinor: 0 }]);
   key = (await seedPlatformKey(["purchase:complete", "orders:read", "orders:request"])).key;
   client = await connectBridge(options(), { "x-api-key": key });
@@ -580,4 +590,68 @@ test("bridge: request_order_refund in major units after shipping, request_order_
     [["cancellation", "approved"]],
   );
   assert.equal(await net(unshipped.checkoutId), 0);
+});
+
+test("bridge: an item tagged for free shipping ships free on that rate (the charge is the order total); with an untagged item it pays", async () => {
+  type Option = { id: string; title: string; totals: { type: string; amount: number; formatted?: string }[] };
+  const standardOf = (checkout: unknown) => {
+    const options = (checkout as { fulfillment: { methods: { groups: { options: Option[] }[] }[] } })
+      .fulfillment.methods[0]!.groups[0]!.options;
+    const option = options.find((o) => o.id === "standard")!;
+    const total = option.totals.find((t) => t.type === "total");
+    return [option.title, total?.amount, total?.formatted];
+  };
+  const checkoutOf = async (items: { id: string; quantity: number }[]) => {
+    const created = resultJson(
+      await call("create_checkout", {
+        store_slug: store.slug,
+        items,
+        buyer: { email: "ada@example.com", first_name: "Ada", last_name: "Lovelace" },
+        shipping_address: ADDRESS,
+      }),
+    ) as { id: string };
+    return resultJson(
+      await call("update_checkout", {
+        store_slug: store.slug,
+        id: created.id,
+        shipping_method_id: "standard",
+      }),
+    ) as { id: string; status: string; messages?: unknown };
+  };
+  const mixed = await checkoutOf([
+    { id: sleeveId, quantity: 1 },
+    { id: variantId, quantity: 1 },
+  ]);
+  assert.deepEqual(standardOf(mixed), ["Standard", 500, "$5.00"]);
+
+  const free = await checkoutOf([{ id: sleeveId, quantity: 2 }]);
+  assert.equal(free.status, "ready_for_complete", JSON.stringify(free.messages));
+  assert.deepEqual(standardOf(free), ["Free Standard", 0, "$0.00"]);
+  const confirmed = resultJson(
+    await call("confirm_purchase", {
+      checkouts: [{ store_slug: store.slug, checkout_id: free.id }],
+      payment_method: "card",
+      pay_with: "pm_card_visa",
+    }),
+  ) as { status: string; results: { total?: { amount: number; formatted: string } }[] };
+  assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
+  // 2 × 12.00, no shipping, 10 % tax
+  assert.deepEqual(confirmed.results[0]?.total, { amount: 2400 + 240, currency: "USD", formatted: "$26.40" });
+  const charged = (await stripeSandbox())
+    .paymentIntents()
+    .filter((pi) => pi.metadata.checkout_id === free.id && pi.status === "succeeded");
+  assert.deepEqual(
+    charged.map((pi) => pi.amount),
+    [2640],
+  );
+  const order = await (await getDb()).order.findFirstOrThrow({ where: { checkoutId: free.id } });
+  assert.deepEqual(
+    (order.totals as { type: string; amount: number }[]).map((t) => [t.type, t.amount]),
+    [
+      ["subtotal", 2400],
+      ["fulfillment", 0],
+      ["tax", 240],
+      ["total", 2640],
+    ],
+  );
 });

@@ -456,13 +456,23 @@ describe("store settings", () => {
       region: "ca",
       price: "5.99",
       freeOver: "50",
+      freeForTag: "  Gift Wrap ",
       minDays: "2",
       maxDays: "5",
     });
     assert.deepEqual(
-      [rate.code, rate.country, rate.region, rate.priceMinor, rate.freeOverMinor],
-      ["standard", "US", "CA", 599, 5000],
+      [rate.code, rate.country, rate.region, rate.priceMinor, rate.freeOverMinor, rate.freeForTag],
+      ["standard", "US", "CA", 599, 5000, "gift wrap"],
     );
+    // a blank tag field (the admin form's empty input) is no tag
+    const untagged = await createShippingRate(store, {
+      code: "plain",
+      title: "Plain",
+      country: "US",
+      price: "1",
+      freeForTag: "  ",
+    });
+    assert.equal(untagged.freeForTag, null);
     const before = await snapshot(store);
     await rejects(
       createShippingRate(store, { code: "x", title: "X", country: "US", price: "5.999" }),
@@ -473,6 +483,17 @@ describe("store settings", () => {
       createShippingRate(store, { code: "x", title: "X", country: "*", region: "CA", price: "1" }),
       "invalid_request",
       "$.region",
+    );
+    await rejects(
+      createShippingRate(store, {
+        code: "x",
+        title: "X",
+        country: "US",
+        price: "1",
+        freeForTag: "t".repeat(201),
+      }),
+      "invalid_request",
+      "$.freeForTag",
     );
     await rejects(
       createShippingRate(store, {
@@ -512,7 +533,7 @@ describe("store settings", () => {
       [location.latitudeE6, location.longitudeE6, location.services],
       [37774929, -122419400, ["pickup"]],
     );
-    assert.equal((await listShippingRates(store)).length, 1);
+    assert.equal((await listShippingRates(store)).length, 2);
   });
 });
 

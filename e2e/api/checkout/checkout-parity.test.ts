@@ -24,6 +24,7 @@ import { assertCheckoutSchema, BUYER, SEED_ADDRESS, type Checkout } from "./help
 let store: Store;
 let boots: { id: string };
 let socks: { id: string };
+let card: { id: string };
 let key: string;
 let client: McpClient;
 
@@ -34,8 +35,11 @@ before(async () => {
     .variants[0]!;
   socks = (await seedProduct(store, { variants: [{ priceMinor: 1299, inventory: 2, weightGrams: 80 }] }))
     .variants[0]!;
+  // tagged to ship free on the standard rate
+  card = (await seedProduct(store, { tags: ["letterbox"], variants: [{ priceMinor: 450, inventory: 9 }] }))
+    .variants[0]!;
   await seedShippingRates(store, [
-    { code: "standard", title: "Standard", priceMinor: 499, freeOverMinor: 10000 },
+    { code: "standard", title: "Standard", priceMinor: 499, freeOverMinor: 10000, freeForTag: "letterbox" },
     { code: "express", title: "Express", priceMinor: 1599, maxWeightGrams: 2000 },
     { code: "freight", title: "Freight", priceMinor: 2999, minWeightGrams: 2000 },
     { code: "world", title: "World", country: "*", priceMinor: 3499 },
@@ -166,6 +170,16 @@ const SCENARIOS: [string, () => unknown, (() => unknown)?][] = [
       },
     }),
   ],
+  [
+    "free-shipping tag: every item tagged, standard free",
+    () => ({ line_items: [{ item: { id: card.id }, quantity: 2 }] }),
+    () => ({ buyer: BUYER, shipping_address: SEED_ADDRESS, shipping_method_id: "standard" }),
+  ],
+  [
+    "free-shipping tag: one item untagged, standard priced",
+    () => ({ line_items: [...LINES().slice(1), { item: { id: card.id }, quantity: 1 }] }),
+    () => ({ buyer: BUYER, shipping_address: SEED_ADDRESS, shipping_method_id: "standard" }),
+  ],
   ["out of stock", () => ({ line_items: [{ item: { id: socks.id }, quantity: 3 }] })],
   ["nothing sellable", () => ({ line_items: [{ item: { id: "var_nope" }, quantity: 1 }] })],
   ["fractional quantity", () => ({ line_items: [{ item: { id: socks.id }, quantity: 0.5 }] })],
@@ -212,5 +226,32 @@ describe("checkout parity: REST and MCP (official SDK client) answer alike", () 
       ],
     );
     assertUcpSchema("shopping/checkout.json", body);
+  });
+
+  test("the free-shipping tag frees the standard option only when every item carries it", async () => {
+    const standard = async (scenario: string) => {
+      const [, create, update] = SCENARIOS.find(([name]) => name === scenario)!;
+      const r = await viaRest(create(), update!());
+      assert.equal(r.kind, "body");
+      const body = (r as { body: Checkout }).body;
+      assert.equal(body.status, "ready_for_complete", JSON.stringify(body.messages));
+      const option = body.fulfillment.methods[0]!.groups[0]!.options.find((o) => o.id === "standard")!;
+      return [
+        option.title,
+        option.totals.find((t) => t.type === "total")?.amount,
+        body.totals.at(-1)?.amount,
+      ];
+    };
+    // 2 × 4.50 = 9.00 + 7.25 % tax (0.65); socks 12.99 + a card 4.50 = 17.49, + 4.99 + 7.25 % of 22.48 (1.63)
+    assert.deepEqual(await standard("free-shipping tag: every item tagged, standard free"), [
+      "Free Standard",
+      0,
+      965,
+    ]);
+    assert.deepEqual(await standard("free-shipping tag: one item untagged, standard priced"), [
+      "Standard",
+      499,
+      2411,
+    ]);
   });
 });

@@ -63,7 +63,7 @@ const prismaVariants = async (ids: string[]) =>
         priceMinor: true,
         inventory: true,
         weightGrams: true,
-        product: { select: { title: true, media: true } },
+        product: { select: { title: true, media: true, tags: true } },
       },
     })
   ).sort((a, b) => a.id.localeCompare(b.id));
@@ -156,6 +156,7 @@ test("readCheckout withRates: the store's rates for the stored destination's cou
       region: "CA",
       priceMinor: 1500,
       freeOverMinor: 20000,
+      freeForTag: "gift wrap",
       minWeightGrams: 10,
       maxWeightGrams: 5000,
       minSubtotalMinor: 100,

@@ -302,7 +302,7 @@ describe("identity in conformance mode", () => {
 
 describe("the flower shop's rules", () => {
   test("shipping: three rates by destination, standard free from a 100.00 goods subtotal", async () => {
-    const us = await keyless("POST", "/checkout-sessions", { body: createBody([["bouquet_roses", 1]]) });
+    const us = await keyless("POST", "/checkout-sessions", { body: createBody([["bouquet_tulips", 1]]) });
     assertCheckout0111(us.body);
     assert.deepEqual(
       optionsOf(us.body).map((o) => [o.id, o.totals.find((t) => t.type === "total")?.amount]),
@@ -312,7 +312,7 @@ describe("the flower shop's rules", () => {
         ["exp-ship-intl", 2500],
       ],
     );
-    const ca = createBody([["bouquet_roses", 1]]);
+    const ca = createBody([["bouquet_tulips", 1]]);
     (ca.fulfillment.methods[0]!.destinations[0] as Json).address_country = "CA";
     (ca.fulfillment.methods[0]!.destinations[0] as Json).address_region = "ON";
     const abroad = await keyless("POST", "/checkout-sessions", { body: ca });
@@ -320,8 +320,8 @@ describe("the flower shop's rules", () => {
       optionsOf(abroad.body).map((o) => o.id),
       ["std-ship", "exp-ship-intl"],
     );
-    // 3 × 35.00 = 105.00 ≥ 100.00: standard shipping is free
-    const big = await keyless("POST", "/checkout-sessions", { body: createBody([["bouquet_roses", 3]]) });
+    // 4 × 30.00 = 120.00 ≥ 100.00: standard shipping is free
+    const big = await keyless("POST", "/checkout-sessions", { body: createBody([["bouquet_tulips", 4]]) });
     assertCheckout0111(big.body);
     assert.equal(
       optionsOf(big.body)
@@ -329,9 +329,40 @@ describe("the flower shop's rules", () => {
         ?.totals.find((t) => t.type === "total")?.amount,
       0,
     );
-    assert.equal(totalOf(big.body, "total"), 10_500);
+    assert.equal(totalOf(big.body, "total"), 12_000);
     const free = optionsOf(big.body).find((o) => o.id === "std-ship") as unknown as { title: string };
     assert.equal(free.title, "Free Standard Shipping");
+  });
+
+  test("shipping: standard is free for rose bouquets at any subtotal (their free-shipping tag), not for a cart with something else", async () => {
+    const standard = (body: Json) => {
+      const option = optionsOf(body).find((o) => o.id === "std-ship") as unknown as {
+        title: string;
+        totals: Total[];
+      };
+      return [option.title, option.totals.find((t) => t.type === "total")?.amount];
+    };
+    const roses = await keyless("POST", "/checkout-sessions", { body: createBody([["bouquet_roses", 1]]) });
+    assertCheckout0111(roses.body);
+    assert.deepEqual(standard(roses.body), ["Free Standard Shipping", 0]);
+    assert.equal(totalOf(roses.body, "fulfillment"), 0);
+    assert.equal(totalOf(roses.body, "total"), 3500);
+    // the express rates have no such rule
+    assert.equal(
+      optionsOf(roses.body)
+        .find((o) => o.id === "exp-ship-us")
+        ?.totals.find((t) => t.type === "total")?.amount,
+      1500,
+    );
+    const mixed = await keyless("POST", "/checkout-sessions", {
+      body: createBody([
+        ["bouquet_roses", 1],
+        ["pot_ceramic", 1],
+      ]),
+    });
+    assertCheckout0111(mixed.body);
+    assert.deepEqual(standard(mixed.body), ["Standard Shipping", 500]);
+    assert.equal(totalOf(mixed.body, "total"), 3500 + 1500 + 500);
   });
 
   test("a checkout with no address yet has no destinations (absent at 2026-01-11, not an empty list)", async () => {
@@ -351,19 +382,19 @@ describe("the flower shop's rules", () => {
 
   test("discount codes: 10OFF and WELCOME20 by percentage, FIXED500 by amount, an unknown code applies nothing", async () => {
     const cases: [string[], number][] = [
-      [["10OFF"], 350],
-      [["WELCOME20"], 700],
+      [["10OFF"], 300],
+      [["WELCOME20"], 600],
       [["FIXED500"], 500],
       [["NOPE"], 0],
     ];
     for (const [codes, off] of cases) {
       const res = await keyless("POST", "/checkout-sessions", {
-        body: createBody([["bouquet_roses", 1]], { discounts: { codes } }),
+        body: createBody([["bouquet_tulips", 1]], { discounts: { codes } }),
       });
       assert.equal(res.status, 201, res.text);
       assertCheckout0111(res.body);
       assert.equal(totalOf(res.body, "discount") ?? 0, off, codes.join());
-      assert.equal(totalOf(res.body, "total"), 3500 - off + 500, codes.join());
+      assert.equal(totalOf(res.body, "total"), 3000 - off + 500, codes.join());
     }
   });
 

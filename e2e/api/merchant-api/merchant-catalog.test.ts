@@ -149,6 +149,7 @@ describe("merchant REST API: settings, shipping, locations, catalog, imports", (
         country: "us",
         price: 1250,
         free_over: 10000,
+        free_for_tag: " Letterbox ",
         min_days: 1,
         max_days: 2,
       },
@@ -156,18 +157,22 @@ describe("merchant REST API: settings, shipping, locations, catalog, imports", (
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.price, 1250);
     assert.equal(created.body.free_over, 10000);
+    // compared with product tags, which are stored trimmed and lower-cased
+    assert.equal(created.body.free_for_tag, "letterbox");
     assert.equal(created.body.country, "US");
     const db = await getDb();
     const row = await db.shippingRate.findUniqueOrThrow({ where: { id: created.body.id as string } });
     assert.equal(row.priceMinor, 1250);
     assert.equal(row.freeOverMinor, 10000);
-    const list = await api<{ shipping_rates: { id: string; price: number }[] }>(
+    assert.equal(row.freeForTag, "letterbox");
+    const list = await api<{ shipping_rates: { id: string; price: number; free_for_tag: string | null }[] }>(
       "GET",
       storeA,
       "/shipping-rates",
     );
     assert.equal(list.status, 200, list.text);
     assert.equal(list.body.shipping_rates.find((r) => r.id === row.id)?.price, 1250);
+    assert.equal(list.body.shipping_rates.find((r) => r.id === row.id)?.free_for_tag, "letterbox");
 
     const count = await db.shippingRate.count({ where: { storeId: storeA.id } });
     const base = { code: "slow", title: "Slow", country: "US", price: 100 };
@@ -176,6 +181,8 @@ describe("merchant REST API: settings, shipping, locations, catalog, imports", (
       [{ ...base, price: -1 }, "$.price"],
       [{ ...base, price: "1.00" }, "$.price"],
       [{ ...base, free_over: 1.5 }, "$.free_over"],
+      [{ ...base, free_for_tag: "x".repeat(201) }, "$.free_for_tag"],
+      [{ ...base, free_for_tag: 7 }, "$.free_for_tag"],
       [{ ...base, country: "XX" }, "$.country"],
       [{ ...base, min_days: 5, max_days: 2 }, "$.max_days"],
       [{ ...base, colour: "red" }, "$"],

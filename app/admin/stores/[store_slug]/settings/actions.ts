@@ -64,6 +64,7 @@ export async function createShippingRateAction(
     "region",
     "price",
     "freeOver",
+    "freeForTag",
     "minDays",
     "maxDays",
   ]);

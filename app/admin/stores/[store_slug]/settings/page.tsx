@@ -127,7 +127,7 @@ export default async function StoreSettingsPage({ params }: Props) {
                     <TableHead secondary>Destination</TableHead>
                     <TableHead className="text-right">Price</TableHead>
                     <TableHead secondary className="text-right">
-                      Free over
+                      Free when
                     </TableHead>
                     {canEdit ? (
                       <TableHead>
@@ -139,6 +139,10 @@ export default async function StoreSettingsPage({ params }: Props) {
                 <TableBody>
                   {rates.map((rate) => {
                     const destination = `${rate.country === "*" ? "Anywhere" : rate.country}${rate.region ? ` · ${rate.region}` : ""}`;
+                    const free = [
+                      ...(rate.freeOverMinor === null ? [] : [`Over ${money(rate.freeOverMinor)}`]),
+                      ...(rate.freeForTag === null ? [] : [`Every item tagged “${rate.freeForTag}”`]),
+                    ];
                     return (
                       <TableRow key={rate.id}>
                         <TableCell>
@@ -146,15 +150,21 @@ export default async function StoreSettingsPage({ params }: Props) {
                           <span className="text-muted-foreground font-mono text-xs">{rate.code}</span>
                           <TablePhoneDetails>
                             <span>{destination}</span>
-                            {rate.freeOverMinor === null ? null : (
-                              <span>Free over {money(rate.freeOverMinor)}</span>
-                            )}
+                            {free.map((when) => (
+                              <span key={when}>Free: {when}</span>
+                            ))}
                           </TablePhoneDetails>
                         </TableCell>
                         <TableCell secondary>{destination}</TableCell>
                         <TableCell className="text-right tabular-nums">{money(rate.priceMinor)}</TableCell>
                         <TableCell secondary className="text-right tabular-nums">
-                          {rate.freeOverMinor === null ? "—" : money(rate.freeOverMinor)}
+                          {free.length === 0
+                            ? "—"
+                            : free.map((when) => (
+                                <span key={when} className="block">
+                                  {when}
+                                </span>
+                              ))}
                         </TableCell>
                         {canEdit ? (
                           <TableCell>
