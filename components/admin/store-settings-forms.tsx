@@ -107,7 +107,7 @@ export function AgentRequestsForm({
   canEdit,
 }: {
   action: Action;
-  initial: { agentCancellations: string; agentRefundAuto: string };
+  initial: { agentCancellations: string; agentRefundAuto: string; rememberAddresses: string };
   currency: string;
   canEdit: boolean;
 }) {
@@ -139,6 +139,19 @@ export function AgentRequestsForm({
         >
           {(control) => (
             <Input {...control} name="agentRefundAuto" defaultValue={v.agentRefundAuto} inputMode="decimal" />
+          )}
+        </Field>
+        <Field
+          id="remember-addresses"
+          label="Addresses agents send"
+          hint="Kept per buyer e-mail and offered back only to the agent that sent them. Turning this off forgets them"
+          error={state.errors.rememberAddresses}
+        >
+          {(control) => (
+            <NativeSelect {...control} name="rememberAddresses" defaultValue={v.rememberAddresses}>
+              <option value="off">Keep none</option>
+              <option value="on">Keep and offer them back</option>
+            </NativeSelect>
           )}
         </Field>
       </fieldset>

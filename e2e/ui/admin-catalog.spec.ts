@@ -63,11 +63,14 @@ test("store settings and a product with variants, with bad input refused beside 
   await expect(requests.getByText("USD has 2 decimals: 25.555 has 3")).toBeVisible();
   await expect(requests.getByLabel("Cancellation before shipping")).toHaveValue("review");
   await requests.getByLabel("Refund at once up to (USD)").fill("25");
+  await expect(requests.getByLabel("Addresses agents send")).toHaveValue("off");
+  await requests.getByLabel("Addresses agents send").selectOption("on");
   await requests.getByRole("button", { name: "Save" }).click();
-  await expect(requests.getByRole("status")).toHaveText(/agents' requests follow these rules/);
+  await expect(requests.getByRole("status")).toHaveText(/agents follow these rules/);
   await page.reload();
   await expect(requests.getByLabel("Cancellation before shipping")).toHaveValue("review");
   await expect(requests.getByLabel("Refund at once up to (USD)")).toHaveValue("25.00");
+  await expect(requests.getByLabel("Addresses agents send")).toHaveValue("on");
 
   await page.getByLabel("Country", { exact: true }).first().selectOption("US");
   await page.getByLabel("Price (USD)").fill("5.999");

@@ -318,7 +318,9 @@ const checkoutFields = {
   fulfillment: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe("UCP fulfillment object (advanced; overrides shipping_address / shipping_method_id)"),
+    .describe(
+      "UCP fulfillment object (advanced; overrides shipping_address / shipping_method_id). In a store that keeps addresses, {methods: [{type: 'shipping'}]} with the buyer's email lists the addresses you sent for that buyer before (destinations); pick one with {methods: [{type: 'shipping', selected_destination_id}]}",
+    ),
   notes: z.string().max(2000).optional(),
 };
 

@@ -14,6 +14,7 @@ import { applyRequest } from "./apply-request";
 import { CHECKOUT_TTL_MS, lineRowsOf, loadCheckoutOrThrow, renderCheckout } from "./checkout-record";
 import { EMPTY_FULFILLMENT } from "./fulfillment";
 import { priceCheckout, type CheckoutDraft } from "./price-checkout";
+import { rememberAddresses } from "./saved-addresses";
 import { CreateCheckoutInputSchema, type CreateCheckoutInput } from "./schemas";
 import { checkoutInsert } from "./state";
 import { checkoutToWire } from "./to-wire";
@@ -113,7 +114,13 @@ export const createCheckout = defineOperation({
       discountCodes: [],
       instruments: [],
     };
-    const draft = applyRequest(store, empty, { ...input, line_items: lineItems, discounts });
+    const { draft, save } = await rememberAddresses(
+      store,
+      ctx.principal.id,
+      empty,
+      applyRequest(store, empty, { ...input, line_items: lineItems, discounts }),
+      input,
+    );
     // the store and rates may be up to the row cache's bound old: the completion prices again on fresh ones
     const priced = await priceCheckout(db, store, draft, { now: ctx.now, ratesForRead: true });
     if (priced.lines.length === 0) {
@@ -159,8 +166,10 @@ export const createCheckout = defineOperation({
     const answer = { body: await withMerchantAuthorization(ctx, body), status: 201 as const };
     if (!input.cart_id) {
       // the session, its lines and the call's answer are one statement (create_checkout's idempotency is "in-write")
-      if (ctx.idempotency) await ctx.idempotency.write(insert, answer);
-      else await execute(insert(null));
+      const written = ctx.idempotency
+        ? await ctx.idempotency.write(insert, answer)
+        : (await execute(insert(null)), 1);
+      if (written > 0) await save();
       return answer;
     }
     // From a cart, the cart's row is locked first and its open checkout looked up again, in one transaction, so two
@@ -179,6 +188,7 @@ export const createCheckout = defineOperation({
       return null;
     });
     if (raced) return reuse(db, ctx, raced);
+    await save();
     return answer;
   }),
 });

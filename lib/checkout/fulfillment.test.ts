@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { EMPTY_FULFILLMENT, mergeFulfillment } from "./fulfillment";
+import { EMPTY_FULFILLMENT, listedDestinations, mergeFulfillment, sentDestinationId } from "./fulfillment";
 import { preflightMessages } from "./preflight";
 
 const ADDRESS = {
@@ -85,4 +85,40 @@ test("preflight: every blocker at once, in a stable order, all recoverable", () 
       .filter((m) => m.type === "error")
       .every((m) => m.type === "error" && m.severity === "recoverable"),
   );
+});
+
+test("offered saved addresses: selected_destination_id picks one (listed first); an unknown id changes nothing; the agent's own destinations or a shipping_address replace the offer", () => {
+  const home = { id: "addr_home", street_address: "1 Home St", address_country: "US" };
+  const work = { id: "addr_work", street_address: "2 Work St", address_country: "US" };
+  const offering = { ...EMPTY_FULFILLMENT, offered: [home, work] };
+  assert.deepEqual(listedDestinations(offering), [home, work]);
+  const pick = (id: string) =>
+    mergeFulfillment(offering, {
+      fulfillment: { methods: [{ type: "shipping", selected_destination_id: id }] },
+    });
+  const picked = pick("addr_work");
+  assert.deepEqual(picked.destination, work);
+  assert.deepEqual(listedDestinations(picked), [work, home]);
+  assert.deepEqual(pick("addr_elsewhere"), offering);
+  const own = mergeFulfillment(picked, {
+    fulfillment: { methods: [{ type: "shipping", destinations: [{ street_address: "3 New St" }] }] },
+  });
+  assert.equal(own.offered, undefined);
+  assert.deepEqual(listedDestinations(own), [{ id: "dest_1", street_address: "3 New St" }]);
+  const seedForm = mergeFulfillment(picked, { shipping_address: ADDRESS });
+  assert.equal(seedForm.offered, undefined);
+  assert.equal(seedForm.destination?.street_address, "1 Main St");
+  assert.deepEqual(mergeFulfillment(picked, { fulfillment: { methods: [] } }), EMPTY_FULFILLMENT);
+});
+
+test("sentDestinationId: the id the request gave its chosen destination, never one for a shipping_address", () => {
+  const methods = (m: object) => ({ fulfillment: { methods: [{ type: "shipping" as const, ...m }] } });
+  assert.equal(sentDestinationId(methods({ destinations: [{ id: "mine", street_address: "A" }] })), "mine");
+  assert.equal(sentDestinationId(methods({ destinations: [{ street_address: "A" }] })), undefined);
+  assert.equal(
+    sentDestinationId(methods({ destinations: [{ id: "a" }, { id: "b" }], selected_destination_id: "b" })),
+    "b",
+  );
+  assert.equal(sentDestinationId({ shipping_address: ADDRESS }), undefined);
+  assert.equal(sentDestinationId({}), undefined);
 });

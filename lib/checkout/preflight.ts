@@ -62,10 +62,13 @@ export const preflightMessages = ({
   const method = "$.fulfillment.methods[0]";
   const { destination, selectedOptionId } = fulfillment;
   if (!destination) {
+    const saved = fulfillment.offered?.map((d) => d.id).join(", ");
     messages.push(
       missing(
         `${method}.destinations`,
-        "Add a shipping address (fulfillment destination or shipping_address)",
+        saved
+          ? `Choose a saved address (selected_destination_id: ${saved}) or add a shipping address`
+          : "Add a shipping address (fulfillment destination or shipping_address)",
       ),
     );
   } else {

@@ -4,7 +4,7 @@ import type { CheckoutSession, Store } from "@/lib/generated/prisma/client";
 import { paymentHandlers } from "@/lib/stores/store-profile";
 import type { CapabilityName } from "@/lib/ucp/capabilities";
 
-import { GROUP_ID, METHOD_ID, readFulfillmentState } from "./fulfillment";
+import { GROUP_ID, listedDestinations, METHOD_ID, readFulfillmentState } from "./fulfillment";
 import type { PricedCheckout, StoredInstrument } from "./price-checkout";
 
 // Checkout → UCP wire shape (checkout.json + fulfillment, discount and buyer-consent extensions). The only
@@ -51,7 +51,8 @@ export const checkoutToWire = (
   { store, baseUrl, ucpVersion, order, escalation = null }: CheckoutWireContext,
 ) => {
   const lineIds = priced.lines.map((l) => l.id);
-  const { destination, selectedOptionId } = readFulfillmentState(session.fulfillment);
+  const fulfillment = readFulfillmentState(session.fulfillment);
+  const { destination, selectedOptionId } = fulfillment;
   const groups =
     destination && priced.options
       ? [
@@ -102,7 +103,7 @@ export const checkoutToWire = (
           id: METHOD_ID,
           type: "shipping",
           line_item_ids: lineIds,
-          destinations: destination ? [destination] : [],
+          destinations: listedDestinations(fulfillment),
           selected_destination_id: destination?.id ?? null,
           groups,
         },

@@ -22,6 +22,7 @@ import {
   VersionConflict,
 } from "./checkout-record";
 import { priceCheckout } from "./price-checkout";
+import { rememberAddresses } from "./saved-addresses";
 import { UpdateCheckoutInputSchema, type UpdateCheckoutInput } from "./schemas";
 import { assertModifiable } from "./state";
 import { checkoutToWire } from "./to-wire";
@@ -63,7 +64,14 @@ export const updateCheckout = defineOperation({
       // fresh ones), except for a session whose payment is under way (the buyer's step): that one is priced fresh
       const held = session.status === "requires_escalation";
       const store = held ? await getStoreOrThrow(storeOf(ctx).slug) : storeOf(ctx);
-      const draft = applyRequest(store, draftOf(session), input);
+      const stored = draftOf(session);
+      const { draft, save } = await rememberAddresses(
+        store,
+        ctx.principal.id,
+        stored,
+        applyRequest(store, stored, input),
+        input,
+      );
       const keepStatus = held ? { status: session.status } : {};
       const priced = await priceCheckout(db, store, draft, {
         now: ctx.now,
@@ -113,6 +121,7 @@ export const updateCheckout = defineOperation({
         await sleep(Math.floor(Math.random() * 5 * attempt));
         continue;
       }
+      await save();
       return answer;
     }
     throw new AppError("conflict", `Checkout ${input.id} is being updated concurrently; retry the update`);

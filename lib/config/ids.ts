@@ -24,6 +24,7 @@ export const ID_PREFIXES = {
   webhookEndpoint: "whe",
   webhookAttempt: "wha",
   shippingRate: "shr",
+  savedAddress: "addr",
   discountCode: "dsc",
   cartToken: "ct",
   buyer: "buyer",

@@ -1,5 +1,6 @@
 import "server-only";
 
+import { addressFingerprint } from "@/lib/checkout/saved-addresses";
 import { getDb } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { createApiKey } from "@/lib/credentials/create-api-key";
@@ -7,12 +8,14 @@ import type { PlatformPermission } from "@/lib/credentials/principal";
 import type { Store } from "@/lib/generated/prisma/client";
 import { createSigningKeyMaterial } from "@/lib/stores/signing-keys";
 
-import { FLOWER_DISCOUNTS, FLOWER_PRODUCTS, FLOWER_SHIPPING_RATES } from "./flower-shop";
+import { FLOWER_CUSTOMERS, FLOWER_DISCOUNTS, FLOWER_PRODUCTS, FLOWER_SHIPPING_RATES } from "./flower-shop";
 
 // Seeds the conformance store (docs/conformance.md): a test-mode store selling the flower shop's products
 // (lib/conformance/flower-shop.ts) on the card rail's sandbox, with its shipping rates and discount codes, and its
-// own platform key, which conformance mode resolves keyless requests to. Only ever on a fresh database: the
-// command refuses a data dir that is not empty.
+// own platform key, which conformance mode resolves keyless requests to. The suite's known customers are addresses
+// saved under that key (the store keeps agents' addresses, each for the agent that sent it): keyless requests see
+// them, as the suite expects, and any other caller does not. Only ever on a fresh database: the command refuses a
+// data dir that is not empty.
 
 export const CONFORMANCE_STORE_SLUG = "flower-shop";
 
@@ -38,6 +41,7 @@ export const seedConformanceStore = async (
       taxRateBps: 0,
       cardEnabled: true,
       cryptoEnabled: false,
+      rememberAddresses: true,
       signingKeys: {
         create: {
           id: newId("signingKey"),
@@ -99,5 +103,19 @@ export const seedConformanceStore = async (
     })),
   });
   const created = await createApiKey({ name: `conformance ${slug}`, permissions: PLATFORM_PERMISSIONS });
+  await db.savedAddress.createMany({
+    data: FLOWER_CUSTOMERS.flatMap((customer) =>
+      customer.addresses.map(({ id, ...address }, i) => ({
+        id,
+        storeId: store.id,
+        principalId: `key:${created.id}`,
+        email: customer.email,
+        fingerprint: addressFingerprint(address),
+        address,
+        // in the suite's order: the first address first
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, customer.addresses.length - i)),
+      })),
+    ),
+  });
   return { store, platformKey: created.key, platformKeyId: created.id };
 };

@@ -46,6 +46,7 @@ const storeView = (store: MerchantContext["store"]) => ({
   tax_rate_bps: store.taxRateBps,
   agent_cancellations: store.agentCancellations,
   agent_refund_auto_minor: store.agentRefundAutoMinor,
+  remember_addresses: store.rememberAddresses,
   webhook_url: store.webhookUrl,
   created_at: store.createdAt.toISOString(),
 });
@@ -54,7 +55,7 @@ export const getStoreSettings = defineMerchantRoute({
   name: "merchant_get_store",
   title: "Get store settings",
   description:
-    "The store's settings: name, mode (test/live), currency, tax rate in basis points, what agents' cancellation and refund requests do (agent_cancellations: automatic | review; agent_refund_auto_minor: refund requests up to this amount are paid at once, 0: every one waits), webhook URL.",
+    "The store's settings: name, mode (test/live), currency, tax rate in basis points, what agents' cancellation and refund requests do (agent_cancellations: automatic | review; agent_refund_auto_minor: refund requests up to this amount are paid at once, 0: every one waits), remember_addresses (shipping addresses an agent sends are kept per buyer e-mail and offered back to that agent only), webhook URL.",
   method: "GET",
   path: "/settings",
   permission: "settings:read",
@@ -66,7 +67,7 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
   name: "merchant_update_store",
   title: "Change store settings",
   description:
-    "Changes the fields sent (the others stay): name, currency (only while the store has no order), mode (test/live: live needs the live configuration of its rails), tax_rate_bps (basis points, 825 = 8.25%), agent_cancellations (automatic | review), agent_refund_auto_minor (minor units). The slug never changes. Answers the settings.",
+    "Changes the fields sent (the others stay): name, currency (only while the store has no order), mode (test/live: live needs the live configuration of its rails), tax_rate_bps (basis points, 825 = 8.25%), agent_cancellations (automatic | review), agent_refund_auto_minor (minor units), remember_addresses (true: keep the shipping addresses an agent sends per buyer e-mail and offer them back to that agent only; false: keep none and forget those kept). The slug never changes. Answers the settings.",
   method: "PATCH",
   path: "/settings",
   permission: "settings:write",
@@ -89,6 +90,7 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
       .min(0, "agent_refund_auto_minor is 0 or more")
       .max(2_147_483_647, "agent_refund_auto_minor is too large")
       .optional(),
+    remember_addresses: z.boolean({ error: "remember_addresses is true or false" }).optional(),
   }),
   run: async (ctx, input) => {
     const { store } = ctx;
@@ -103,7 +105,11 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
         }),
       { taxRate: "tax_rate_bps" },
     );
-    if (input.agent_cancellations === undefined && input.agent_refund_auto_minor === undefined) {
+    if (
+      input.agent_cancellations === undefined &&
+      input.agent_refund_auto_minor === undefined &&
+      input.remember_addresses === undefined
+    ) {
       return storeView(updated);
     }
     // already validated by the input schema above: this second write cannot be refused after the first
@@ -111,6 +117,7 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
       await updateAgentRequestPolicy(updated, {
         agentCancellations: input.agent_cancellations ?? updated.agentCancellations,
         agentRefundAutoMinor: input.agent_refund_auto_minor ?? updated.agentRefundAutoMinor,
+        rememberAddresses: input.remember_addresses ?? updated.rememberAddresses,
       }),
     );
   },

@@ -31,6 +31,7 @@ export const readStore = async (slug: string): Promise<Store | null> => {
            crypto_enabled AS "cryptoEnabled", accepted_coins AS "acceptedCoins", sui_network AS "suiNetwork",
            sui_recipient AS "suiRecipient", webhook_url AS "webhookUrl",
            agent_cancellations AS "agentCancellations", agent_refund_auto_minor AS "agentRefundAutoMinor",
+           remember_addresses AS "rememberAddresses",
            created_at AS "createdAt", updated_at AS "updatedAt"
     FROM stores WHERE slug = ${slug}`);
   return store ?? null;

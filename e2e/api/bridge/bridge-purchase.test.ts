@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 
 import { startAgentProfileServer, type AgentProfileServer } from "@agent-commerce/agent-kit";
@@ -653,5 +654,82 @@ test("bridge: an item tagged for free shipping ships free on that rate (the char
       ["tax", 240],
       ["total", 2640],
     ],
+  );
+});
+
+test("bridge: in a store that keeps addresses, the one sent before is offered for the same buyer and chosen through fulfillment; the charge is the order total", async () => {
+  const db = await getDb();
+  const keeper = await db.store.update({
+    where: { id: (await seedStore({ taxRateBps: 1000 })).id },
+    data: { rememberAddresses: true },
+  });
+  const product = await seedCatalogProduct(keeper, {
+    title: "Bridge Keeper Mug",
+    variants: [{ priceMinor: 1500, inventory: 20 }],
+  });
+  const mugId = (await db.variant.findFirstOrThrow({ where: { productId: product.id } })).id;
+  await seedShippingRates(keeper, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+  const buyer = { email: `ada.${randomUUID()}@example.com`, first_name: "Ada", last_name: "Lovelace" };
+  type Destinations = {
+    fulfillment: { methods: { destinations: { id: string; street_address: string }[] }[] };
+  };
+  const first = resultJson(
+    await call("create_checkout", {
+      store_slug: keeper.slug,
+      items: [{ id: mugId, quantity: 1 }],
+      buyer,
+      shipping_address: ADDRESS,
+    }),
+  ) as Destinations;
+  const savedId = first.fulfillment.methods[0]!.destinations[0]!.id;
+  assert.match(savedId, /^addr_/);
+
+  const second = resultJson(
+    await call("create_checkout", {
+      store_slug: keeper.slug,
+      items: [{ id: mugId, quantity: 1 }],
+      buyer,
+      fulfillment: { methods: [{ type: "shipping" }] },
+    }),
+  ) as Destinations & { id: string };
+  assert.deepEqual(
+    second.fulfillment.methods[0]!.destinations.map((d) => [d.id, d.street_address]),
+    [[savedId, ADDRESS.street_address]],
+  );
+  const ready = resultJson(
+    await call("update_checkout", {
+      store_slug: keeper.slug,
+      id: second.id,
+      fulfillment: {
+        methods: [
+          {
+            type: "shipping",
+            selected_destination_id: savedId,
+            groups: [{ selected_option_id: "standard" }],
+          },
+        ],
+      },
+    }),
+  ) as { status: string; messages?: unknown };
+  assert.equal(ready.status, "ready_for_complete", JSON.stringify(ready.messages));
+  const confirmed = resultJson(
+    await call("confirm_purchase", {
+      checkouts: [{ store_slug: keeper.slug, checkout_id: second.id }],
+      payment_method: "card",
+      pay_with: "pm_card_visa",
+    }),
+  ) as { status: string; results: { total?: { amount: number } }[] };
+  assert.equal(confirmed.status, "completed", JSON.stringify(confirmed));
+  // 15.00 + 5.00 shipping + 10 % tax
+  assert.equal(confirmed.results[0]?.total?.amount, 2200);
+  const charged = (await stripeSandbox())
+    .paymentIntents()
+    .filter((pi) => pi.metadata.checkout_id === second.id && pi.status === "succeeded")
+    .map((pi) => pi.amount);
+  assert.deepEqual(charged, [2200]);
+  const order = await db.order.findFirstOrThrow({ where: { checkoutId: second.id } });
+  assert.equal(
+    (order.fulfillment as { destination: { street_address: string } }).destination.street_address,
+    ADDRESS.street_address,
   );
 });

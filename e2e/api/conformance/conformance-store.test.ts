@@ -13,7 +13,7 @@ import type { Store } from "@/lib/generated/prisma/client";
 import { webhookWorkerStep } from "@/lib/webhooks/worker";
 import { stripeSandbox } from "@/sandbox/stripe/server";
 
-import { seedStore } from "../../factories";
+import { seedPlatformKey, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
 import { rest } from "../../helpers/app-client";
 import { agentProfile0111 } from "../../helpers/older-agent-profiles";
@@ -366,7 +366,9 @@ describe("the flower shop's rules", () => {
   });
 
   test("a checkout with no address yet has no destinations (absent at 2026-01-11, not an empty list)", async () => {
-    const { fulfillment: _f, ...withoutAddress } = createBody([["bouquet_roses", 1]]);
+    // Jane Doe is a known customer without a saved address
+    const { fulfillment: _f, ...john } = createBody([["bouquet_roses", 1]]);
+    const withoutAddress = { ...john, buyer: { full_name: "Jane Doe", email: "jane.doe@example.com" } };
     const created = await keyless("POST", "/checkout-sessions", { body: withoutAddress });
     assert.equal(created.status, 201, created.text);
     const updated = await keyless("PUT", `/checkout-sessions/${created.body.id as string}`, {
@@ -435,6 +437,153 @@ describe("the flower shop's rules", () => {
     assert.equal(fresh.status, 400, fresh.text);
     assert.match(fresh.text, /currency/);
     assert.equal(await (await getDb()).checkoutSession.count({ where: { storeId: store.id } }), sessions);
+  });
+});
+
+describe("the suite's known customers: addresses saved under the store's conformance key", () => {
+  const bare = (email: string) => {
+    const { fulfillment: _f, ...withoutAddress } = createBody([["bouquet_tulips", 1]]);
+    return { ...withoutAddress, buyer: { full_name: "John Doe", email } };
+  };
+  /** A checkout for `email` with no address, then asked for shipping without one: what it offers. */
+  const offered = async (email: string, as: "suite" | "shopper" = "shopper") => {
+    const created = await keyless("POST", "/checkout-sessions", { body: bare(email), as });
+    assert.equal(created.status, 201, created.text);
+    const updated = await keyless("PUT", `/checkout-sessions/${created.body.id as string}`, {
+      body: { ...bare(email), id: created.body.id, fulfillment: { methods: [{ type: "shipping" }] } },
+      as,
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assertCheckout0111(updated.body);
+    return updated.body;
+  };
+  const methodOf = (body: Json) => (body.fulfillment as { methods: Json[] }).methods[0]!;
+  const idsOf = (body: Json) => ((methodOf(body).destinations as Json[] | undefined) ?? []).map((d) => d.id);
+
+  test("John Doe's two addresses are offered, none chosen; choosing addr_2 ships there", async () => {
+    const body = await offered("john.doe@example.com");
+    assert.deepEqual(idsOf(body), ["addr_1", "addr_2"]);
+    assert.equal(methodOf(body).selected_destination_id ?? null, null);
+    assert.notEqual(body.status, "ready_for_complete");
+    assert.match(JSON.stringify(body.messages), /selected_destination_id: addr_1, addr_2/);
+    const chosen = await keyless("PUT", `/checkout-sessions/${body.id as string}`, {
+      body: {
+        ...bare("john.doe@example.com"),
+        id: body.id,
+        fulfillment: { methods: [{ type: "shipping", selected_destination_id: "addr_2" }] },
+      },
+    });
+    assert.equal(chosen.status, 200, chosen.text);
+    assertCheckout0111(chosen.body);
+    const method = methodOf(chosen.body);
+    assert.equal(method.selected_destination_id, "addr_2");
+    const destinations = method.destinations as Json[];
+    assert.deepEqual(
+      destinations.map((d) => d.id),
+      ["addr_2", "addr_1"],
+    );
+    assert.equal(destinations[0]!.street_address, "456 Oak Ave");
+    assert.equal(destinations[0]!.postal_code, "10012");
+    // the shipment is priced for it: the options of a US address
+    const options = ((method.groups as Json[])[0]!.options as Json[]).map((o) => o.id);
+    assert.deepEqual(options, ["std-ship", "exp-ship-us", "exp-ship-intl"]);
+  });
+
+  test("the same address sent again reuses its saved id; an address with the agent's own id keeps that id", async () => {
+    const created = await keyless("POST", "/checkout-sessions", { body: bare("JOHN.DOE@example.com") });
+    const resent = await keyless("PUT", `/checkout-sessions/${created.body.id as string}`, {
+      body: {
+        ...bare("JOHN.DOE@example.com"),
+        id: created.body.id,
+        fulfillment: {
+          methods: [
+            {
+              type: "shipping",
+              destinations: [
+                {
+                  street_address: " 123 Main St ",
+                  address_locality: "Springfield",
+                  address_region: "IL",
+                  postal_code: "62704",
+                  address_country: "us",
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(resent.status, 200, resent.text);
+    assert.deepEqual(idsOf(resent.body), ["addr_1"]);
+    const own = await keyless("POST", "/checkout-sessions", {
+      body: {
+        ...bare("john.doe@example.com"),
+        fulfillment: {
+          methods: [
+            {
+              type: "shipping",
+              destinations: [
+                {
+                  id: "dest_new",
+                  street_address: "123 New St",
+                  postal_code: "M5V 2H1",
+                  address_country: "CA",
+                },
+              ],
+              selected_destination_id: "dest_new",
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(own.status, 201, own.text);
+    assert.deepEqual(idsOf(own.body), ["dest_new"], "the agent's own list: nothing added to it");
+  });
+
+  test("a new buyer's address is saved with a new id and offered in their next checkout; unknown e-mails and other callers get none", async () => {
+    const email = `new.user.${randomUUID()}@example.com`;
+    assert.deepEqual(idsOf(await offered(email)), []);
+    const db = await getDb();
+    const created = await keyless("POST", "/checkout-sessions", {
+      body: {
+        ...bare(email),
+        fulfillment: {
+          methods: [
+            {
+              type: "shipping",
+              destinations: [
+                {
+                  street_address: "789 Pine St",
+                  address_locality: "Villagetown",
+                  address_region: "NY",
+                  postal_code: "10001",
+                  address_country: "US",
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const [savedId] = idsOf(created.body) as string[];
+    assert.match(savedId ?? "", /^addr_/);
+    assert.equal(
+      (await db.savedAddress.findUniqueOrThrow({ where: { id: savedId } })).principalId,
+      `key:${platformKeyId}`,
+    );
+    assert.deepEqual(idsOf(await offered(email)), [savedId]);
+    // the same e-mail from another caller (a platform key of its own): nothing of the conformance key's
+    const foreign = await rest<Json>("POST", `/s/${store.slug}/checkout-sessions`, {
+      headers: {
+        "ucp-agent": `profile="${profileUrl.shopper}"`,
+        "idempotency-key": randomUUID(),
+        "x-api-key": (await seedPlatformKey()).key,
+      },
+      body: { ...bare("john.doe@example.com"), fulfillment: { methods: [{ type: "shipping" }] } },
+    });
+    assert.equal(foreign.status, 201, foreign.text);
+    assert.deepEqual(idsOf(foreign.body), []);
   });
 });
 

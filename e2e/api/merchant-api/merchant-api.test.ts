@@ -218,6 +218,28 @@ describe("merchant REST API", () => {
     assert.equal(set.body.agent_cancellations, "review");
     assert.equal((await api("GET", storeA.slug, "/settings")).body.agent_refund_auto_minor, 0);
 
+    // saved addresses: off by default; a non-boolean refused; on, then off again forgets what was kept
+    assert.equal((await api("GET", storeA.slug, "/settings")).body.remember_addresses, false);
+    const notBoolean = await api("PATCH", storeA.slug, "/settings", { body: { remember_addresses: "yes" } });
+    assert.equal(notBoolean.status, 400, notBoolean.text);
+    assert.equal(codeOf(notBoolean)?.path, "$.remember_addresses");
+    const on = await api("PATCH", storeA.slug, "/settings", { body: { remember_addresses: true } });
+    assert.equal(on.body.remember_addresses, true, on.text);
+    const db = await getDb();
+    await db.savedAddress.create({
+      data: {
+        id: `addr_${randomUUID()}`,
+        storeId: storeA.id,
+        principalId: "key:someone",
+        email: "ada@example.com",
+        fingerprint: randomUUID(),
+        address: { street_address: "1 Main St", address_country: "US" },
+      },
+    });
+    const off = await api("PATCH", storeA.slug, "/settings", { body: { remember_addresses: false } });
+    assert.equal(off.body.remember_addresses, false, off.text);
+    assert.equal(await db.savedAddress.count({ where: { storeId: storeA.id } }), 0);
+
     type WithRequests = Order & { requests?: { id: string; status: string; decline_reason?: string }[] };
     const ask = async (orderId: string) => {
       const asked = await readJson<WithRequests>(

@@ -40,14 +40,14 @@ export async function updateAgentRequestsAction(
 ): Promise<FormState> {
   const account = await getMerchantSession();
   if (!account) return SESSION_ENDED;
-  const values = text(data, ["agentCancellations", "agentRefundAuto"]);
+  const values = text(data, ["agentCancellations", "agentRefundAuto", "rememberAddresses"]);
   try {
     await runStoreAdminOp(account, slug, "updateAgentRequests", values);
   } catch (thrown) {
     return errorState(thrown, values);
   }
   revalidatePath(path(slug));
-  return { ok: true, errors: {}, message: "Saved: agents' requests follow these rules from now on.", values };
+  return { ok: true, errors: {}, message: "Saved: agents follow these rules from now on.", values };
 }
 
 export async function createShippingRateAction(

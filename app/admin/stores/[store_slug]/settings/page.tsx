@@ -93,8 +93,9 @@ export default async function StoreSettingsPage({ params }: Props) {
           <CardHeader>
             <CardTitle>Requests from agents</CardTitle>
             <CardDescription>
-              What happens when a buyer&apos;s agent asks to cancel or refund an order. Whatever waits for you
-              shows on the order&apos;s page, and the agent is told the outcome.
+              What happens when a buyer&apos;s agent asks to cancel or refund an order (whatever waits for you
+              shows on the order&apos;s page, and the agent is told the outcome), and whether the shipping
+              addresses agents send are kept for their next checkout here.
             </CardDescription>
           </CardHeader>
           <CardContent>
