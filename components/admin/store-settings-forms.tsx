@@ -164,6 +164,36 @@ export function AgentRequestsForm({
   );
 }
 
+export function ForgetAddressesForm({ action }: { action: Action }) {
+  const [state, formAction, pending] = useActionState(action, EMPTY);
+  const v = state.ok ? {} : (state.values ?? {});
+  return (
+    <form
+      action={formAction}
+      className="grid gap-4"
+      noValidate
+      aria-label="Forget a buyer's addresses"
+      key={state.ok ? state.message : "form"}
+    >
+      <FormError message={state.errors.form} />
+      {state.ok && state.message ? <Notice>{state.message}</Notice> : null}
+      <Field
+        id="forget-email"
+        label="Buyer's e-mail"
+        hint="Deletes every address agents saved for this buyer here"
+        error={state.errors.email}
+      >
+        {(control) => (
+          <Input {...control} name="email" type="email" autoComplete="off" defaultValue={v.email ?? ""} />
+        )}
+      </Field>
+      <Button type="submit" variant="outline" disabled={pending} className="justify-self-start">
+        {pending ? "Forgetting…" : "Forget their addresses"}
+      </Button>
+    </form>
+  );
+}
+
 export function ShippingRateForm({
   action,
   currency,

@@ -71,6 +71,14 @@ test("store settings and a product with variants, with bad input refused beside 
   await expect(requests.getByLabel("Cancellation before shipping")).toHaveValue("review");
   await expect(requests.getByLabel("Refund at once up to (USD)")).toHaveValue("25.00");
   await expect(requests.getByLabel("Addresses agents send")).toHaveValue("on");
+  // with addresses kept, one buyer's can be forgotten: a bad e-mail refused beside its field, then the count
+  const forget = page.getByRole("form", { name: "Forget a buyer's addresses" });
+  await forget.getByLabel("Buyer's e-mail").fill("ada@");
+  await forget.getByRole("button", { name: "Forget their addresses" }).click();
+  await expect(forget.getByText("Enter an email address such as you@example.com")).toBeVisible();
+  await forget.getByLabel("Buyer's e-mail").fill("Ada@Example.com");
+  await forget.getByRole("button", { name: "Forget their addresses" }).click();
+  await expect(forget.getByRole("status")).toHaveText("No address was kept for ada@example.com.");
 
   await page.getByLabel("Country", { exact: true }).first().selectOption("US");
   await page.getByLabel("Price (USD)").fill("5.999");

@@ -3,7 +3,8 @@ import { z } from "zod";
 // The account forms' rules, shared by the server actions and their tests (one schema per form, checked on the
 // server; the pages show each issue beside its field).
 
-const email = z
+/** An email address as typed: trimmed and lower-cased, then checked. */
+export const EmailAddressSchema = z
   .string()
   .trim()
   .toLowerCase()
@@ -15,17 +16,17 @@ const newPassword = z.string().min(12, "Use at least 12 characters").max(200, "U
 
 export const SignUpSchema = z.strictObject({
   name: z.string().trim().min(1, "Enter your name").max(100, "Use at most 100 characters"),
-  email,
+  email: EmailAddressSchema,
   password: newPassword,
 });
 export type SignUpInput = z.infer<typeof SignUpSchema>;
 
 export const SignInSchema = z.strictObject({
-  email,
+  email: EmailAddressSchema,
   password: z.string().min(1, "Enter your password").max(200),
 });
 
-export const ResetRequestSchema = z.strictObject({ email });
+export const ResetRequestSchema = z.strictObject({ email: EmailAddressSchema });
 
 export const ResetConfirmSchema = z.strictObject({
   token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "This reset link is not valid: ask for a new one"),

@@ -11,6 +11,7 @@ import { getStoreOrder } from "@/lib/orders/store-order";
 import { orderToWire } from "@/lib/orders/to-wire";
 import { AGENT_CANCELLATION_POLICIES, updateAgentRequestPolicy } from "@/lib/stores/agent-request-policy";
 import { setCryptoSettings, SetCryptoSettingsSchema } from "@/lib/stores/crypto-settings";
+import { forgetSavedAddresses } from "@/lib/stores/forget-saved-addresses";
 import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import {
   closeOwedBackOfStore,
@@ -121,6 +122,18 @@ export const updateStoreSettingsRoute = defineMerchantRoute({
       }),
     );
   },
+});
+
+export const forgetSavedAddressesRoute = defineMerchantRoute({
+  name: "merchant_forget_saved_addresses",
+  title: "Forget a buyer's saved addresses",
+  description:
+    "Deletes every shipping address agents saved for this buyer e-mail in the store (remember_addresses), whichever agent saved it. Answers the e-mail as kept (trimmed, lower-cased) and how many addresses were forgotten (0 when none were kept).",
+  method: "POST",
+  path: "/saved-addresses/forget",
+  permission: "settings:write",
+  input: z.strictObject({ email: z.string({ error: "email is the buyer's e-mail address" }) }),
+  run: async (ctx, input) => onWire(() => forgetSavedAddresses(ctx.store, { email: input.email })),
 });
 
 export const getPaymentRails = defineMerchantRoute({
@@ -345,6 +358,7 @@ export const declineOrderRequestRoute = defineMerchantRoute({
 export const MERCHANT_ROUTES: readonly AnyMerchantRoute[] = [
   getStoreSettings,
   updateStoreSettingsRoute,
+  forgetSavedAddressesRoute,
   getPaymentRails,
   setCryptoRail,
   listOwedBack,

@@ -11,6 +11,7 @@ import { startCatalogImport } from "@/lib/catalog/import/start-catalog-import";
 import type { Store } from "@/lib/generated/prisma/client";
 
 import { updateAgentRequestPolicy } from "./agent-request-policy";
+import { forgetSavedAddresses } from "./forget-saved-addresses";
 import { createLocation, deleteLocation, listStoreLocations } from "./locations-admin";
 import { createShippingRate, deleteShippingRate, listShippingRates } from "./shipping-rates";
 import { updateStoreSettings } from "./update-store-settings";
@@ -25,6 +26,7 @@ const op = <I, O>(need: StoreRole, run: (store: Store, input: I) => Promise<O>) 
 export const STORE_ADMIN_OPS = {
   updateSettings: op("owner", updateStoreSettings),
   updateAgentRequests: op("owner", updateAgentRequestPolicy),
+  forgetSavedAddresses: op("owner", forgetSavedAddresses),
   listShippingRates: op("staff", (store) => listShippingRates(store)),
   createShippingRate: op("owner", createShippingRate),
   deleteShippingRate: op("owner", deleteShippingRate),

@@ -554,6 +554,7 @@ describe("who may do what", () => {
       "createShippingRate",
       "deleteLocation",
       "deleteShippingRate",
+      "forgetSavedAddresses",
       "updateAgentRequests",
       "updateSettings",
     ]);

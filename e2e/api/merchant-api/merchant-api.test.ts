@@ -226,16 +226,45 @@ describe("merchant REST API", () => {
     const on = await api("PATCH", storeA.slug, "/settings", { body: { remember_addresses: true } });
     assert.equal(on.body.remember_addresses, true, on.text);
     const db = await getDb();
-    await db.savedAddress.create({
-      data: {
-        id: `addr_${randomUUID()}`,
-        storeId: storeA.id,
-        principalId: "key:someone",
-        email: "ada@example.com",
-        fingerprint: randomUUID(),
-        address: { street_address: "1 Main St", address_country: "US" },
-      },
+    const saved = (storeId: string, principalId: string, email: string) => ({
+      id: `addr_${randomUUID()}`,
+      storeId,
+      principalId,
+      email,
+      fingerprint: randomUUID(),
+      address: { street_address: "1 Main St", address_country: "US" },
     });
+    await db.savedAddress.createMany({
+      data: [
+        saved(storeA.id, "key:one", "ada@example.com"),
+        saved(storeA.id, "key:two", "ada@example.com"),
+        saved(storeA.id, "key:one", "grace@example.com"),
+        saved(storeB.id, "key:one", "ada@example.com"),
+      ],
+    });
+    // a buyer asks to be forgotten: every agent's addresses for that e-mail here, and nothing else
+    const notEmail = await api("POST", storeA.slug, "/saved-addresses/forget", { body: { email: "ada@" } });
+    assert.equal(notEmail.status, 400, notEmail.text);
+    assert.equal(codeOf(notEmail)?.path, "$.email");
+    assert.equal(
+      await db.savedAddress.count({ where: { storeId: storeA.id } }),
+      3,
+      "the refusal deleted nothing",
+    );
+    const forgot = await api("POST", storeA.slug, "/saved-addresses/forget", {
+      body: { email: " ADA@example.com " },
+    });
+    assert.equal(forgot.status, 200, forgot.text);
+    assert.deepEqual(forgot.body, { email: "ada@example.com", forgotten: 2 });
+    const left = await db.savedAddress.findMany({ where: { storeId: { in: [storeA.id, storeB.id] } } });
+    assert.deepEqual(left.map((r) => `${r.storeId === storeA.id ? "A" : "B"} ${r.email}`).sort(), [
+      "A grace@example.com",
+      "B ada@example.com",
+    ]);
+    const none = await api("POST", storeA.slug, "/saved-addresses/forget", {
+      body: { email: "ada@example.com" },
+    });
+    assert.deepEqual(none.body, { email: "ada@example.com", forgotten: 0 });
     const off = await api("PATCH", storeA.slug, "/settings", { body: { remember_addresses: false } });
     assert.equal(off.body.remember_addresses, false, off.text);
     assert.equal(await db.savedAddress.count({ where: { storeId: storeA.id } }), 0);

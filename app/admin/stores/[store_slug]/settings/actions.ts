@@ -50,6 +50,31 @@ export async function updateAgentRequestsAction(
   return { ok: true, errors: {}, message: "Saved: agents follow these rules from now on.", values };
 }
 
+export async function forgetSavedAddressesAction(
+  slug: string,
+  _previous: FormState,
+  data: FormData,
+): Promise<FormState> {
+  const account = await getMerchantSession();
+  if (!account) return SESSION_ENDED;
+  const values = text(data, ["email"]);
+  let forgotten: { email: string; forgotten: number };
+  try {
+    forgotten = await runStoreAdminOp(account, slug, "forgetSavedAddresses", values);
+  } catch (thrown) {
+    return errorState(thrown, values);
+  }
+  const { email, forgotten: count } = forgotten;
+  return {
+    ok: true,
+    errors: {},
+    message:
+      count === 0
+        ? `No address was kept for ${email}.`
+        : `Forgot ${count} address${count === 1 ? "" : "es"} kept for ${email}.`,
+  };
+}
+
 export async function createShippingRateAction(
   slug: string,
   _previous: FormState,

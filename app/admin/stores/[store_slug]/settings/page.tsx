@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 
 import {
   AgentRequestsForm,
+  ForgetAddressesForm,
   LocationForm,
   RemoveButton,
   ShippingRateForm,
@@ -35,6 +36,7 @@ import {
   createLocationAction,
   createShippingRateAction,
   deleteStoreItemAction,
+  forgetSavedAddressesAction,
   updateAgentRequestsAction,
   updateSettingsAction,
 } from "./actions";
@@ -105,6 +107,14 @@ export default async function StoreSettingsPage({ params }: Props) {
               currency={store.currency}
               initial={agentRequestPolicyOf(store)}
             />
+            {canEdit && store.rememberAddresses ? (
+              <section aria-labelledby="forget-addresses" className="mt-6 grid gap-3 border-t pt-6">
+                <h3 id="forget-addresses" className="font-semibold">
+                  Forget a buyer&apos;s addresses
+                </h3>
+                <ForgetAddressesForm action={forgetSavedAddressesAction.bind(null, store.slug)} />
+              </section>
+            ) : null}
           </CardContent>
         </Card>
 
