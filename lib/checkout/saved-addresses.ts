@@ -34,6 +34,9 @@ export const addressFingerprint = (destination: Omit<Destination, "id">): string
 
 const addressOf = ({ id: _id, ...address }: Destination): Omit<Destination, "id"> => address;
 
+/** A buyer's e-mail as addresses are kept under it (lib/stores/forget-saved-addresses.ts reads it the same way). */
+const emailKey = (buyer: CheckoutDraft["buyer"]): string | undefined => buyer?.email?.trim().toLowerCase();
+
 const savedFor = async (storeId: string, principalId: string, email: string): Promise<Destination[]> =>
   (
     await query<SavedRow>(sql`
@@ -76,9 +79,9 @@ export const rememberAddresses = async (
   input: Pick<CommonCheckoutFields, "fulfillment" | "shipping_address">,
 ): Promise<Remembered> => {
   if (!store.rememberAddresses) return { draft: applied, save: NOTHING_TO_SAVE };
-  const email = applied.buyer?.email?.trim().toLowerCase();
+  const email = emailKey(applied.buyer);
   let draft = applied;
-  if (draft.fulfillment.offered && email !== previous.buyer?.email?.trim().toLowerCase()) {
+  if (draft.fulfillment.offered && email !== emailKey(previous.buyer)) {
     // another buyer: the addresses offered were the previous buyer's
     const { offered: _previousBuyers, ...fulfillment } = draft.fulfillment;
     draft = { ...draft, fulfillment };

@@ -3,6 +3,7 @@ import "server-only";
 import { z } from "zod";
 
 import { parseMajor } from "@/lib/catalog/admin/major-units";
+import { ProductTagSchema } from "@/lib/catalog/admin/schemas";
 import { getDb, type Db } from "@/lib/config/db";
 import { newId } from "@/lib/config/ids";
 import { rowCache } from "@/lib/config/row-cache";
@@ -69,11 +70,8 @@ export const createShippingRateInputSchema = (currency: string) =>
       ),
       price: money(currency),
       freeOver: z.preprocess(blank, money(currency).optional()),
-      // compared with product tags, which are stored trimmed and lower-cased (lib/catalog/admin/schemas.ts)
-      freeForTag: z.preprocess(
-        blank,
-        z.string().trim().toLowerCase().max(200, "A tag has at most 200 characters").optional(),
-      ),
+      // a product tag, as products store theirs
+      freeForTag: z.preprocess(blank, ProductTagSchema.optional()),
       minDays: days,
       maxDays: days,
     })

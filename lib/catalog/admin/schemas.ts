@@ -31,12 +31,16 @@ const count = (what: string, max: number) =>
       .max(max, `The ${what} is at most ${max}`),
   );
 
-const words = (what: string, max: number) =>
-  z
-    .array(
-      z.string().trim().min(1, `A ${what} cannot be empty`).max(200, `A ${what} has at most 200 characters`),
-    )
-    .max(max, `At most ${max} ${what}s`);
+const word = (what: string) =>
+  z.string().trim().min(1, `A ${what} cannot be empty`).max(200, `A ${what} has at most 200 characters`);
+
+const words = (what: string, max: number) => z.array(word(what)).max(max, `At most ${max} ${what}s`);
+
+/**
+ * One product tag as stored: trimmed and lower-cased (tags match case-insensitively). Shipping rates name a tag
+ * with it too (their free-shipping tag), so the two always compare alike.
+ */
+export const ProductTagSchema = word("tag").toLowerCase();
 
 /** A URL the catalog links to (never fetched by us): http(s) only, so a buyer's client can show it safely. */
 export const ImageUrlSchema = z
@@ -80,9 +84,11 @@ export const productInputSchema = (currency: string) =>
     title: z.string().trim().min(1, "Give the product a title").max(200, "Use at most 200 characters"),
     description: z.preprocess((v) => v ?? "", z.string().trim().max(20_000, "Use at most 20000 characters")),
     categories: words("category", 20).default([]),
-    tags: words("tag", 50)
+    tags: z
+      .array(ProductTagSchema)
+      .max(50, "At most 50 tags")
       .default([])
-      .transform((tags) => [...new Set(tags.map((t) => t.toLowerCase()))]),
+      .transform((tags) => [...new Set(tags)]),
     attributes: z
       .array(
         z.strictObject({
