@@ -13,8 +13,9 @@ import {
   type OperationResult,
   type RecordAnswer,
 } from "@/lib/core/operation";
-import type { CheckoutStatus, Prisma, ShippingRate } from "@/lib/generated/prisma/client";
+import type { CheckoutStatus, Prisma, ShippingRate, Store } from "@/lib/generated/prisma/client";
 import { orderPermalink } from "@/lib/orders/to-wire";
+import { storeJsonOf, storeOfJson } from "@/lib/stores/get-store-or-throw";
 
 import { readFulfillmentState } from "./fulfillment";
 import {
@@ -52,6 +53,10 @@ export type CheckoutRecord = Prisma.CheckoutSessionGetPayload<{ include: typeof 
   variants?: readonly PricedVariant[];
   /** The store's shipping rates for the stored destination's country, read with the session when asked. */
   rates?: StoredRates;
+  /** The store, read fresh with the session for the call that pays (`forPayment`). */
+  store?: Store;
+  /** Whether the checkout's card payment exists, read with the session for the call that pays (`forPayment`). */
+  hasCardPayment?: boolean;
 };
 
 /** Thrown by saveCheckout when the row's version moved since it was read. */
@@ -92,6 +97,8 @@ type CheckoutRow = {
   variants: PricedVariant[];
   rates_country: string | null;
   rates: ShippingRate[] | null;
+  store?: unknown;
+  has_card_payment?: boolean | null;
 };
 
 /**
@@ -120,7 +127,8 @@ const RECORD_COLUMNS = `
            '[]'::json) AS variants,
   c.fulfillment #>> '{destination,address_country}' AS rates_country`;
 
-// $1: with the rates; $2: the checkout; $3: its store; $4: the caller
+// $1: with the rates; $2: the checkout; $3: its store; $4: the caller; $5: for the call that pays (the store fresh,
+// whether the card payment exists)
 const READ_CHECKOUT = `
   SELECT ${RECORD_COLUMNS},
          (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'storeId', r.store_id, 'code', r.code,
@@ -138,7 +146,9 @@ const READ_CHECKOUT = `
           FROM shipping_rates r
           WHERE $1 AND r.store_id = c.store_id
             AND r.country IN (c.fulfillment #>> '{destination,address_country}', '*')
-          HAVING $1) AS rates
+          HAVING $1) AS rates,
+         CASE WHEN $5 THEN ${storeJsonOf("c")} END AS store,
+         CASE WHEN $5 THEN EXISTS (SELECT FROM card_payments p WHERE p.checkout_id = c.id) END AS has_card_payment
   FROM checkout_sessions c
   WHERE c.id = $2 AND c.store_id = $3
     AND (c.principal_id = $4 OR c.bound_principal_id = $4)
@@ -173,6 +183,8 @@ const recordOf = (row: CheckoutRow): CheckoutRecord => ({
   lineItems: row.line_items,
   variants: row.variants,
   ...(row.rates && row.rates_country ? { rates: { country: row.rates_country, rows: row.rates } } : {}),
+  ...(row.store ? { store: storeOfJson(row.store) } : {}),
+  ...(typeof row.has_card_payment === "boolean" ? { hasCardPayment: row.has_card_payment } : {}),
 });
 
 /**
@@ -186,9 +198,11 @@ export const readCheckout = async (
   storeId: string,
   id: string,
   principalId: string,
-  { withRates = false }: { withRates?: boolean } = {},
+  { withRates = false, forPayment = false }: { withRates?: boolean; forPayment?: boolean } = {},
 ): Promise<CheckoutRecord | null> => {
-  const [row] = await query<CheckoutRow>(statementOf(READ_CHECKOUT, [withRates, id, storeId, principalId]));
+  const [row] = await query<CheckoutRow>(
+    statementOf(READ_CHECKOUT, [withRates, id, storeId, principalId, forPayment]),
+  );
   return row ? recordOf(row) : null;
 };
 
@@ -225,15 +239,22 @@ export const loadCheckoutOrThrow = async (
   {
     bindBuyer = false,
     withRates = false,
+    forPayment = false,
   }: {
     bindBuyer?: boolean;
     /** Read the store's shipping rates for the stored destination with the session (fresh, for pricing). */
     withRates?: boolean;
+    /**
+     * Read with the session what the call that pays needs (the completion, which took its store from the row
+     * cache until then): the store, fresh (`store`), and whether the card payment exists (`hasCardPayment`). Both
+     * absent from a session found another way (a buyer's binding).
+     */
+    forPayment?: boolean;
   } = {},
 ): Promise<CheckoutRecord> => {
   const me = ctx.principal.id;
   const storeId = storeOf(ctx).id;
-  let session = await readCheckout(storeId, id, me, { withRates });
+  let session = await readCheckout(storeId, id, me, { withRates, forPayment });
   if (!session && bindBuyer && ctx.principal.kind === "buyer") session = await bindToBuyer(db, ctx, id);
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
   if (session.ucpVersion !== ctx.ucpVersion) {
@@ -473,8 +494,10 @@ export const sameLines = (stored: CheckoutRecord["lineItems"], rows: readonly Li
 
 /**
  * Writes a session's new state if its version is still `version`, replacing its lines when they changed, and
- * bumps the version. Without line changes it is one conditional UPDATE (no transaction round trips).
- * @throws VersionConflict when another write came first (nothing is written then).
+ * bumps the version. Without line changes it is one conditional UPDATE (no transaction round trips), with
+ * `andThen` written in the same statement when given; the answer says whether it was (never with new lines).
+ * @throws VersionConflict when another write came first (nothing is written then), or when `andThen` wrote
+ *   nothing although the session moved (a racing writer's row was there first: the caller reads it all again).
  */
 export const saveCheckout = async (
   db: Db,
@@ -484,6 +507,7 @@ export const saveCheckout = async (
     status,
     data,
     lines,
+    andThen,
   }: {
     id: string;
     version: number;
@@ -492,24 +516,26 @@ export const saveCheckout = async (
     data: SessionWrite;
     /** The new line rows, or null when the stored rows are still exact. */
     lines: LineRow[] | null;
+    /** A write made with the move, in its statement, only when it moves (moveCheckoutStatement). */
+    andThen?: Parameters<typeof moveCheckoutStatement>[2];
   },
   /**
    * The call's idempotency key when it is "in-write": the write stores `answer` (update_checkout), or, with no
    * answer, claims the key (complete_checkout's hold).
    */
   idempotent?: { handle: IdempotentWrite; answer: OperationResult | null },
-): Promise<void> => {
+): Promise<{ andThen: boolean }> => {
   if (lines === null) {
     // every update and every completion's hold: sent without Prisma's client
     const transition = { id, version, to: status, data };
-    const build = (record: RecordAnswer | null) => moveCheckoutStatement(transition, record);
+    const build = (record: RecordAnswer | null) => moveCheckoutStatement(transition, record, andThen);
     const count = !idempotent
-      ? await moveCheckoutNow(transition)
+      ? await moveCheckoutNow(transition, andThen)
       : idempotent.answer
         ? await idempotent.handle.write(build, idempotent.answer)
         : await idempotent.handle.claimWith(build);
     if (count !== 1) throw new VersionConflict();
-    return;
+    return { andThen: andThen !== undefined };
   }
   // new lines take a transaction of their own, which cannot carry the key's record: the key is claimed before it
   await idempotent?.handle.claim();
@@ -520,6 +546,7 @@ export const saveCheckout = async (
     await tx.checkoutLineItem.deleteMany({ where: { checkoutId: id } });
     await insertLines(tx, id, lines);
   });
+  return { andThen: false };
 };
 
 /**

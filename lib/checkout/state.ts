@@ -99,6 +99,11 @@ export type SessionWrite = {
 export const moveCheckoutStatement = (
   { id, to, version, from, data = {} }: Omit<Transition, "data"> & { data?: SessionWrite },
   record: RecordAnswer | null = null,
+  /**
+   * A write made in the same statement only when the move happens: an `INSERT … SELECT … WHERE EXISTS (SELECT 1
+   * FROM moved)`, its values bound through `param`. The statement then answers the rows that write changed.
+   */
+  andThen?: (param: (value: unknown) => string) => string,
 ): Statement => {
   const values: unknown[] = [];
   const param = (value: unknown): string => `$${values.push(value)}`;
@@ -120,14 +125,27 @@ export const moveCheckoutStatement = (
       AND status::text IN (SELECT jsonb_array_elements_text(CAST(${param(allowed)} AS jsonb)))${
         version === undefined ? "" : ` AND version = ${param(version)}`
       }`;
+  if (andThen) {
+    const then = andThen(param);
+    if (!record) return statementOf(`WITH moved AS (${text} RETURNING 1) ${then}`, values);
+    return record(
+      statementOf(`WITH moved AS (${text} RETURNING 1), alongside AS (${then} RETURNING 1)`, values),
+      "alongside",
+    );
+  }
   if (!record) return statementOf(text, values);
   // the call's answer stored with the move, only when it moved (lib/idempotency/with-idempotency.ts)
   return record(statementOf(`WITH moved AS (${text} RETURNING 1)`, values), "moved");
 };
 
-/** moveCheckout outside any transaction (`moveCheckoutStatement`). Returns 1 when it moved, 0 otherwise. */
-export const moveCheckoutNow = (transition: Parameters<typeof moveCheckoutStatement>[0]): Promise<number> =>
-  execute(moveCheckoutStatement(transition));
+/**
+ * moveCheckout outside any transaction (`moveCheckoutStatement`, with its `andThen` when given). Returns 1 when it
+ * moved (and `andThen` wrote its row), 0 otherwise.
+ */
+export const moveCheckoutNow = (
+  transition: Parameters<typeof moveCheckoutStatement>[0],
+  andThen?: Parameters<typeof moveCheckoutStatement>[2],
+): Promise<number> => execute(moveCheckoutStatement(transition, null, andThen));
 
 /** A new session as create_checkout builds it (the columns it sets; the others take their defaults). */
 export type NewCheckout = {

@@ -105,7 +105,9 @@ export type OperationDescriptor<S extends z.ZodType = z.ZodType> = {
   /**
    * A state-changing call that moves no money (it charges, refunds and cancels no payment) may take its store
    * from the row cache, as a read does (lib/stores/get-store-or-throw.ts): the call that pays reads it fresh and
-   * prices again. Default false: a mutating call reads its store fresh.
+   * prices again. So may a call that pays when its run reads the store fresh itself before it chooses anything
+   * that moves money, and uses only that one from then on (complete_checkout reads it with its session). Default
+   * false: a mutating call reads its store fresh before it runs.
    */
   storeFromCache?: boolean;
   tier: TrustTier;

@@ -1,7 +1,7 @@
 import "server-only";
 
 import { rowCache } from "@/lib/config/row-cache";
-import { query, sql } from "@/lib/config/sql";
+import { query, statementOf } from "@/lib/config/sql";
 import { AppError } from "@/lib/core/errors";
 import type { Store } from "@/lib/generated/prisma/client";
 
@@ -18,22 +18,70 @@ const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 const cachedStores = rowCache<Store>("stores");
 
+/** Every column of a store as Prisma's client names it: [column, field]. */
+const STORE_COLUMNS = [
+  ["id", "id"],
+  ["slug", "slug"],
+  ["name", "name"],
+  ["description", "description"],
+  ["mode", "mode"],
+  ["currency", "currency"],
+  ["country", "country"],
+  ["tax_rate_bps", "taxRateBps"],
+  ["card_enabled", "cardEnabled"],
+  ["card_brands", "cardBrands"],
+  ["stripe_secret_key", "stripeSecretKey"],
+  ["stripe_webhook_secret", "stripeWebhookSecret"],
+  ["stripe_publishable_key", "stripePublishableKey"],
+  ["crypto_enabled", "cryptoEnabled"],
+  ["accepted_coins", "acceptedCoins"],
+  ["sui_network", "suiNetwork"],
+  ["sui_recipient", "suiRecipient"],
+  ["webhook_url", "webhookUrl"],
+  ["agent_cancellations", "agentCancellations"],
+  ["agent_refund_auto_minor", "agentRefundAutoMinor"],
+  ["remember_addresses", "rememberAddresses"],
+  ["created_at", "createdAt"],
+  ["updated_at", "updatedAt"],
+] as const satisfies readonly (readonly [string, keyof Store])[];
+
+const STORE_SELECT = STORE_COLUMNS.map(([column, field]) =>
+  column === "mode" ? `mode::text AS mode` : column === field ? column : `${column} AS "${field}"`,
+).join(", ");
+
+/**
+ * The fresh store of a row `<alias>` of another table (its `store_id`) as one JSON column, for a statement that
+ * reads the store with what it reads for a call that moves money (the completion reads it with its session:
+ * lib/checkout/checkout-record.ts). The timestamps travel as epoch milliseconds; `storeOfJson` makes the record.
+ * No parameters, so the text can sit in any statement.
+ */
+export const storeJsonOf = (alias: string): string =>
+  `(SELECT json_build_object(${STORE_COLUMNS.map(([column, field]) =>
+    column === "created_at" || column === "updated_at"
+      ? `'${field}', floor(extract(epoch FROM s.${column}) * 1000)`
+      : column === "mode"
+        ? `'${field}', s.mode::text`
+        : `'${field}', s.${column}`,
+  ).join(", ")}) FROM stores s WHERE s.id = ${alias}.store_id)`;
+
+/** The store record of a `storeJsonOf` column: as readStore reads it (asserted in read-store.test.ts). */
+export const storeOfJson = (json: unknown): Store => {
+  const row = json as Omit<Store, "createdAt" | "updatedAt"> & {
+    createdAt: number | string;
+    updatedAt: number | string;
+  };
+  return { ...row, createdAt: new Date(Number(row.createdAt)), updatedAt: new Date(Number(row.updatedAt)) };
+};
+
 /**
  * The store of `slug` as Prisma's client reads it, every column: one statement sent without Prisma's client
  * (lib/config/sql.ts), as every call that moves money reads its store fresh (asserted equal to Prisma's record
  * in e2e/api/stores/read-store.test.ts).
  */
 export const readStore = async (slug: string): Promise<Store | null> => {
-  const [store] = await query<Store>(sql`
-    SELECT id, slug, name, description, mode::text AS mode, currency, country, tax_rate_bps AS "taxRateBps",
-           card_enabled AS "cardEnabled", card_brands AS "cardBrands", stripe_secret_key AS "stripeSecretKey",
-           stripe_webhook_secret AS "stripeWebhookSecret", stripe_publishable_key AS "stripePublishableKey",
-           crypto_enabled AS "cryptoEnabled", accepted_coins AS "acceptedCoins", sui_network AS "suiNetwork",
-           sui_recipient AS "suiRecipient", webhook_url AS "webhookUrl",
-           agent_cancellations AS "agentCancellations", agent_refund_auto_minor AS "agentRefundAutoMinor",
-           remember_addresses AS "rememberAddresses",
-           created_at AS "createdAt", updated_at AS "updatedAt"
-    FROM stores WHERE slug = ${slug}`);
+  const [store] = await query<Store>(
+    statementOf(`SELECT ${STORE_SELECT} FROM stores WHERE slug = $1`, [slug]),
+  );
   return store ?? null;
 };
 

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { JWK } from "jose";
 
 import { finishPayment } from "@/lib/checkout/completion/finish-payment";
+import { holdSession } from "@/lib/checkout/completion/hold-session";
 import { reconcileCardPayments } from "@/lib/checkout/completion/reconcile-payments";
 import { startAttempt } from "@/lib/checkout/completion/start-attempt";
 import { handleStripeWebhook, SANDBOX_WEBHOOK_SECRET } from "@/lib/checkout/completion/stripe-webhook";
@@ -525,4 +526,75 @@ test(`first attempts racing at the card-payment record (${DECLINE_RUNS} runs): o
       [[[...refs][0], true, "succeeded", total]],
     );
   }
+});
+
+test(`completions racing at the hold, which creates the card payment with it (${DECLINE_RUNS} runs): one card payment (attempt 1, the total), one PaymentIntent, one order, net charged = order total; every answer is that order`, async () => {
+  const db = await getDb();
+  for (let run = 0; run < DECLINE_RUNS; run++) {
+    const c = await readyCheckout();
+    const total = c.totals.find((t) => t.type === "total")!.amount;
+    const answers = await Promise.all([1, 2, 3].map(() => complete(c, "pm_card_visa")));
+    const orders = await db.order.findMany({ where: { checkoutId: c.id } });
+    assert.equal(orders.length, 1, "one order");
+    for (const answer of answers) {
+      assert.equal(answer.body.status, "completed", answer.text);
+      assert.equal((answer.body as { order?: { id?: string } }).order?.id, orders[0]!.id, answer.text);
+    }
+    const records = await db.cardPayment.findMany({ where: { checkoutId: c.id } });
+    assert.deepEqual(
+      records.map((r) => [r.attempt, r.amount, r.status]),
+      [[1, total, "succeeded"]],
+    );
+    assert.equal(intentsOf(c.id).length, 1, "one PaymentIntent at the provider");
+    assert.equal(netCharged(c.id), total, "charged once, the total");
+    assert.equal(orders[0]!.paymentRef, records[0]!.paymentIntentId);
+  }
+});
+
+test("a hold that finds a card payment written since its read goes round: the racer's record stays as written, and the completion then pays on it, charged once", async () => {
+  const db = await getDb();
+  const c = await readyCheckout();
+  const total = c.totals.find((t) => t.type === "total")!.amount;
+  const session = await db.checkoutSession.findUniqueOrThrow({
+    where: { id: c.id },
+    include: { lineItems: { orderBy: { position: "asc" } } },
+  });
+  const priced = {
+    draft: { instruments: [] },
+    priced: {
+      totals: session.totals,
+      lines: session.lineItems.map((l) => ({
+        id: l.id,
+        variant: { id: l.variantId },
+        quantity: l.quantity,
+        unitPrice: l.priceMinor,
+      })),
+    },
+  } as never;
+  // a racer's record (an earlier attempt, declined) lands between this completion's read and its hold
+  const racer = await db.cardPayment.create({
+    data: {
+      checkoutId: c.id,
+      storeId: store.id,
+      attempt: 2,
+      status: "declined",
+      amount: 1,
+      currency: c.currency,
+    },
+  });
+  const hold = await holdSession(db, session, priced, undefined, {
+    storeId: store.id,
+    amount: total,
+    currency: c.currency,
+  });
+  assert.deepEqual(hold, { kind: "changed" }, "read again, never charged on a record it did not write");
+  assert.deepEqual(await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } }), racer);
+  // the next completion finds the record (its attempt 2) and charges with that attempt's key
+  const paid = await complete(c, "pm_card_visa");
+  assert.equal(paid.body.status, "completed", paid.text);
+  const record = await db.cardPayment.findUniqueOrThrow({ where: { checkoutId: c.id } });
+  assert.deepEqual([record.attempt, record.amount, record.status], [2, total, "succeeded"]);
+  assert.equal(intentsOf(c.id).length, 1);
+  assert.equal(netCharged(c.id), total);
+  assert.equal(await db.order.count({ where: { checkoutId: c.id } }), 1);
 });

@@ -197,7 +197,7 @@ const warm = async () => {
  * read brought its lines' variants for pricing (a statement fewer per read); complete was 26 before the finisher's
  * look for an order and its two writes of a success became one statement, and 24 before the completion's fresh
  * shipping rates came with its read of the session, and 22 before a new attempt's demotion of the current one and
- * its insert became one statement instead of a four-statement transaction, and 19 before the order's transaction read the spend ledger only when an allowance reserved for the checkout, and 18 before the order's move of the checkout answered the completed checkout for the completion's answer instead of it being read again, and 14 before the card payment's note of the provider's answer went into the statement that records the attempt; creating and updating a checkout were 4 each before their one write stored the call's idempotency answer too (no claim before, no record after: lib/idempotency/with-idempotency.ts, "in-write"), and completing one 13 before a platform's card purchase claimed its key with the hold. Lower one when a change saves
+ * its insert became one statement instead of a four-statement transaction, and 19 before the order's transaction read the spend ledger only when an allowance reserved for the checkout, and 18 before the order's move of the checkout answered the completed checkout for the completion's answer instead of it being read again, and 14 before the card payment's note of the provider's answer went into the statement that records the attempt; creating and updating a checkout were 4 each before their one write stored the call's idempotency answer too (no claim before, no record after: lib/idempotency/with-idempotency.ts, "in-write"), and completing one 13 before a platform's card purchase claimed its key with the hold, and 12 before the completion read its store fresh with its session and a first card hold created the card payment in its statement. Lower one when a change saves
  * statements; raising one needs a reason (docs/performance.md). A call that moves money reads its store fresh: a
  * store's mode decides where money goes (lib/stores/get-store-or-throw.ts).
  */
@@ -205,7 +205,7 @@ const BUDGET = {
   createCheckout: 2,
   updateCheckout: 2,
   getCheckout: 1,
-  completeCheckout: 12,
+  completeCheckout: 10,
   stripeWebhook: 4,
   stripeWebhookDuringCharge: 1,
   search: 3,
@@ -294,6 +294,18 @@ describe("SQL statement budgets", () => {
     const completed = await statementsOf(() => completeCheckout(mandated));
     assert.equal(completed.result.body.status, "completed", completed.result.text);
     withinBudget("complete checkout", completed.sql, BUDGET.completeCheckout);
+    // the store read fresh with the session (no read of its own), and the card payment created with the hold
+    assert.ok(
+      completed.sql.some((s) => s.includes("FROM checkout_sessions c") && s.includes("FROM stores s")) &&
+        !completed.sql.some((s) => /FROM stores WHERE slug/.test(s)),
+      completed.sql.join("\n"),
+    );
+    assert.ok(
+      completed.sql.some(
+        (s) => s.includes("UPDATE checkout_sessions") && s.includes("INSERT INTO card_payments"),
+      ),
+      completed.sql.join("\n"),
+    );
 
     // the provider's payment_intent.succeeded for the payment the completion just finished (a new event id, as
     // Stripe sends one per delivery attempt): acknowledged, nothing placed twice

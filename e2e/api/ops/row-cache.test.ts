@@ -14,7 +14,7 @@ import { verifyAccessToken } from "@/lib/oauth/verify-access-token";
 
 import { seedBuyer, seedPlatformKey, seedProduct, seedShippingRates, seedStore } from "../../factories";
 import { profileServer } from "../../helpers/agent-profile-server";
-import { rest } from "../../helpers/app-client";
+import { mcpCall, rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
@@ -214,6 +214,78 @@ test("the completion prices on a fresh store: a tax rate changed elsewhere after
     0,
     "nothing charged",
   );
+});
+
+test("the completion pays in the store as it is now, on REST and MCP: a card rail turned off elsewhere refuses the card at once, with nothing stored; turned on again it pays", async () => {
+  const { key } = await seedPlatformKey(["purchase:complete"]);
+  const shop = await seedStore({ taxRateBps: 0 });
+  const item = (await seedProduct(shop, { variants: [{ priceMinor: 1000, inventory: 100 }] })).variants[0]!;
+  await seedShippingRates(shop, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
+  const profiles = await profileServer();
+  const agentKey = profiles.agentKey as { kid: string; privateJwk: JWK };
+  const profile = profiles.url("signed");
+  const create = async () => {
+    const created = await rest<Checkout>("POST", `/s/${shop.slug}/checkout-sessions`, {
+      headers: { "x-api-key": key, "ucp-agent": `profile="${profile}"`, "idempotency-key": randomUUID() },
+      body: {
+        line_items: [{ item: { id: item.id }, quantity: 1 }],
+        buyer: BUYER,
+        shipping_address: SEED_ADDRESS,
+        shipping_method_id: "standard",
+      },
+    });
+    assert.equal(created.body.status, "ready_for_complete", created.text);
+    return created.body;
+  };
+  const surfaces = {
+    rest: async (checkout: Checkout) => {
+      const answer = await rest<Checkout>(
+        "POST",
+        `/s/${shop.slug}/checkout-sessions/${checkout.id}/complete`,
+        {
+          headers: { "x-api-key": key, "ucp-agent": `profile="${profile}"`, "idempotency-key": randomUUID() },
+          body: await cardCompletionBody(checkout, shop.slug, agentKey, "pm_card_visa"),
+        },
+      );
+      return answer.text;
+    },
+    mcp: async (checkout: Checkout) => {
+      const answer = await mcpCall(
+        `/s/${shop.slug}/mcp`,
+        "complete_checkout",
+        {
+          id: checkout.id,
+          checkout: await cardCompletionBody(checkout, shop.slug, agentKey, "pm_card_visa"),
+        },
+        {
+          headers: { "x-api-key": key },
+          meta: { "ucp-agent": { profile }, "idempotency-key": randomUUID() },
+        },
+      );
+      return answer.text;
+    },
+  };
+  const db = await getDb();
+  const stored = async (id: string) => ({
+    status: (await db.checkoutSession.findUniqueOrThrow({ where: { id } })).status,
+    cardPayments: await db.cardPayment.count({ where: { checkoutId: id } }),
+    orders: await db.order.count({ where: { checkoutId: id } }),
+  });
+  for (const [surface, complete] of Object.entries(surfaces)) {
+    const checkout = await create(); // the store is in this instance's cache, card rail on
+    await elsewhere(`UPDATE stores SET card_enabled = false WHERE id = '${shop.id}'`);
+    const refused = await complete(checkout);
+    assert.match(refused, /unknown_payment_handler|rail_not_available/, `${surface}: ${refused}`);
+    assert.deepEqual(
+      await stored(checkout.id),
+      { status: "ready_for_complete", cardPayments: 0, orders: 0 },
+      `${surface}: nothing stored`,
+    );
+    await elsewhere(`UPDATE stores SET card_enabled = true WHERE id = '${shop.id}'`);
+    const paid = await complete(checkout);
+    assert.match(paid, /"completed"/, `${surface}: ${paid}`);
+    assert.deepEqual(await stored(checkout.id), { status: "completed", cardPayments: 1, orders: 1 }, surface);
+  }
 });
 
 // ── bearer tokens: a verified token is kept with the same bound (lib/oauth/verify-access-token.ts) ──────────────

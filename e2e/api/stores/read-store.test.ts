@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { getDb } from "@/lib/config/db";
-import { getStoreOrThrow, readStore } from "@/lib/stores/get-store-or-throw";
+import { query, statementOf } from "@/lib/config/sql";
+import { getStoreOrThrow, readStore, storeJsonOf, storeOfJson } from "@/lib/stores/get-store-or-throw";
 
 import { seedStore } from "../../factories";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
@@ -41,10 +42,15 @@ test("readStore answers Prisma's record: a bare test store and a live one with e
       webhookUrl: "https://merchant.example/hooks",
     },
   });
-  for (const { slug } of [bare, live]) {
+  for (const { slug, id } of [bare, live]) {
     const expected = await prismaStore(slug);
     assert.ok(expected);
     assert.deepEqual(await readStore(slug), expected, slug);
+    // the same record as a statement that reads it with another row reads it (the completion, with its session)
+    const [row] = await query<{ store: unknown }>(
+      statementOf(`SELECT ${storeJsonOf("r")} AS store FROM (SELECT CAST($1 AS text) AS store_id) r`, [id]),
+    );
+    assert.deepEqual(storeOfJson(row?.store), expected, `${slug}, read with another row`);
     assert.deepEqual(
       await getStoreOrThrow(slug),
       expected,

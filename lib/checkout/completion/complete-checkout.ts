@@ -12,6 +12,7 @@ import { isNoRoom, spenderOfCheckout } from "@/lib/mandates/buyer-spend";
 import { withMerchantAuthorization } from "@/lib/mandates/merchant-authorization";
 import { isTransactionDigest } from "@/lib/payments/crypto/verify-digest";
 import { railFor } from "@/lib/payments/rails";
+import { getStoreOrThrow } from "@/lib/stores/get-store-or-throw";
 import { CheckoutOutputSchema } from "@/lib/ucp/output-schemas";
 import { RAIL_HANDLER_IDS } from "@/lib/ucp/rails";
 
@@ -116,6 +117,8 @@ export const completeCheckout = defineOperation({
   output: CheckoutOutputSchema,
   mutates: true,
   idempotency: "in-write",
+  // it reads its store fresh itself, with its session, before anything that moves money (run, step 1)
+  storeFromCache: true,
   tier: "token",
   buyerScope: "purchase:complete",
   permission: "purchase:complete",
@@ -126,7 +129,6 @@ export const completeCheckout = defineOperation({
   },
   run: requireCapability("dev.ucp.shopping.checkout", async (ctx, input: CompleteCheckoutInput) => {
     const db = await getDb();
-    const store = storeOf(ctx);
     // The idempotency key ("in-write", lib/idempotency/with-idempotency.ts): a platform's unbound card purchase
     // writes nothing before its hold, which claims the key with it, before the charge. Every other completion may
     // write before its hold (a buyer's binding, a crypto payment judged, the allowance's reservation): the key is
@@ -136,7 +138,17 @@ export const completeCheckout = defineOperation({
     for (let round = 1; round <= MAX_ATTEMPTS; round++) {
       // 1. (a buyer's completion, on any rail, binds a platform-key checkout to that buyer and agent: B17, and so
       // makes it the buyer's spend, B20; the shipping rates step 3 prices with are read fresh with the session)
-      const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: true, withRates: true });
+      const session = await loadCheckoutOrThrow(db, ctx, input.id, {
+        bindBuyer: true,
+        withRates: true,
+        forPayment: true,
+      });
+      // the store this completion pays in, read fresh with the session (its mode decides where the money goes,
+      // its rails and tax rate what is charged: lib/stores/get-store-or-throw.ts); until this read the call used
+      // the cached one (`storeFromCache`), which chose nothing that moves money. Every step from here on, the
+      // answer's rendering included, sees this one. A session a buyer's binding just found comes without it.
+      const store = session.store ?? (await getStoreOrThrow(storeOf(ctx).slug));
+      ctx.store = store;
       if (session.status === "completed") {
         await judgeExtraCryptoPayment(db, ctx, store, session.id, input);
         return renderFinal(db, ctx, session.id);
@@ -184,13 +196,10 @@ export const completeCheckout = defineOperation({
       }
       // (a service coupon the buyer's agent applied takes its amount off the card charge, DECISIONS B16; the
       // order's transaction redeems it. Checked on the live total before anything is held or charged.)
+      const total = priced.priced.totals.find((t) => t.type === "total")?.amount ?? 0;
       const couponOff = crypto
         ? 0
-        : await couponOffOrThrow(
-            db,
-            session,
-            priced.priced.totals.find((t) => t.type === "total")?.amount ?? 0,
-          ).catch(async (thrown: unknown) => {
+        : await couponOffOrThrow(db, session, total).catch(async (thrown: unknown) => {
             // a concurrent completion of this same checkout placed the order and redeemed the coupon since this
             // one read the checkout: the next round finds the order and answers with it (never "coupon used")
             if (toAppError(thrown).code !== "coupon_used") throw thrown;
@@ -202,8 +211,16 @@ export const completeCheckout = defineOperation({
             return null;
           });
       if (couponOff === null) continue;
-      // 5.
-      const hold = await holdSession(db, session, priced, ctx.idempotency);
+      // 5. (a card completion's first hold creates the card payment with it: written before the charge)
+      const hold = await holdSession(
+        db,
+        session,
+        priced,
+        ctx.idempotency,
+        !crypto && session.hasCardPayment === false
+          ? { storeId: store.id, amount: total - couponOff, currency: session.currency }
+          : undefined,
+      );
       if (hold.kind === "changed") {
         await sleep(Math.floor(Math.random() * 5 * round));
         continue;
@@ -237,6 +254,7 @@ export const completeCheckout = defineOperation({
             currency: session.currency,
             token: rail.instrument?.credential?.token ?? null,
             returnUrl: continueUrlOf(store, ctx.baseUrl, hold.continueToken),
+            created: hold.created,
           });
         } catch (error) {
           // nothing charged: reopen the session for another try

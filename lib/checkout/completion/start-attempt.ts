@@ -27,8 +27,9 @@ export const chargeKey = (
     .slice(0, 16)}`;
 
 /**
- * The card-payment row of the checkout: created on its first completion, in one statement (the common case);
- * read when it exists already (a later attempt) or a racing completion created it first.
+ * The card-payment row of the checkout when the hold did not create it (holdSession): read when it exists already
+ * (a later attempt, or a racing completion created it first); created here, in one statement, after a hold that
+ * replaced the checkout's lines (a transaction of its own, which does not carry it).
  */
 const cardPaymentOf = async (
   db: Db,
@@ -71,6 +72,8 @@ export type StartAttemptInput = {
   /** The agent's credential (card: payment-method token); null → the buyer pays on the hosted page. */
   token: string | null;
   returnUrl: string;
+  /** The card payment the hold created with it (attempt 1, pending), when it did. */
+  created?: CardPayment | null;
 };
 
 /**
@@ -89,7 +92,7 @@ export const startAttempt = async (
   input: StartAttemptInput,
 ): Promise<{ kind: "retry" } | { kind: "outcome"; outcome: ChargeOutcome; attempt?: PaymentAttempt }> => {
   const { store, checkoutId, adapter, amount } = input;
-  const payment = await cardPaymentOf(db, store, checkoutId, amount, input.currency);
+  const payment = input.created ?? (await cardPaymentOf(db, store, checkoutId, amount, input.currency));
   if (payment.status === "refunding" && payment.paymentIntentId) {
     // a refund of an earlier attempt was interrupted: finish it (same key), then charge a new attempt
     await refundUnplacedCardPayment(db, store, checkoutId, payment.paymentIntentId, adapter);
