@@ -170,20 +170,22 @@ test("shipping rates: a change here is seen at once; one made elsewhere within t
   );
 });
 
-test("the completion prices on a fresh store: a tax rate changed elsewhere after a create priced from the cache fails the mandate signed over the old total", async () => {
+/** A store with a product and a rate, a platform key that may pay, and a signed agent: checkouts ready to pay. */
+const completableShop = async () => {
   const { key } = await seedPlatformKey(["purchase:complete"]);
   const shop = await seedStore({ taxRateBps: 0 });
   const item = (await seedProduct(shop, { variants: [{ priceMinor: 1000, inventory: 100 }] })).variants[0]!;
   await seedShippingRates(shop, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
   const profiles = await profileServer();
   const agentKey = profiles.agentKey as { kid: string; privateJwk: JWK };
+  const profile = profiles.url("signed");
   const headers = () => ({
     "x-api-key": key,
-    "ucp-agent": `profile="${profiles.url("signed")}"`,
+    "ucp-agent": `profile="${profile}"`,
     "idempotency-key": randomUUID(),
   });
-  const create = () =>
-    rest<Checkout>("POST", `/s/${shop.slug}/checkout-sessions`, {
+  const readyCheckout = async () => {
+    const created = await rest<Checkout>("POST", `/s/${shop.slug}/checkout-sessions`, {
       headers: headers(),
       body: {
         line_items: [{ item: { id: item.id }, quantity: 1 }],
@@ -192,8 +194,15 @@ test("the completion prices on a fresh store: a tax rate changed elsewhere after
         shipping_method_id: "standard",
       },
     });
-  const checkout = (await create()).body;
-  assert.equal(checkout.status, "ready_for_complete", JSON.stringify(checkout.messages));
+    assert.equal(created.body.status, "ready_for_complete", created.text);
+    return created.body;
+  };
+  return { key, shop, agentKey, profile, headers, readyCheckout };
+};
+
+test("the completion prices on a fresh store: a tax rate changed elsewhere after a create priced from the cache fails the mandate signed over the old total", async () => {
+  const { shop, agentKey, headers, readyCheckout } = await completableShop();
+  const checkout = await readyCheckout();
   assert.equal(taxOf(checkout), 0);
   const body = await cardCompletionBody(checkout, shop.slug, agentKey, "pm_card_visa");
   // the store is in this instance's cache (the create took it from there); changed elsewhere, then completed at once
@@ -217,33 +226,14 @@ test("the completion prices on a fresh store: a tax rate changed elsewhere after
 });
 
 test("the completion pays in the store as it is now, on REST and MCP: a card rail turned off elsewhere refuses the card at once, with nothing stored; turned on again it pays", async () => {
-  const { key } = await seedPlatformKey(["purchase:complete"]);
-  const shop = await seedStore({ taxRateBps: 0 });
-  const item = (await seedProduct(shop, { variants: [{ priceMinor: 1000, inventory: 100 }] })).variants[0]!;
-  await seedShippingRates(shop, [{ code: "standard", title: "Standard", priceMinor: 500 }]);
-  const profiles = await profileServer();
-  const agentKey = profiles.agentKey as { kid: string; privateJwk: JWK };
-  const profile = profiles.url("signed");
-  const create = async () => {
-    const created = await rest<Checkout>("POST", `/s/${shop.slug}/checkout-sessions`, {
-      headers: { "x-api-key": key, "ucp-agent": `profile="${profile}"`, "idempotency-key": randomUUID() },
-      body: {
-        line_items: [{ item: { id: item.id }, quantity: 1 }],
-        buyer: BUYER,
-        shipping_address: SEED_ADDRESS,
-        shipping_method_id: "standard",
-      },
-    });
-    assert.equal(created.body.status, "ready_for_complete", created.text);
-    return created.body;
-  };
+  const { key, shop, agentKey, profile, headers, readyCheckout } = await completableShop();
   const surfaces = {
     rest: async (checkout: Checkout) => {
       const answer = await rest<Checkout>(
         "POST",
         `/s/${shop.slug}/checkout-sessions/${checkout.id}/complete`,
         {
-          headers: { "x-api-key": key, "ucp-agent": `profile="${profile}"`, "idempotency-key": randomUUID() },
+          headers: headers(),
           body: await cardCompletionBody(checkout, shop.slug, agentKey, "pm_card_visa"),
         },
       );
@@ -272,7 +262,7 @@ test("the completion pays in the store as it is now, on REST and MCP: a card rai
     orders: await db.order.count({ where: { checkoutId: id } }),
   });
   for (const [surface, complete] of Object.entries(surfaces)) {
-    const checkout = await create(); // the store is in this instance's cache, card rail on
+    const checkout = await readyCheckout(); // the store is in this instance's cache, card rail on
     await elsewhere(`UPDATE stores SET card_enabled = false WHERE id = '${shop.id}'`);
     const refused = await complete(checkout);
     assert.match(refused, /unknown_payment_handler|rail_not_available/, `${surface}: ${refused}`);
