@@ -58,6 +58,7 @@ import {
   cell,
   childrenOf,
   driveFlows,
+  DRIVER_PART,
   flowBenchOptions,
   machineSummary,
   ownCpuMs,
@@ -237,7 +238,7 @@ const startServer = async (
     server: cpuMs,
     ...(databasePid === undefined ? {} : { database: () => processTreeCpuMs(databasePid) }),
     "PSP and Sui sandboxes": sandboxesMs,
-    "this driver": ownCpuMs,
+    [DRIVER_PART]: ownCpuMs,
   };
   return { baseUrl, key, suiUrl, adminEnv, stop, output: () => output, cpuMs, cpuParts };
 };

@@ -29,6 +29,7 @@ import {
   callStats,
   cell,
   driveFlows,
+  DRIVER_PART,
   flowBenchOptions,
   idleCpuPerSecond,
   levelSummary,
@@ -271,7 +272,7 @@ try {
       flowsPerLevel,
       () => flow(reference.baseUrl, pool, samples),
       reference.cpuMs,
-      { parts: { "reference server": reference.cpuMs, "this driver": ownCpuMs } },
+      { parts: { "reference server": reference.cpuMs, [DRIVER_PART]: ownCpuMs } },
     );
     const calls = callStats(CALLS, samples);
     console.log(`\nc=${concurrency}: ${flowsPerLevel} flows — card ${levelSummary(result, idlePerSecond)}`);

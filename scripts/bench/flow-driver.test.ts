@@ -126,6 +126,21 @@ test("driveFlows: the machine's CPU per flow split among the named processes, th
     machineSummary({ busyPerFlow: 5, busyShare: 0.5, parts: [["server", 5.3]], other: -0.3 }),
     "machine CPU 5.0 ms/flow (50 % of its CPUs busy): server 5.3, other 0.0",
   );
+  // with the driver's part: every other part per ms of the driver's CPU, the machine's speed in that run
+  assert.equal(
+    machineSummary({
+      busyPerFlow: 30,
+      busyShare: 0.86,
+      parts: [
+        ["server", 13.2],
+        ["database", 6.3],
+        ["this driver", 5.5],
+      ],
+      other: 5,
+    }),
+    "machine CPU 30.0 ms/flow (86 % of its CPUs busy): server 13.2, database 6.3, this driver 5.5, other 5.0; " +
+      "per ms of the driver's: server 2.40, database 1.15",
+  );
   assert.equal(machineSummary(null), "");
   const unread = await driveFlows(
     1,

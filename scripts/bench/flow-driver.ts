@@ -180,20 +180,32 @@ export const driveFlows = async (
   return { flowsPerSec: flows / seconds, cpuPerFlow, machine: split };
 };
 
+/** The part of a machine split that is this process, the load driver. */
+export const DRIVER_PART = "this driver";
+
 /**
  * "machine CPU X ms/flow (Y % busy): server …, database …, other …" — where a level's CPU went on the whole box, or
  * an empty string without the counters. The machine is shared by the server, its database, the PSP sandbox and
- * this driver: how many flows a second it can do is bounded by the sum, whatever the server's own share.
+ * this driver: how many flows a second it can do is bounded by the sum, whatever the server's own share. With the
+ * driver's part, each other part per ms of the driver's CPU follows: the driver does the same work a flow in every
+ * run, so its CPU a flow gauges the machine's speed in that run, and the ratios compare runs of a machine whose
+ * speed drifts (docs/performance.md, "Reading the figures").
  */
-export const machineSummary = (split: MachineSplit | null): string =>
-  split === null
-    ? ""
-    : `machine CPU ${split.busyPerFlow.toFixed(1)} ms/flow (${Math.round(split.busyShare * 100)} % of its CPUs busy): ${[
-        ...split.parts,
-        ["other", Math.max(0, split.other)] as [string, number],
-      ]
-        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
-        .join(", ")}`;
+export const machineSummary = (split: MachineSplit | null): string => {
+  if (split === null) return "";
+  const summary = `machine CPU ${split.busyPerFlow.toFixed(1)} ms/flow (${Math.round(split.busyShare * 100)} % of its CPUs busy): ${[
+    ...split.parts,
+    ["other", Math.max(0, split.other)] as [string, number],
+  ]
+    .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+    .join(", ")}`;
+  const driver = split.parts.find(([name]) => name === DRIVER_PART)?.[1] ?? 0;
+  const others = split.parts.filter(([name]) => name !== DRIVER_PART);
+  if (driver <= 0 || others.length === 0) return summary;
+  return `${summary}; per ms of the driver's: ${others
+    .map(([name, ms]) => `${name} ${(ms / driver).toFixed(2)}`)
+    .join(", ")}`;
+};
 
 /** The server's CPU with no request at all over `ms` (its background loops), in ms per second, or null. */
 export const idleCpuPerSecond = async (cpuMs: () => number | null, ms = 3000): Promise<number | null> => {
