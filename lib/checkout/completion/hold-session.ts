@@ -14,6 +14,7 @@ import {
   type loadCheckoutOrThrow,
 } from "../checkout-record";
 import type { priceForCompletion } from "./price-for-completion";
+import { newCardPayment } from "./start-attempt";
 
 type Session = Awaited<ReturnType<typeof loadCheckoutOrThrow>>;
 type Priced = Awaited<ReturnType<typeof priceForCompletion>>;
@@ -66,19 +67,9 @@ export const holdSession = async (
     );
     // the versioned write succeeded, so the stored token is this one: a racing completion that held the session
     // first made this write a conflict (read again, with its token), and one that holds after this keeps it
-    const created: CardPayment | null =
+    const created =
       cardPayment && saved.andThen
-        ? {
-            checkoutId: session.id,
-            storeId: cardPayment.storeId,
-            attempt: 1,
-            paymentIntentId: null,
-            status: "pending",
-            amount: cardPayment.amount,
-            currency: cardPayment.currency,
-            createdAt: now,
-            updatedAt: now,
-          }
+        ? newCardPayment(session.id, cardPayment.storeId, cardPayment.amount, cardPayment.currency, now)
         : null;
     return { kind: "held", amount, continueToken, created };
   } catch (error) {

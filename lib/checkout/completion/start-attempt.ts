@@ -26,6 +26,25 @@ export const chargeKey = (
     .digest("base64url")
     .slice(0, 16)}`;
 
+/** A checkout's card payment as it is first written, before any charge: attempt 1, pending, no PaymentIntent. */
+export const newCardPayment = (
+  checkoutId: string,
+  storeId: string,
+  amount: number,
+  currency: string,
+  now: Date,
+): CardPayment => ({
+  checkoutId,
+  storeId,
+  attempt: 1,
+  paymentIntentId: null,
+  status: "pending",
+  amount,
+  currency,
+  createdAt: now,
+  updatedAt: now,
+});
+
 /**
  * The card-payment row of the checkout when the hold did not create it (holdSession): read when it exists already
  * (a later attempt, or a racing completion created it first); created here, in one statement, after a hold that
@@ -46,19 +65,7 @@ const cardPaymentOf = async (
     INSERT INTO card_payments (checkout_id, store_id, attempt, status, amount, currency, created_at, updated_at)
     VALUES (${checkoutId}, ${store.id}, 1, 'pending', ${amount}, ${currency}, ${now}, ${now})
     ON CONFLICT (checkout_id) DO NOTHING`);
-  if (created === 1) {
-    return {
-      checkoutId,
-      storeId: store.id,
-      attempt: 1,
-      paymentIntentId: null,
-      status: "pending",
-      amount,
-      currency,
-      createdAt: now,
-      updatedAt: now,
-    };
-  }
+  if (created === 1) return newCardPayment(checkoutId, store.id, amount, currency, now);
   return db.cardPayment.findUniqueOrThrow({ where: { checkoutId } });
 };
 
