@@ -266,6 +266,246 @@ describe("search_catalog surfaces", () => {
     );
   });
 
+  test("a one-word search's title rows hold the word's rank and follow edits and deletes; a filter past the walk's bound still finds its page", async () => {
+    const db = await getDb();
+    // every title lexeme of every document has exactly its row, with the rank a search of that one lexeme gives
+    const drift = async () =>
+      (
+        await db.$queryRawUnsafe<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM (
+             (SELECT d.product_id, l AS lexeme, ts_rank(d.document, catalog_search_lexeme_query(l)) AS rank
+              FROM catalog_search_documents d, unnest(tsvector_to_array(d.title_document)) l
+              EXCEPT SELECT product_id, lexeme, rank FROM catalog_search_title_terms)
+             UNION ALL
+             (SELECT product_id, lexeme, rank FROM catalog_search_title_terms
+              EXCEPT SELECT d.product_id, l, ts_rank(d.document, catalog_search_lexeme_query(l))
+              FROM catalog_search_documents d, unnest(tsvector_to_array(d.title_document)) l)) x`,
+        )
+      )[0]!.n;
+    const rowsOf = (productId: string, word: string) =>
+      db.$queryRawUnsafe<{ rank: number; expected: number }[]>(
+        `SELECT t.rank, ts_rank(d.document, plainto_tsquery('english', $2)) AS expected
+         FROM catalog_search_title_terms t JOIN catalog_search_documents d ON d.product_id = t.product_id
+         WHERE t.product_id = $1 AND t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $2)))`,
+        productId,
+        word,
+      );
+    const shop = await seedStore({ name: "Title Rows Shop" });
+    const word = `tw${randomBytes(3).toString("hex")}`;
+    const p = await seedCatalogProduct(shop, { title: `Cedar ${word} Box`, description: "A box" });
+    const [first] = await rowsOf(p.id, word);
+    assert.ok(first, "the title's word has its row");
+    assert.equal(first.rank, first.expected, "the rank a search of the word gives");
+    assert.equal(await drift(), 0);
+
+    await db.product.update({
+      where: { id: p.id },
+      data: { descriptionText: `${word}, a ${word} of cedar` },
+    });
+    const [more] = await rowsOf(p.id, word);
+    assert.ok(more && more.rank > first.rank, "the word twice more in the description ranks higher");
+    assert.equal(more.rank, more.expected);
+    assert.equal(await drift(), 0);
+
+    await db.product.update({ where: { id: p.id }, data: { title: "Cedar Box" } });
+    assert.deepEqual(await rowsOf(p.id, word), [], "out of the title: no row");
+    const body = await restSearch("/catalog/search", { query: word });
+    assert.deepEqual(
+      body.products.map((x) => x.id),
+      [p.id],
+      "still found by its description",
+    );
+    await db.product.delete({ where: { id: p.id } });
+    assert.equal(
+      (
+        await db.$queryRawUnsafe<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM catalog_search_title_terms WHERE product_id = $1`,
+          p.id,
+        )
+      )[0]!.n,
+      0,
+      "deleted with its document",
+    );
+    assert.equal(await drift(), 0);
+
+    // 520 title matches of one word in one store (more than the walk reads), then one in another store that comes
+    // last in rank order (equal ranks, the greatest id): the walk finds none of its store, so ranking the matches must
+    const crowd = await seedStore({ name: "Crowded Shop" });
+    const lone = await seedStore({ name: "Lone Shop" });
+    const common = `c9${randomBytes(3).toString("hex")}`; // a digit: no stemming, the word is its lexeme
+    const products = [
+      ...Array.from({ length: 520 }, (_, i) => ({
+        id: `prod_${common}_a${String(i).padStart(4, "0")}`,
+        store: crowd,
+      })),
+      { id: `prod_${common}_z`, store: lone },
+    ];
+    await db.product.createMany({
+      data: products.map(({ id, store }) => ({
+        id,
+        storeId: store.id,
+        handle: id,
+        title: `Oak ${common}`,
+        descriptionText: "Oak",
+      })),
+    });
+    await db.variant.createMany({
+      data: products.map(({ id, store }) => ({
+        id: `var_${id}`,
+        storeId: store.id,
+        productId: id,
+        handle: id,
+        title: "Default",
+        priceMinor: 1000,
+        currency: store.currency,
+        inventory: 5,
+        position: 0,
+      })),
+    });
+    for (const [name, call] of [
+      ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
+      ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
+    ] as const) {
+      const filtered = await call({ query: common, filters: { seller: lone.slug } });
+      assert.deepEqual(
+        filtered.products.map((x) => x.id),
+        [`prod_${common}_z`],
+        `${name}: the lone store's match, past the walk's bound`,
+      );
+      const top = await call({ query: common, pagination: { limit: 3 } });
+      assert.deepEqual(
+        top.products.map((x) => x.id),
+        products.slice(0, 3).map((x) => x.id),
+        `${name}: unfiltered, the first rows of the walk`,
+      );
+    }
+
+    // The same word misspelt (its alternatives: the misspelling's own lexeme, which two of the lone store's products
+    // have in an attribute, and the word): the walk of the word's title rows stops at its bound within the crowd,
+    // those two products rank above 0.5/k from their tags and attribute, so they alone would fill a page of one; the
+    // lone title match left unread ranks above them, and the page must say so.
+    const typo = `${common.slice(0, -1)}x`;
+    for (const n of [1, 2])
+      await seedCatalogProduct(lone, {
+        title: `Pine Shelf ${n}`,
+        description: `${common} ${common}`,
+        tags: [common],
+        categories: [`${common} ${common}`],
+        attributes: [{ name: "Finish", value: `${typo} ${typo} ${typo} ${typo}` }],
+      });
+    const ranked = (
+      await db.$queryRawUnsafe<{ id: string; k: number }[]>(
+        `SELECT product_id AS id, ts_rank(document, plainto_tsquery('english', $2) || plainto_tsquery('english', $3)) AS k
+         FROM catalog_search_documents WHERE store_id = $1
+         ORDER BY k DESC, product_id`,
+        lone.id,
+        typo,
+        common,
+      )
+    ).map((x) => x.id);
+    assert.equal(ranked[0], `prod_${common}_z`);
+    for (const [name, call] of [
+      ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
+      ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
+    ] as const) {
+      const paged: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await call({
+          query: typo,
+          filters: { seller: lone.slug },
+          pagination: { limit: 1, ...(cursor ? { cursor } : {}) },
+        });
+        paged.push(...page.products.map((x) => x.id));
+        cursor = page.pagination.cursor;
+      } while (cursor);
+      assert.deepEqual(paged, ranked, `${name}: a misspelling, pages of one`);
+    }
+  });
+
+  test("a word to correct: pages in exactly ts_rank order of the word and its alternatives, across the 0.5/k bound", async () => {
+    const db = await getDb();
+    const shop = await seedStore({ name: "Typo Rank Shop" });
+    // digits keep the words out of the English stemmer: each is its own lexeme
+    const r = `t9${randomBytes(3).toString("hex")}`;
+    const [lamp, lamb, typo] = [`${r}lamp`, `${r}lamb`, `${r}lamx`];
+    const specs: [string, string, string[], string[]][] = [
+      [`${lamp} Lantern`, "Lantern", [], []], // one lexeme in the title: 0.61 / k
+      [`Brass ${lamb} Light`, `A ${lamb}`, [], []], // a little more
+      [`${lamp} ${lamb} Duo`, "Duo", [], []], // both in the title
+      ["Plain Box", "Box", [lamp, lamb], [`${lamp} ${lamb} ${lamp} ${lamb}`]], // both, no title, above the title rows
+      ["Tagged Box", `${lamp} ${lamb}`, [lamp, lamb], []], // both, no title, just above 0.5 / k
+      ["Tagged Bowl", `${lamp} ${lamb} ${lamp} ${lamb}`, [lamp, lamb], []], // both, a little more
+      ["Quiet Box", `${lamp} and ${lamb}`, [], []], // both, no title, below 0.5 / k
+      ["Quiet Bowl", `${lamp} and ${lamb} and ${lamp}`, [], []], // a little more, still below the next one
+      ["Single Tag", "Box", [lamp], []], // one, no title: below 0.5 / k
+      ["Loud Box", lamb, [], []], // one, no title, lowest
+      ["Other Box", "Nothing", [], []],
+    ];
+    for (const [title, description, tags, categories] of specs)
+      await seedCatalogProduct(shop, { title, description, tags, categories });
+    const expected = (
+      await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT product_id AS id FROM catalog_search_documents
+         WHERE store_id = $1 AND document @@ (plainto_tsquery('english', $2) || plainto_tsquery('english', $3)
+                                              || plainto_tsquery('english', $4))
+         ORDER BY ts_rank(document, plainto_tsquery('english', $2) || plainto_tsquery('english', $3)
+                                    || plainto_tsquery('english', $4)) DESC, product_id`,
+        shop.id,
+        typo,
+        lamp,
+        lamb,
+      )
+    ).map((x) => x.id);
+    assert.equal(expected.length, specs.length - 1);
+    for (const [name, call] of [
+      ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
+      ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
+    ] as const)
+      for (const limit of [1, 2, 3, 10]) {
+        const paged: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await call({
+            query: typo,
+            filters: { seller: shop.slug },
+            pagination: { limit, ...(cursor ? { cursor } : {}) },
+          });
+          paged.push(...page.products.map((p) => p.id));
+          cursor = page.pagination.cursor;
+        } while (cursor);
+        assert.deepEqual(paged, expected, `${name}: pages of ${limit}`);
+      }
+  });
+
+  test("filters.categories: a text no category contains matches the close ones (word similarity), any of the values", async () => {
+    const shop = await seedStore({ name: "Category Shop" });
+    const word = `cg${randomBytes(3).toString("hex")}`;
+    const mug = await seedCatalogProduct(shop, {
+      title: `Enamel ${word} Mug`,
+      categories: ["Home & Garden > Kitchen > Drinkware"],
+    });
+    const coat = await seedCatalogProduct(shop, {
+      title: `Wool ${word} Coat`,
+      categories: ["Apparel & Accessories > Clothing > Outerwear"],
+    });
+    const find = async (categories: string[], query?: string) =>
+      (
+        await restSearch("/catalog/search", {
+          ...(query ? { query } : {}),
+          filters: { seller: shop.slug, categories },
+        })
+      ).products
+        .map((x) => x.id)
+        .sort();
+    assert.deepEqual(await find(["garden"]), [mug.id], "contained");
+    assert.deepEqual(await find(["drinkwsre"]), [mug.id], "no category contains it: the close one");
+    assert.deepEqual(await find(["drinkwsre"], word), [mug.id], "with a word");
+    assert.deepEqual(await find(["outerwear", "drinkwsre"]), [mug.id, coat.id].sort(), "any of the values");
+    assert.deepEqual(await find(["clothing"]), [coat.id], "contained: no similar category added");
+    assert.deepEqual(await find(["zzqqxx"]), [], "nothing close");
+  });
+
   test("words + price_asc / price_desc / newest: pages (walked in sort order, then sorted) equal one sorted list", async () => {
     const shop = await seedStore({ name: "Sorted Shop" });
     const word = `so${randomBytes(3).toString("hex")}`;

@@ -119,22 +119,28 @@ const filterClauses = (params: Params, request: SearchRequest): string[] => {
     where.push(`d.attributes @> ${bind(params, JSON.stringify(f.attributes))}::jsonb`);
   }
   if (f.categories.length > 0) {
-    // partial match; the trigram word similarity only when no category anywhere contains the text (a typo)
+    // partial match; the trigram word similarity only when no category anywhere contains the text (a typo). Both
+    // are asked of the few dozen known category texts (every document's is among them), not of each document: the
+    // documents' condition is then one of those texts, which their category index finds and a word's index joins
+    // (BitmapAnd: 1.5 ms for "socks" in "hiking poles", 19 ms when each match was tested with ILIKE); a scan of the
+    // documents for "no category contains it" took ~180 ms for a text that is common but stored late
     const any = f.categories.map((c) => {
       const term = bind(params, c);
       const pattern = bind(params, likePattern(c));
-      // "no category contains it" asks the few dozen known category texts (each confirmed by an index probe),
-      // not the documents: a scan of the documents for a text that is common but stored late took ~180 ms
-      return `d.category_text ILIKE ${pattern} OR (NOT EXISTS (SELECT 1 FROM catalog_search_categories c
+      return `SELECT c.category_text FROM catalog_search_categories c
         WHERE c.category_text ILIKE ${pattern}
-          AND EXISTS (SELECT 1 FROM catalog_search_documents x WHERE x.category_text = c.category_text))
-        AND ${term} <% d.category_text)`;
+           OR (NOT EXISTS (SELECT 1 FROM catalog_search_categories y
+                 WHERE y.category_text ILIKE ${pattern}
+                   AND EXISTS (SELECT 1 FROM catalog_search_documents x WHERE x.category_text = y.category_text))
+               AND ${term} <% c.category_text)`;
     });
-    where.push(`(${any.join(" OR ")})`);
+    where.push(`d.category_text = ANY (ARRAY(${any.join(" UNION ALL ")}))`);
   }
   if (f.seller !== null) {
+    // the stores first, as an array: each match is then compared with it, not joined (17 ms against 31 for the
+    // 30,000 matches of "hiking")
     where.push(
-      `d.store_id IN (${sellerStoresSql(bind(params, likePattern(f.seller)), bind(params, f.seller.toLowerCase()))})`,
+      `d.store_id = ANY (ARRAY(${sellerStoresSql(bind(params, likePattern(f.seller)), bind(params, f.seller.toLowerCase()))}))`,
     );
   }
   return where;
@@ -142,7 +148,8 @@ const filterClauses = (params: Params, request: SearchRequest): string[] => {
 
 /**
  * `where`: every condition; `filters`: the same without the word match; `tsq`: the SQL of the tsquery;
- * `singleWord`: one word without alternatives (see TITLE_TIER_RANK).
+ * `singleWord`: one word without alternatives (see TITLE_TIER_RANK); `alternatives`: the one word's group when it
+ * has alternatives (a word to correct, see correctedWordPage).
  */
 type Plan = {
   params: Params;
@@ -151,13 +158,22 @@ type Plan = {
   rankSql: string | null;
   tsq: string | null;
   singleWord: boolean;
+  alternatives: string[] | null;
 };
 
 const plan = (request: SearchRequest, groups: string[][], mode: Mode): Plan => {
   const params: Params = [];
   const filters = filterClauses(params, request);
   if (groups.length === 0)
-    return { params, where: filters, filters, rankSql: null, tsq: null, singleWord: false };
+    return {
+      params,
+      where: filters,
+      filters,
+      rankSql: null,
+      tsq: null,
+      singleWord: false,
+      alternatives: null,
+    };
   const tsq = tsqueryExpression(params, groups, mode);
   return {
     params,
@@ -167,6 +183,7 @@ const plan = (request: SearchRequest, groups: string[][], mode: Mode): Plan => {
     rankSql: `ts_rank(d.document, ${tsq})`,
     tsq,
     singleWord: groups.length === 1 && groups[0]!.length === 1,
+    alternatives: groups.length === 1 && groups[0]!.length > 1 ? groups[0]! : null,
   };
 };
 
@@ -297,21 +314,101 @@ const sortedPage = async (page: Statement & { walk: Statement | null }, limit: n
   return searchQuery<Row[]>(db, page.sql, ...page.params);
 };
 
-/** A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. */
+/**
+ * How many of a word's title rows a one-word page reads in rank order before ranking the title matches instead:
+ * enough for a store's own search (its share of a word's rows is 8-30 % in the bench catalog), fewer when a filter
+ * narrows the search (a walk that fills no page is wasted: ~10 µs a row).
+ */
+const TITLE_WALK_ROWS = 200;
+const TITLE_WALK_ROWS_FILTERED = 50;
+
+/** A filter beyond the store's scope and the stock: a price, currency, tag, category, attribute, seller or rail. */
+const narrowed = (f: SearchRequest["filters"]): boolean =>
+  f.priceMin !== null ||
+  f.priceMax !== null ||
+  f.currency !== null ||
+  f.tags.length > 0 ||
+  f.categories.length > 0 ||
+  f.attributes.length > 0 ||
+  f.seller !== null ||
+  f.payment.length > 0;
+
+/**
+ * The title tier's page read from catalog_search_title_terms: the word's rows in rank order (the rank a search of
+ * that one word gives each document, kept by triggers), the first TITLE_WALK_ROWS of them after the cursor, then the
+ * filters. The same rows, ranks and order as ranking every title match, since a one-lexeme query matches a title
+ * exactly when the lexeme is one of its rows. Null when that cannot answer: the word is not exactly one lexeme, or
+ * the walk stopped at its bound before the page was full (selective filters); the caller then ranks the matches.
+ */
+const titleWalk = async (
+  request: SearchRequest,
+  knownWords: readonly string[] | null,
+  after: { r: string; id: string } | null,
+  limit: number,
+): Promise<{ rows: Row[] | null; known: boolean }> => {
+  const db = await getDb();
+  // the filters alone: the word is matched by the walk (a title row implies a match of the document)
+  const params: Params = [];
+  const where = filterClauses(params, request);
+  const word = bind(params, request.terms[0]);
+  const known = knownWords ? knownWordsSql(params, knownWords) : "true";
+  const position = after
+    ? `AND (t.rank < ${bind(params, after.r)}::real OR (t.rank = ${bind(params, after.r)}::real AND t.product_id > ${bind(params, after.id)}))`
+    : "";
+  const bound = narrowed(request.filters) ? TITLE_WALK_ROWS_FILTERED : TITLE_WALK_ROWS;
+  const lexeme = "(SELECT l FROM lexeme)";
+  const walk = (columns: string, order: string) =>
+    `SELECT ${columns} FROM catalog_search_title_terms t WHERE t.lexeme = ${lexeme} ${position} ${order} LIMIT ${bound}`;
+  // the page's rows come from the walk in its order, each document probed by its key until the page is full: the
+  // walk is a subquery with its own ORDER BY and LIMIT, whose order the join keeps (a CTE would lose it and probe all)
+  const rows = await searchQuery<(Row & { complete: boolean; known: boolean })[]>(
+    db,
+    `WITH lexeme AS (
+       SELECT (SELECT ls[1] FROM (SELECT tsvector_to_array(to_tsvector('english', ${word})) AS ls) x
+               WHERE cardinality(ls) = 1) AS l)
+     SELECT page.id, page.k::text AS k, s.complete, s.known
+     FROM (SELECT ${lexeme} IS NOT NULL AND count(*) < ${bound} AS complete, ${known} AS known
+           FROM (${walk("1", "")}) c) s
+     LEFT JOIN (
+       SELECT w.product_id AS id, w.rank AS k
+       FROM (${walk("t.product_id, t.rank", "ORDER BY t.rank DESC, t.product_id ASC")}) w
+       JOIN catalog_search_documents d ON d.product_id = w.product_id
+       WHERE ${where.join(" AND ")}
+       ORDER BY w.rank DESC, w.product_id ASC LIMIT ${bind(params, limit)}) page ON true
+     ORDER BY page.k DESC, page.id ASC`,
+    ...params,
+  );
+  const page = rows.filter((r) => r.id !== null).map(({ id, k }) => ({ id, k }));
+  return { rows: page.length >= limit || rows[0]!.complete ? page : null, known: rows[0]!.known };
+};
+
+/**
+ * A page, and whether it is the answer even when empty: a page of the words taken as known (search's first attempt)
+ * is not when they turn out not to be.
+ */
+type Page = { rows: Row[]; definitive: boolean };
+
+/**
+ * A relevance page of a one-word search, title matches first (see TITLE_TIER_RANK); null when not applicable. With
+ * `knownWords` (search's first attempt, the word taken as known), the title walk's statement also says whether it is
+ * in the vocabulary: when it is not, the page is empty and not definitive (a word to correct: the full path); when it
+ * is, the page is the full path's page (no alternatives, one word), so it is definitive even when empty.
+ */
 const tieredRelevancePage = async (
   p: Plan,
   request: SearchRequest,
   knownWords: readonly string[] | null,
-): Promise<Row[] | null> => {
+): Promise<Page | null> => {
   if (request.sort !== "relevance" || !p.singleWord || !p.tsq) return null;
   const db = await getDb();
   const after = request.after as { r: string; id: string } | null;
   const want = request.limit + 1;
+  let check = knownWords;
   const tier = async (inTitle: boolean, keyset: boolean, limit: number): Promise<Row[]> => {
     const params = [...p.params];
     const title = `d.title_document @@ (${p.tsq})`;
     const where = [...p.where, inTitle ? title : `NOT coalesce(${title}, false)`];
-    if (knownWords) where.push(knownWordsSql(params, knownWords));
+    if (check) where.push(knownWordsSql(params, check));
     const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
     const position =
       keyset && after
@@ -324,13 +421,83 @@ const tieredRelevancePage = async (
     );
   };
   const fromTitle = after === null || Number(after.r) >= TITLE_TIER_RANK;
-  const first = fromTitle ? await tier(true, true, want) : [];
-  if (first.length >= want) return first;
-  // a page of words taken as known (search's first attempt) that finds no title match gives up here: most often a
-  // word to correct, for which the second tier would be one more empty statement; the full path finds the page
-  if (knownWords && fromTitle && first.length === 0) return [];
+  let first: Row[] = [];
+  if (fromTitle) {
+    const walked = await titleWalk(request, check, after, want);
+    if (!walked.known) return { rows: [], definitive: false };
+    check = null;
+    first = walked.rows ?? (await tier(true, true, want));
+  }
+  if (first.length >= want) return { rows: first, definitive: true };
   // every second-tier rank is below any first-tier position, so a cursor from the first tier bounds nothing there
-  return [...first, ...(await tier(false, !fromTitle, want - first.length))];
+  const rows = [...first, ...(await tier(false, !fromTitle, want - first.length))];
+  // a cursor in the second tier: an empty page with the check in its statement may be a word to correct
+  return { rows, definitive: check === null || rows.length > 0 };
+};
+
+/** How many title rows of each lexeme a corrected word's page reads (each is probed for the filters). */
+const CORRECTED_WALK_ROWS = 100;
+
+/**
+ * A relevance page of one word with alternatives (a word to correct), which used to rank every match of all of them:
+ * 14,700 documents for "wahed" → washed, waxed, water. TITLE_TIER_RANK's bound over k lexemes: ts_rank of an OR of
+ * k lexemes is the sum of each present lexeme's one-lexeme score divided by k, so a document with any of them in its
+ * title scores ≥ 0.61/k, and one with exactly one of them, not in its title, < 0.47/k. Every document scoring
+ * ≥ 0.5/k therefore has a title match or two of the lexemes. The page is taken from:
+ * - the documents with two of the lexemes (an AND of each pair; few), ranked, those ≥ 0.5/k;
+ * - the others with a title match: one lexeme only, so their rank is that lexeme's one-word rank / k (its title row,
+ *   catalog_search_title_terms; the float4 division ts_rank makes), the first CORRECTED_WALK_ROWS of each lexeme in
+ *   the order of that rank and the id (not the index's: two one-word ranks may give one rank once divided).
+ * Null when that is not provably the page ranking every match gives — the page is not full (a rare word, a cursor
+ * below the bound), or a lexeme's rows left unread could come before its last row — and the caller ranks them all.
+ */
+const correctedWordPage = async (p: Plan, request: SearchRequest): Promise<Row[] | null> => {
+  if (request.sort !== "relevance" || !p.alternatives || !p.tsq || !p.rankSql) return null;
+  const db = await getDb();
+  const params = [...p.params];
+  const words = p.alternatives.map((a) => `plainto_tsquery('english', ${bind(params, a)})`);
+  const pairs = words.flatMap((a, i) => words.slice(i + 1).map((b) => `(${a} && ${b})`)).join(" || ");
+  const after = request.after as { r: string; id: string } | null;
+  const position = (rank: string, id: string) =>
+    after
+      ? `AND (${rank} < ${bind(params, after.r)}::real OR (${rank} = ${bind(params, after.r)}::real AND ${id} > ${bind(params, after.id)}))`
+      : "";
+  const want = request.limit + 1;
+  // k as ts_rank counts it: the distinct lexemes of the query (a stop word has none; two words may share a stem)
+  const rows = await searchQuery<(Row & { exact: boolean })[]>(
+    db,
+    `WITH lex AS (
+       SELECT array_agg(DISTINCT l) AS ls, count(DISTINCT l)::int AS n
+       FROM jsonb_array_elements_text(${bind(params, JSON.stringify(p.alternatives))}::jsonb) a,
+            unnest(tsvector_to_array(to_tsvector('english', a))) l),
+     walk AS (
+       SELECT x.product_id, x.k, x.nth
+       FROM lex, unnest(lex.ls) AS w(lexeme), LATERAL (
+         SELECT y.product_id, y.k, row_number() OVER (ORDER BY y.k DESC, y.product_id ASC) AS nth
+         FROM (SELECT t.product_id, (t.rank::float8 / lex.n)::real AS k
+               FROM catalog_search_title_terms t
+               WHERE t.lexeme = w.lexeme ${position("(t.rank::float8 / lex.n)::real", "t.product_id")}
+               ORDER BY k DESC, t.product_id ASC LIMIT ${CORRECTED_WALK_ROWS}) y) x),
+     candidates AS (
+       SELECT w.product_id AS id, w.k FROM walk w
+       JOIN catalog_search_documents d ON d.product_id = w.product_id
+       WHERE ${p.filters.join(" AND ")} AND NOT coalesce(d.document @@ (${pairs}), false)
+       UNION ALL
+       SELECT m.id, m.k FROM (
+         SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d
+         WHERE ${p.filters.join(" AND ")} AND d.document @@ (${pairs})) m
+       WHERE m.k >= (0.5 / (SELECT nullif(n, 0) FROM lex))::real ${position("m.k", "m.id")}),
+     page AS (SELECT id, k FROM candidates ORDER BY k DESC, id ASC LIMIT ${bind(params, want)}),
+     last AS (SELECT id, k FROM page ORDER BY k ASC, id DESC LIMIT 1)
+     SELECT page.id, page.k::text AS k,
+            -- each lexeme whose walk stopped at its bound stopped at or after the page's last row
+            NOT EXISTS (SELECT 1 FROM walk b, last
+                        WHERE b.nth = ${CORRECTED_WALK_ROWS}
+                          AND NOT (last.k > b.k OR (last.k = b.k AND last.id <= b.product_id))) AS exact
+     FROM page ORDER BY page.k DESC, page.id ASC`,
+    ...params,
+  );
+  return rows.length >= want && rows[0]!.exact ? rows.map(({ id, k }) => ({ id, k })) : null;
 };
 
 type GroupRow = { slug: string; name: string; categories: string[]; payment: string[]; n: number };
@@ -407,10 +574,13 @@ export const postgresEngine: SearchEngine = {
 
   async search(request: SearchRequest): Promise<SearchPage> {
     const after = request.after as { m?: Mode } | null;
-    const pageOf = (p: Plan, knownWords: readonly string[] | null): Promise<Row[]> =>
-      tieredRelevancePage(p, request, knownWords).then(
-        (tiered) => tiered ?? sortedPage(pageQuery(p, request, knownWords), request.limit),
-      );
+    const pageOf = async (p: Plan, knownWords: readonly string[] | null): Promise<Page> =>
+      (await tieredRelevancePage(p, request, knownWords)) ?? {
+        rows:
+          (await correctedWordPage(p, request)) ??
+          (await sortedPage(pageQuery(p, request, knownWords), request.limit)),
+        definitive: false,
+      };
     const result = (rows: Row[], mode: Mode, summary: Summary): SearchPage => {
       const hits = rows.slice(0, request.limit);
       const last = hits.at(-1);
@@ -424,7 +594,8 @@ export const postgresEngine: SearchEngine = {
     // "all" mode: the statement itself checks the vocabulary (knownWordsSql). A page with rows is exactly the page
     // the full path below finds — every word known means no alternatives, and a match of all words means "all"
     // mode — without its vocabulary statement (and, for several words, the check that all of them match anywhere).
-    // An empty page (a word to correct, no match of all words, or no match at all) takes the full path.
+    // An empty page (a word to correct, no match of all words, or no match at all) takes the full path, unless its
+    // statement showed the one word to be known (tieredRelevancePage): then the empty page is the answer.
     const mode0: Mode = after?.m ?? "all";
     const p0 = plan(
       request,
@@ -436,8 +607,8 @@ export const postgresEngine: SearchEngine = {
     // an unhandled rejection
     summary0.catch(() => undefined);
     if (request.terms.length > 0) {
-      const rows = await pageOf(p0, request.terms);
-      if (rows.length > 0) return result(rows, mode0, await summary0);
+      const page = await pageOf(p0, request.terms);
+      if (page.rows.length > 0 || page.definitive) return result(page.rows, mode0, await summary0);
     }
     const groups = await expandTerms(request.terms);
     let mode: Mode = mode0;
@@ -447,7 +618,7 @@ export const postgresEngine: SearchEngine = {
       p = plan(request, groups, mode);
     }
     const same = JSON.stringify([p.where, p.params]) === JSON.stringify([p0.where, p0.params]);
-    const [rows, summary] = await Promise.all([pageOf(p, null), same ? summary0 : countAndFacets(p)]);
-    return result(rows, mode, summary);
+    const [page, summary] = await Promise.all([pageOf(p, null), same ? summary0 : countAndFacets(p)]);
+    return result(page.rows, mode, summary);
   },
 };
