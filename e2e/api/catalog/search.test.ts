@@ -458,24 +458,49 @@ describe("search_catalog surfaces", () => {
       )
     ).map((x) => x.id);
     assert.equal(expected.length, specs.length - 1);
-    for (const [name, call] of [
-      ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
-      ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
+    const pagesEqual = async (query: string, seller: string, want: string[]) => {
+      for (const [name, call] of [
+        ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
+        ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
+      ] as const)
+        for (const limit of [1, 2, 3, 10]) {
+          const paged: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = await call({
+              query,
+              filters: { seller },
+              pagination: { limit, ...(cursor ? { cursor } : {}) },
+            });
+            paged.push(...page.products.map((p) => p.id));
+            cursor = page.pagination.cursor;
+          } while (cursor);
+          assert.deepEqual(paged, want, `${name} "${query}": pages of ${limit}`);
+        }
+    };
+    await pagesEqual(typo, shop.slug, expected);
+
+    // two alternatives of one stem (quillbottle, quillbottles): k counts lexemes, not words
+    const stems = await seedStore({ name: "Stem Shop" });
+    for (const [title, description, tags] of [
+      ["Quillbottle Flask", "Flask", []],
+      ["Steel Quillbottles", "A quillbottle", []],
+      ["Plain Flask", "Flask", ["quillbottles"]],
+      ["Other Flask", "Flask", []],
     ] as const)
-      for (const limit of [1, 2, 3, 10]) {
-        const paged: string[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = await call({
-            query: typo,
-            filters: { seller: shop.slug },
-            pagination: { limit, ...(cursor ? { cursor } : {}) },
-          });
-          paged.push(...page.products.map((p) => p.id));
-          cursor = page.pagination.cursor;
-        } while (cursor);
-        assert.deepEqual(paged, expected, `${name}: pages of ${limit}`);
-      }
+      await seedCatalogProduct(stems, { title, description, tags: [...tags] });
+    const byStem = (
+      await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT product_id AS id FROM catalog_search_documents
+         WHERE store_id = $1 AND document @@ (plainto_tsquery('english', 'quillbotle')
+                                              || plainto_tsquery('english', 'quillbottle'))
+         ORDER BY ts_rank(document, plainto_tsquery('english', 'quillbotle')
+                                    || plainto_tsquery('english', 'quillbottle')) DESC, product_id`,
+        stems.id,
+      )
+    ).map((x) => x.id);
+    assert.equal(byStem.length, 3);
+    await pagesEqual("quillbotle", stems.slug, byStem);
   });
 
   test("filters.categories: a text no category contains matches the close ones (word similarity), any of the values", async () => {

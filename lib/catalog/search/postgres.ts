@@ -455,21 +455,25 @@ const correctedWordPage = async (p: Plan, request: SearchRequest): Promise<Row[]
   if (request.sort !== "relevance" || !p.alternatives || !p.tsq || !p.rankSql) return null;
   const db = await getDb();
   const params = [...p.params];
-  const words = p.alternatives.map((a) => `plainto_tsquery('english', ${bind(params, a)})`);
-  const pairs = words.flatMap((a, i) => words.slice(i + 1).map((b) => `(${a} && ${b})`)).join(" || ");
   const after = request.after as { r: string; id: string } | null;
   const position = (rank: string, id: string) =>
     after
       ? `AND (${rank} < ${bind(params, after.r)}::real OR (${rank} = ${bind(params, after.r)}::real AND ${id} > ${bind(params, after.id)}))`
       : "";
   const want = request.limit + 1;
-  // k as ts_rank counts it: the distinct lexemes of the query (a stop word has none; two words may share a stem)
+  // k as ts_rank counts it: the distinct lexemes of the query (a stop word has none; two words may share a stem,
+  // "bottle" and "bottles"); the pairs are of distinct lexemes (a pair of one stem would be every match)
   const rows = await searchQuery<(Row & { exact: boolean })[]>(
     db,
-    `WITH lex AS (
-       SELECT array_agg(DISTINCT l) AS ls, count(DISTINCT l)::int AS n
-       FROM jsonb_array_elements_text(${bind(params, JSON.stringify(p.alternatives))}::jsonb) a,
-            unnest(tsvector_to_array(to_tsvector('english', a))) l),
+    `WITH lexemes AS (
+       SELECT DISTINCT l FROM jsonb_array_elements_text(${bind(params, JSON.stringify(p.alternatives))}::jsonb) a,
+              unnest(tsvector_to_array(to_tsvector('english', a))) l),
+     lex AS (
+       SELECT array_agg(l) AS ls, count(*)::int AS n,
+              (SELECT string_agg(catalog_search_lexeme_query(x.l)::text || ' & ' || catalog_search_lexeme_query(y.l)::text,
+                                 ' | ')
+               FROM lexemes x, lexemes y WHERE x.l < y.l)::tsquery AS pairs
+       FROM lexemes),
      walk AS (
        SELECT x.product_id, x.k, x.nth
        FROM lex, unnest(lex.ls) AS w(lexeme), LATERAL (
@@ -481,11 +485,11 @@ const correctedWordPage = async (p: Plan, request: SearchRequest): Promise<Row[]
      candidates AS (
        SELECT w.product_id AS id, w.k FROM walk w
        JOIN catalog_search_documents d ON d.product_id = w.product_id
-       WHERE ${p.filters.join(" AND ")} AND NOT coalesce(d.document @@ (${pairs}), false)
+       WHERE ${p.filters.join(" AND ")} AND NOT coalesce(d.document @@ (SELECT pairs FROM lex), false)
        UNION ALL
        SELECT m.id, m.k FROM (
          SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d
-         WHERE ${p.filters.join(" AND ")} AND d.document @@ (${pairs})) m
+         WHERE ${p.filters.join(" AND ")} AND d.document @@ (SELECT pairs FROM lex)) m
        WHERE m.k >= (0.5 / (SELECT nullif(n, 0) FROM lex))::real ${position("m.k", "m.id")}),
      page AS (SELECT id, k FROM candidates ORDER BY k DESC, id ASC LIMIT ${bind(params, want)}),
      last AS (SELECT id, k FROM page ORDER BY k ASC, id DESC LIMIT 1)
