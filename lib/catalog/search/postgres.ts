@@ -335,10 +335,12 @@ const narrowed = (f: SearchRequest["filters"]): boolean =>
 
 /**
  * The title tier's page read from catalog_search_title_terms: the word's rows in rank order (the rank a search of
- * that one word gives each document, kept by triggers), the first TITLE_WALK_ROWS of them after the cursor, then the
- * filters. The same rows, ranks and order as ranking every title match, since a one-lexeme query matches a title
- * exactly when the lexeme is one of its rows. Null when that cannot answer: the word is not exactly one lexeme, or
- * the walk stopped at its bound before the page was full (selective filters); the caller then ranks the matches.
+ * that one word gives each document, kept by triggers), at most TITLE_WALK_ROWS (TITLE_WALK_ROWS_FILTERED) of them
+ * after the cursor, then the filters. The same rows, ranks and order as ranking every title match, since a
+ * one-lexeme query matches a title exactly when the lexeme is one of its rows. `rows` is null when that cannot
+ * answer: the word is not exactly one lexeme, or the walk stopped at its bound before the page was full (selective
+ * filters); the caller then ranks the matches. `known`: knownWords' vocabulary check (true without it), made by the
+ * same statement.
  */
 const titleWalk = async (
   request: SearchRequest,
