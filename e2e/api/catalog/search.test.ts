@@ -65,6 +65,22 @@ const restSearch = async (path: string, body: unknown) => {
 };
 
 type Call = (body: Record<string, unknown>) => Promise<SearchBody>;
+/** The global search over REST and over MCP. */
+const restAndMcp: [string, Call][] = [
+  ["REST", (b) => restSearch("/catalog/search", b)],
+  ["MCP", (b) => sdkSearch("/mcp", b)],
+];
+/** Every product id of a search, page after page of `limit`. */
+const allPages = async (call: Call, body: Record<string, unknown>, limit: number): Promise<string[]> => {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call({ ...body, pagination: { limit, ...(cursor ? { cursor } : {}) } });
+    ids.push(...page.products.map((p) => p.id));
+    cursor = page.pagination.cursor;
+  } while (cursor);
+  return ids;
+};
 const surfaces: [string, Call, "global" | "store"][] = [
   ["global REST", (b) => restSearch("/catalog/search", b), "global"],
   ["store REST", (b) => restSearch(`/s/${store.slug}/catalog/search`, b), "store"],
@@ -246,17 +262,7 @@ describe("search_catalog surfaces", () => {
       )
     ).map((r) => r.id);
     assert.equal(expected.length, specs.length);
-    const paged: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await restSearch("/catalog/search", {
-        query: word,
-        filters: { seller: shop.slug },
-        pagination: { limit: 2, ...(cursor ? { cursor } : {}) },
-      });
-      paged.push(...page.products.map((p) => p.id));
-      cursor = page.pagination.cursor;
-    } while (cursor);
+    const paged = await allPages(restAndMcp[0]![1], { query: word, filters: { seller: shop.slug } }, 2);
     assert.deepEqual(paged, expected, "pages of 2 (tiers crossed mid-page)");
     const one = await restSearch("/catalog/search", { query: word, filters: { seller: shop.slug } });
     assert.deepEqual(
@@ -362,10 +368,7 @@ describe("search_catalog surfaces", () => {
         position: 0,
       })),
     });
-    for (const [name, call] of [
-      ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
-      ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
-    ] as const) {
+    for (const [name, call] of restAndMcp) {
       const filtered = await call({ query: common, filters: { seller: lone.slug } });
       assert.deepEqual(
         filtered.products.map((x) => x.id),
@@ -404,23 +407,12 @@ describe("search_catalog surfaces", () => {
       )
     ).map((x) => x.id);
     assert.equal(ranked[0], `prod_${common}_z`);
-    for (const [name, call] of [
-      ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
-      ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
-    ] as const) {
-      const paged: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await call({
-          query: typo,
-          filters: { seller: lone.slug },
-          pagination: { limit: 1, ...(cursor ? { cursor } : {}) },
-        });
-        paged.push(...page.products.map((x) => x.id));
-        cursor = page.pagination.cursor;
-      } while (cursor);
-      assert.deepEqual(paged, ranked, `${name}: a misspelling, pages of one`);
-    }
+    for (const [name, call] of restAndMcp)
+      assert.deepEqual(
+        await allPages(call, { query: typo, filters: { seller: lone.slug } }, 1),
+        ranked,
+        `${name}: a misspelling, pages of one`,
+      );
   });
 
   test("a word to correct: pages in exactly ts_rank order of the word and its alternatives, across the 0.5/k bound", async () => {
@@ -459,24 +451,13 @@ describe("search_catalog surfaces", () => {
     ).map((x) => x.id);
     assert.equal(expected.length, specs.length - 1);
     const pagesEqual = async (query: string, seller: string, want: string[]) => {
-      for (const [name, call] of [
-        ["REST", (b: Record<string, unknown>) => restSearch("/catalog/search", b)],
-        ["MCP", (b: Record<string, unknown>) => sdkSearch("/mcp", b)],
-      ] as const)
-        for (const limit of [1, 2, 3, 10]) {
-          const paged: string[] = [];
-          let cursor: string | undefined;
-          do {
-            const page = await call({
-              query,
-              filters: { seller },
-              pagination: { limit, ...(cursor ? { cursor } : {}) },
-            });
-            paged.push(...page.products.map((p) => p.id));
-            cursor = page.pagination.cursor;
-          } while (cursor);
-          assert.deepEqual(paged, want, `${name} "${query}": pages of ${limit}`);
-        }
+      for (const [name, call] of restAndMcp)
+        for (const limit of [1, 2, 3, 10])
+          assert.deepEqual(
+            await allPages(call, { query, filters: { seller } }, limit),
+            want,
+            `${name} "${query}": pages of ${limit}`,
+          );
     };
     await pagesEqual(typo, shop.slug, expected);
 
