@@ -48,6 +48,13 @@ const bindTextArray = (params: Params, values: readonly string[]): string =>
 
 type Mode = "all" | "any";
 
+/**
+ * The relevance keyset, after a cursor's position: a lower rank, or the same rank and a greater id (ranks descend, ids
+ * ascend). The float4 rank travels as its exact text form.
+ */
+const afterRank = (params: Params, rank: string, id: string, after: { r: string; id: string }): string =>
+  `(${rank} < ${bind(params, after.r)}::real OR (${rank} = ${bind(params, after.r)}::real AND ${id} > ${bind(params, after.id)}))`;
+
 const RelevancePosition = z.object({
   m: z.enum(["all", "any"]),
   r: z.string().max(40),
@@ -244,9 +251,7 @@ const pageQuery = (
   let order: string;
   if (request.sort === "relevance" && p.rankSql) {
     const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
-    const keyset = after
-      ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
-      : "";
+    const keyset = after ? `WHERE ${afterRank(params, "k", "id", after as { r: string; id: string })}` : "";
     return {
       // order by the float4 rank itself; its exact text form goes into the cursor
       sql: `SELECT id, k::text AS k FROM (${inner}) m ${keyset} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, request.limit + 1)}`,
@@ -354,9 +359,7 @@ const titleWalk = async (
   const where = filterClauses(params, request);
   const word = bind(params, request.terms[0]);
   const known = knownWords ? knownWordsSql(params, knownWords) : "true";
-  const position = after
-    ? `AND (t.rank < ${bind(params, after.r)}::real OR (t.rank = ${bind(params, after.r)}::real AND t.product_id > ${bind(params, after.id)}))`
-    : "";
+  const position = after ? `AND ${afterRank(params, "t.rank", "t.product_id", after)}` : "";
   const bound = narrowed(request.filters) ? TITLE_WALK_ROWS_FILTERED : TITLE_WALK_ROWS;
   const lexeme = "(SELECT l FROM lexeme)";
   const walk = (columns: string, order: string) =>
@@ -412,10 +415,7 @@ const tieredRelevancePage = async (
     const where = [...p.where, inTitle ? title : `NOT coalesce(${title}, false)`];
     if (check) where.push(knownWordsSql(params, check));
     const inner = `SELECT d.product_id AS id, (${p.rankSql}) AS k FROM catalog_search_documents d WHERE ${where.join(" AND ")}`;
-    const position =
-      keyset && after
-        ? `WHERE k < ${bind(params, after.r)}::real OR (k = ${bind(params, after.r)}::real AND id > ${bind(params, after.id)})`
-        : "";
+    const position = keyset && after ? `WHERE ${afterRank(params, "k", "id", after)}` : "";
     return searchQuery<Row[]>(
       db,
       `SELECT id, k::text AS k FROM (${inner}) m ${position} ORDER BY m.k DESC, m.id ASC LIMIT ${bind(params, limit)}`,
@@ -458,10 +458,7 @@ const correctedWordPage = async (p: Plan, request: SearchRequest): Promise<Row[]
   const db = await getDb();
   const params = [...p.params];
   const after = request.after as { r: string; id: string } | null;
-  const position = (rank: string, id: string) =>
-    after
-      ? `AND (${rank} < ${bind(params, after.r)}::real OR (${rank} = ${bind(params, after.r)}::real AND ${id} > ${bind(params, after.id)}))`
-      : "";
+  const position = (rank: string, id: string) => (after ? `AND ${afterRank(params, rank, id, after)}` : "");
   const want = request.limit + 1;
   // k as ts_rank counts it: the distinct lexemes of the query (a stop word has none; two words may share a stem,
   // "bottle" and "bottles"); the pairs are of distinct lexemes (a pair of one stem would be every match)
