@@ -207,9 +207,9 @@ export const handleBridgeMcp = async (request: Request, options: BridgeOptions):
         challenge ? { "www-authenticate": relayedChallenge(challenge, options.challengeMetadataUrl) } : {},
       );
     }
-    const out = new Headers(response.headers);
-    out.set("cache-control", "no-store");
-    return new Response(await response.text(), { status: response.status, headers: out });
+    // the SDK's answer as it is (its JSON body is already whole, so closing the server below cannot cut it short)
+    response.headers.set("cache-control", "no-store");
+    return response;
   } finally {
     await server.close();
     address?.release?.();

@@ -1,51 +1,131 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 
-import { identityEncodingFetch } from "./mounted";
+import { mountedServiceFetch } from "./mounted";
 
-// The mounted bridge calls its own service: it asks for answers uncompressed, and keeps every other header its
-// transport set (the signature, the keys, the agent profile).
+// The mounted bridge calls its own service over node:http: it asks for answers uncompressed, keeps every header
+// its transport set (the signature, the keys, the agent profile), reuses its connection, and fails as fetch does
+// when no answer comes (the transport's retry depends on that).
 
-test("the mounted bridge's calls ask for identity encoding and keep the transport's headers", async () => {
-  const seen: { encoding?: string; apiKey?: string; agent?: string }[] = [];
-  const body = JSON.stringify({ ok: true, pad: "x".repeat(4096) });
+const serve = async (handler: (req: IncomingMessage, body: string, res: ServerResponse) => void) => {
+  let connections = 0;
   const server = createServer((req, res) => {
-    seen.push({
-      encoding: req.headers["accept-encoding"],
-      apiKey: req.headers["x-api-key"] as string,
-      agent: req.headers["ucp-agent"] as string,
-    });
-    // as the service's writer: gzip when the client takes it
-    if (/gzip/.test(req.headers["accept-encoding"] ?? "")) {
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
-      res.end(gzipSync(body));
-    } else {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(body);
-    }
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => handler(req, body, res));
   });
+  server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+};
+
+test("the mounted bridge's calls ask for identity encoding, keep the transport's headers and reuse the connection", async () => {
+  const seen: Record<string, unknown>[] = [];
+  const answer = JSON.stringify({ ok: true, pad: "x".repeat(4096) });
+  const server = await serve((req, body, res) => {
+    seen.push({
+      method: req.method,
+      path: req.url,
+      encoding: req.headers["accept-encoding"],
+      apiKey: req.headers["x-api-key"],
+      agent: req.headers["ucp-agent"],
+      length: req.headers["content-length"],
+      body,
+    });
+    res.writeHead(201, { "content-type": "application/json", "request-id": "req_1" });
+    res.end(answer);
+  });
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/s/shop/mcp`;
     const init = {
       method: "POST",
       headers: new Headers({ "x-api-key": "ak_test", "ucp-agent": 'profile="https://agent.example/p"' }),
-      body: "{}",
+      body: '{"name":"café"}',
     };
-    const mounted = await identityEncodingFetch(url, init);
-    assert.equal(mounted.headers.get("content-encoding"), null);
-    assert.equal(((await mounted.json()) as { ok: boolean }).ok, true);
-    // fetch's own default, for comparison: the service would have compressed this answer
-    await (await fetch(url, init)).arrayBuffer();
+    for (let i = 0; i < 3; i++) {
+      const response = await mountedServiceFetch(`${server.url}/s/shop/mcp?x=1`, init);
+      assert.equal(response.status, 201);
+      assert.equal(response.ok, true);
+      assert.equal(response.headers.get("request-id"), "req_1");
+      assert.equal(response.headers.get("content-length"), null);
+      assert.deepEqual(await response.json(), JSON.parse(answer));
+    }
     assert.deepEqual(seen[0], {
+      method: "POST",
+      path: "/s/shop/mcp?x=1",
       encoding: "identity",
       apiKey: "ak_test",
       agent: 'profile="https://agent.example/p"',
+      // bytes, not characters
+      length: "16",
+      body: '{"name":"café"}',
     });
-    assert.match(seen[1]!.encoding ?? "", /gzip/);
+    // three calls, one connection
+    assert.equal(seen.length, 3);
+    assert.equal(server.connections(), 1);
+  } finally {
+    server.close();
+  }
+});
+
+test("an answer compressed anyway is read decoded; error statuses and empty answers come back as they are", async () => {
+  const server = await serve((req, _body, res) => {
+    if (req.url === "/gzip") {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(gzipSync(JSON.stringify({ compressed: true })));
+    } else if (req.url === "/empty") {
+      res.writeHead(204);
+      res.end();
+    } else {
+      res.writeHead(503, { "retry-after": "1", "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "unavailable" }));
+    }
+  });
+  try {
+    const gzip = await mountedServiceFetch(`${server.url}/gzip`, { method: "GET" });
+    assert.equal(gzip.headers.get("content-encoding"), null);
+    assert.deepEqual(await gzip.json(), { compressed: true });
+    const empty = await mountedServiceFetch(`${server.url}/empty`, { method: "DELETE" });
+    assert.equal(empty.status, 204);
+    assert.equal(await empty.text(), "");
+    const down = await mountedServiceFetch(`${server.url}/down`, { method: "GET" });
+    assert.equal(down.status, 503);
+    assert.equal(down.ok, false);
+    assert.equal(down.headers.get("retry-after"), "1");
+    assert.deepEqual(await down.json(), { code: "unavailable" });
+  } finally {
+    server.close();
+  }
+});
+
+test("no answer rejects: a refused connection, and a call whose signal fires first", async () => {
+  const server = await serve(() => {
+    // never answers
+  });
+  const closed = await serve(() => {});
+  const refusedUrl = closed.url;
+  closed.close();
+  try {
+    await assert.rejects(mountedServiceFetch(`${refusedUrl}/x`, { method: "GET" }), /ECONNREFUSED/);
+    await assert.rejects(
+      mountedServiceFetch(`${server.url}/slow`, {
+        method: "POST",
+        body: "{}",
+        signal: AbortSignal.timeout(50),
+      }),
+      (error: Error) => error.name === "AbortError" || error.name === "TimeoutError",
+    );
+    await assert.rejects(mountedServiceFetch("ftp://127.0.0.1/x", { method: "GET" }), /http or https/);
   } finally {
     server.close();
   }

@@ -352,8 +352,22 @@ test("seed §5 rule 6 with the official SDK client — the mounted bridge's 401 
   }
 });
 
-test("the bridge's HTTP endpoint — 405 on GET, -32700 on a non-JSON body, 413 over 1 MB; nothing reaches the service", async () => {
+test("the bridge's HTTP endpoint — an answer in JSON, never cached; 405 on GET, -32700 on a non-JSON body, 413 over 1 MB; nothing reaches the service", async () => {
   const before = seen.length;
+  const listed = await handleBridgeMcp(
+    new Request(`${BRIDGE_URL}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }),
+    }),
+    options(),
+  );
+  assert.equal(listed.status, 200);
+  assert.equal(listed.headers.get("cache-control"), "no-store");
+  assert.match(listed.headers.get("content-type") ?? "", /^application\/json/);
+  const listing = (await listed.json()) as { id: number; result: { tools: { name: string }[] } };
+  assert.equal(listing.id, 7);
+  assert.ok(listing.result.tools.some((t) => t.name === "confirm_purchase"));
   const get = await handleBridgeMcp(new Request(`${BRIDGE_URL}/mcp`), options());
   assert.deepEqual([get.status, get.headers.get("allow")], [405, "POST"]);
   const garbage = await handleBridgeMcp(

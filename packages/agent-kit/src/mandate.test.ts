@@ -117,3 +117,27 @@ test("checkoutMandate: a detached ES256 JWS with kid/exp/merchant/checkout_id th
   const forged = `${header}.${Buffer.from(mandatePayload(mandateTerms(repriced, "acme"))).toString("base64url")}.${signature}`;
   await assert.rejects(compactVerify(forged, await importJWK(key.publicJwk, "ES256")));
 });
+
+test("checkoutMandate: each key signs with itself when keys alternate (the imported key is kept per key)", async () => {
+  const first = generateAgentKey("kit-first");
+  const second = generateAgentKey("kit-second");
+  const terms = Buffer.from(mandatePayload(mandateTerms(checkout, "acme"))).toString("base64url");
+  const verifies = async (mandate: string, publicJwk: typeof first.publicJwk) => {
+    const [header, , signature] = mandate.split(".");
+    return compactVerify(`${header}.${terms}.${signature}`, await importJWK(publicJwk, "ES256")).then(
+      () => true,
+      () => false,
+    );
+  };
+  for (const key of [first, second, first, second]) {
+    const mandate = await checkoutMandate(checkout, "acme", key);
+    assert.equal(await verifies(mandate, key.publicJwk), true);
+    assert.equal(await verifies(mandate, (key === first ? second : first).publicJwk), false);
+  }
+  // a key that cannot be imported fails every time it is used, and does not stand for another key
+  const broken = { ...first.privateJwk, d: "AAAA" };
+  for (let i = 0; i < 2; i++) {
+    await assert.rejects(checkoutMandate(checkout, "acme", { privateJwk: broken, kid: "kit-broken" }));
+  }
+  assert.equal(await verifies(await checkoutMandate(checkout, "acme", first), first.publicJwk), true);
+});

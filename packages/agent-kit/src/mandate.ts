@@ -109,6 +109,20 @@ export type MandateSigner = {
   kid: string;
 };
 
+// A signer's key is imported once per key object (the import costs about as much as the signature): an agent or
+// a bridge signs every purchase with the same key.
+const importedKeys = new WeakMap<JWK, ReturnType<typeof importJWK>>();
+const signingKey = (privateJwk: JWK): ReturnType<typeof importJWK> => {
+  let key = importedKeys.get(privateJwk);
+  if (!key) {
+    key = importJWK({ ...privateJwk, alg: "ES256" }, "ES256");
+    // a key that fails to import is not remembered: the caller sees the failure, and the next call tries again
+    key.catch(() => importedKeys.delete(privateJwk));
+    importedKeys.set(privateJwk, key);
+  }
+  return key;
+};
+
 /**
  * Signs the terms: ES256 over their JCS bytes, `kid`/`exp`/`merchant`/`checkout_id` in the protected header, the
  * payload dropped from the compact form (`<header>..<signature>`, RFC 7515 appendix F). Send it as
@@ -118,7 +132,7 @@ export const signCheckoutMandate = async (
   terms: MandateTerms,
   { privateJwk, kid, exp }: MandateSigner & { exp: number },
 ): Promise<string> => {
-  const key = await importJWK({ ...privateJwk, alg: "ES256" }, "ES256");
+  const key = await signingKey(privateJwk);
   const jws = await new CompactSign(mandatePayload(terms))
     .setProtectedHeader({ alg: "ES256", kid, exp, merchant: terms.merchant, checkout_id: terms.checkout_id })
     .sign(key);
