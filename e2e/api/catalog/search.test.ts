@@ -512,6 +512,65 @@ describe("search_catalog surfaces", () => {
     assert.deepEqual(await find(["zzqqxx"]), [], "nothing close");
   });
 
+  test("a category browse by price: pages of several category texts merge into one sorted list, each product once", async () => {
+    const shop = await seedStore({ name: "Category Price Shop" });
+    const tag = `cp${randomBytes(3).toString("hex")}`;
+    const kitchen = `${tag} Home > Kitchen`;
+    const decor = `${tag} Home > Decor`;
+    const garden = `${tag} Garden`;
+    // [category, in-stock price, out-of-stock price (cheaper, counted only with available: false)]
+    const rows: [string, number, number | null][] = [
+      [kitchen, 900, null],
+      [decor, 900, 100],
+      [kitchen, 300, null],
+      [garden, 500, null],
+      [decor, 1200, null],
+      [kitchen, 300, 250],
+      [decor, 50, null],
+      [kitchen, 700, null],
+    ];
+    const seeded: { id: string; category: string; available: number; any: number }[] = [];
+    for (const [category, inStock, soldOut] of rows) {
+      const p = await seedCatalogProduct(shop, {
+        title: `Item ${seeded.length}`,
+        categories: [category],
+        variants: [
+          { priceMinor: inStock, inventory: 3 },
+          ...(soldOut === null ? [] : [{ priceMinor: soldOut, inventory: 0 }]),
+        ],
+      });
+      seeded.push({ id: p.id, category, available: inStock, any: soldOut ?? inStock });
+    }
+    const sorted = (xs: typeof seeded, price: "available" | "any", dir: 1 | -1) =>
+      [...xs].sort((a, b) => dir * (a[price] - b[price]) || dir * (a.id < b.id ? -1 : 1)).map((x) => x.id);
+    // "home" and "kitchen" both name the kitchen text: its products must come once
+    const home = seeded.filter((x) => x.category !== garden);
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{ categories: [`${tag} home`, "kitchen"] }, sorted(home, "available", 1)],
+      [{ categories: [`${tag} home`, "kitchen"], available: false }, sorted(home, "any", 1)],
+      [{ categories: [tag] }, sorted(seeded, "available", 1)],
+      [{ categories: [tag], available: false }, sorted(seeded, "any", 1)],
+    ];
+    for (const [name, call] of restAndMcp) {
+      for (const [filters, ascending] of cases) {
+        // price_desc breaks ties by the greater id first: the ascending order reversed
+        for (const [sort, expected] of [
+          ["price_asc", ascending],
+          ["price_desc", [...ascending].reverse()],
+        ] as const) {
+          const body = { sort, filters: { ...filters, seller: shop.slug } };
+          for (const limit of [1, 3, 50]) {
+            assert.deepEqual(
+              await allPages(call, body, limit),
+              expected,
+              `${name} ${sort} ${JSON.stringify(filters)} limit ${limit}`,
+            );
+          }
+        }
+      }
+    }
+  });
+
   test("words + price_asc / price_desc / newest: pages (walked in sort order, then sorted) equal one sorted list", async () => {
     const shop = await seedStore({ name: "Sorted Shop" });
     const word = `so${randomBytes(3).toString("hex")}`;
