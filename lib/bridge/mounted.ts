@@ -9,7 +9,7 @@ import { bridgeProtectedResourceMetadataUrl, loadOrCreateBridgeKey } from "./ide
 // with its key from a file (identity.ts). The key is read once per process.
 
 // Kept-alive connections to the service: a purchase through the bridge makes four calls, usually to this same
-// host, and a new connection each time would cost more than the calls' own client work.
+// host, and one connection serves them all.
 const agents = {
   "http:": new http.Agent({ keepAlive: true }),
   "https:": new https.Agent({ keepAlive: true }),
@@ -39,13 +39,13 @@ const decoded = (body: Buffer, encoding: string | undefined): Uint8Array<ArrayBu
 /**
  * The mounted bridge's calls to its service: one HTTP/1.1 request over `node:http` (or `node:https`) on a
  * kept-alive connection, the answer read whole and handed back as a `Response`. Fetch (undici, and Next's patch
- * of it in this process) cost about 2–3 ms of CPU a purchase through the bridge for four small JSON calls,
+ * of it in this process) cost about 2–3 ms of CPU a purchase through the bridge for its four small JSON calls,
  * sampled; with this client a purchase through the bridge cost 2–4 ms less in alternated runs of
- * `bench:checkout` (docs/performance.md, "MCP and the bridge"). It asks for the answer uncompressed: the service is usually this
- * same process, so gzip would cost it twice (compressing, then inflating) to save bytes on the host's own
- * loopback; an answer compressed anyway (a proxy on the way) is still read. Redirects are not followed: the
- * bridge calls BASE_URL, which names the service as it is served. A network failure or the call's signal
- * rejects, as fetch does, and the transport retries it with the same idempotency key (agent-kit retry.ts).
+ * `bench:checkout` (docs/performance.md, "MCP and the bridge"). It asks for the answer uncompressed: the service
+ * is usually this same process, so gzip would cost it twice (compressing, then inflating) to save bytes on the
+ * host's own loopback; an answer compressed anyway (a proxy on the way) is still read. Redirects are not
+ * followed: the bridge calls BASE_URL, which names the service as it is served. A network failure or the call's
+ * signal rejects, as fetch does, and the transport retries it with the same idempotency key (agent-kit retry.ts).
  */
 export const mountedServiceFetch = (url: string, init: RequestInit): Promise<Response> =>
   new Promise<Response>((resolve, reject) => {
