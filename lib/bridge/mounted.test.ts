@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 
+import { createUcpTransport } from "@agent-commerce/agent-kit";
+
 import { mountedServiceFetch } from "./mounted";
 
 // The mounted bridge calls its own service over node:http: it asks for answers uncompressed, keeps every header
@@ -128,5 +130,54 @@ test("no answer rejects: a refused connection, and a call whose signal fires fir
     await assert.rejects(mountedServiceFetch("ftp://127.0.0.1/x", { method: "GET" }), /http or https/);
   } finally {
     server.close();
+  }
+});
+
+test("a lost answer, before or during its body: the transport sends the call again with the same idempotency key", async () => {
+  for (const loss of ["before the answer", "in the middle of its body"] as const) {
+    const keys: unknown[] = [];
+    const server = await serve((req, body, res) => {
+      const call = JSON.parse(body) as {
+        id: string;
+        params: { arguments: { meta: Record<string, unknown> } };
+      };
+      keys.push(call.params.arguments.meta["idempotency-key"]);
+      if (keys.length === 1) {
+        // the service did the work; its answer never arrives whole
+        if (loss === "in the middle of its body") {
+          res.writeHead(200, { "content-type": "application/json", "content-length": "400" });
+          res.write('{"jsonrpc":"2.0","id":"');
+        }
+        setImmediate(() => req.socket.destroy());
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: call.id,
+          result: { structuredContent: { ucp: { status: "success" }, id: "ord_1" }, isError: false },
+        }),
+      );
+    });
+    try {
+      const transport = createUcpTransport({
+        baseUrl: server.url,
+        fetch: mountedServiceFetch,
+        retry: { sleep: async () => {} },
+      });
+      const answer = await transport.tool(
+        "/s/shop/mcp",
+        "complete_checkout",
+        { id: "chk_1" },
+        { mutates: true },
+      );
+      assert.deepEqual(answer.structuredContent, { ucp: { status: "success" }, id: "ord_1" }, loss);
+      assert.equal(keys.length, 2, loss);
+      assert.equal(typeof keys[0], "string", loss);
+      assert.equal(keys[1], keys[0], `${loss}: the retry carries the first attempt's key`);
+    } finally {
+      server.close();
+    }
   }
 });
