@@ -5,10 +5,18 @@ import { connect, Socket, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 import { knownBytes } from "@/lib/core/known-body";
 
-import { directRoutes, entriesOf, matchEntry, smallBodyOf, webRequestOf } from "./direct-routes";
+import {
+  directRoutes,
+  entriesOf,
+  gzipOptionsFor,
+  matchEntry,
+  smallBodyOf,
+  webRequestOf,
+} from "./direct-routes";
 
 // Which requests the HTTP server answers by calling a shopping route's handler itself, and the Request it hands
 // that handler: everything else, and anything Next would first decode, redirect or normalise, stays with Next.
@@ -183,5 +191,28 @@ test("a build it cannot read (no manifest, or a route module of another shape) l
     assert.equal(res.headersSent, false);
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("an answer's gzip has a window sized to the answer and gives zlib's default output byte for byte", () => {
+  // text hard to compress whose first 100 bytes come again at its end: a window shorter than the answer (less the
+  // 262 bytes deflate keeps ahead) misses them
+  let seed = 7;
+  const noise = (length: number) =>
+    Buffer.from(
+      Array.from({ length }, () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return String.fromCharCode(33 + (seed % 90));
+      }).join(""),
+    );
+  for (const length of [1024, 1800, 4000, 16_000, 32_000, 32_507, 40_000, 200_000]) {
+    const start = noise(100);
+    const body = Buffer.concat([start, noise(length - 200), start]);
+    const options = gzipOptionsFor(body.length);
+    const sized = gzipSync(body, options);
+    assert.deepEqual(gunzipSync(sized), body);
+    assert.deepEqual(sized, gzipSync(body, { level: options.level }), `${length} bytes`);
+    if (length <= 16_000)
+      assert.ok(options.windowBits! < 15, `${length} bytes: window ${options.windowBits}`);
   }
 });
