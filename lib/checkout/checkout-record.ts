@@ -246,8 +246,8 @@ export const loadCheckoutOrThrow = async (
     withRates?: boolean;
     /**
      * Read with the session what the call that pays needs (the completion, which took its store from the row
-     * cache until then): the store, fresh (`store`), and whether the card payment exists (`hasCardPayment`). Both
-     * absent from a session found another way (a buyer's binding).
+     * cache until then): the store, fresh (`store`), and whether the card payment exists (`hasCardPayment`). A
+     * session the call has just bound to its buyer is read back the same way.
      */
     forPayment?: boolean;
   } = {},
@@ -255,7 +255,8 @@ export const loadCheckoutOrThrow = async (
   const me = ctx.principal.id;
   const storeId = storeOf(ctx).id;
   let session = await readCheckout(storeId, id, me, { withRates, forPayment });
-  if (!session && bindBuyer && ctx.principal.kind === "buyer") session = await bindToBuyer(db, ctx, id);
+  if (!session && bindBuyer && ctx.principal.kind === "buyer")
+    session = await bindToBuyer(db, ctx, id, { withRates, forPayment });
   if (!session) throw new AppError("not_found", `No checkout "${id}" in this store`, { path: "$.id" });
   if (session.ucpVersion !== ctx.ucpVersion) {
     // one checkout, one version: its order's webhooks go out in it, and a 2026-04-08 checkout may hold what an
@@ -278,9 +279,15 @@ export const loadCheckoutOrThrow = async (
  * Buyer binding (DECISIONS B17): a checkout a platform key created is unbound until the first buyer-bound call
  * (crypto payment-intent or completion) binds it to that buyer AND agent; from then on any other pair gets
  * not_found, the creating platform keeps its access. One conditional write, so two agents racing to bind the
- * same checkout cannot both win. A bearer's own checkout is bound from creation (its creator is the pair).
+ * same checkout cannot both win. A bearer's own checkout is bound from creation (its creator is the pair). The
+ * session is read back as the caller asked to read it (with its rates, for the call that pays).
  */
-const bindToBuyer = async (db: Db, ctx: OperationContext, id: string): Promise<CheckoutRecord | null> => {
+const bindToBuyer = async (
+  db: Db,
+  ctx: OperationContext,
+  id: string,
+  reading: { withRates: boolean; forPayment: boolean },
+): Promise<CheckoutRecord | null> => {
   const { count } = await db.checkoutSession.updateMany({
     where: {
       id,
@@ -291,10 +298,7 @@ const bindToBuyer = async (db: Db, ctx: OperationContext, id: string): Promise<C
     data: { boundPrincipalId: ctx.principal.id },
   });
   if (count === 0) return null;
-  return db.checkoutSession.findFirst({
-    where: { id, boundPrincipalId: ctx.principal.id },
-    include: INCLUDE,
-  });
+  return readCheckout(storeOf(ctx).id, id, ctx.principal.id, reading);
 };
 
 /**

@@ -100,6 +100,19 @@ describe("REST crypto purchase", () => {
     assert.equal(order.handlerId, "svc.crypto");
   });
 
+  test("payment-intent prices with the store's shipping rates as they are now, read with the checkout it binds, not as the checkout last showed them", async () => {
+    const { store, agent, checkout } = await setup();
+    assert.equal(checkout.totals.find((t) => t.type === "total")?.amount, 2500);
+    await (
+      await getDb()
+    ).shippingRate.updateMany({ where: { storeId: store.id }, data: { priceMinor: 700 } });
+    const prepared = await prepare(store.slug, checkout.id, agent);
+    assert.equal(prepared.status, 200, prepared.text);
+    assert.equal(prepared.body.quote.total, 3200, "2500 and the standard rate's 700 now");
+    const bound = await (await getDb()).checkoutSession.findUniqueOrThrow({ where: { id: checkout.id } });
+    assert.ok(bound.boundPrincipalId, "the prepare bound the checkout it priced");
+  });
+
   test("buyer binding (B17): the first payment-intent binds the checkout to that buyer and agent; another agent of the same buyer gets not_found, the creating platform still reads it", async () => {
     const { store, agent, checkout } = await setup();
     assert.equal((await prepare(store.slug, checkout.id, agent)).status, 200);

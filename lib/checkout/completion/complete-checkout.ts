@@ -146,7 +146,7 @@ export const completeCheckout = defineOperation({
       // the store this completion pays in, read fresh with the session (its mode decides where the money goes,
       // its rails and tax rate what is charged: lib/stores/get-store-or-throw.ts); until this read the call used
       // the cached one (`storeFromCache`), which chose nothing that moves money. Every step from here on, the
-      // answer's rendering included, sees this one. A session a buyer's binding just found comes without it.
+      // answer's rendering included, sees this one (a session a buyer's binding just found is read back with it).
       const store = session.store ?? (await getStoreOrThrow(storeOf(ctx).slug));
       ctx.store = store;
       if (session.status === "completed") {

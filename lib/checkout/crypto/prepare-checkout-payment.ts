@@ -379,7 +379,8 @@ export const prepareCheckoutPayment = defineOperation({
     const principal = assertBuyerAlone(ctx, "payment-intent");
     const db = await getDb();
     const store = storeOf(ctx);
-    const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: true });
+    // the rates the prepare prices with, read fresh with the session rather than by a query of their own
+    const session = await loadCheckoutOrThrow(db, ctx, input.id, { bindBuyer: true, withRates: true });
     const buyer = await buyerWalletOf(principal.buyerId);
     if (!buyer) throw new AppError("identity_required", "The bearer's buyer account no longer exists");
     const prepared = await prepareForBuyer(db, {
