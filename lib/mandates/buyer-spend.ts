@@ -2,6 +2,7 @@ import "server-only";
 
 import type { Db } from "@/lib/config/db";
 import { getBaseUrl } from "@/lib/config/env";
+import { rowCache } from "@/lib/config/row-cache";
 import { query, sql } from "@/lib/config/sql";
 import type { ErrorCode } from "@/lib/core/error-codes";
 import { AppError, isAppError } from "@/lib/core/errors";
@@ -136,12 +137,17 @@ export const reserveAtPlacement = async (
 };
 
 /**
- * The wallet of a buyer account (null when the account is gone): read on every crypto prepare and completion, so
- * through the driver adapter (lib/config/sql.ts).
+ * A buyer's wallet is who the buyer is: written when the account is created and never changed. It is asked for
+ * on every crypto prepare and completion, so it is kept in the row cache (lib/config/row-cache.ts) as a store or a
+ * key is: any write to `buyers` this process makes empties it, an account that is not found is never kept.
  */
-export const buyerWalletOf = async (buyerId: string): Promise<{ suiAddress: string } | null> => {
-  const [buyer] = await query<{ suiAddress: string }>(
-    sql`SELECT sui_address AS "suiAddress" FROM buyers WHERE id = ${buyerId}`,
-  );
-  return buyer ?? null;
-};
+const wallets = rowCache<{ suiAddress: string }>("buyers");
+
+/** The wallet of a buyer account (null when the account is gone); read through the driver adapter when not kept. */
+export const buyerWalletOf = (buyerId: string): Promise<{ suiAddress: string } | null> =>
+  wallets.get(buyerId, async () => {
+    const [buyer] = await query<{ suiAddress: string }>(
+      sql`SELECT sui_address AS "suiAddress" FROM buyers WHERE id = ${buyerId}`,
+    );
+    return buyer ?? null;
+  });

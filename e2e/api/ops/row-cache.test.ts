@@ -8,6 +8,7 @@ import { getDb, getDbHandle } from "@/lib/config/db";
 import { getBaseUrl, getEnv } from "@/lib/config/env";
 import { revokeApiKey } from "@/lib/credentials/manage-api-keys";
 import type { Store } from "@/lib/generated/prisma/client";
+import { buyerWalletOf } from "@/lib/mandates/buyer-spend";
 import { createOAuthClient, revokeOAuthClient } from "@/lib/oauth/create-oauth-client";
 import { issueAccessToken } from "@/lib/oauth/tokens";
 import { verifyAccessToken } from "@/lib/oauth/verify-access-token";
@@ -16,6 +17,7 @@ import { seedBuyer, seedPlatformKey, seedProduct, seedShippingRates, seedStore }
 import { profileServer } from "../../helpers/agent-profile-server";
 import { mcpCall, rest } from "../../helpers/app-client";
 import { cardCompletionBody } from "../../helpers/card-completion";
+import { statementsOf } from "../../helpers/sql-statements";
 import { closeTestDatabase, prepareTestDatabase } from "../../support/test-db";
 import { BUYER, SEED_ADDRESS, type Checkout } from "../checkout/helpers";
 
@@ -368,6 +370,27 @@ test("a platform client revoked through this instance: its client_credentials to
   assert.equal((await verifyBearer(accessToken))?.kind, "client"); // cached now
   await revokeOAuthClient(clientId);
   assert.equal(await verifyBearer(accessToken), null);
+});
+
+test("a buyer's wallet is read once while kept; a write to buyers here empties the cache, and an account not found is not kept", async () => {
+  const buyer = await seedBuyer();
+  const first = await statementsOf(() => buyerWalletOf(buyer.id));
+  assert.deepEqual(first.result, { suiAddress: buyer.suiAddress });
+  assert.equal(first.sql.length, 1, first.sql.join("\n"));
+  const kept = await statementsOf(() => buyerWalletOf(buyer.id));
+  assert.deepEqual(kept.result, { suiAddress: buyer.suiAddress });
+  assert.deepEqual(kept.sql, [], "the second read is the kept one");
+  await (await getDb()).buyer.update({ where: { id: buyer.id }, data: { lastLoginAt: new Date() } });
+  assert.equal(
+    (await statementsOf(() => buyerWalletOf(buyer.id))).sql.length,
+    1,
+    "read afresh after a write",
+  );
+
+  const id = `buyer_${randomUUID()}`;
+  assert.equal(await buyerWalletOf(id), null);
+  await elsewhere(`INSERT INTO buyers (id, sui_address) VALUES ('${id}', '0x${"ab".repeat(32)}')`);
+  assert.deepEqual(await buyerWalletOf(id), { suiAddress: `0x${"ab".repeat(32)}` }, "a miss is never kept");
 });
 
 test("a write in a statement's CTE through this instance empties the cache like any other", async () => {
