@@ -42,7 +42,7 @@ const suite = cryptoTestSetup();
  * checkout's read with its rates, the variants, the prepared payment, the buyer's wallet, the held reservation, the
  * hold, the digest's claims (group, claim, settled), the finisher's reads and writes, the order's transaction.
  */
-const BUDGET = { prepare: 19, complete: 22 };
+const BUDGET = { prepare: 19, complete: 21 };
 
 const withinBudget = (label: string, sql: string[], budget: number) => {
   assert.ok(

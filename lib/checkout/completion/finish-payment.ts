@@ -205,18 +205,17 @@ export const refundSupersededPayment = async (
   return { result: "refunded", reason: input.reason };
 };
 
+type StoredTotal = { totals: { type: string; amount: number }[] | null; couponGrantId: string | null };
+
 /**
- * The checkout's stored total (null when it is gone) and the face value of the coupon it holds (couponFaceOf), the
- * checkout read once on the driver adapter: every crypto completion asks.
+ * The checkout's stored total (null when it is gone) and the face value of the coupon it holds (couponFaceOf), from
+ * the checkout as the finisher read it with its order (every crypto completion asks).
  */
 const liveTotalAndCouponOf = async (
   db: Db,
   checkoutId: string,
+  checkout: StoredTotal | null,
 ): Promise<{ total: number | null; coupon: number }> => {
-  const [checkout] = await query<{
-    totals: { type: string; amount: number }[] | null;
-    couponGrantId: string | null;
-  }>(sql`SELECT totals, coupon_grant_id AS "couponGrantId" FROM checkout_sessions WHERE id = ${checkoutId}`);
   if (!checkout) return { total: null, coupon: 0 };
   const total = checkout.totals?.find((t) => t.type === "total")?.amount ?? null;
   if (total === null) return { total, coupon: 0 };
@@ -428,6 +427,8 @@ const finishNow = async (
   // late finisher of a placed order writes nothing; a webhook asks the provider for the card only when it writes).
   const together = isCard && attempt?.isCurrent === true && typeof method !== "function" ? attempt : null;
   let order: { id: string; paymentRef: string | null } | undefined;
+  /** A crypto payment's checkout as read with its order: its stored totals and coupon. */
+  let stored: StoredTotal | null = null;
   let recorded: number | undefined;
   /** Rows the success's write below changed: 1 means the attempt is now succeeded (nothing to read back). */
   let succeeded: number | undefined;
@@ -451,10 +452,19 @@ const finishNow = async (
              CAST((SELECT count(*) FROM paid_record) AS int) AS recorded`);
     order = row?.orderId ? { id: row.orderId, paymentRef: row.paymentRef } : undefined;
     recorded = row?.recorded;
-  } else {
+  } else if (isCard) {
     [order] = await query<{ id: string; paymentRef: string | null }>(
       sql`SELECT id, payment_ref AS "paymentRef" FROM orders WHERE checkout_id = ${checkoutId}`,
     );
+  } else {
+    // a crypto payment is held to the checkout's stored total below: read with the order, in one statement
+    const [row] = await query<{ orderId: string | null; paymentRef: string | null } & StoredTotal>(sql`
+      SELECT o.id AS "orderId", o.payment_ref AS "paymentRef", c.totals, c.coupon_grant_id AS "couponGrantId"
+      FROM (VALUES (CAST(${checkoutId} AS text))) AS k (id)
+      LEFT JOIN checkout_sessions c ON c.id = k.id
+      LEFT JOIN orders o ON o.checkout_id = k.id`);
+    order = row?.orderId ? { id: row.orderId, paymentRef: row.paymentRef } : undefined;
+    stored = row ? { totals: row.totals, couponGrantId: row.couponGrantId } : null;
   }
   if (order) {
     if (order.paymentRef === paymentIntentId) return { result: "order_placed", orderId: order.id };
@@ -471,7 +481,7 @@ const finishNow = async (
     // a prepared payment pays the total it was prepared for: the checkout may have changed since (a crypto
     // prepare does not hold the session), and an order is never placed for less than its total
     // (a service coupon on the checkout covers its part of the total: the payable to the merchant, B16)
-    const { total, coupon } = await liveTotalAndCouponOf(db, checkoutId);
+    const { total, coupon } = await liveTotalAndCouponOf(db, checkoutId, stored);
     if (total !== null && attempt.amount + coupon < total) {
       return refund(
         `it paid ${attempt.amount} but the checkout now totals ${total} (minor units, ${attempt.currency})${coupon ? `, ${coupon} of it a service coupon` : ""}`,
