@@ -6,7 +6,7 @@ import { normalizeStructTag } from "@mysten/sui/utils";
 
 import { reconcileCryptoPayments } from "@/lib/checkout/completion/reconcile-crypto";
 import { settleCrypto } from "@/lib/checkout/completion/settle-crypto";
-import { getDb } from "@/lib/config/db";
+import { getDb, getDbHandle } from "@/lib/config/db";
 import { chainForNetwork } from "@/lib/payments/crypto/chain";
 import { settlementNetwork } from "@/lib/payments/crypto/coins";
 import { createCryptoRail } from "@/lib/payments/crypto/crypto-rail";
@@ -100,12 +100,17 @@ describe("REST crypto purchase", () => {
     assert.equal(order.handlerId, "svc.crypto");
   });
 
-  test("payment-intent prices with the store's shipping rates as they are now, read with the checkout it binds, not as the checkout last showed them", async () => {
+  test("payment-intent prices with the store's shipping rates as they are now, read with the checkout it binds, not as the checkout last showed them nor as the row cache holds them", async () => {
     const { store, agent, checkout } = await setup();
     assert.equal(checkout.totals.find((t) => t.type === "total")?.amount, 2500);
-    await (
-      await getDb()
-    ).shippingRate.updateMany({ where: { storeId: store.id }, data: { priceMinor: 700 } });
+    // the create priced from the row cache, which now holds the rate at 0; the change comes from another
+    // connection (another instance), so nothing empties that cache in this process
+    const other = await (await getDbHandle()).handle.factory.connect();
+    try {
+      await other.executeScript(`UPDATE shipping_rates SET price_minor = 700 WHERE store_id = '${store.id}'`);
+    } finally {
+      await other.dispose();
+    }
     const prepared = await prepare(store.slug, checkout.id, agent);
     assert.equal(prepared.status, 200, prepared.text);
     assert.equal(prepared.body.quote.total, 3200, "2500 and the standard rate's 700 now");
